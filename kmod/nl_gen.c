@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Do not edit directly, generated from: */
+/*	Documentation/netlink/specs/vgpu.yaml */
+/* by tools/vgpu-nlgen */
+
+#include <net/netlink.h>
+#include <net/genetlink.h>
+
+#include "nl_gen.h"
+
+static const struct netlink_range_validation vgpu_a_gpu_vram_range = {
+	.min = 1ULL,
+	.max = U64_MAX,
+};
+
+/* VGPU_CMD_GPU_ADD - do */
+static const struct nla_policy vgpu_gpu_add_nl_policy[VGPU_A_GPU_NUMA + 1] = {
+	[VGPU_A_GPU_INDEX] = NLA_POLICY_MAX(NLA_U32, 63),
+	[VGPU_A_GPU_UUID] = { .type = NLA_NUL_STRING, .len = 40, },
+	[VGPU_A_GPU_PCI] = { .type = NLA_NUL_STRING, .len = 16, },
+	[VGPU_A_GPU_VRAM] = NLA_POLICY_FULL_RANGE(NLA_U64, &vgpu_a_gpu_vram_range),
+	[VGPU_A_GPU_NUMA] = NLA_POLICY_RANGE(NLA_S32, -1, 1023),
+};
+
+/* VGPU_CMD_GPU_DEL - do */
+static const struct nla_policy vgpu_gpu_del_nl_policy[VGPU_A_GPU_INDEX + 1] = {
+	[VGPU_A_GPU_INDEX] = NLA_POLICY_MAX(NLA_U32, 63),
+};
+
+/* VGPU_CMD_GPU_GET - do */
+static const struct nla_policy vgpu_gpu_get_nl_policy[VGPU_A_GPU_INDEX + 1] = {
+	[VGPU_A_GPU_INDEX] = NLA_POLICY_MAX(NLA_U32, 63),
+};
+
+/* VGPU_CMD_TENANT_NEW - do */
+static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_MEMS + 1] = {
+	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[VGPU_A_TENANT_CGROUP] = { .type = NLA_NUL_STRING, .len = 4095, },
+	[VGPU_A_TENANT_CGROUP_ID] = { .type = NLA_U64, },
+	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64, },
+	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64, },
+	[VGPU_A_TENANT_GPUS] = { .type = NLA_U64, },
+	[VGPU_A_TENANT_WEIGHT] = NLA_POLICY_RANGE(NLA_U32, 1, 10000),
+	[VGPU_A_TENANT_COMPUTE_MAX] = NLA_POLICY_MAX(NLA_U32, 10000),
+	[VGPU_A_TENANT_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 2),
+	[VGPU_A_TENANT_CPUS] = { .type = NLA_NUL_STRING, .len = 1023, },
+	[VGPU_A_TENANT_MEMS] = { .type = NLA_NUL_STRING, .len = 1023, },
+};
+
+/* VGPU_CMD_TENANT_DEL - do */
+static const struct nla_policy vgpu_tenant_del_nl_policy[VGPU_A_TENANT_NAME + 1] = {
+	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+};
+
+/* VGPU_CMD_TENANT_SET - do */
+static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_CLEAR + 1] = {
+	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64, },
+	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64, },
+	[VGPU_A_TENANT_GPUS] = { .type = NLA_U64, },
+	[VGPU_A_TENANT_WEIGHT] = NLA_POLICY_RANGE(NLA_U32, 1, 10000),
+	[VGPU_A_TENANT_COMPUTE_MAX] = NLA_POLICY_MAX(NLA_U32, 10000),
+	[VGPU_A_TENANT_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 2),
+	[VGPU_A_TENANT_CPUS] = { .type = NLA_NUL_STRING, .len = 1023, },
+	[VGPU_A_TENANT_MEMS] = { .type = NLA_NUL_STRING, .len = 1023, },
+	[VGPU_A_TENANT_CLEAR] = NLA_POLICY_MASK(NLA_U32, 0xff),
+};
+
+/* VGPU_CMD_TENANT_GET - do */
+static const struct nla_policy vgpu_tenant_get_nl_policy[VGPU_A_TENANT_NAME + 1] = {
+	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+};
+
+/* Ops table for vgpu */
+const struct genl_ops vgpu_nl_ops[7] = {
+	{
+		.cmd		= VGPU_CMD_GPU_ADD,
+		.doit		= vgpu_nl_gpu_add_doit,
+		.policy		= vgpu_gpu_add_nl_policy,
+		.maxattr	= VGPU_A_GPU_NUMA,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_GPU_DEL,
+		.doit		= vgpu_nl_gpu_del_doit,
+		.policy		= vgpu_gpu_del_nl_policy,
+		.maxattr	= VGPU_A_GPU_INDEX,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_GPU_GET,
+		.doit		= vgpu_nl_gpu_get_doit,
+		.dumpit		= vgpu_nl_gpu_get_dumpit,
+		.policy		= vgpu_gpu_get_nl_policy,
+		.maxattr	= VGPU_A_GPU_INDEX,
+	},
+	{
+		.cmd		= VGPU_CMD_TENANT_NEW,
+		.doit		= vgpu_nl_tenant_new_doit,
+		.policy		= vgpu_tenant_new_nl_policy,
+		.maxattr	= VGPU_A_TENANT_MEMS,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_TENANT_DEL,
+		.doit		= vgpu_nl_tenant_del_doit,
+		.policy		= vgpu_tenant_del_nl_policy,
+		.maxattr	= VGPU_A_TENANT_NAME,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_TENANT_SET,
+		.doit		= vgpu_nl_tenant_set_doit,
+		.policy		= vgpu_tenant_set_nl_policy,
+		.maxattr	= VGPU_A_TENANT_CLEAR,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_TENANT_GET,
+		.doit		= vgpu_nl_tenant_get_doit,
+		.dumpit		= vgpu_nl_tenant_get_dumpit,
+		.policy		= vgpu_tenant_get_nl_policy,
+		.maxattr	= VGPU_A_TENANT_NAME,
+	},
+};
+
+/*
+ * Events carry every tenant's configuration, so listening needs the same
+ * privilege as changing it. GENL_MCAST_CAP_NET_ADMIN is a 6.1 stable
+ * backport (Debian's 6.1.192 has it, 6.1.0 does not).
+ */
+const struct genl_multicast_group vgpu_nl_mcgrps[1] = {
+	[VGPU_NLGRP_MONITOR] = {
+		.name = VGPU_MCGRP_MONITOR,
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+#endif
+	},
+};

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Do not edit directly, generated from: */
+/*	Documentation/netlink/specs/vgpu.yaml */
+/* by tools/vgpu-nlgen */
+
+#ifndef _VGPU_NL_GEN_H
+#define _VGPU_NL_GEN_H
+
+#include <net/netlink.h>
+#include <net/genetlink.h>
+
+#include "../uapi/vgpu.h"
+
+int vgpu_nl_gpu_add_doit(struct sk_buff *skb, struct genl_info *info);
+int vgpu_nl_gpu_del_doit(struct sk_buff *skb, struct genl_info *info);
+int vgpu_nl_gpu_get_doit(struct sk_buff *skb, struct genl_info *info);
+int vgpu_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int vgpu_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info);
+int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info);
+int vgpu_nl_tenant_set_doit(struct sk_buff *skb, struct genl_info *info);
+int vgpu_nl_tenant_get_doit(struct sk_buff *skb, struct genl_info *info);
+int vgpu_nl_tenant_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+enum {
+	VGPU_NLGRP_MONITOR,
+};
+
+extern const struct genl_ops vgpu_nl_ops[7];
+extern const struct genl_multicast_group vgpu_nl_mcgrps[1];
+
+#endif /* _VGPU_NL_GEN_H */

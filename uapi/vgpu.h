@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR BSD-3-Clause) */
+/* Do not edit directly, generated from: */
+/*	Documentation/netlink/specs/vgpu.yaml */
+/* by tools/vgpu-nlgen */
+
+#ifndef _UAPI_LINUX_VGPU_H
+#define _UAPI_LINUX_VGPU_H
+
+#define VGPU_FAMILY_NAME	"vgpu"
+#define VGPU_FAMILY_VERSION	1
+
+#define VGPU_GPU_MAX	64
+#define VGPU_NAME_LEN_MAX	63
+#define VGPU_UUID_LEN	40
+#define VGPU_PCI_LEN_MAX	16
+#define VGPU_PATH_LEN_MAX	4095
+#define VGPU_LIST_LEN_MAX	1023
+#define VGPU_WEIGHT_MAX	10000
+#define VGPU_WEIGHT_DEFAULT	100
+#define VGPU_BP_MAX	10000
+
+/* Compute priority class of a tenant. */
+enum vgpu_priority {
+	VGPU_PRIORITY_LOW = 0,
+	VGPU_PRIORITY_NORMAL = 1,
+	VGPU_PRIORITY_HIGH = 2,
+};
+
+/* Quotas of a tenant, as named in the clear attribute. */
+enum vgpu_quota {
+	VGPU_QUOTA_VRAM_MAX = 1,
+	VGPU_QUOTA_VRAM_MIN = 2,
+	VGPU_QUOTA_GPUS = 4,
+	VGPU_QUOTA_WEIGHT = 8,
+	VGPU_QUOTA_COMPUTE_MAX = 16,
+	VGPU_QUOTA_PRIORITY = 32,
+	VGPU_QUOTA_CPUS = 64,
+	VGPU_QUOTA_MEMS = 128,
+};
+
+enum {
+	VGPU_A_GPU_INDEX = 1,
+	VGPU_A_GPU_UUID = 2,
+	VGPU_A_GPU_PCI = 3,
+	VGPU_A_GPU_VRAM = 4,
+	VGPU_A_GPU_NUMA = 5,
+	VGPU_A_GPU_PAD = 6,
+
+	__VGPU_A_GPU_MAX,
+	VGPU_A_GPU_MAX = (__VGPU_A_GPU_MAX - 1)
+};
+
+enum {
+	VGPU_A_TENANT_NAME = 1,
+	VGPU_A_TENANT_ID = 2,
+	VGPU_A_TENANT_CGROUP = 3,
+	VGPU_A_TENANT_CGROUP_ID = 4,
+	VGPU_A_TENANT_VRAM_MAX = 5,
+	VGPU_A_TENANT_VRAM_MIN = 6,
+	VGPU_A_TENANT_GPUS = 7,
+	VGPU_A_TENANT_WEIGHT = 8,
+	VGPU_A_TENANT_COMPUTE_MAX = 9,
+	VGPU_A_TENANT_PRIORITY = 10,
+	VGPU_A_TENANT_CPUS = 11,
+	VGPU_A_TENANT_MEMS = 12,
+	VGPU_A_TENANT_CLEAR = 13,
+	VGPU_A_TENANT_CGROUP_REMOVED = 14,
+	VGPU_A_TENANT_PAD = 15,
+
+	__VGPU_A_TENANT_MAX,
+	VGPU_A_TENANT_MAX = (__VGPU_A_TENANT_MAX - 1)
+};
+
+enum {
+	VGPU_CMD_GPU_ADD = 1,
+	VGPU_CMD_GPU_DEL = 2,
+	VGPU_CMD_GPU_GET = 3,
+	VGPU_CMD_TENANT_NEW = 4,
+	VGPU_CMD_TENANT_DEL = 5,
+	VGPU_CMD_TENANT_SET = 6,
+	VGPU_CMD_TENANT_GET = 7,
+	VGPU_CMD_GPU_ADD_NTF = 8,
+	VGPU_CMD_GPU_DEL_NTF = 9,
+	VGPU_CMD_TENANT_NEW_NTF = 10,
+	VGPU_CMD_TENANT_DEL_NTF = 11,
+	VGPU_CMD_TENANT_CHANGE_NTF = 12,
+
+	__VGPU_CMD_MAX,
+	VGPU_CMD_MAX = (__VGPU_CMD_MAX - 1)
+};
+
+#define VGPU_MCGRP_MONITOR	"monitor"
+
+#endif /* _UAPI_LINUX_VGPU_H */
