@@ -1,0 +1,68 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# vgpu: share GPUs between tenants, safely and fairly.
+#
+#   make            build kmod/vgpu.ko, ctl/vgpuctl, libvgpu/libvgpu.so and
+#                   the test instruments (simgpu)
+#   make demo       boot a VM with the module loaded and tenants sharing
+#                   simulated GPUs
+#   make check      run every test (last line: "N passed, N failed")
+#   make install    install the module, vgpuctl, libvgpu and the man page
+#   make deps       install what building and testing needs (as root)
+
+KDIR ?= $(shell tools/kdir)
+PREFIX ?= /usr/local
+DESTDIR ?=
+NVML_H := build/deps/nvml/usr/include/nvml.h
+
+export KDIR PREFIX DESTDIR
+
+.PHONY: all module ctl libvgpu simgpu deps check demo install clean \
+	modules_install
+
+all: module ctl libvgpu simgpu
+
+module:
+	@test -d "$(KDIR)" || { echo "Error: no kernel build directory $(KDIR): run make deps or set KDIR." >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+ctl:
+	$(MAKE) -C ctl
+
+libvgpu: $(NVML_H)
+	$(MAKE) -C libvgpu
+
+simgpu: $(NVML_H)
+	$(MAKE) -C tests/simgpu
+	$(MAKE) -C tests/clients
+
+# nvml.h is not in the CUDA toolkit; tools/deps unpacks it from Debian's
+# libnvidia-ml-dev without installing the package.
+$(NVML_H):
+	tools/deps
+
+deps:
+	tools/deps
+
+check: deps
+	$(MAKE) all
+	tests/run
+
+demo: deps
+	$(MAKE) all
+	tests/vm/run tests/vm/demo.sh
+
+modules_install:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+
+install: modules_install
+	$(MAKE) -C ctl install
+	$(MAKE) -C libvgpu install
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C ctl clean
+	$(MAKE) -C libvgpu clean
+	$(MAKE) -C tests/simgpu clean
+	$(MAKE) -C tests/clients clean
+	rm -rf build/asan build/vm

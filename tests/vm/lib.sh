@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+# Host-side helpers shared by tests/vm/run and tests/run: which kernel to
+# boot, how to build the initramfs, how to boot it.
+
+vm_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+# The kernel the module was built for: KDIR's release (Debian's
+# /usr/src/linux-headers-RELEASE), booted from /boot/vmlinuz-RELEASE.
+vm_kernel_release() {
+	local kdir
+	kdir=$("$vm_top/tools/kdir") || return 1
+	sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
+		"$kdir/include/generated/utsrelease.h"
+}
+
+# Copy FILE into the tree ROOT at the same path, with the shared libraries
+# it needs (its ldd closure) beside it.
+vm_copy_with_libs() {
+	local root=$1 f=$2 lib
+	install -D -m 0755 "$f" "$root$f"
+	ldd "$f" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p' |
+	while read -r lib; do
+		lib=$(realpath -s "$lib")
+		[ -e "$root$lib" ] || install -D -m 0755 "$(realpath "$lib")" "$root$lib"
+	done
+}
+
+# vm_build_initramfs OUT SCRIPT [EXTRA_DIR]
+# The VM's root: busybox, glibc, the module under /lib/modules, vgpuctl and
+# the test tools on PATH, libvgpu.so under /usr/lib, simgpu installed as the
+# system's libcuda.so.1 / libnvidia-ml.so.1, SCRIPT as /vgpu-script and
+# EXTRA_DIR at /extra.
+vm_build_initramfs() {
+	local out=$1 script=$2 extra=${3:-} rel root f
+	rel=$(vm_kernel_release) || return 1
+	root=$(mktemp -d)
+	chmod 0755 "$root"
+	mkdir -p "$root"/{bin,sbin,etc,proc,sys,dev,tmp,run,root,usr/bin,usr/sbin}
+	mkdir -p "$root/usr/lib/x86_64-linux-gnu" "$root/usr/lib64"
+	ln -s usr/lib "$root/lib"
+	ln -s usr/lib64 "$root/lib64"
+	install -m 0755 /bin/busybox "$root/bin/busybox"
+	install -D -m 0644 "$vm_top/kmod/vgpu.ko" "$root/lib/modules/$rel/extra/vgpu.ko"
+	install -m 0755 "$vm_top/tests/vm/init" "$root/init"
+	install -m 0755 "$script" "$root/vgpu-script"
+	# Programs and their libraries.
+	vm_copy_with_libs "$root" /usr/bin/env >/dev/null
+	for f in "$vm_top/ctl/vgpuctl"; do
+		[ -e "$f" ] || continue
+		vm_copy_with_libs "$root" "$(realpath "$f")"
+		ln -sf "$(realpath "$f")" "$root/usr/sbin/vgpuctl"
+	done
+	if [ -x "$vm_top/tests/tools/vgpu-nlsend" ]; then
+		vm_copy_with_libs "$root" "$vm_top/tests/tools/vgpu-nlsend"
+		ln -sf "$vm_top/tests/tools/vgpu-nlsend" "$root/usr/bin/vgpu-nlsend"
+	fi
+	if [ -e "$vm_top/libvgpu/libvgpu.so" ]; then
+		vm_copy_with_libs "$root" "$vm_top/libvgpu/libvgpu.so"
+		install -m 0755 "$vm_top/libvgpu/libvgpu.so" "$root/usr/lib/libvgpu.so"
+	fi
+	# simgpu as the system's driver, found without any environment.
+	for f in libcuda.so.1 libnvidia-ml.so.1; do
+		if [ -e "$vm_top/tests/simgpu/$f" ]; then
+			vm_copy_with_libs "$root" "$vm_top/tests/simgpu/$f"
+			install -m 0755 "$vm_top/tests/simgpu/$f" \
+				"$root/usr/lib/x86_64-linux-gnu/$f"
+			ln -sf "$f" "$root/usr/lib/x86_64-linux-gnu/${f%.1}"
+		fi
+	done
+	for f in "$vm_top"/tests/simgpu/simgpu-stat "$vm_top"/tests/clients/*; do
+		[ -f "$f" ] && [ -x "$f" ] || continue
+		case $f in *.c|*.h|*.sh|*Makefile) continue ;; esac
+		vm_copy_with_libs "$root" "$f"
+		ln -sf "$f" "$root/usr/bin/$(basename "$f")"
+	done
+	# The suites' own helpers travel with them.
+	mkdir -p "$root/tests"
+	cp "$vm_top"/tests/vm/suite-lib.sh "$root/tests/"
+	if [ -n "$extra" ]; then
+		mkdir -p "$root/extra"
+		cp -a "$extra/." "$root/extra/"
+	fi
+	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' \
+		> "$root/etc/passwd"
+	printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
+	(cd "$root" && find . | cpio -o -H newc --quiet) > "$out"
+	rm -rf "$root"
+}
+
+# vm_boot INITRAMFS CONSOLE_LOG
+# Boots Debian's kernel under TCG with two NUMA nodes (CPUs 0-1 on node 0,
+# 2-3 on node 1). The script's output comes on the second serial port
+# (stdout here); kernel messages go to CONSOLE_LOG.
+vm_boot() {
+	local initrd=$1 console=$2 rel
+	rel=$(vm_kernel_release) || return 1
+	timeout --foreground -k 5 "${VGPU_VM_TIMEOUT:-600}" \
+	qemu-system-x86_64 -nodefaults -display none -no-reboot \
+		-m 1024 -smp 4,sockets=2,cores=2,threads=1 \
+		-object memory-backend-ram,id=m0,size=512M \
+		-object memory-backend-ram,id=m1,size=512M \
+		-numa node,nodeid=0,cpus=0-1,memdev=m0 \
+		-numa node,nodeid=1,cpus=2-3,memdev=m1 \
+		-kernel "/boot/vmlinuz-$rel" -initrd "$initrd" \
+		-append "console=ttyS0 rdinit=/init panic=-1 panic_on_warn=1 oops=panic loglevel=4 quiet" \
+		-serial "file:$console" -serial stdio
+}

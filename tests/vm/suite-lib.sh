@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by the suites that run inside the VM: one line per check,
+# "PASS: suite: what" or "FAIL: suite: what: detail", which tests/run counts.
+
+suite=${suite:-$(basename "$0" .sh)}
+failures=0
+
+pass() { echo "PASS: $suite: $1"; }
+fail() { echo "FAIL: $suite: $1: $2"; failures=$((failures + 1)); }
+
+# check WHAT CMD... : the command must succeed.
+check() {
+	local what=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		pass "$what"
+	else
+		fail "$what" "exit $? from '$*': $(echo "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+}
+
+# check_fails WHAT EXPECTED_MESSAGE CMD... : the command must fail and
+# print a line containing EXPECTED_MESSAGE.
+check_fails() {
+	local what=$1 msg=$2 out rc
+	shift 2
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		fail "$what" "'$*' succeeded: $(echo "$out" | head -n 2 | tr '\n' ' ')"
+	elif ! printf '%s\n' "$out" | grep -qF -- "$msg"; then
+		fail "$what" "expected '$msg', got: $(echo "$out" | head -n 3 | tr '\n' ' ')"
+	else
+		pass "$what"
+	fi
+}
+
+# check_out WHAT EXPECTED CMD... : the command must succeed and its output
+# contain EXPECTED (a fixed string).
+check_out() {
+	local what=$1 want=$2 out rc
+	shift 2
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		fail "$what" "exit $rc from '$*': $(echo "$out" | head -n 3 | tr '\n' ' ')"
+	elif ! printf '%s\n' "$out" | grep -qF -- "$want"; then
+		fail "$what" "expected '$want' in: $(echo "$out" | head -n 5 | tr '\n' ' ')"
+	else
+		pass "$what"
+	fi
+}
+
+# check_eq WHAT EXPECTED ACTUAL
+check_eq() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "expected '$2', got '$3'"
+	fi
+}
+
+# The nlsend raw tool's errno for a request: check_errno WHAT ERRNO MSG ARGS...
+check_errno() {
+	local what=$1 want=$2 msg=$3 out
+	shift 3
+	out=$(vgpu-nlsend "$@" 2>&1) || true
+	case $out in
+	*"errno=$want "*"msg=$msg"*) pass "$what" ;;
+	*) fail "$what" "expected errno=$want msg=$msg, got: $(echo "$out" | head -n 2 | tr '\n' ' ')" ;;
+	esac
+}
+
+suite_end() {
+	[ "$failures" -eq 0 ]
+}
