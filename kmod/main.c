@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu: module init and exit.
+ *
+ * vgpu.ko is the trusted arbiter that lets tenants (cgroup v2 subtrees)
+ * share the GPUs of one host. This file brings its parts up in order and
+ * takes them down in reverse.
+ */
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <net/genetlink.h>
+
+#include "gpu.h"
+#include "tenant.h"
+#include "vgpu.h"
+
+DEFINE_MUTEX(vgpu_lock);
+/* Starts at 1: a dump's cb->seq of 0 would disable its consistency check. */
+u64 vgpu_generation = 1;
+
+static int __init vgpu_init(void)
+{
+	int err;
+
+	err = vgpu_selftest();
+	if (err)
+		goto err_out;
+	err = vgpu_nl_register();
+	if (err)
+		goto err_out;
+	pr_info("vgpu: loaded\n");
+	return 0;
+
+err_out:
+	return err;
+}
+
+static void __exit vgpu_exit(void)
+{
+	/* No handler runs once the family is gone; then free the state. */
+	vgpu_nl_unregister();
+
+	mutex_lock(&vgpu_lock);
+	vgpu_tenant_destroy_all();
+	vgpu_gpu_destroy_all();
+	mutex_unlock(&vgpu_lock);
+}
+
+module_init(vgpu_init);
+module_exit(vgpu_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("vgpu: share the GPUs of a host between cgroup v2 tenants");
+MODULE_VERSION("0.1");
+MODULE_ALIAS_GENL_FAMILY(VGPU_FAMILY_NAME);

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu: the generic netlink family "vgpu".
+ *
+ * The ops, their policies and the multicast groups are generated from the
+ * spec into nl_gen.c; this file only ties them into a family and sends
+ * notifications. The handlers live in nl_gpu.c and nl_tenant.c.
+ */
+#include <linux/module.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+
+#include "nl_gen.h"
+#include "vgpu.h"
+
+struct genl_family vgpu_nl_family __ro_after_init = {
+	.name		= VGPU_FAMILY_NAME,
+	.version	= VGPU_FAMILY_VERSION,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	/* Zero: every command is strictly validated. */
+	.resv_start_op	= 0,
+	.ops		= vgpu_nl_ops,
+	.n_ops		= ARRAY_SIZE(vgpu_nl_ops),
+	.mcgrps		= vgpu_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(vgpu_nl_mcgrps),
+	.module		= THIS_MODULE,
+};
+
+/**
+ * vgpu_nl_register() - register the vgpu generic netlink family
+ *
+ * Return: 0 or a negative errno from genl_register_family().
+ */
+int __init vgpu_nl_register(void)
+{
+	return genl_register_family(&vgpu_nl_family);
+}
+
+/**
+ * vgpu_nl_unregister() - unregister the vgpu generic netlink family
+ *
+ * On return no handler runs any more and none will start.
+ */
+void vgpu_nl_unregister(void)
+{
+	genl_unregister_family(&vgpu_nl_family);
+}
+
+/**
+ * vgpu_nl_has_listeners() - whether anyone listens to the monitor group
+ *
+ * Notifications go to the initial network namespace only: they describe
+ * the whole host, and the tenant table is not per namespace.
+ *
+ * Return: true when building a notification is worth it.
+ */
+bool vgpu_nl_has_listeners(void)
+{
+	return genl_has_listeners(&vgpu_nl_family, &init_net, VGPU_NLGRP_MONITOR);
+}
+
+/**
+ * vgpu_nl_notify() - multicast a notification to the monitor group
+ * @msg: a complete message built for vgpu_nl_family; consumed
+ *
+ * Sends in the initial network namespace. A full listener misses the
+ * message (it sees ENOBUFS on its socket); nobody waits on userspace.
+ */
+void vgpu_nl_notify(struct sk_buff *msg)
+{
+	genlmsg_multicast(&vgpu_nl_family, msg, 0, VGPU_NLGRP_MONITOR, GFP_KERNEL);
+}

@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu: netlink handlers of the GPU inventory (gpu-add, gpu-del, gpu-get).
+ */
+#include <linux/nodemask.h>
+#include <linux/numa.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+
+#include "gpu.h"
+#include "nl_gen.h"
+#include "tenant.h"
+#include "vgpu.h"
+
+/* Position of a GPU dump: the next index to send. */
+struct vgpu_gpu_dump_ctx {
+	u32 index;
+};
+
+static size_t vgpu_gpu_msg_size(void)
+{
+	return nla_total_size(sizeof(u32)) +		/* index */
+	       nla_total_size(VGPU_UUID_LEN + 1) +	/* uuid */
+	       nla_total_size(VGPU_PCI_BUF_LEN) +	/* pci */
+	       nla_total_size_64bit(sizeof(u64)) +	/* vram */
+	       nla_total_size(sizeof(s32));		/* numa */
+}
+
+static int vgpu_gpu_fill(struct sk_buff *skb, const struct vgpu_gpu *gpu, u32 portid,
+			 u32 seq, int flags, u8 cmd, struct netlink_callback *cb)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &vgpu_nl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+
+	if (nla_put_u32(skb, VGPU_A_GPU_INDEX, gpu->index) ||
+	    (gpu->uuid[0] && nla_put_string(skb, VGPU_A_GPU_UUID, gpu->uuid)) ||
+	    (gpu->pci[0] && nla_put_string(skb, VGPU_A_GPU_PCI, gpu->pci)) ||
+	    nla_put_u64_64bit(skb, VGPU_A_GPU_VRAM, gpu->vram, VGPU_A_GPU_PAD) ||
+	    nla_put_s32(skb, VGPU_A_GPU_NUMA, gpu->numa)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static void vgpu_gpu_notify(const struct vgpu_gpu *gpu, u8 cmd)
+{
+	struct sk_buff *msg;
+
+	if (!vgpu_nl_has_listeners())
+		return;
+	msg = genlmsg_new(vgpu_gpu_msg_size(), GFP_KERNEL);
+	if (!msg)
+		return;
+	if (vgpu_gpu_fill(msg, gpu, 0, 0, 0, cmd, NULL)) {
+		nlmsg_free(msg);
+		return;
+	}
+	vgpu_nl_notify(msg);
+}
+
+/* Checks and fills everything of a new GPU that needs no lock. */
+static int vgpu_gpu_parse(struct vgpu_gpu *gpu, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+
+	if (GENL_REQ_ATTR_CHECK(info, VGPU_A_GPU_INDEX)) {
+		NL_SET_ERR_MSG(info->extack, "GPU index is required");
+		return -EINVAL;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, VGPU_A_GPU_VRAM)) {
+		NL_SET_ERR_MSG(info->extack, "GPU vram is required");
+		return -EINVAL;
+	}
+	gpu->index = nla_get_u32(attrs[VGPU_A_GPU_INDEX]);
+	gpu->vram = nla_get_u64(attrs[VGPU_A_GPU_VRAM]);
+	gpu->numa = NUMA_NO_NODE;
+	if (attrs[VGPU_A_GPU_NUMA])
+		gpu->numa = nla_get_s32(attrs[VGPU_A_GPU_NUMA]);
+	return 0;
+}
+
+/**
+ * vgpu_nl_gpu_add_doit() - handle gpu-add: add a GPU to the inventory
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_gpu_add_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	struct nlattr *attr;
+	struct vgpu_gpu *gpu;
+	int err;
+
+	gpu = kzalloc(sizeof(*gpu), GFP_KERNEL);
+	if (!gpu)
+		return -ENOMEM;
+	err = vgpu_gpu_parse(gpu, info);
+	if (err)
+		goto err_free;
+
+	mutex_lock(&vgpu_lock);
+	if (vgpu_gpu_get(gpu->index)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_INDEX],
+				    "GPU index already in use");
+		err = -EEXIST;
+		goto err_unlock;
+	}
+
+	attr = attrs[VGPU_A_GPU_UUID];
+	if (attr) {
+		if (!vgpu_uuid_valid(nla_data(attr))) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "uuid must be GPU- followed by 8-4-4-4-12 hex digits");
+			err = -EINVAL;
+			goto err_unlock;
+		}
+		if (vgpu_gpu_find_uuid(nla_data(attr))) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "uuid already belongs to another GPU");
+			err = -EEXIST;
+			goto err_unlock;
+		}
+		nla_strscpy(gpu->uuid, attr, sizeof(gpu->uuid));
+	}
+
+	attr = attrs[VGPU_A_GPU_PCI];
+	if (attr) {
+		if (vgpu_pci_normalise(nla_data(attr), gpu->pci)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "pci must be a bus id such as 0000:3b:00.0");
+			err = -EINVAL;
+			goto err_unlock;
+		}
+		if (vgpu_gpu_find_pci(gpu->pci)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attr,
+					    "pci bus id already belongs to another GPU");
+			err = -EEXIST;
+			goto err_unlock;
+		}
+	}
+
+	if (gpu->numa != NUMA_NO_NODE && !node_online(gpu->numa)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_NUMA],
+				    "numa node is not online");
+		err = -EINVAL;
+		goto err_unlock;
+	}
+
+	/* Tenants with no gpus quota may use the new GPU at once. */
+	if (gpu->vram < vgpu_tenant_reserved(gpu->index, NULL)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_VRAM],
+				    "vram is below the vram-min reserved by tenants");
+		err = -ENOSPC;
+		goto err_unlock;
+	}
+
+	vgpu_gpu_insert(gpu);
+	vgpu_changed();
+	vgpu_gpu_notify(gpu, VGPU_CMD_GPU_ADD_NTF);
+	mutex_unlock(&vgpu_lock);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&vgpu_lock);
+err_free:
+	kfree(gpu);
+	return err;
+}
+
+/* Looks up the GPU a gpu-del or gpu-get request names. */
+static struct vgpu_gpu *vgpu_gpu_lookup(struct genl_info *info)
+{
+	struct vgpu_gpu *gpu;
+
+	lockdep_assert_held(&vgpu_lock);
+	if (GENL_REQ_ATTR_CHECK(info, VGPU_A_GPU_INDEX)) {
+		NL_SET_ERR_MSG(info->extack, "GPU index is required");
+		return ERR_PTR(-EINVAL);
+	}
+	gpu = vgpu_gpu_get(nla_get_u32(info->attrs[VGPU_A_GPU_INDEX]));
+	if (!gpu) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_GPU_INDEX], "unknown GPU");
+		return ERR_PTR(-ENOENT);
+	}
+	return gpu;
+}
+
+/**
+ * vgpu_nl_gpu_del_doit() - handle gpu-del: remove a GPU no tenant names
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_gpu_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vgpu_gpu *gpu;
+	int err = 0;
+
+	mutex_lock(&vgpu_lock);
+	gpu = vgpu_gpu_lookup(info);
+	if (IS_ERR(gpu)) {
+		err = PTR_ERR(gpu);
+		goto out_unlock;
+	}
+	if (vgpu_tenant_names_gpu(gpu->index)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_GPU_INDEX],
+				    "GPU is named in a tenant's gpus");
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	vgpu_gpu_notify(gpu, VGPU_CMD_GPU_DEL_NTF);
+	vgpu_gpu_remove(gpu);
+	vgpu_changed();
+out_unlock:
+	mutex_unlock(&vgpu_lock);
+	return err;
+}
+
+/**
+ * vgpu_nl_gpu_get_doit() - handle gpu-get: describe one GPU
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * The inventory is readable by everyone.
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_gpu_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vgpu_gpu *gpu;
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(vgpu_gpu_msg_size(), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&vgpu_lock);
+	gpu = vgpu_gpu_lookup(info);
+	if (IS_ERR(gpu)) {
+		err = PTR_ERR(gpu);
+		goto err_unlock;
+	}
+	err = vgpu_gpu_fill(msg, gpu, info->snd_portid, info->snd_seq, 0,
+			    VGPU_CMD_GPU_GET, NULL);
+	if (err)
+		goto err_unlock;
+	mutex_unlock(&vgpu_lock);
+
+	return genlmsg_reply(msg, info);
+
+err_unlock:
+	mutex_unlock(&vgpu_lock);
+	nlmsg_free(msg);
+	return err;
+}
+
+/**
+ * vgpu_nl_gpu_get_dumpit() - handle a gpu-get dump: describe every GPU
+ * @skb: message to fill
+ * @cb: dump state; the next index to send is kept in @cb->ctx
+ *
+ * Return: bytes written, 0 at the end, or a negative errno.
+ */
+int vgpu_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct vgpu_gpu_dump_ctx *ctx = (void *)cb->ctx;
+	struct vgpu_gpu *gpu;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+
+	mutex_lock(&vgpu_lock);
+	cb->seq = vgpu_generation;
+	for (; ctx->index < VGPU_GPU_MAX; ctx->index++) {
+		gpu = vgpu_gpu_get(ctx->index);
+		if (!gpu)
+			continue;
+		err = vgpu_gpu_fill(skb, gpu, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				    NLM_F_MULTI, VGPU_CMD_GPU_GET, cb);
+		if (err)
+			break;
+	}
+	mutex_unlock(&vgpu_lock);
+
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu: netlink handlers of the tenant table (tenant-new, tenant-del,
+ * tenant-set, tenant-get).
+ *
+ * Changes need CAP_NET_ADMIN (GENL_ADMIN_PERM in the ops). Readers without
+ * it see only the tenant they belong to; any other tenant is reported as
+ * unknown, so that its existence does not leak.
+ */
+#include <linux/capability.h>
+#include <linux/cgroup.h>
+#include <linux/err.h>
+#include <linux/limits.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+
+#include "nl_gen.h"
+#include "parse.h"
+#include "tenant.h"
+#include "vgpu.h"
+
+/* Position of a tenant dump. */
+struct vgpu_tenant_dump_ctx {
+	unsigned long id;	/* next tenant id to send */
+	bool done;		/* unprivileged dump: own tenant sent */
+};
+
+static size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t)
+{
+	return nla_total_size(VGPU_NAME_LEN_MAX + 1) +	/* name */
+	       nla_total_size(sizeof(u32)) +		/* id */
+	       nla_total_size(PATH_MAX) +		/* cgroup */
+	       nla_total_size_64bit(sizeof(u64)) +	/* cgroup-id */
+	       nla_total_size(0) +			/* cgroup-removed */
+	       vgpu_quota_msg_size(&t->quota);
+}
+
+/*
+ * Writes one tenant; its cgroup path is relative to the root of @ns. @cb
+ * is the dump in progress, or NULL.
+ */
+static int vgpu_tenant_fill(struct sk_buff *skb, const struct vgpu_tenant *t,
+			    struct cgroup_namespace *ns, u32 portid, u32 seq, int flags,
+			    u8 cmd, struct netlink_callback *cb)
+{
+	char *path;
+	void *hdr;
+	int err;
+
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	err = cgroup_path_ns(t->cgrp, path, PATH_MAX, ns);
+	if (err < 0)
+		goto out_free;
+	if (err >= PATH_MAX) {
+		err = -ENAMETOOLONG;
+		goto out_free;
+	}
+
+	err = -EMSGSIZE;
+	hdr = genlmsg_put(skb, portid, seq, &vgpu_nl_family, flags, cmd);
+	if (!hdr)
+		goto out_free;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+
+	if (nla_put_string(skb, VGPU_A_TENANT_NAME, t->name) ||
+	    nla_put_u32(skb, VGPU_A_TENANT_ID, t->id) ||
+	    nla_put_string(skb, VGPU_A_TENANT_CGROUP, path) ||
+	    nla_put_u64_64bit(skb, VGPU_A_TENANT_CGROUP_ID, t->cgroup_id, VGPU_A_TENANT_PAD) ||
+	    (vgpu_tenant_cgroup_removed(t) && nla_put_flag(skb, VGPU_A_TENANT_CGROUP_REMOVED)) ||
+	    vgpu_quota_put(skb, &t->quota)) {
+		genlmsg_cancel(skb, hdr);
+		goto out_free;
+	}
+	genlmsg_end(skb, hdr);
+	err = 0;
+out_free:
+	kfree(path);
+	return err;
+}
+
+/*
+ * Sends a notification. There is no single reader, so paths are written as
+ * seen from the host: relative to the initial cgroup namespace, which is
+ * init_task's (init_cgroup_ns itself is not exported to modules).
+ */
+static void vgpu_tenant_notify(const struct vgpu_tenant *t, u8 cmd)
+{
+	struct sk_buff *msg;
+
+	if (!vgpu_nl_has_listeners())
+		return;
+	msg = genlmsg_new(vgpu_tenant_msg_size(t), GFP_KERNEL);
+	if (!msg)
+		return;
+	if (vgpu_tenant_fill(msg, t, init_task.nsproxy->cgroup_ns, 0, 0, 0, cmd, NULL)) {
+		nlmsg_free(msg);
+		return;
+	}
+	vgpu_nl_notify(msg);
+}
+
+/* Reads the name a request must carry; NULL with extack set if missing. */
+static const char *vgpu_tenant_name_attr(struct genl_info *info)
+{
+	if (GENL_REQ_ATTR_CHECK(info, VGPU_A_TENANT_NAME)) {
+		NL_SET_ERR_MSG(info->extack, "tenant name is required");
+		return NULL;
+	}
+	return nla_data(info->attrs[VGPU_A_TENANT_NAME]);
+}
+
+/* Looks up the tenant a request names, with the errors of a missing one. */
+static struct vgpu_tenant *vgpu_tenant_lookup(struct genl_info *info)
+{
+	struct vgpu_tenant *t;
+	const char *name;
+
+	lockdep_assert_held(&vgpu_lock);
+	name = vgpu_tenant_name_attr(info);
+	if (!name)
+		return ERR_PTR(-EINVAL);
+	t = vgpu_tenant_find(name);
+	if (!t) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_TENANT_NAME],
+				    "unknown tenant");
+		return ERR_PTR(-ENOENT);
+	}
+	return t;
+}
+
+/* Resolves the cgroup of a new tenant, in the caller's cgroup namespace. */
+static struct cgroup *vgpu_tenant_cgroup(struct genl_info *info)
+{
+	struct nlattr *path = info->attrs[VGPU_A_TENANT_CGROUP];
+	struct nlattr *id = info->attrs[VGPU_A_TENANT_CGROUP_ID];
+	struct cgroup *cgrp;
+
+	if (!path && !id) {
+		NL_SET_ERR_MSG(info->extack, "tenant cgroup is required");
+		return ERR_PTR(-EINVAL);
+	}
+	if (path && id) {
+		NL_SET_ERR_MSG_ATTR(info->extack, id, "give cgroup or cgroup-id, not both");
+		return ERR_PTR(-EINVAL);
+	}
+
+	cgrp = path ? cgroup_get_from_path(nla_data(path)) : cgroup_get_from_id(nla_get_u64(id));
+	if (!IS_ERR(cgrp) && !(READ_ONCE(cgrp->self.flags) & CSS_ONLINE)) {
+		/* Found by id while being removed. */
+		cgroup_put(cgrp);
+		cgrp = ERR_PTR(-ENOENT);
+	}
+	if (IS_ERR(cgrp)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, path ?: id,
+				    "cgroup not found or not a cgroup v2 directory");
+		return ERR_PTR(-ENOENT);
+	}
+	return cgrp;
+}
+
+/**
+ * vgpu_nl_tenant_new_doit() - handle tenant-new: create a tenant
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	struct vgpu_tenant *t;
+	struct cgroup *cgrp;
+	const char *name;
+	int err;
+
+	name = vgpu_tenant_name_attr(info);
+	if (!name)
+		return -EINVAL;
+	if (!vgpu_name_valid(name)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_TENANT_NAME],
+				    "tenant name must be 1-63 printable characters without spaces");
+		return -EINVAL;
+	}
+	t = vgpu_tenant_alloc(name);
+	if (!t)
+		return -ENOMEM;
+
+	mutex_lock(&vgpu_lock);
+	if (vgpu_tenant_find(name)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_TENANT_NAME],
+				    "tenant name already exists");
+		err = -EEXIST;
+		goto err_unlock;
+	}
+	cgrp = vgpu_tenant_cgroup(info);
+	if (IS_ERR(cgrp)) {
+		err = PTR_ERR(cgrp);
+		goto err_unlock;
+	}
+	vgpu_tenant_set_cgroup(t, cgrp);
+	if (vgpu_tenant_find_cgroup(t->cgroup_id)) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    attrs[VGPU_A_TENANT_CGROUP] ?: attrs[VGPU_A_TENANT_CGROUP_ID],
+				    "cgroup already belongs to a tenant");
+		err = -EEXIST;
+		goto err_unlock;
+	}
+	if (vgpu_tenant_count() >= VGPU_TENANT_MAX) {
+		NL_SET_ERR_MSG(info->extack, "too many tenants");
+		err = -ENOSPC;
+		goto err_unlock;
+	}
+
+	err = vgpu_quota_apply(&t->quota, attrs, info->extack);
+	if (err)
+		goto err_unlock;
+	err = vgpu_quota_check(&t->quota, NULL, attrs, info->extack);
+	if (err)
+		goto err_unlock;
+
+	err = vgpu_tenant_insert(t);
+	if (err) {
+		if (err == -ENOSPC)
+			NL_SET_ERR_MSG(info->extack, "too many tenants");
+		goto err_unlock;
+	}
+	vgpu_changed();
+	vgpu_tenant_notify(t, VGPU_CMD_TENANT_NEW_NTF);
+	mutex_unlock(&vgpu_lock);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&vgpu_lock);
+	vgpu_tenant_free(t);
+	return err;
+}
+
+/**
+ * vgpu_nl_tenant_del_doit() - handle tenant-del: delete a tenant
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vgpu_tenant *t;
+
+	mutex_lock(&vgpu_lock);
+	t = vgpu_tenant_lookup(info);
+	if (IS_ERR(t)) {
+		mutex_unlock(&vgpu_lock);
+		return PTR_ERR(t);
+	}
+	vgpu_tenant_notify(t, VGPU_CMD_TENANT_DEL_NTF);
+	vgpu_tenant_remove(t);
+	vgpu_changed();
+	mutex_unlock(&vgpu_lock);
+
+	vgpu_tenant_free(t);
+	return 0;
+}
+
+/**
+ * vgpu_nl_tenant_set_doit() - handle tenant-set: change a tenant's quotas
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Quotas the request names are set, those in the clear attribute unset,
+ * the others kept. The result is checked whole before it replaces the
+ * tenant's quotas: on error nothing changed.
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_tenant_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *clear_attr = info->attrs[VGPU_A_TENANT_CLEAR];
+	struct vgpu_quota_set quota;
+	struct vgpu_tenant *t;
+	u32 clear;
+	int err;
+
+	err = vgpu_quota_init(&quota);
+	if (err)
+		return err;
+
+	mutex_lock(&vgpu_lock);
+	t = vgpu_tenant_lookup(info);
+	if (IS_ERR(t)) {
+		err = PTR_ERR(t);
+		goto out_unlock;
+	}
+	clear = clear_attr ? nla_get_u32(clear_attr) : 0;
+	if (clear & vgpu_quota_given(info->attrs)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, clear_attr, "a quota is both set and cleared");
+		err = -EINVAL;
+		goto out_unlock;
+	}
+
+	vgpu_quota_copy(&quota, &t->quota);
+	quota.set &= ~clear;
+	err = vgpu_quota_apply(&quota, info->attrs, info->extack);
+	if (err)
+		goto out_unlock;
+	err = vgpu_quota_check(&quota, t, info->attrs, info->extack);
+	if (err)
+		goto out_unlock;
+
+	vgpu_quota_copy(&t->quota, &quota);
+	vgpu_changed();
+	vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
+out_unlock:
+	mutex_unlock(&vgpu_lock);
+	vgpu_quota_destroy(&quota);
+	return err;
+}
+
+/**
+ * vgpu_nl_tenant_get_doit() - handle tenant-get: describe one tenant
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Callers without CAP_NET_ADMIN may only get the tenant they belong to.
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_tenant_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vgpu_tenant *t;
+	struct sk_buff *msg;
+	int err;
+
+	mutex_lock(&vgpu_lock);
+	t = vgpu_tenant_lookup(info);
+	if (!IS_ERR(t) && !netlink_capable(skb, CAP_NET_ADMIN) &&
+	    t != vgpu_tenant_of_task(current)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_TENANT_NAME],
+				    "unknown tenant");
+		t = ERR_PTR(-ENOENT);
+	}
+	if (IS_ERR(t)) {
+		err = PTR_ERR(t);
+		goto err_unlock;
+	}
+
+	msg = genlmsg_new(vgpu_tenant_msg_size(t), GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto err_unlock;
+	}
+	err = vgpu_tenant_fill(msg, t, current->nsproxy->cgroup_ns, info->snd_portid,
+			       info->snd_seq, 0, VGPU_CMD_TENANT_GET, NULL);
+	if (err) {
+		nlmsg_free(msg);
+		goto err_unlock;
+	}
+	mutex_unlock(&vgpu_lock);
+
+	return genlmsg_reply(msg, info);
+
+err_unlock:
+	mutex_unlock(&vgpu_lock);
+	return err;
+}
+
+/**
+ * vgpu_nl_tenant_get_dumpit() - handle a tenant-get dump
+ * @skb: message to fill
+ * @cb: dump state, kept in @cb->ctx
+ *
+ * Callers with CAP_NET_ADMIN get every tenant in id order; others get only
+ * the tenant they belong to, if any.
+ *
+ * Return: bytes written, 0 at the end, or a negative errno.
+ */
+int vgpu_nl_tenant_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct vgpu_tenant_dump_ctx *ctx = (void *)cb->ctx;
+	struct cgroup_namespace *ns = current->nsproxy->cgroup_ns;
+	u32 portid = NETLINK_CB(cb->skb).portid;
+	u32 seq = cb->nlh->nlmsg_seq;
+	struct vgpu_tenant *t;
+	int err = 0;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+
+	mutex_lock(&vgpu_lock);
+	cb->seq = vgpu_generation;
+	if (!netlink_capable(cb->skb, CAP_NET_ADMIN)) {
+		t = ctx->done ? NULL : vgpu_tenant_of_task(current);
+		if (t)
+			err = vgpu_tenant_fill(skb, t, ns, portid, seq, NLM_F_MULTI,
+					       VGPU_CMD_TENANT_GET, cb);
+		if (!err)
+			ctx->done = true;
+		goto out_unlock;
+	}
+
+	for (; (t = vgpu_tenant_next(&ctx->id)); ctx->id++) {
+		err = vgpu_tenant_fill(skb, t, ns, portid, seq, NLM_F_MULTI,
+				       VGPU_CMD_TENANT_GET, cb);
+		if (err)
+			break;
+	}
+out_unlock:
+	mutex_unlock(&vgpu_lock);
+
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}

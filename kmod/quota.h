@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vgpu: the quotas of a tenant.
+ */
+#ifndef _VGPU_QUOTA_H
+#define _VGPU_QUOTA_H
+
+#include <linux/bits.h>
+#include <linux/cpumask.h>
+#include <linux/nodemask.h>
+#include <linux/types.h>
+
+#include "../uapi/vgpu.h"
+
+struct netlink_ext_ack;
+struct nlattr;
+struct sk_buff;
+struct vgpu_tenant;
+
+/* Every quota, as bits of enum vgpu_quota. */
+#define VGPU_QUOTA_ALL		(VGPU_QUOTA_MEMS * 2 - 1)
+
+/**
+ * struct vgpu_quota_set - the quotas of a tenant
+ * @set: which quotas are set, bits of enum vgpu_quota; unset fields are
+ *	meaningless
+ * @vram_max: most VRAM the tenant may hold on each GPU, bytes
+ * @vram_min: VRAM reserved for the tenant on each GPU it may use, bytes
+ * @gpus: mask of the GPU indexes the tenant may use (unset: all)
+ * @weight: relative compute weight (unset: VGPU_WEIGHT_DEFAULT)
+ * @compute_max: most compute time of a GPU, basis points
+ * @priority: enum vgpu_priority (unset: VGPU_PRIORITY_NORMAL)
+ * @cpus: CPUs of the tenant's processes, all online when set
+ * @mems: memory nodes of the tenant's processes, all with memory when set
+ */
+struct vgpu_quota_set {
+	u32 set;
+	u64 vram_max;
+	u64 vram_min;
+	u64 gpus;
+	u32 weight;
+	u32 compute_max;
+	u32 priority;
+	cpumask_var_t cpus;
+	nodemask_t mems;
+};
+
+int vgpu_quota_init(struct vgpu_quota_set *q);
+void vgpu_quota_destroy(struct vgpu_quota_set *q);
+void vgpu_quota_copy(struct vgpu_quota_set *dst, const struct vgpu_quota_set *src);
+u32 vgpu_quota_given(struct nlattr **attrs);
+int vgpu_quota_apply(struct vgpu_quota_set *q, struct nlattr **attrs,
+		     struct netlink_ext_ack *extack);
+int vgpu_quota_check(const struct vgpu_quota_set *q, const struct vgpu_tenant *self,
+		     struct nlattr **attrs, struct netlink_ext_ack *extack);
+size_t vgpu_quota_msg_size(const struct vgpu_quota_set *q);
+int vgpu_quota_put(struct sk_buff *skb, const struct vgpu_quota_set *q);
+
+/**
+ * vgpu_quota_uses_gpu() - whether a tenant with these quotas may use a GPU
+ * @q: quotas
+ * @index: GPU index
+ *
+ * Return: true when the gpus quota is unset or names @index.
+ */
+static inline bool vgpu_quota_uses_gpu(const struct vgpu_quota_set *q, u32 index)
+{
+	return !(q->set & VGPU_QUOTA_GPUS) || (q->gpus & BIT_ULL(index));
+}
+
+/**
+ * vgpu_quota_weight() - effective compute weight
+ * @q: quotas
+ *
+ * Return: the weight, VGPU_WEIGHT_DEFAULT when unset.
+ */
+static inline u32 vgpu_quota_weight(const struct vgpu_quota_set *q)
+{
+	return q->set & VGPU_QUOTA_WEIGHT ? q->weight : VGPU_WEIGHT_DEFAULT;
+}
+
+/**
+ * vgpu_quota_priority() - effective priority class
+ * @q: quotas
+ *
+ * Return: enum vgpu_priority, VGPU_PRIORITY_NORMAL when unset.
+ */
+static inline u32 vgpu_quota_priority(const struct vgpu_quota_set *q)
+{
+	return q->set & VGPU_QUOTA_PRIORITY ? q->priority : VGPU_PRIORITY_NORMAL;
+}
+
+#endif /* _VGPU_QUOTA_H */

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vgpu: the tenant table.
+ * Everything here but allocation is called with vgpu_lock held.
+ */
+#ifndef _VGPU_TENANT_H
+#define _VGPU_TENANT_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include "quota.h"
+
+struct cgroup;
+struct task_struct;
+
+/* Most tenants the table holds. */
+#define VGPU_TENANT_MAX		4096
+
+/**
+ * struct vgpu_tenant - a tenant: a cgroup v2 subtree and its quotas
+ * @id: number given by the module, unique among live tenants, not reused
+ *	until the id space wraps
+ * @name: unique name, see vgpu_name_valid()
+ * @cgrp: the tenant's cgroup; the tenant holds a reference
+ * @cgroup_id: cgroup_id(@cgrp), key of the membership hash
+ * @hnode: link in the membership hash
+ * @quota: quotas
+ */
+struct vgpu_tenant {
+	u32 id;
+	char name[VGPU_NAME_LEN_MAX + 1];
+	struct cgroup *cgrp;
+	u64 cgroup_id;
+	struct hlist_node hnode;
+	struct vgpu_quota_set quota;
+};
+
+struct vgpu_tenant *vgpu_tenant_alloc(const char *name);
+void vgpu_tenant_free(struct vgpu_tenant *t);
+void vgpu_tenant_set_cgroup(struct vgpu_tenant *t, struct cgroup *cgrp);
+int vgpu_tenant_insert(struct vgpu_tenant *t);
+void vgpu_tenant_remove(struct vgpu_tenant *t);
+void vgpu_tenant_destroy_all(void);
+unsigned int vgpu_tenant_count(void);
+struct vgpu_tenant *vgpu_tenant_find(const char *name);
+struct vgpu_tenant *vgpu_tenant_find_cgroup(u64 cgroup_id);
+struct vgpu_tenant *vgpu_tenant_of_task(struct task_struct *task);
+struct vgpu_tenant *vgpu_tenant_next(unsigned long *id);
+bool vgpu_tenant_cgroup_removed(const struct vgpu_tenant *t);
+u64 vgpu_tenant_reserved(u32 index, const struct vgpu_tenant *skip);
+bool vgpu_tenant_names_gpu(u32 index);
+
+#endif /* _VGPU_TENANT_H */
