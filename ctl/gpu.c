@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpuctl gpu: add, del, show the GPU inventory of vgpu.ko.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <netlink/genl/genl.h>
+
+#include "parse.h"
+#include "print.h"
+#include "vgpuctl.h"
+
+/**
+ * vgpu_usage_gpu() - usage of the gpu object
+ * @f: stdout for "help", stderr otherwise
+ */
+void vgpu_usage_gpu(FILE *f)
+{
+	fputs("Usage: vgpuctl gpu add INDEX vram SIZE [uuid UUID] [pci BUSID] [numa NODE]\n"
+	      "       vgpuctl gpu del INDEX\n"
+	      "       vgpuctl gpu { show | list } [INDEX]\n"
+	      "       vgpuctl gpu help\n"
+	      "INDEX := 0-63\n"
+	      "SIZE  := NUMBER[.FRACTION][B|K|Ki|KiB|KB|M|...|T|Ti|TiB|TB] (powers of 1024)\n"
+	      "UUID  := GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n"
+	      "BUSID := [DDDD]DDDD:BB:DD.F\n"
+	      "NODE  := NUMA node number, or -1 for none\n", f);
+}
+
+static struct nla_policy gpu_policy[VGPU_A_GPU_MAX + 1] = {
+	[VGPU_A_GPU_INDEX] = { .type = NLA_U32 },
+	[VGPU_A_GPU_UUID] = { .type = NLA_STRING },
+	[VGPU_A_GPU_PCI] = { .type = NLA_STRING },
+	[VGPU_A_GPU_VRAM] = { .type = NLA_U64 },
+	[VGPU_A_GPU_NUMA] = { .type = NLA_U32 },
+};
+
+/**
+ * vgpu_gpu_parse() - the attributes of a gpu-get reply or gpu event
+ * @nlh: the message
+ * @tb: VGPU_A_GPU_MAX + 1 slots
+ *
+ * Return: 0, or a negative errno when malformed.
+ */
+int vgpu_gpu_parse(struct nlmsghdr *nlh, struct nlattr **tb)
+{
+	return genlmsg_parse(nlh, 0, tb, VGPU_A_GPU_MAX, gpu_policy) < 0 ? -EPROTO : 0;
+}
+
+/** vgpu_gpu_print() - print one GPU (show and monitor). */
+void vgpu_gpu_print(struct nlattr **tb)
+{
+	int32_t numa = tb[VGPU_A_GPU_NUMA] ? (int32_t)nla_get_u32(tb[VGPU_A_GPU_NUMA]) : -1;
+
+	vgpu_print_u64("index", "gpu", tb[VGPU_A_GPU_INDEX],
+		       tb[VGPU_A_GPU_INDEX] ? nla_get_u32(tb[VGPU_A_GPU_INDEX]) : 0);
+	vgpu_print_str("uuid", "uuid",
+		       tb[VGPU_A_GPU_UUID] ? nla_get_string(tb[VGPU_A_GPU_UUID]) : NULL);
+	vgpu_print_str("pci", "pci",
+		       tb[VGPU_A_GPU_PCI] ? nla_get_string(tb[VGPU_A_GPU_PCI]) : NULL);
+	vgpu_print_size("vram", "vram", tb[VGPU_A_GPU_VRAM],
+			tb[VGPU_A_GPU_VRAM] ? nla_get_u64(tb[VGPU_A_GPU_VRAM]) : 0);
+	vgpu_print_s64("numa", "numa", numa >= 0, numa);
+}
+
+static int gpu_show_one(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[VGPU_A_GPU_MAX + 1];
+
+	(void)arg;
+	if (vgpu_gpu_parse(nlh, tb))
+		return -EPROTO;
+	vgpu_print_obj_open(NULL);
+	vgpu_gpu_print(tb);
+	vgpu_print_obj_close();
+	return 0;
+}
+
+static int gpu_show(int argc, char **argv)
+{
+	struct vgpu_nl nl;
+	struct nl_msg *msg;
+	uint32_t index = 0;
+	bool one = false;
+	int ret;
+
+	if (argc > 0) {
+		if (vgpu_parse_index(argv[0], &index))
+			return vgpu_usage_error("invalid INDEX \"%s\" for gpu show", argv[0]);
+		one = true;
+		argc--, argv++;
+	}
+	if (argc > 0)
+		return vgpu_usage_error("unexpected argument \"%s\" for gpu show", argv[0]);
+	ret = vgpu_open(&nl);
+	if (ret)
+		return ret;
+	msg = vgpu_nl_msg(&nl, VGPU_CMD_GPU_GET, !one);
+	if (msg && one && nla_put_u32(msg, VGPU_A_GPU_INDEX, index) < 0) {
+		vgpu_nl_close(&nl);
+		return vgpu_put_failed(msg);
+	}
+	vgpu_print_list_open();
+	ret = vgpu_send(&nl, msg, gpu_show_one, NULL);
+	vgpu_print_list_close(ret == 0);
+	vgpu_nl_close(&nl);
+	return ret;
+}
+
+static int gpu_add(int argc, char **argv)
+{
+	const char *uuid = NULL, *pci = NULL, *key, *val;
+	bool has_vram = false, has_numa = false;
+	struct vgpu_nl nl;
+	struct nl_msg *msg;
+	uint64_t vram = 0;
+	uint32_t index;
+	int32_t numa = -1;
+	int ret;
+
+	if (argc < 1)
+		return vgpu_usage_error("missing INDEX for gpu add");
+	if (vgpu_parse_index(argv[0], &index))
+		return vgpu_usage_error("invalid INDEX \"%s\" for gpu add", argv[0]);
+	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
+		key = argv[0];
+		if (strcmp(key, "vram") && strcmp(key, "uuid") &&
+		    strcmp(key, "pci") && strcmp(key, "numa"))
+			return vgpu_usage_error("unknown key \"%s\" for gpu add", key);
+		if (argc < 2)
+			return vgpu_usage_error("missing value for %s", key);
+		val = argv[1];
+		if (!strcmp(key, "vram")) {
+			if (has_vram)
+				return vgpu_usage_error("duplicate key \"%s\" for gpu add", key);
+			if (vgpu_parse_size(val, &vram))
+				return vgpu_usage_error("invalid SIZE \"%s\" for vram", val);
+			has_vram = true;
+		} else if (!strcmp(key, "uuid")) {
+			if (uuid)
+				return vgpu_usage_error("duplicate key \"%s\" for gpu add", key);
+			if (vgpu_parse_uuid(val))
+				return vgpu_usage_error("invalid UUID \"%s\" for uuid", val);
+			uuid = val;
+		} else if (!strcmp(key, "pci")) {
+			if (pci)
+				return vgpu_usage_error("duplicate key \"%s\" for gpu add", key);
+			if (vgpu_parse_busid(val))
+				return vgpu_usage_error("invalid BUSID \"%s\" for pci", val);
+			pci = val;
+		} else {
+			if (has_numa)
+				return vgpu_usage_error("duplicate key \"%s\" for gpu add", key);
+			if (vgpu_parse_numa(val, &numa))
+				return vgpu_usage_error("invalid NODE \"%s\" for numa", val);
+			has_numa = true;
+		}
+	}
+	if (!has_vram)
+		return vgpu_usage_error("vram is required");
+
+	ret = vgpu_need_admin();
+	if (ret)
+		return ret;
+	ret = vgpu_open(&nl);
+	if (ret)
+		return ret;
+	msg = vgpu_nl_msg(&nl, VGPU_CMD_GPU_ADD, false);
+	if (msg && (nla_put_u32(msg, VGPU_A_GPU_INDEX, index) < 0 ||
+		    nla_put_u64(msg, VGPU_A_GPU_VRAM, vram) < 0 ||
+		    (uuid && nla_put_string(msg, VGPU_A_GPU_UUID, uuid) < 0) ||
+		    (pci && nla_put_string(msg, VGPU_A_GPU_PCI, pci) < 0) ||
+		    (has_numa && nla_put_s32(msg, VGPU_A_GPU_NUMA, numa) < 0))) {
+		vgpu_nl_close(&nl);
+		return vgpu_put_failed(msg);
+	}
+	ret = vgpu_send(&nl, msg, NULL, NULL);
+	vgpu_nl_close(&nl);
+	return ret;
+}
+
+static int gpu_del(int argc, char **argv)
+{
+	struct vgpu_nl nl;
+	struct nl_msg *msg;
+	uint32_t index;
+	int ret;
+
+	if (argc < 1)
+		return vgpu_usage_error("missing INDEX for gpu del");
+	if (vgpu_parse_index(argv[0], &index))
+		return vgpu_usage_error("invalid INDEX \"%s\" for gpu del", argv[0]);
+	if (argc > 1)
+		return vgpu_usage_error("unexpected argument \"%s\" for gpu del", argv[1]);
+	ret = vgpu_need_admin();
+	if (ret)
+		return ret;
+	ret = vgpu_open(&nl);
+	if (ret)
+		return ret;
+	msg = vgpu_nl_msg(&nl, VGPU_CMD_GPU_DEL, false);
+	if (msg && nla_put_u32(msg, VGPU_A_GPU_INDEX, index) < 0) {
+		vgpu_nl_close(&nl);
+		return vgpu_put_failed(msg);
+	}
+	ret = vgpu_send(&nl, msg, NULL, NULL);
+	vgpu_nl_close(&nl);
+	return ret;
+}
+
+/**
+ * vgpu_cmd_gpu() - dispatch "vgpuctl gpu COMMAND ..."
+ * @argc: arguments after "gpu"
+ * @argv: argv[0] is the command; none means show
+ *
+ * Return: the exit status.
+ */
+int vgpu_cmd_gpu(int argc, char **argv)
+{
+	const char *cmd = argc > 0 ? argv[0] : "show";
+
+	if (vgpu_is_help(argc, argv) || vgpu_is_help(argc - 1, argv + 1)) {
+		vgpu_usage_gpu(stdout);
+		return VGPU_EXIT_OK;
+	}
+	if (argc > 0)
+		argc--, argv++;
+	if (!strcmp(cmd, "add"))
+		return gpu_add(argc, argv);
+	if (!strcmp(cmd, "del") || !strcmp(cmd, "delete"))
+		return gpu_del(argc, argv);
+	if (!strcmp(cmd, "show") || !strcmp(cmd, "list"))
+		return gpu_show(argc, argv);
+	return vgpu_usage_error("unknown command \"%s\" for gpu; try \"vgpuctl gpu help\"", cmd);
+}

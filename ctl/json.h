@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A small streaming JSON writer: compact ("-j") or indented by two spaces
+ * ("-p"). Members take a key inside objects and NULL inside arrays.
+ */
+#ifndef VGPU_CTL_JSON_H
+#define VGPU_CTL_JSON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define VGPU_JSON_DEPTH_MAX	16
+
+struct vgpu_json {
+	FILE *f;
+	bool pretty;
+	int depth;
+	bool has_members[VGPU_JSON_DEPTH_MAX];
+};
+
+void vgpu_json_init(struct vgpu_json *j, FILE *f, bool pretty);
+void vgpu_json_obj_open(struct vgpu_json *j, const char *key);
+void vgpu_json_obj_close(struct vgpu_json *j);
+void vgpu_json_arr_open(struct vgpu_json *j, const char *key);
+void vgpu_json_arr_close(struct vgpu_json *j);
+void vgpu_json_str(struct vgpu_json *j, const char *key, const char *val);
+void vgpu_json_u64(struct vgpu_json *j, const char *key, uint64_t val);
+void vgpu_json_s64(struct vgpu_json *j, const char *key, int64_t val);
+void vgpu_json_bool(struct vgpu_json *j, const char *key, bool val);
+void vgpu_json_null(struct vgpu_json *j, const char *key);
+void vgpu_json_escape(FILE *f, const char *s);
+
+#endif /* VGPU_CTL_JSON_H */

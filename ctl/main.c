@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpuctl: administer vgpu.ko over its generic netlink family.
+ *
+ *   vgpuctl [-j|--json] [-p|--pretty] [-V|--version] [-h|--help] OBJECT COMMAND [ARGS]
+ *
+ * Options, object dispatch and the top-level help live here; each object
+ * is a file of its own (gpu.c, tenant.c, monitor.c).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "parse.h"
+#include "print.h"
+#include "vgpuctl.h"
+
+static void usage(FILE *f)
+{
+	fputs("Usage: vgpuctl [OPTIONS] OBJECT { COMMAND | help }\n"
+	      "       vgpuctl [-V | --version]\n"
+	      "       vgpuctl [-h | --help | help]\n"
+	      "OBJECT := { gpu | tenant | monitor }\n"
+	      "OPTIONS := { -j[son] | -p[retty] }\n"
+	      "  -j, --json     print JSON\n"
+	      "  -p, --pretty   print indented JSON (implies -j)\n"
+	      "  -V, --version  print the version and exit\n"
+	      "  -h, --help     print this help and exit\n\n", f);
+	vgpu_usage_gpu(f);
+	fputc('\n', f);
+	vgpu_usage_tenant(f);
+	fputc('\n', f);
+	vgpu_usage_monitor(f);
+}
+
+struct object {
+	const char *name;	/* may be abbreviated to any prefix */
+	int (*fn)(int argc, char **argv);
+};
+
+/* In the order in which an abbreviation is resolved. */
+static const struct object objects[] = {
+	{ "gpu", vgpu_cmd_gpu },
+	{ "tenant", vgpu_cmd_tenant },
+	{ "monitor", vgpu_cmd_monitor },
+};
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false, pretty = false;
+	size_t i;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+jpVh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			pretty = true;
+			json = true;
+			break;
+		case 'V':
+			printf("vgpuctl %s (vgpu netlink family version %d)\n",
+			       VGPU_CTL_VERSION, VGPU_FAMILY_VERSION);
+			return VGPU_EXIT_OK;
+		case 'h':
+			usage(stdout);
+			return VGPU_EXIT_OK;
+		default:
+			if (optopt)
+				return vgpu_usage_error("unknown option \"-%c\"; try \"vgpuctl help\"",
+							optopt);
+			return vgpu_usage_error("unknown option \"%s\"; try \"vgpuctl help\"",
+						argv[optind - 1]);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	vgpu_print_init(json, pretty);
+
+	if (argc < 1)
+		return vgpu_usage_error("missing OBJECT; try \"vgpuctl help\"");
+	if (!strcmp(argv[0], "help")) {
+		usage(stdout);
+		return VGPU_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
+		if (vgpu_matches(argv[0], objects[i].name))
+			return objects[i].fn(argc - 1, argv + 1);
+	return vgpu_usage_error("unknown object \"%s\"; try \"vgpuctl help\"", argv[0]);
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Pure parsers and formatters of vgpuctl's arguments. Nothing here does I/O
+ * (except vgpu_cgroup_mount(), which reads a mounts file it is given), so
+ * tests/unit/test_parse.c can check every function in isolation.
+ *
+ * Every parser takes a NUL-terminated string, rejects the empty string,
+ * leading or trailing junk (spaces included), signs where none is allowed
+ * and overflow, and returns 0 on success or -1 on error, leaving *out
+ * untouched on error.
+ */
+#ifndef VGPU_CTL_PARSE_H
+#define VGPU_CTL_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest CPU number a CPU list may name (CONFIG_NR_CPUS tops out at 8192). */
+#define VGPU_LIST_CPU_MAX	8191
+/* Largest NUMA node number a node list may name (as the spec's numa check). */
+#define VGPU_LIST_NODE_MAX	1023
+/* Bitmap words big enough for any list. */
+#define VGPU_LIST_WORDS		((VGPU_LIST_CPU_MAX + 64) / 64)
+
+int vgpu_parse_size(const char *s, uint64_t *out);
+int vgpu_parse_pct(const char *s, uint32_t *bp);
+int vgpu_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+int vgpu_parse_weight(const char *s, uint32_t *out);
+int vgpu_parse_index(const char *s, uint32_t *out);
+int vgpu_parse_numa(const char *s, int32_t *out);
+int vgpu_parse_priority(const char *s, uint32_t *out);
+int vgpu_parse_uuid(const char *s);
+int vgpu_parse_busid(const char *s);
+int vgpu_parse_name(const char *s);
+
+int vgpu_parse_list(const char *s, unsigned int max, uint64_t *bits, size_t words);
+int vgpu_parse_list_norm(const char *s, unsigned int max, char *out, size_t outlen);
+int vgpu_parse_gpus(const char *s, uint64_t *mask);
+
+int vgpu_format_list(const uint64_t *bits, size_t words, char *out, size_t outlen);
+void vgpu_format_size(uint64_t bytes, char *out, size_t outlen);
+void vgpu_format_pct(uint32_t bp, char *out, size_t outlen);
+const char *vgpu_priority_name(uint32_t prio);
+
+int vgpu_cgroup_mount(const char *mounts_file, char *out, size_t outlen);
+int vgpu_cgroup_path(const char *mnt, const char *arg, char *out, size_t outlen);
+
+bool vgpu_matches(const char *arg, const char *word);
+
+#endif /* VGPU_CTL_PARSE_H */

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one print path of vgpuctl (see print.h).
+ */
+#include <stdio.h>
+
+#include "json.h"
+#include "parse.h"
+#include "print.h"
+
+static struct {
+	bool json;
+	struct vgpu_json j;
+	bool line_started;	/* plain: a word is already on this line */
+	bool list_pending;	/* JSON: the array is due before the next object */
+	bool list_open;		/* JSON: the array has been opened */
+} pr;
+
+/**
+ * vgpu_print_init() - choose the output format of stdout
+ * @json: JSON instead of plain lines
+ * @pretty: indent the JSON
+ */
+void vgpu_print_init(bool json, bool pretty)
+{
+	pr.json = json;
+	vgpu_json_init(&pr.j, stdout, pretty);
+	pr.line_started = false;
+}
+
+/** vgpu_print_json() - whether output is JSON. */
+bool vgpu_print_json(void)
+{
+	return pr.json;
+}
+
+/**
+ * vgpu_print_list_open() - start the array of a show command (JSON only)
+ *
+ * The "[" is written with the first object, so that a request that fails
+ * before any reply prints nothing on stdout.
+ */
+void vgpu_print_list_open(void)
+{
+	pr.list_pending = pr.json;
+	pr.list_open = false;
+}
+
+/**
+ * vgpu_print_list_close() - end the array of a show command
+ * @ok: the request succeeded (an empty array is printed if it had no reply)
+ */
+void vgpu_print_list_close(bool ok)
+{
+	if (pr.list_pending && ok) {
+		vgpu_json_arr_open(&pr.j, NULL);
+		pr.list_open = true;
+	}
+	if (pr.list_open)
+		vgpu_json_arr_close(&pr.j);
+	pr.list_pending = false;
+	pr.list_open = false;
+	fflush(stdout);
+}
+
+/** vgpu_print_obj_open() - start an object (JSON) or a line (plain). */
+void vgpu_print_obj_open(const char *jkey)
+{
+	if (!pr.json)
+		return;
+	if (pr.list_pending) {
+		vgpu_json_arr_open(&pr.j, NULL);
+		pr.list_pending = false;
+		pr.list_open = true;
+	}
+	vgpu_json_obj_open(&pr.j, jkey);
+}
+
+/** vgpu_print_obj_close() - end the object or the line. */
+void vgpu_print_obj_close(void)
+{
+	if (pr.json) {
+		vgpu_json_obj_close(&pr.j);
+	} else {
+		fputc('\n', stdout);
+		pr.line_started = false;
+	}
+}
+
+/**
+ * vgpu_print_event_open() - start a monitor event
+ * @event: "gpu-add", "tenant-new", ...
+ * @jkey: key of the object that follows ("gpu", "tenant")
+ *
+ * JSON: {"event":"gpu-add","gpu":{ ... Plain: "[gpu-add] " ...
+ */
+void vgpu_print_event_open(const char *event, const char *jkey)
+{
+	if (pr.json) {
+		vgpu_json_obj_open(&pr.j, NULL);
+		vgpu_json_str(&pr.j, "event", event);
+		vgpu_json_obj_open(&pr.j, jkey);
+	} else {
+		printf("[%s]", event);
+		pr.line_started = true;
+	}
+}
+
+/** vgpu_print_event_close() - end a monitor event, one line, flushed. */
+void vgpu_print_event_close(void)
+{
+	if (pr.json) {
+		vgpu_json_obj_close(&pr.j);
+		vgpu_json_obj_close(&pr.j);
+	} else {
+		fputc('\n', stdout);
+		pr.line_started = false;
+	}
+	fflush(stdout);
+}
+
+/* Plain: the separator and key before a value. */
+static void plain_key(const char *pkey)
+{
+	if (pr.line_started)
+		fputc(' ', stdout);
+	pr.line_started = true;
+	if (pkey)
+		printf("%s ", pkey);
+}
+
+/* Plain: a string with anything unprintable shown as \xNN. */
+static void plain_str(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			printf("\\x%02x", c);
+		else
+			fputc(c, stdout);
+	}
+}
+
+/** vgpu_print_str() - a string value; @val NULL is absent. */
+void vgpu_print_str(const char *jkey, const char *pkey, const char *val)
+{
+	if (pr.json) {
+		vgpu_json_str(&pr.j, jkey, val);
+	} else if (val) {
+		plain_key(pkey);
+		plain_str(val);
+	}
+}
+
+/** vgpu_print_u64() - an unsigned integer value, absent unless @has. */
+void vgpu_print_u64(const char *jkey, const char *pkey, bool has, uint64_t val)
+{
+	if (pr.json) {
+		if (has)
+			vgpu_json_u64(&pr.j, jkey, val);
+		else
+			vgpu_json_null(&pr.j, jkey);
+	} else if (has) {
+		plain_key(pkey);
+		printf("%llu", (unsigned long long)val);
+	}
+}
+
+/** vgpu_print_s64() - a signed integer value, absent unless @has. */
+void vgpu_print_s64(const char *jkey, const char *pkey, bool has, int64_t val)
+{
+	if (pr.json) {
+		if (has)
+			vgpu_json_s64(&pr.j, jkey, val);
+		else
+			vgpu_json_null(&pr.j, jkey);
+	} else if (has) {
+		plain_key(pkey);
+		printf("%lld", (long long)val);
+	}
+}
+
+/** vgpu_print_size() - bytes: an integer in JSON, "16GiB" in plain. */
+void vgpu_print_size(const char *jkey, const char *pkey, bool has, uint64_t val)
+{
+	char buf[32];
+
+	if (pr.json) {
+		vgpu_print_u64(jkey, pkey, has, val);
+	} else if (has) {
+		vgpu_format_size(val, buf, sizeof(buf));
+		plain_key(pkey);
+		fputs(buf, stdout);
+	}
+}
+
+/** vgpu_print_pct() - basis points: an integer in JSON, "37.5%" in plain. */
+void vgpu_print_pct(const char *jkey, const char *pkey, bool has, uint32_t bp)
+{
+	char buf[16];
+
+	if (pr.json) {
+		vgpu_print_u64(jkey, pkey, has, bp);
+	} else if (has) {
+		vgpu_format_pct(bp, buf, sizeof(buf));
+		plain_key(pkey);
+		fputs(buf, stdout);
+	}
+}
+
+/** vgpu_print_mask() - GPU bit mask: array of indexes in JSON, "0-1,3" in plain. */
+void vgpu_print_mask(const char *jkey, const char *pkey, bool has, uint64_t mask)
+{
+	char buf[256];
+	unsigned int i;
+
+	if (pr.json) {
+		if (!has) {
+			vgpu_json_null(&pr.j, jkey);
+			return;
+		}
+		vgpu_json_arr_open(&pr.j, jkey);
+		for (i = 0; i < 64; i++)
+			if (mask & (1ULL << i))
+				vgpu_json_u64(&pr.j, NULL, i);
+		vgpu_json_arr_close(&pr.j);
+	} else if (has) {
+		vgpu_format_list(&mask, 1, buf, sizeof(buf));
+		plain_key(pkey);
+		fputs(mask ? buf : "none", stdout);
+	}
+}
+
+/** vgpu_print_flag() - a boolean: true/false in JSON, @ptext when true in plain. */
+void vgpu_print_flag(const char *jkey, const char *ptext, bool val)
+{
+	if (pr.json) {
+		vgpu_json_bool(&pr.j, jkey, val);
+	} else if (val) {
+		plain_key(NULL);
+		fputs(ptext, stdout);
+	}
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one print path of vgpuctl, after iproute2's print_*(PRINT_ANY, ...):
+ * every value is printed through these functions, which write either a
+ * JSON member (key jkey; absent values become null) or, in plain mode, the
+ * words " pkey value" on the object's line (absent values are omitted).
+ */
+#ifndef VGPU_CTL_PRINT_H
+#define VGPU_CTL_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+void vgpu_print_init(bool json, bool pretty);
+bool vgpu_print_json(void);
+void vgpu_print_list_open(void);
+void vgpu_print_list_close(bool ok);
+void vgpu_print_obj_open(const char *jkey);
+void vgpu_print_obj_close(void);
+void vgpu_print_event_open(const char *event, const char *jkey);
+void vgpu_print_event_close(void);
+
+void vgpu_print_str(const char *jkey, const char *pkey, const char *val);
+void vgpu_print_u64(const char *jkey, const char *pkey, bool has, uint64_t val);
+void vgpu_print_s64(const char *jkey, const char *pkey, bool has, int64_t val);
+void vgpu_print_size(const char *jkey, const char *pkey, bool has, uint64_t val);
+void vgpu_print_pct(const char *jkey, const char *pkey, bool has, uint32_t bp);
+void vgpu_print_mask(const char *jkey, const char *pkey, bool has, uint64_t mask);
+void vgpu_print_flag(const char *jkey, const char *ptext, bool val);
+
+#endif /* VGPU_CTL_PRINT_H */

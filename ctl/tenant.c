@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpuctl tenant: add, set, del, show the tenants of vgpu.ko.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <netlink/genl/genl.h>
+
+#include "parse.h"
+#include "print.h"
+#include "vgpuctl.h"
+
+/**
+ * vgpu_usage_tenant() - usage of the tenant object
+ * @f: stdout for "help", stderr otherwise
+ */
+void vgpu_usage_tenant(FILE *f)
+{
+	fputs("Usage: vgpuctl tenant add NAME cgroup PATH [QUOTA VALUE]...\n"
+	      "       vgpuctl tenant set NAME QUOTA { VALUE | none } [QUOTA { VALUE | none }]...\n"
+	      "       vgpuctl tenant del NAME\n"
+	      "       vgpuctl tenant { show | list } [NAME]\n"
+	      "       vgpuctl tenant help\n"
+	      "QUOTA VALUE := { vram-max SIZE | vram-min SIZE | gpus LIST | weight N |\n"
+	      "                 compute-max PCT | priority { low | normal | high } |\n"
+	      "                 cpus LIST | mems LIST }\n"
+	      "NAME := 1-63 printable characters, no spaces\n"
+	      "PATH := cgroup v2 directory, absolute or relative to the cgroup2 mount\n"
+	      "SIZE := NUMBER[.FRACTION][B|K|Ki|KiB|KB|M|...|T|Ti|TiB|TB] (powers of 1024)\n"
+	      "LIST := NUMBER[-NUMBER][,...] (\"0-3,8\")\n"
+	      "N    := 1-10000\n"
+	      "PCT  := 0-100 with at most 2 decimals, optional % (\"37.5%\")\n", f);
+}
+
+enum quota_type { Q_SIZE, Q_GPUS, Q_WEIGHT, Q_PCT, Q_PRIO, Q_CPUS, Q_MEMS };
+
+struct quota_key {
+	const char *name;
+	uint32_t bit;		/* VGPU_QUOTA_* */
+	int attr;		/* VGPU_A_TENANT_* */
+	enum quota_type type;
+};
+
+static const struct quota_key quota_keys[] = {
+	{ "vram-max", VGPU_QUOTA_VRAM_MAX, VGPU_A_TENANT_VRAM_MAX, Q_SIZE },
+	{ "vram-min", VGPU_QUOTA_VRAM_MIN, VGPU_A_TENANT_VRAM_MIN, Q_SIZE },
+	{ "gpus", VGPU_QUOTA_GPUS, VGPU_A_TENANT_GPUS, Q_GPUS },
+	{ "weight", VGPU_QUOTA_WEIGHT, VGPU_A_TENANT_WEIGHT, Q_WEIGHT },
+	{ "compute-max", VGPU_QUOTA_COMPUTE_MAX, VGPU_A_TENANT_COMPUTE_MAX, Q_PCT },
+	{ "priority", VGPU_QUOTA_PRIORITY, VGPU_A_TENANT_PRIORITY, Q_PRIO },
+	{ "cpus", VGPU_QUOTA_CPUS, VGPU_A_TENANT_CPUS, Q_CPUS },
+	{ "mems", VGPU_QUOTA_MEMS, VGPU_A_TENANT_MEMS, Q_MEMS },
+};
+
+#define NQUOTAS	(sizeof(quota_keys) / sizeof(quota_keys[0]))
+
+/* The quotas of a tenant add or tenant set command line. */
+struct tenant_conf {
+	const char *cmd;	/* "tenant add" or "tenant set" */
+	uint32_t seen;		/* quotas named (set or cleared) */
+	uint32_t clear;		/* quotas given as "none" */
+	uint64_t u64[NQUOTAS];	/* numeric values, by quota_keys index */
+	char list[NQUOTAS][VGPU_LIST_LEN_MAX + 1];	/* cpus, mems */
+};
+
+static const struct quota_key *find_quota(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NQUOTAS; i++)
+		if (!strcmp(quota_keys[i].name, name))
+			return &quota_keys[i];
+	return NULL;
+}
+
+/* Parse one QUOTA VALUE pair into @c. Returns 0 or VGPU_EXIT_USAGE. */
+static int parse_quota(struct tenant_conf *c, const struct quota_key *q,
+		       const char *val, bool allow_none)
+{
+	size_t i = (size_t)(q - quota_keys);
+	uint32_t u32;
+	const char *what = "";
+	int bad = 0;
+
+	if (c->seen & q->bit)
+		return vgpu_usage_error("duplicate key \"%s\" for %s", q->name, c->cmd);
+	c->seen |= q->bit;
+	if (allow_none && !strcmp(val, "none")) {
+		c->clear |= q->bit;
+		return 0;
+	}
+	switch (q->type) {
+	case Q_SIZE:
+		what = "SIZE";
+		bad = vgpu_parse_size(val, &c->u64[i]);
+		break;
+	case Q_GPUS:
+		what = "LIST";
+		bad = vgpu_parse_gpus(val, &c->u64[i]);
+		break;
+	case Q_WEIGHT:
+		what = "N";
+		bad = vgpu_parse_weight(val, &u32);
+		c->u64[i] = u32;
+		break;
+	case Q_PCT:
+		what = "PCT";
+		bad = vgpu_parse_pct(val, &u32);
+		c->u64[i] = u32;
+		break;
+	case Q_PRIO:
+		what = "PRIORITY";
+		bad = vgpu_parse_priority(val, &u32);
+		c->u64[i] = u32;
+		break;
+	case Q_CPUS:
+		what = "LIST";
+		bad = vgpu_parse_list_norm(val, VGPU_LIST_CPU_MAX, c->list[i],
+					   sizeof(c->list[i]));
+		break;
+	case Q_MEMS:
+		what = "LIST";
+		bad = vgpu_parse_list_norm(val, VGPU_LIST_NODE_MAX, c->list[i],
+					   sizeof(c->list[i]));
+		break;
+	}
+	if (bad)
+		return vgpu_usage_error("invalid %s \"%s\" for %s", what, val, q->name);
+	return 0;
+}
+
+/* Put the quotas set in @c (not the cleared ones) into @msg. */
+static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < NQUOTAS && !err; i++) {
+		const struct quota_key *q = &quota_keys[i];
+
+		if (!(c->seen & q->bit) || (c->clear & q->bit))
+			continue;
+		switch (q->type) {
+		case Q_SIZE:
+		case Q_GPUS:
+			err = nla_put_u64(msg, q->attr, c->u64[i]);
+			break;
+		case Q_WEIGHT:
+		case Q_PCT:
+		case Q_PRIO:
+			err = nla_put_u32(msg, q->attr, (uint32_t)c->u64[i]);
+			break;
+		case Q_CPUS:
+		case Q_MEMS:
+			err = nla_put_string(msg, q->attr, c->list[i]);
+			break;
+		}
+	}
+	if (!err && c->clear)
+		err = nla_put_u32(msg, VGPU_A_TENANT_CLEAR, c->clear);
+	return err;
+}
+
+/* Send a tenant mutation built from @name, @cgroup (or NULL) and @c. */
+static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
+		       const struct tenant_conf *c)
+{
+	struct vgpu_nl nl;
+	struct nl_msg *msg;
+	int ret;
+
+	ret = vgpu_need_admin();
+	if (ret)
+		return ret;
+	ret = vgpu_open(&nl);
+	if (ret)
+		return ret;
+	msg = vgpu_nl_msg(&nl, cmd, false);
+	if (msg && (nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0 ||
+		    (cgroup && nla_put_string(msg, VGPU_A_TENANT_CGROUP, cgroup) < 0) ||
+		    (c && put_quotas(msg, c) < 0))) {
+		vgpu_nl_close(&nl);
+		return vgpu_put_failed(msg);
+	}
+	ret = vgpu_send(&nl, msg, NULL, NULL);
+	vgpu_nl_close(&nl);
+	return ret;
+}
+
+static int check_name(const char *name, const char *cmd)
+{
+	if (vgpu_parse_name(name))
+		return vgpu_usage_error("invalid NAME \"%s\" for %s", name, cmd);
+	return 0;
+}
+
+static int tenant_add(int argc, char **argv)
+{
+	static struct tenant_conf c = { .cmd = "tenant add" };
+	char mnt[VGPU_PATH_LEN_MAX + 1], cgroup[VGPU_PATH_LEN_MAX + 1];
+	const struct quota_key *q;
+	const char *name, *path = NULL;
+	int ret;
+
+	if (argc < 1)
+		return vgpu_usage_error("missing NAME for tenant add");
+	name = argv[0];
+	ret = check_name(name, "tenant add");
+	if (ret)
+		return ret;
+	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
+		q = find_quota(argv[0]);
+		if (!q && strcmp(argv[0], "cgroup"))
+			return vgpu_usage_error("unknown key \"%s\" for tenant add", argv[0]);
+		if (argc < 2)
+			return vgpu_usage_error("missing value for %s", argv[0]);
+		if (!q) {
+			if (path)
+				return vgpu_usage_error("duplicate key \"cgroup\" for tenant add");
+			path = argv[1];
+			continue;
+		}
+		ret = parse_quota(&c, q, argv[1], false);
+		if (ret)
+			return ret;
+	}
+	if (!path)
+		return vgpu_usage_error("cgroup is required");
+	if (vgpu_cgroup_mount("/proc/self/mounts", mnt, sizeof(mnt)) < 0)
+		return vgpu_error("cannot find the cgroup2 mount point");
+	ret = vgpu_cgroup_path(mnt, path, cgroup, sizeof(cgroup));
+	if (ret == -2)
+		return vgpu_usage_error("cgroup path must be under %s", mnt);
+	if (ret)
+		return vgpu_usage_error("invalid PATH \"%s\" for cgroup", path);
+	return tenant_send(VGPU_CMD_TENANT_NEW, name, cgroup, &c);
+}
+
+static int tenant_set(int argc, char **argv)
+{
+	static struct tenant_conf c = { .cmd = "tenant set" };
+	const struct quota_key *q;
+	const char *name;
+	int ret;
+
+	if (argc < 1)
+		return vgpu_usage_error("missing NAME for tenant set");
+	name = argv[0];
+	ret = check_name(name, "tenant set");
+	if (ret)
+		return ret;
+	if (argc < 2)
+		return vgpu_usage_error("tenant set needs at least one QUOTA VALUE");
+	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
+		q = find_quota(argv[0]);
+		if (!q)
+			return vgpu_usage_error("unknown key \"%s\" for tenant set", argv[0]);
+		if (argc < 2)
+			return vgpu_usage_error("missing value for %s", argv[0]);
+		ret = parse_quota(&c, q, argv[1], true);
+		if (ret)
+			return ret;
+	}
+	return tenant_send(VGPU_CMD_TENANT_SET, name, NULL, &c);
+}
+
+static int tenant_del(int argc, char **argv)
+{
+	int ret;
+
+	if (argc < 1)
+		return vgpu_usage_error("missing NAME for tenant del");
+	ret = check_name(argv[0], "tenant del");
+	if (ret)
+		return ret;
+	if (argc > 1)
+		return vgpu_usage_error("unexpected argument \"%s\" for tenant del", argv[1]);
+	return tenant_send(VGPU_CMD_TENANT_DEL, argv[0], NULL, NULL);
+}
+
+static struct nla_policy tenant_policy[VGPU_A_TENANT_MAX + 1] = {
+	[VGPU_A_TENANT_NAME] = { .type = NLA_STRING },
+	[VGPU_A_TENANT_ID] = { .type = NLA_U32 },
+	[VGPU_A_TENANT_CGROUP] = { .type = NLA_STRING },
+	[VGPU_A_TENANT_CGROUP_ID] = { .type = NLA_U64 },
+	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64 },
+	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64 },
+	[VGPU_A_TENANT_GPUS] = { .type = NLA_U64 },
+	[VGPU_A_TENANT_WEIGHT] = { .type = NLA_U32 },
+	[VGPU_A_TENANT_COMPUTE_MAX] = { .type = NLA_U32 },
+	[VGPU_A_TENANT_PRIORITY] = { .type = NLA_U32 },
+	[VGPU_A_TENANT_CPUS] = { .type = NLA_STRING },
+	[VGPU_A_TENANT_MEMS] = { .type = NLA_STRING },
+	[VGPU_A_TENANT_CLEAR] = { .type = NLA_U32 },
+	[VGPU_A_TENANT_CGROUP_REMOVED] = { .type = NLA_FLAG },
+};
+
+/**
+ * vgpu_tenant_parse() - the attributes of a tenant-get reply or tenant event
+ * @nlh: the message
+ * @tb: VGPU_A_TENANT_MAX + 1 slots
+ *
+ * Return: 0, or a negative errno when malformed.
+ */
+int vgpu_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb)
+{
+	return genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, tenant_policy) < 0 ? -EPROTO : 0;
+}
+
+static const char *str_attr(struct nlattr *a)
+{
+	return a ? nla_get_string(a) : NULL;
+}
+
+static uint64_t u64_attr(struct nlattr *a)
+{
+	return a ? nla_get_u64(a) : 0;
+}
+
+static uint32_t u32_attr(struct nlattr *a)
+{
+	return a ? nla_get_u32(a) : 0;
+}
+
+/** vgpu_tenant_print() - print one tenant (show and monitor). */
+void vgpu_tenant_print(struct nlattr **tb)
+{
+	bool removed = tb[VGPU_A_TENANT_CGROUP_REMOVED];
+	struct nlattr *prio = tb[VGPU_A_TENANT_PRIORITY];
+	const char *pname = prio ? vgpu_priority_name(nla_get_u32(prio)) : NULL;
+
+	vgpu_print_str("name", "tenant", str_attr(tb[VGPU_A_TENANT_NAME]));
+	vgpu_print_u64("id", "id", tb[VGPU_A_TENANT_ID], u32_attr(tb[VGPU_A_TENANT_ID]));
+	vgpu_print_str("cgroup", "cgroup", str_attr(tb[VGPU_A_TENANT_CGROUP]));
+	vgpu_print_u64("cgroup_id", "cgroup_id", tb[VGPU_A_TENANT_CGROUP_ID],
+		       u64_attr(tb[VGPU_A_TENANT_CGROUP_ID]));
+	if (vgpu_print_json())
+		vgpu_print_flag("cgroup_removed", NULL, removed);
+	vgpu_print_size("vram_max", "vram-max", tb[VGPU_A_TENANT_VRAM_MAX],
+			u64_attr(tb[VGPU_A_TENANT_VRAM_MAX]));
+	vgpu_print_size("vram_min", "vram-min", tb[VGPU_A_TENANT_VRAM_MIN],
+			u64_attr(tb[VGPU_A_TENANT_VRAM_MIN]));
+	vgpu_print_mask("gpus", "gpus", tb[VGPU_A_TENANT_GPUS],
+			u64_attr(tb[VGPU_A_TENANT_GPUS]));
+	vgpu_print_u64("weight", "weight", tb[VGPU_A_TENANT_WEIGHT],
+		       u32_attr(tb[VGPU_A_TENANT_WEIGHT]));
+	vgpu_print_pct("compute_max", "compute-max", tb[VGPU_A_TENANT_COMPUTE_MAX],
+		       u32_attr(tb[VGPU_A_TENANT_COMPUTE_MAX]));
+	if (prio && !pname)	/* a priority this vgpuctl does not know */
+		vgpu_print_u64("priority", "priority", true, nla_get_u32(prio));
+	else
+		vgpu_print_str("priority", "priority", pname);
+	vgpu_print_str("cpus", "cpus", str_attr(tb[VGPU_A_TENANT_CPUS]));
+	vgpu_print_str("mems", "mems", str_attr(tb[VGPU_A_TENANT_MEMS]));
+	if (!vgpu_print_json())
+		vgpu_print_flag(NULL, "(cgroup removed)", removed);
+}
+
+static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[VGPU_A_TENANT_MAX + 1];
+
+	(void)arg;
+	if (vgpu_tenant_parse(nlh, tb))
+		return -EPROTO;
+	vgpu_print_obj_open(NULL);
+	vgpu_tenant_print(tb);
+	vgpu_print_obj_close();
+	return 0;
+}
+
+static int tenant_show(int argc, char **argv)
+{
+	const char *name = NULL;
+	struct vgpu_nl nl;
+	struct nl_msg *msg;
+	int ret;
+
+	if (argc > 0) {
+		name = argv[0];
+		ret = check_name(name, "tenant show");
+		if (ret)
+			return ret;
+		argc--, argv++;
+	}
+	if (argc > 0)
+		return vgpu_usage_error("unexpected argument \"%s\" for tenant show", argv[0]);
+	ret = vgpu_open(&nl);
+	if (ret)
+		return ret;
+	msg = vgpu_nl_msg(&nl, VGPU_CMD_TENANT_GET, !name);
+	if (msg && name && nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0) {
+		vgpu_nl_close(&nl);
+		return vgpu_put_failed(msg);
+	}
+	vgpu_print_list_open();
+	ret = vgpu_send(&nl, msg, tenant_show_one, NULL);
+	vgpu_print_list_close(ret == 0);
+	vgpu_nl_close(&nl);
+	return ret;
+}
+
+/**
+ * vgpu_cmd_tenant() - dispatch "vgpuctl tenant COMMAND ..."
+ * @argc: arguments after "tenant"
+ * @argv: argv[0] is the command; none means show
+ *
+ * Return: the exit status.
+ */
+int vgpu_cmd_tenant(int argc, char **argv)
+{
+	const char *cmd = argc > 0 ? argv[0] : "show";
+
+	if (vgpu_is_help(argc, argv) || vgpu_is_help(argc - 1, argv + 1)) {
+		vgpu_usage_tenant(stdout);
+		return VGPU_EXIT_OK;
+	}
+	if (argc > 0)
+		argc--, argv++;
+	if (!strcmp(cmd, "add"))
+		return tenant_add(argc, argv);
+	if (!strcmp(cmd, "set"))
+		return tenant_set(argc, argv);
+	if (!strcmp(cmd, "del") || !strcmp(cmd, "delete"))
+		return tenant_del(argc, argv);
+	if (!strcmp(cmd, "show") || !strcmp(cmd, "list"))
+		return tenant_show(argc, argv);
+	return vgpu_usage_error("unknown command \"%s\" for tenant; try \"vgpuctl tenant help\"",
+				cmd);
+}

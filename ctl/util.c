@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Helpers of every vgpuctl command: error lines, the privilege check and
+ * the open-send-report sequence.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <sys/capability.h>
+
+#include "vgpuctl.h"
+
+static void verror(const char *fmt, va_list ap)
+{
+	fputs("Error: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs(".\n", stderr);
+}
+
+/**
+ * vgpu_usage_error() - report a bad command line
+ * @fmt: the problem, without "Error: " and the final period
+ *
+ * Return: VGPU_EXIT_USAGE.
+ */
+int vgpu_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(fmt, ap);
+	va_end(ap);
+	return VGPU_EXIT_USAGE;
+}
+
+/**
+ * vgpu_error() - report a runtime failure
+ * @fmt: the problem, without "Error: " and the final period
+ *
+ * Return: VGPU_EXIT_ERR.
+ */
+int vgpu_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(fmt, ap);
+	va_end(ap);
+	return VGPU_EXIT_ERR;
+}
+
+/** vgpu_is_help() - whether the next argument asks for help. */
+bool vgpu_is_help(int argc, char **argv)
+{
+	return argc > 0 && (!strcmp(argv[0], "help") ||
+			    !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"));
+}
+
+/**
+ * vgpu_need_admin() - check CAP_NET_ADMIN before a mutation is sent
+ *
+ * The kernel checks too (GENL_ADMIN_PERM); this gives a clear message
+ * without a round trip.
+ *
+ * Return: 0 when the capability is effective, else VGPU_EXIT_ERR after
+ * printing why.
+ */
+int vgpu_need_admin(void)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+	cap_t caps = cap_get_proc();
+
+	if (!caps)
+		return vgpu_error("cannot read the process capabilities: %s",
+				  strerror(errno));
+	if (cap_get_flag(caps, CAP_NET_ADMIN, CAP_EFFECTIVE, &v))
+		v = CAP_CLEAR;
+	cap_free(caps);
+	if (v != CAP_SET)
+		return vgpu_error("this command needs CAP_NET_ADMIN (run it as root)");
+	return 0;
+}
+
+/**
+ * vgpu_open() - open the netlink handle, reporting a failure
+ * @nl: the handle
+ *
+ * Return: 0 or VGPU_EXIT_ERR.
+ */
+int vgpu_open(struct vgpu_nl *nl)
+{
+	int err = vgpu_nl_open(nl);
+
+	if (err) {
+		vgpu_nl_perror(nl, err);
+		return VGPU_EXIT_ERR;
+	}
+	return 0;
+}
+
+/**
+ * vgpu_send() - send a request, reporting a failure
+ * @nl: an open handle
+ * @msg: the request (freed)
+ * @fn: reply handler or NULL
+ * @arg: its argument
+ *
+ * Return: 0 or VGPU_EXIT_ERR.
+ */
+int vgpu_send(struct vgpu_nl *nl, struct nl_msg *msg,
+	      vgpu_nl_reply_fn fn, void *arg)
+{
+	int err;
+
+	if (!msg)
+		return vgpu_error("%s", strerror(ENOMEM));
+	err = vgpu_nl_request(nl, msg, fn, arg);
+	if (err) {
+		vgpu_nl_perror(nl, err);
+		return VGPU_EXIT_ERR;
+	}
+	return 0;
+}
+
+/**
+ * vgpu_put_failed() - report that a request did not fit its buffer
+ * @msg: the request (freed)
+ *
+ * Return: VGPU_EXIT_ERR.
+ */
+int vgpu_put_failed(struct nl_msg *msg)
+{
+	nlmsg_free(msg);
+	return vgpu_error("the request does not fit in a netlink message");
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the command files of vgpuctl (gpu.c, tenant.c, monitor.c) share
+ * with main.c and util.c.
+ */
+#ifndef VGPU_CTL_VGPUCTL_H
+#define VGPU_CTL_VGPUCTL_H
+
+#include <stdbool.h>
+
+#include <netlink/attr.h>
+
+#include "../uapi/vgpu.h"
+#include "nl.h"
+
+#ifndef VGPU_CTL_VERSION
+#define VGPU_CTL_VERSION	"0.1"
+#endif
+
+/* Exit statuses. */
+enum {
+	VGPU_EXIT_OK = 0,
+	VGPU_EXIT_ERR = 1,	/* the kernel or the system refused */
+	VGPU_EXIT_USAGE = 2,	/* bad command line: nothing was sent */
+};
+
+/* Command entry points: argv[0] is the command (or absent). */
+int vgpu_cmd_gpu(int argc, char **argv);
+int vgpu_cmd_tenant(int argc, char **argv);
+int vgpu_cmd_monitor(int argc, char **argv);
+
+/* Usage texts, also printed by "help". */
+void vgpu_usage_gpu(FILE *f);
+void vgpu_usage_tenant(FILE *f);
+void vgpu_usage_monitor(FILE *f);
+
+/* util.c */
+int vgpu_usage_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+int vgpu_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+bool vgpu_is_help(int argc, char **argv);
+int vgpu_need_admin(void);
+int vgpu_open(struct vgpu_nl *nl);
+int vgpu_send(struct vgpu_nl *nl, struct nl_msg *msg,
+	      vgpu_nl_reply_fn fn, void *arg);
+int vgpu_put_failed(struct nl_msg *msg);
+
+/* Reply parsing and printing, shared by show and monitor. */
+int vgpu_gpu_parse(struct nlmsghdr *nlh, struct nlattr **tb);
+void vgpu_gpu_print(struct nlattr **tb);
+int vgpu_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb);
+void vgpu_tenant_print(struct nlattr **tb);
+
+#endif /* VGPU_CTL_VGPUCTL_H */

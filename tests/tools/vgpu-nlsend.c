@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu-nlsend: send one raw request of the vgpu generic netlink family and
+ * print what comes back, for the kernel tests.
+ *
+ *   vgpu-nlsend [-d] CMD [TYPE:ATTR=VALUE ...]
+ *
+ * CMD is a command number or name (gpu-add, tenant-new, ...). TYPE is one
+ * of u32 u64 s32 str flag bin; ATTR is an attribute number; bin takes hex
+ * digits. -d sets NLM_F_DUMP. Exactly the attributes given are sent, in
+ * order, whatever the family's policy says.
+ *
+ * Output (stdout): "errno=N msg=<extack message>" and exit 1 when the
+ * kernel refuses; else "ok" and one line per reply message listing its
+ * attributes as ATTR=VALUE (pad attributes left out), exit 0. Exit 2 on a
+ * bad command line.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+
+#include "../../uapi/vgpu.h"
+#include "../../ctl/nl.h"
+
+static const char *const cmd_names[] = {
+	[VGPU_CMD_GPU_ADD] = "gpu-add",
+	[VGPU_CMD_GPU_DEL] = "gpu-del",
+	[VGPU_CMD_GPU_GET] = "gpu-get",
+	[VGPU_CMD_TENANT_NEW] = "tenant-new",
+	[VGPU_CMD_TENANT_DEL] = "tenant-del",
+	[VGPU_CMD_TENANT_SET] = "tenant-set",
+	[VGPU_CMD_TENANT_GET] = "tenant-get",
+	[VGPU_CMD_GPU_ADD_NTF] = "gpu-add-ntf",
+	[VGPU_CMD_GPU_DEL_NTF] = "gpu-del-ntf",
+	[VGPU_CMD_TENANT_NEW_NTF] = "tenant-new-ntf",
+	[VGPU_CMD_TENANT_DEL_NTF] = "tenant-del-ntf",
+	[VGPU_CMD_TENANT_CHANGE_NTF] = "tenant-change-ntf",
+};
+
+enum atype { T_NONE, T_U32, T_U64, T_S32, T_STR, T_FLAG, T_PAD };
+
+/* Attribute types of the replies, to print them readably. */
+static const enum atype gpu_types[VGPU_A_GPU_MAX + 1] = {
+	[VGPU_A_GPU_INDEX] = T_U32,
+	[VGPU_A_GPU_UUID] = T_STR,
+	[VGPU_A_GPU_PCI] = T_STR,
+	[VGPU_A_GPU_VRAM] = T_U64,
+	[VGPU_A_GPU_NUMA] = T_S32,
+	[VGPU_A_GPU_PAD] = T_PAD,
+};
+
+static const enum atype tenant_types[VGPU_A_TENANT_MAX + 1] = {
+	[VGPU_A_TENANT_NAME] = T_STR,
+	[VGPU_A_TENANT_ID] = T_U32,
+	[VGPU_A_TENANT_CGROUP] = T_STR,
+	[VGPU_A_TENANT_CGROUP_ID] = T_U64,
+	[VGPU_A_TENANT_VRAM_MAX] = T_U64,
+	[VGPU_A_TENANT_VRAM_MIN] = T_U64,
+	[VGPU_A_TENANT_GPUS] = T_U64,
+	[VGPU_A_TENANT_WEIGHT] = T_U32,
+	[VGPU_A_TENANT_COMPUTE_MAX] = T_U32,
+	[VGPU_A_TENANT_PRIORITY] = T_U32,
+	[VGPU_A_TENANT_CPUS] = T_STR,
+	[VGPU_A_TENANT_MEMS] = T_STR,
+	[VGPU_A_TENANT_CLEAR] = T_U32,
+	[VGPU_A_TENANT_CGROUP_REMOVED] = T_FLAG,
+	[VGPU_A_TENANT_PAD] = T_PAD,
+};
+
+static int usage(const char *why, const char *arg)
+{
+	if (why)
+		fprintf(stderr, "Error: %s \"%s\".\n", why, arg);
+	fputs("Usage: vgpu-nlsend [-d] CMD [TYPE:ATTR=VALUE ...]\n"
+	      "CMD  := number | gpu-add | gpu-del | gpu-get | tenant-new | tenant-del |\n"
+	      "        tenant-set | tenant-get | ...-ntf\n"
+	      "TYPE := u32 | u64 | s32 | str | flag | bin (VALUE in hex digits)\n", stderr);
+	return 2;
+}
+
+/* Whole-string integer in base 10 or 0x hex, within [min, max]. */
+static int parse_int(const char *s, long long min, unsigned long long max,
+		     unsigned long long *out)
+{
+	char *end;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	if (s[0] == '-') {
+		long long v = strtoll(s, &end, 0);
+
+		if (errno || *end || v < min)
+			return -1;
+		*out = (unsigned long long)v;
+		return 0;
+	}
+	*out = strtoull(s, &end, 0);
+	if (errno || *end || *out > max)
+		return -1;
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Add one TYPE:ATTR=VALUE argument to @msg. Returns 0 or -1. */
+static int put_arg(struct nl_msg *msg, const char *arg)
+{
+	const char *colon = strchr(arg, ':'), *eq, *val;
+	unsigned long long attr, v;
+	char type[8], num[16];
+	size_t tlen;
+
+	if (!colon)
+		return -1;
+	tlen = (size_t)(colon - arg);
+	if (!tlen || tlen >= sizeof(type))
+		return -1;
+	memcpy(type, arg, tlen);
+	type[tlen] = '\0';
+	eq = strchr(colon + 1, '=');
+	val = eq ? eq + 1 : NULL;
+	if (!eq)
+		eq = colon + 1 + strlen(colon + 1);
+	if ((size_t)(eq - colon - 1) >= sizeof(num))
+		return -1;
+	memcpy(num, colon + 1, (size_t)(eq - colon - 1));
+	num[eq - colon - 1] = '\0';
+	if (parse_int(num, 0, 0x7fff, &attr) || attr == 0)
+		return -1;
+
+	if (!strcmp(type, "flag"))
+		return val && *val ? -1 : nla_put_flag(msg, (int)attr);
+	if (!val)
+		return -1;
+	if (!strcmp(type, "u32")) {
+		if (parse_int(val, 0, UINT32_MAX, &v) || val[0] == '-')
+			return -1;
+		return nla_put_u32(msg, (int)attr, (uint32_t)v);
+	}
+	if (!strcmp(type, "u64")) {
+		if (parse_int(val, 0, UINT64_MAX, &v) || val[0] == '-')
+			return -1;
+		return nla_put_u64(msg, (int)attr, v);
+	}
+	if (!strcmp(type, "s32")) {
+		if (parse_int(val, INT32_MIN, INT32_MAX, &v))
+			return -1;
+		return nla_put_s32(msg, (int)attr, (int32_t)(long long)v);
+	}
+	if (!strcmp(type, "str"))
+		return nla_put_string(msg, (int)attr, val);
+	if (!strcmp(type, "bin")) {
+		size_t n = strlen(val), i;
+		unsigned char buf[VGPU_NL_MSG_SIZE / 2];
+		int hi, lo;
+
+		if (n % 2 || n / 2 > sizeof(buf))
+			return -1;
+		for (i = 0; i < n / 2; i++) {
+			hi = hexval(val[2 * i]);
+			lo = hexval(val[2 * i + 1]);
+			if (hi < 0 || lo < 0)
+				return -1;
+			buf[i] = (unsigned char)(hi * 16 + lo);
+		}
+		return nla_put(msg, (int)attr, (int)(n / 2), buf);
+	}
+	return -1;
+}
+
+/* Reply lines are kept until the outcome is known: "ok" comes first. */
+static FILE *out;
+
+static void print_hex(const unsigned char *p, int len)
+{
+	int i;
+
+	for (i = 0; i < len; i++)
+		fprintf(out, "%02x", p[i]);
+}
+
+static void print_str(const char *s, int len)
+{
+	int i;
+
+	for (i = 0; i < len && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c <= 0x20 || c >= 0x7f || c == '\\')
+			fprintf(out, "\\x%02x", c);
+		else
+			fputc(c, out);
+	}
+}
+
+/* One reply message: its attributes as ATTR=VALUE on a line. */
+static int print_reply(struct nlmsghdr *nlh, void *arg)
+{
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	const enum atype *types;
+	struct nlattr *a;
+	int rem, max, n = 0;
+
+	(void)arg;
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+		return 0;
+	if (g->cmd == VGPU_CMD_GPU_GET || g->cmd == VGPU_CMD_GPU_ADD ||
+	    g->cmd == VGPU_CMD_GPU_DEL || g->cmd == VGPU_CMD_GPU_ADD_NTF ||
+	    g->cmd == VGPU_CMD_GPU_DEL_NTF) {
+		types = gpu_types;
+		max = VGPU_A_GPU_MAX;
+	} else {
+		types = tenant_types;
+		max = VGPU_A_TENANT_MAX;
+	}
+	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
+		int type = nla_type(a), len = nla_len(a);
+		enum atype t = type <= max ? types[type] : T_NONE;
+		const unsigned char *d = nla_data(a);
+
+		if (t == T_PAD)
+			continue;
+		fprintf(out, "%s%d=", n++ ? " " : "", type);
+		if (t == T_U32 && len == 4)
+			fprintf(out, "%u", nla_get_u32(a));
+		else if (t == T_S32 && len == 4)
+			fprintf(out, "%d", (int32_t)nla_get_u32(a));
+		else if (t == T_U64 && len == 8)
+			fprintf(out, "%llu", (unsigned long long)nla_get_u64(a));
+		else if (t == T_STR && len > 0 && d[len - 1] == '\0')
+			print_str((const char *)d, len);
+		else if (t == T_FLAG && len == 0)
+			fputc('1', out);
+		else
+			print_hex(d, len);
+	}
+	fputc('\n', out);
+	return 0;
+}
+
+static int parse_cmd(const char *s)
+{
+	unsigned long long v;
+	size_t i;
+
+	for (i = 0; i < sizeof(cmd_names) / sizeof(cmd_names[0]); i++)
+		if (cmd_names[i] && !strcmp(s, cmd_names[i]))
+			return (int)i;
+	if (!parse_int(s, 0, 255, &v) && s[0] != '-')
+		return (int)v;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct vgpu_nl nl;
+	struct nl_msg *msg;
+	bool dump = false;
+	char *replies = NULL;
+	size_t rlen = 0;
+	int cmd, i, err;
+
+	if (argc > 1 && !strcmp(argv[1], "-d")) {
+		dump = true;
+		argc--, argv++;
+	}
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+		return usage(NULL, NULL);
+	cmd = parse_cmd(argv[1]);
+	if (cmd < 0)
+		return usage("unknown command", argv[1]);
+
+	err = vgpu_nl_open(&nl);
+	if (err) {
+		vgpu_nl_perror(&nl, err);
+		return 1;
+	}
+	msg = vgpu_nl_msg(&nl, (uint8_t)cmd, dump);
+	if (!msg) {
+		fprintf(stderr, "Error: out of memory.\n");
+		vgpu_nl_close(&nl);
+		return 1;
+	}
+	for (i = 2; i < argc; i++) {
+		if (put_arg(msg, argv[i])) {
+			nlmsg_free(msg);
+			vgpu_nl_close(&nl);
+			return usage("bad attribute", argv[i]);
+		}
+	}
+	out = open_memstream(&replies, &rlen);
+	if (!out) {
+		fprintf(stderr, "Error: out of memory.\n");
+		nlmsg_free(msg);
+		vgpu_nl_close(&nl);
+		return 1;
+	}
+	err = vgpu_nl_request(&nl, msg, print_reply, NULL);
+	fclose(out);
+	vgpu_nl_close(&nl);
+	if (err) {
+		printf("errno=%d msg=%s\n", nl.error, nl.msg);
+		free(replies);
+		return 1;
+	}
+	printf("ok\n%s", replies);
+	free(replies);
+	return 0;
+}
