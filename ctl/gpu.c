@@ -78,35 +78,22 @@ static int gpu_show_one(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
+static int put_index(struct nl_msg *msg, const void *arg)
+{
+	return nla_put_u32(msg, VGPU_A_GPU_INDEX, *(const uint32_t *)arg);
+}
+
 static int gpu_show(int argc, char **argv)
 {
-	struct vgpu_nl nl;
-	struct nl_msg *msg;
 	uint32_t index = 0;
-	bool one = false;
-	int ret;
 
-	if (argc > 0) {
-		if (vgpu_parse_index(argv[0], &index))
-			return vgpu_usage_error("invalid INDEX \"%s\" for gpu show", argv[0]);
-		one = true;
-		argc--, argv++;
-	}
+	if (argc > 1)
+		return vgpu_usage_error("unexpected argument \"%s\" for gpu show", argv[1]);
+	if (argc > 0 && vgpu_parse_index(argv[0], &index))
+		return vgpu_usage_error("invalid INDEX \"%s\" for gpu show (0-63)", argv[0]);
 	if (argc > 0)
-		return vgpu_usage_error("unexpected argument \"%s\" for gpu show", argv[0]);
-	ret = vgpu_open(&nl);
-	if (ret)
-		return ret;
-	msg = vgpu_nl_msg(&nl, VGPU_CMD_GPU_GET, !one);
-	if (msg && one && nla_put_u32(msg, VGPU_A_GPU_INDEX, index) < 0) {
-		vgpu_nl_close(&nl);
-		return vgpu_put_failed(msg);
-	}
-	vgpu_print_list_open();
-	ret = vgpu_send(&nl, msg, gpu_show_one, NULL);
-	vgpu_print_list_close(ret == 0);
-	vgpu_nl_close(&nl);
-	return ret;
+		return vgpu_show(VGPU_CMD_GPU_GET, false, put_index, &index, gpu_show_one);
+	return vgpu_show(VGPU_CMD_GPU_GET, true, NULL, NULL, gpu_show_one);
 }
 
 static int gpu_add(int argc, char **argv)
@@ -123,7 +110,7 @@ static int gpu_add(int argc, char **argv)
 	if (argc < 1)
 		return vgpu_usage_error("missing INDEX for gpu add");
 	if (vgpu_parse_index(argv[0], &index))
-		return vgpu_usage_error("invalid INDEX \"%s\" for gpu add", argv[0]);
+		return vgpu_usage_error("invalid INDEX \"%s\" for gpu add (0-63)", argv[0]);
 	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
 		key = argv[0];
 		if (strcmp(key, "vram") && strcmp(key, "uuid") &&
@@ -154,7 +141,7 @@ static int gpu_add(int argc, char **argv)
 			if (has_numa)
 				return vgpu_usage_error("duplicate key \"%s\" for gpu add", key);
 			if (vgpu_parse_numa(val, &numa))
-				return vgpu_usage_error("invalid NODE \"%s\" for numa", val);
+				return vgpu_usage_error("invalid NODE \"%s\" for numa (-1 to 1023)", val);
 			has_numa = true;
 		}
 	}
@@ -191,7 +178,7 @@ static int gpu_del(int argc, char **argv)
 	if (argc < 1)
 		return vgpu_usage_error("missing INDEX for gpu del");
 	if (vgpu_parse_index(argv[0], &index))
-		return vgpu_usage_error("invalid INDEX \"%s\" for gpu del", argv[0]);
+		return vgpu_usage_error("invalid INDEX \"%s\" for gpu del (0-63)", argv[0]);
 	if (argc > 1)
 		return vgpu_usage_error("unexpected argument \"%s\" for gpu del", argv[1]);
 	ret = vgpu_need_admin();

@@ -9,6 +9,7 @@
 #include "print.h"
 
 static struct {
+	FILE *f;
 	bool json;
 	struct vgpu_json j;
 	bool line_started;	/* plain: a word is already on this line */
@@ -23,9 +24,20 @@ static struct {
  */
 void vgpu_print_init(bool json, bool pretty)
 {
+	pr.f = stdout;
 	pr.json = json;
 	vgpu_json_init(&pr.j, stdout, pretty);
 	pr.line_started = false;
+}
+
+/**
+ * vgpu_print_set_file() - send the output somewhere else than stdout
+ * @f: a stream (a memory stream while a dump may still be retried)
+ */
+void vgpu_print_set_file(FILE *f)
+{
+	pr.f = f;
+	pr.j.f = f;
 }
 
 /** vgpu_print_json() - whether output is JSON. */
@@ -60,7 +72,7 @@ void vgpu_print_list_close(bool ok)
 		vgpu_json_arr_close(&pr.j);
 	pr.list_pending = false;
 	pr.list_open = false;
-	fflush(stdout);
+	fflush(pr.f);
 }
 
 /** vgpu_print_obj_open() - start an object (JSON) or a line (plain). */
@@ -82,7 +94,7 @@ void vgpu_print_obj_close(void)
 	if (pr.json) {
 		vgpu_json_obj_close(&pr.j);
 	} else {
-		fputc('\n', stdout);
+		fputc('\n', pr.f);
 		pr.line_started = false;
 	}
 }
@@ -101,7 +113,7 @@ void vgpu_print_event_open(const char *event, const char *jkey)
 		vgpu_json_str(&pr.j, "event", event);
 		vgpu_json_obj_open(&pr.j, jkey);
 	} else {
-		printf("[%s]", event);
+		fprintf(pr.f, "[%s]", event);
 		pr.line_started = true;
 	}
 }
@@ -113,20 +125,20 @@ void vgpu_print_event_close(void)
 		vgpu_json_obj_close(&pr.j);
 		vgpu_json_obj_close(&pr.j);
 	} else {
-		fputc('\n', stdout);
+		fputc('\n', pr.f);
 		pr.line_started = false;
 	}
-	fflush(stdout);
+	fflush(pr.f);
 }
 
 /* Plain: the separator and key before a value. */
 static void plain_key(const char *pkey)
 {
 	if (pr.line_started)
-		fputc(' ', stdout);
+		fputc(' ', pr.f);
 	pr.line_started = true;
 	if (pkey)
-		printf("%s ", pkey);
+		fprintf(pr.f, "%s ", pkey);
 }
 
 /* Plain: a string with anything unprintable shown as \xNN. */
@@ -136,9 +148,9 @@ static void plain_str(const char *s)
 		unsigned char c = (unsigned char)*s;
 
 		if (c < 0x20 || c == 0x7f || c == '\\')
-			printf("\\x%02x", c);
+			fprintf(pr.f, "\\x%02x", c);
 		else
-			fputc(c, stdout);
+			fputc(c, pr.f);
 	}
 }
 
@@ -163,7 +175,7 @@ void vgpu_print_u64(const char *jkey, const char *pkey, bool has, uint64_t val)
 			vgpu_json_null(&pr.j, jkey);
 	} else if (has) {
 		plain_key(pkey);
-		printf("%llu", (unsigned long long)val);
+		fprintf(pr.f, "%llu", (unsigned long long)val);
 	}
 }
 
@@ -177,7 +189,7 @@ void vgpu_print_s64(const char *jkey, const char *pkey, bool has, int64_t val)
 			vgpu_json_null(&pr.j, jkey);
 	} else if (has) {
 		plain_key(pkey);
-		printf("%lld", (long long)val);
+		fprintf(pr.f, "%lld", (long long)val);
 	}
 }
 
@@ -191,7 +203,7 @@ void vgpu_print_size(const char *jkey, const char *pkey, bool has, uint64_t val)
 	} else if (has) {
 		vgpu_format_size(val, buf, sizeof(buf));
 		plain_key(pkey);
-		fputs(buf, stdout);
+		fputs(buf, pr.f);
 	}
 }
 
@@ -205,7 +217,7 @@ void vgpu_print_pct(const char *jkey, const char *pkey, bool has, uint32_t bp)
 	} else if (has) {
 		vgpu_format_pct(bp, buf, sizeof(buf));
 		plain_key(pkey);
-		fputs(buf, stdout);
+		fputs(buf, pr.f);
 	}
 }
 
@@ -228,7 +240,7 @@ void vgpu_print_mask(const char *jkey, const char *pkey, bool has, uint64_t mask
 	} else if (has) {
 		vgpu_format_list(&mask, 1, buf, sizeof(buf));
 		plain_key(pkey);
-		fputs(mask ? buf : "none", stdout);
+		fputs(mask ? buf : "none", pr.f);
 	}
 }
 
@@ -239,6 +251,6 @@ void vgpu_print_flag(const char *jkey, const char *ptext, bool val)
 		vgpu_json_bool(&pr.j, jkey, val);
 	} else if (val) {
 		plain_key(NULL);
-		fputs(ptext, stdout);
+		fputs(ptext, pr.f);
 	}
 }

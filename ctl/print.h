@@ -11,7 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
 void vgpu_print_init(bool json, bool pretty);
+void vgpu_print_set_file(FILE *f);
 bool vgpu_print_json(void);
 void vgpu_print_list_open(void);
 void vgpu_print_list_close(bool ok);

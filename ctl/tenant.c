@@ -81,7 +81,7 @@ static int parse_quota(struct tenant_conf *c, const struct quota_key *q,
 {
 	size_t i = (size_t)(q - quota_keys);
 	uint32_t u32;
-	const char *what = "";
+	const char *what = "", *hint = "";
 	int bad = 0;
 
 	if (c->seen & q->bit)
@@ -102,16 +102,19 @@ static int parse_quota(struct tenant_conf *c, const struct quota_key *q,
 		break;
 	case Q_WEIGHT:
 		what = "N";
+		hint = " (1-10000)";
 		bad = vgpu_parse_weight(val, &u32);
 		c->u64[i] = u32;
 		break;
 	case Q_PCT:
 		what = "PCT";
+		hint = " (0-100, at most 2 decimals)";
 		bad = vgpu_parse_pct(val, &u32);
 		c->u64[i] = u32;
 		break;
 	case Q_PRIO:
 		what = "PRIORITY";
+		hint = " (low, normal or high)";
 		bad = vgpu_parse_priority(val, &u32);
 		c->u64[i] = u32;
 		break;
@@ -127,7 +130,7 @@ static int parse_quota(struct tenant_conf *c, const struct quota_key *q,
 		break;
 	}
 	if (bad)
-		return vgpu_usage_error("invalid %s \"%s\" for %s", what, val, q->name);
+		return vgpu_usage_error("invalid %s \"%s\" for %s%s", what, val, q->name, hint);
 	return 0;
 }
 
@@ -192,7 +195,8 @@ static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 static int check_name(const char *name, const char *cmd)
 {
 	if (vgpu_parse_name(name))
-		return vgpu_usage_error("invalid NAME \"%s\" for %s", name, cmd);
+		return vgpu_usage_error("invalid NAME \"%s\" for %s (1-63 printable characters, no spaces)",
+					name, cmd);
 	return 0;
 }
 
@@ -371,35 +375,25 @@ static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
+static int put_name(struct nl_msg *msg, const void *arg)
+{
+	return nla_put_string(msg, VGPU_A_TENANT_NAME, arg);
+}
+
 static int tenant_show(int argc, char **argv)
 {
-	const char *name = NULL;
-	struct vgpu_nl nl;
-	struct nl_msg *msg;
 	int ret;
 
+	if (argc > 1)
+		return vgpu_usage_error("unexpected argument \"%s\" for tenant show", argv[1]);
 	if (argc > 0) {
-		name = argv[0];
-		ret = check_name(name, "tenant show");
+		ret = check_name(argv[0], "tenant show");
 		if (ret)
 			return ret;
-		argc--, argv++;
+		return vgpu_show(VGPU_CMD_TENANT_GET, false, put_name, argv[0],
+				 tenant_show_one);
 	}
-	if (argc > 0)
-		return vgpu_usage_error("unexpected argument \"%s\" for tenant show", argv[0]);
-	ret = vgpu_open(&nl);
-	if (ret)
-		return ret;
-	msg = vgpu_nl_msg(&nl, VGPU_CMD_TENANT_GET, !name);
-	if (msg && name && nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0) {
-		vgpu_nl_close(&nl);
-		return vgpu_put_failed(msg);
-	}
-	vgpu_print_list_open();
-	ret = vgpu_send(&nl, msg, tenant_show_one, NULL);
-	vgpu_print_list_close(ret == 0);
-	vgpu_nl_close(&nl);
-	return ret;
+	return vgpu_show(VGPU_CMD_TENANT_GET, true, NULL, NULL, tenant_show_one);
 }
 
 /**

@@ -6,11 +6,16 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sys/capability.h>
 
+#include "print.h"
 #include "vgpuctl.h"
+
+/* Tries of a dump that keeps being interrupted by concurrent changes. */
+#define VGPU_DUMP_TRIES	5
 
 static void verror(const char *fmt, va_list ap)
 {
@@ -134,4 +139,73 @@ int vgpu_put_failed(struct nl_msg *msg)
 {
 	nlmsg_free(msg);
 	return vgpu_error("the request does not fit in a netlink message");
+}
+
+/* One try of a show request; its output goes to @f. */
+static int show_once(struct vgpu_nl *nl, FILE *f, uint8_t cmd, bool dump,
+		     vgpu_put_fn put, const void *parg, vgpu_nl_reply_fn fn)
+{
+	struct nl_msg *msg = vgpu_nl_msg(nl, cmd, dump);
+	int err;
+
+	if (!msg)
+		return -ENOMEM;
+	if (put && put(msg, parg) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	vgpu_print_set_file(f);
+	vgpu_print_list_open();
+	err = vgpu_nl_request(nl, msg, fn, NULL);
+	vgpu_print_list_close(err == 0);
+	vgpu_print_set_file(stdout);
+	return err;
+}
+
+/**
+ * vgpu_show() - run a get request, do or dump, and print its replies
+ * @cmd: VGPU_CMD_GPU_GET or VGPU_CMD_TENANT_GET
+ * @dump: NLM_F_DUMP (the whole table) instead of one object
+ * @put: adds the request's attributes (NULL for none); < 0 when full
+ * @parg: argument of @put
+ * @fn: prints one reply
+ *
+ * The output is held back until the request is over, so that a dump
+ * interrupted by a concurrent change (NLM_F_DUMP_INTR) can be retried
+ * without printing anything twice. JSON output is one array.
+ *
+ * Return: the exit status.
+ */
+int vgpu_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
+	      vgpu_nl_reply_fn fn)
+{
+	struct vgpu_nl nl;
+	char *buf = NULL;
+	size_t len = 0;
+	int ret, err, try;
+	FILE *f;
+
+	ret = vgpu_open(&nl);
+	if (ret)
+		return ret;
+	for (try = 1; ; try++) {
+		f = open_memstream(&buf, &len);
+		if (!f) {
+			vgpu_nl_close(&nl);
+			return vgpu_error("%s", strerror(errno));
+		}
+		err = show_once(&nl, f, cmd, dump, put, parg, fn);
+		fclose(f);
+		if (err != -EINTR || !dump || try == VGPU_DUMP_TRIES)
+			break;
+		free(buf);
+		buf = NULL;
+	}
+	fwrite(buf, 1, len, stdout);
+	fflush(stdout);
+	free(buf);
+	if (err)
+		vgpu_nl_perror(&nl, err);
+	vgpu_nl_close(&nl);
+	return err ? VGPU_EXIT_ERR : VGPU_EXIT_OK;
 }

@@ -7,6 +7,8 @@
 #define VGPU_CTL_VGPUCTL_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include <netlink/attr.h>
 
@@ -44,6 +46,9 @@ int vgpu_open(struct vgpu_nl *nl);
 int vgpu_send(struct vgpu_nl *nl, struct nl_msg *msg,
 	      vgpu_nl_reply_fn fn, void *arg);
 int vgpu_put_failed(struct nl_msg *msg);
+typedef int (*vgpu_put_fn)(struct nl_msg *msg, const void *arg);
+int vgpu_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
+	      vgpu_nl_reply_fn fn);
 
 /* Reply parsing and printing, shared by show and monitor. */
 int vgpu_gpu_parse(struct nlmsghdr *nlh, struct nlattr **tb);
