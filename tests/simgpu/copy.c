@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copies and sets, synchronous and stream-ordered, in all their ABI
+ * versions: legacy 32-bit (v1), _v2, and the per-thread default stream
+ * variants (_ptds for synchronous, _ptsz for asynchronous calls).
+ * Device memory is host memory underneath, so a copy is a memmove done
+ * in stream order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "simgpu.h"
+
+enum { H = 0, D = 1 };
+
+static CUresult check(int kind, const void *p, size_t n)
+{
+	return kind == D ? simgpu_dev_ptr((CUdeviceptr)(uintptr_t)p, n) : CUDA_SUCCESS;
+}
+
+/* Queue op on the stream; sync: wait for it (and what came before). */
+static CUresult issue(CUstream h, int ptds, int sync, struct sg_op *op)
+{
+	struct CUstream_st *s;
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);
+
+	if (rc || !op) {
+		free(op);
+		return rc ? rc : CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (sync) {
+		int idle;
+
+		pthread_mutex_lock(&simgpu_lk);
+		idle = s->completed == s->submitted;
+		pthread_mutex_unlock(&simgpu_lk);
+		if (idle) {
+			/* Nothing queued ahead of it: do it here. */
+			if (op->kind == SG_OP_COPY) {
+				memmove(op->dst, op->src, op->n);
+			} else {
+				struct sg_op *o = op;
+
+				for (size_t i = 0; i < o->n; i++) {
+					if (o->elsize == 1)
+						((unsigned char *)o->dst)[i] = (unsigned char)o->val;
+					else if (o->elsize == 2)
+						((uint16_t *)o->dst)[i] = (uint16_t)o->val;
+					else
+						((uint32_t *)o->dst)[i] = o->val;
+				}
+			}
+			free(op);
+			return CUDA_SUCCESS;
+		}
+	}
+	rc = simgpu_stream_submit(s, op);
+	if (!rc && sync)
+		rc = simgpu_stream_sync(s);
+	return rc;
+}
+
+static CUresult copy(void *dst, int dk, const void *src, int sk, size_t n,
+		     CUstream h, int ptds, int sync)
+{
+	struct sg_op *op;
+	CUresult rc;
+
+	SG_INIT_CHECK();
+	if (!n)
+		return CUDA_SUCCESS;
+	if (!dst || !src)
+		return CUDA_ERROR_INVALID_VALUE;
+	rc = check(dk, dst, n);
+	if (!rc)
+		rc = check(sk, src, n);
+	if (rc)
+		return rc;
+	op = simgpu_op_new(SG_OP_COPY);
+	if (op) {
+		op->dst = dst;
+		op->src = src;
+		op->n = n;
+	}
+	return issue(h, ptds, sync, op);
+}
+
+static CUresult set(CUdeviceptr dst, uint32_t val, int elsize, size_t n,
+		    CUstream h, int ptds, int sync)
+{
+	struct sg_op *op;
+	CUresult rc;
+
+	SG_INIT_CHECK();
+	if (!n)
+		return CUDA_SUCCESS;
+	if ((uintptr_t)dst % (size_t)elsize)
+		return CUDA_ERROR_INVALID_VALUE;
+	rc = simgpu_dev_ptr(dst, n * (size_t)elsize);
+	if (rc)
+		return rc;
+	op = simgpu_op_new(SG_OP_SET);
+	if (op) {
+		op->dst = (void *)(uintptr_t)dst;
+		op->val = val;
+		op->elsize = elsize;
+		op->n = n;
+	}
+	return issue(h, ptds, sync, op);
+}
+
+#define P(x) ((void *)(uintptr_t)(x))
+
+/* ---- synchronous copies ---- */
+#define SYNC_COPIES(sfx, ptds, dptr_t, size_t_)				\
+SG_API CUresult cuMemcpyHtoD##sfx(dptr_t dst, const void *src, size_t_ n)	\
+{ return copy(P(dst), D, src, H, n, NULL, ptds, 1); }			\
+SG_API CUresult cuMemcpyDtoH##sfx(void *dst, dptr_t src, size_t_ n)	\
+{ return copy(dst, H, P(src), D, n, NULL, ptds, 1); }			\
+SG_API CUresult cuMemcpyDtoD##sfx(dptr_t dst, dptr_t src, size_t_ n)	\
+{ return copy(P(dst), D, P(src), D, n, NULL, ptds, 1); }
+
+SYNC_COPIES(, 0, CUdeviceptr_v1, unsigned int)
+SYNC_COPIES(_v2, 0, CUdeviceptr, size_t)
+SYNC_COPIES(_v2_ptds, 1, CUdeviceptr, size_t)
+
+/* ---- asynchronous copies ---- */
+#define ASYNC_COPIES(sfx, ptds, dptr_t, size_t_)			\
+SG_API CUresult cuMemcpyHtoDAsync##sfx(dptr_t dst, const void *src, size_t_ n, CUstream h) \
+{ return copy(P(dst), D, src, H, n, h, ptds, 0); }			\
+SG_API CUresult cuMemcpyDtoHAsync##sfx(void *dst, dptr_t src, size_t_ n, CUstream h) \
+{ return copy(dst, H, P(src), D, n, h, ptds, 0); }			\
+SG_API CUresult cuMemcpyDtoDAsync##sfx(dptr_t dst, dptr_t src, size_t_ n, CUstream h) \
+{ return copy(P(dst), D, P(src), D, n, h, ptds, 0); }
+
+ASYNC_COPIES(, 0, CUdeviceptr_v1, unsigned int)
+ASYNC_COPIES(_v2, 0, CUdeviceptr, size_t)
+ASYNC_COPIES(_v2_ptsz, 1, CUdeviceptr, size_t)
+
+/* ---- unified copies ---- */
+SG_API CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{ return copy(P(dst), H, P(src), H, n, NULL, 0, 1); }
+SG_API CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{ return copy(P(dst), H, P(src), H, n, NULL, 1, 1); }
+SG_API CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h)
+{ return copy(P(dst), H, P(src), H, n, h, 0, 0); }
+SG_API CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h)
+{ return copy(P(dst), H, P(src), H, n, h, 1, 0); }
+
+/* ---- sets ---- */
+#define SYNC_SETS(sfx, ptds, dptr_t, size_t_)				\
+SG_API CUresult cuMemsetD8##sfx(dptr_t dst, unsigned char v, size_t_ n)	\
+{ return set(dst, v, 1, n, NULL, ptds, 1); }				\
+SG_API CUresult cuMemsetD16##sfx(dptr_t dst, unsigned short v, size_t_ n)	\
+{ return set(dst, v, 2, n, NULL, ptds, 1); }				\
+SG_API CUresult cuMemsetD32##sfx(dptr_t dst, unsigned int v, size_t_ n)	\
+{ return set(dst, v, 4, n, NULL, ptds, 1); }
+
+SYNC_SETS(, 0, CUdeviceptr_v1, unsigned int)
+SYNC_SETS(_v2, 0, CUdeviceptr, size_t)
+SYNC_SETS(_v2_ptds, 1, CUdeviceptr, size_t)
+
+#define ASYNC_SETS(sfx, ptds)						\
+SG_API CUresult cuMemsetD8Async##sfx(CUdeviceptr dst, unsigned char v, size_t n, CUstream h) \
+{ return set(dst, v, 1, n, h, ptds, 0); }				\
+SG_API CUresult cuMemsetD16Async##sfx(CUdeviceptr dst, unsigned short v, size_t n, CUstream h) \
+{ return set(dst, v, 2, n, h, ptds, 0); }				\
+SG_API CUresult cuMemsetD32Async##sfx(CUdeviceptr dst, unsigned int v, size_t n, CUstream h) \
+{ return set(dst, v, 4, n, h, ptds, 0); }
+
+ASYNC_SETS(, 0)
+ASYNC_SETS(_ptsz, 1)

@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Contexts: primary contexts (one per device, reference counted) and
+ * regular ones, a per-thread stack of current contexts, synchronisation.
+ * A context may be charged SIMGPU_CTX_VRAM bytes of VRAM while it lives.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "simgpu.h"
+
+#define STACK_MAX 64
+
+static __thread struct CUctx_st *stack[STACK_MAX];
+static __thread int depth;
+
+static struct CUctx_st primary[SG_MAX_GPUS];
+static unsigned int primary_refs[SG_MAX_GPUS];
+static uint64_t next_id = 1;
+static pthread_mutex_t ctx_lk = PTHREAD_MUTEX_INITIALIZER;
+
+int simgpu_ctx_valid(struct CUctx_st *ctx)
+{
+	return ctx && ctx->magic == SG_CTX_MAGIC && ctx->alive;
+}
+
+struct CUctx_st *simgpu_ctx_current(void)
+{
+	return depth ? stack[depth - 1] : NULL;
+}
+
+CUresult simgpu_ctx_get(struct CUctx_st **out)
+{
+	struct CUctx_st *c;
+
+	SG_INIT_CHECK();
+	c = simgpu_ctx_current();
+	if (!c)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (!simgpu_ctx_valid(c))
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+	*out = c;
+	return CUDA_SUCCESS;
+}
+
+static CUresult ctx_start(struct CUctx_st *c, int dev, unsigned int flags, int prim)
+{
+	CUresult rc = simgpu_charge(dev, simgpu_cfg.ctx_vram);
+
+	if (rc)
+		return rc;
+	memset(c, 0, sizeof(*c));
+	c->magic = SG_CTX_MAGIC;
+	c->dev = dev;
+	c->flags = flags;
+	c->primary = prim;
+	c->charged = simgpu_cfg.ctx_vram;
+	pthread_mutex_lock(&ctx_lk);
+	c->id = next_id++;
+	pthread_mutex_unlock(&ctx_lk);
+	c->alive = 1;
+	simgpu_ctx_count(dev, 1);
+	return CUDA_SUCCESS;
+}
+
+static void ctx_stop(struct CUctx_st *c)
+{
+	simgpu_ctx_sync(c);
+	simgpu_stream_destroy_all(c);
+	simgpu_mem_release_ctx(c);
+	simgpu_uncharge(c->dev, c->charged);
+	simgpu_ctx_count(c->dev, -1);
+	c->charged = 0;
+	c->alive = 0;
+	/* Drop it from this thread's stack (other threads find it dead). */
+	for (int i = 0; i < depth; i++)
+		if (stack[i] == c)
+			stack[i] = NULL;
+}
+
+/* ---- primary contexts ---- */
+
+SG_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+	CUresult rc = simgpu_check_dev(dev);
+
+	if (rc)
+		return rc;
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&ctx_lk);
+	if (!primary[dev].alive) {
+		unsigned int flags = primary[dev].flags;
+
+		pthread_mutex_unlock(&ctx_lk);
+		rc = ctx_start(&primary[dev], dev, flags, 1);
+		pthread_mutex_lock(&ctx_lk);
+	}
+	if (!rc) {
+		primary_refs[dev]++;
+		*pctx = &primary[dev];
+	}
+	pthread_mutex_unlock(&ctx_lk);
+	return rc;
+}
+
+SG_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	CUresult rc = simgpu_check_dev(dev);
+	int stop = 0;
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&ctx_lk);
+	if (!primary_refs[dev])
+		rc = CUDA_ERROR_INVALID_CONTEXT;
+	else if (!--primary_refs[dev])
+		stop = 1;
+	pthread_mutex_unlock(&ctx_lk);
+	if (stop && primary[dev].alive)
+		ctx_stop(&primary[dev]);
+	return rc;
+}
+
+SG_API CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+	return cuDevicePrimaryCtxRelease_v2(dev);
+}
+
+SG_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+	CUresult rc = simgpu_check_dev(dev);
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&ctx_lk);
+	primary_refs[dev] = 0;
+	pthread_mutex_unlock(&ctx_lk);
+	if (primary[dev].alive)
+		ctx_stop(&primary[dev]);
+	primary[dev].flags = 0;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuDevicePrimaryCtxReset(CUdevice dev)
+{
+	return cuDevicePrimaryCtxReset_v2(dev);
+}
+
+SG_API CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
+{
+	CUresult rc = simgpu_check_dev(dev);
+
+	if (rc)
+		return rc;
+	primary[dev].flags = flags;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
+{
+	CUresult rc = simgpu_check_dev(dev);
+
+	if (rc)
+		return rc;
+	if (primary[dev].alive)
+		return CUDA_ERROR_PRIMARY_CONTEXT_ACTIVE;
+	return cuDevicePrimaryCtxSetFlags_v2(dev, flags);
+}
+
+SG_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+	CUresult rc = simgpu_check_dev(dev);
+
+	if (rc)
+		return rc;
+	if (!flags || !active)
+		return CUDA_ERROR_INVALID_VALUE;
+	*flags = primary[dev].flags;
+	*active = primary[dev].alive;
+	return CUDA_SUCCESS;
+}
+
+/* ---- regular contexts ---- */
+
+static CUresult ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	struct CUctx_st *c;
+	CUresult rc = simgpu_check_dev(dev);
+
+	if (rc)
+		return rc;
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (depth >= STACK_MAX)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	rc = ctx_start(c, dev, flags, 0);
+	if (rc) {
+		free(c);
+		return rc;
+	}
+	stack[depth++] = c;
+	*pctx = c;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	return ctx_create(pctx, flags, dev);
+}
+
+SG_API CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	return ctx_create(pctx, flags, dev);
+}
+
+SG_API CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray,
+			       int numParams, unsigned int flags, CUdevice dev)
+{
+	(void)paramsArray;
+	if (numParams < 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	return ctx_create(pctx, flags, dev);
+}
+
+#if CUDA_VERSION >= 12050
+SG_API CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params,
+			       unsigned int flags, CUdevice dev)
+{
+	(void)params;
+	return ctx_create(pctx, flags, dev);
+}
+#endif
+
+SG_API CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+	SG_INIT_CHECK();
+	if (!simgpu_ctx_valid(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (ctx->primary)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	ctx_stop(ctx);
+	/* Pop it if it is on top of this thread's stack. */
+	while (depth && !stack[depth - 1])
+		depth--;
+	/* The object stays allocated (marked dead): stale handles held by
+	 * other threads must fail cleanly rather than touch freed memory. */
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuCtxDestroy(CUcontext ctx)
+{
+	return cuCtxDestroy_v2(ctx);
+}
+
+SG_API CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+	SG_INIT_CHECK();
+	if (!simgpu_ctx_valid(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (depth >= STACK_MAX)
+		return CUDA_ERROR_INVALID_VALUE;
+	stack[depth++] = ctx;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuCtxPushCurrent(CUcontext ctx)
+{
+	return cuCtxPushCurrent_v2(ctx);
+}
+
+SG_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+	SG_INIT_CHECK();
+	if (!depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	depth--;
+	if (pctx)
+		*pctx = stack[depth];
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuCtxPopCurrent(CUcontext *pctx)
+{
+	return cuCtxPopCurrent_v2(pctx);
+}
+
+SG_API CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+	SG_INIT_CHECK();
+	if (!ctx) {
+		if (depth)
+			depth--;
+		return CUDA_SUCCESS;
+	}
+	if (!simgpu_ctx_valid(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (depth)
+		stack[depth - 1] = ctx;
+	else
+		stack[depth++] = ctx;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuCtxGetCurrent(CUcontext *pctx)
+{
+	SG_INIT_CHECK();
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pctx = simgpu_ctx_current();
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuCtxGetDevice(CUdevice *device)
+{
+	struct CUctx_st *c;
+	CUresult rc;
+
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	rc = simgpu_ctx_get(&c);
+	if (rc)
+		return rc;
+	*device = c->dev;
+	return CUDA_SUCCESS;
+}
+
+#if CUDA_VERSION >= 13000
+SG_API CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
+	SG_INIT_CHECK();
+	if (!ctx)
+		return cuCtxGetDevice(device);
+	if (!device)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!simgpu_ctx_valid(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*device = ctx->dev;
+	return CUDA_SUCCESS;
+}
+#endif
+
+SG_API CUresult cuCtxSynchronize(void)
+{
+	struct CUctx_st *c;
+	CUresult rc = simgpu_ctx_get(&c);
+
+	return rc ? rc : simgpu_ctx_sync(c);
+}
+
+#if CUDA_VERSION >= 13000
+SG_API CUresult cuCtxSynchronize_v2(CUcontext ctx)
+{
+	SG_INIT_CHECK();
+	if (!ctx)
+		return cuCtxSynchronize();
+	if (!simgpu_ctx_valid(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	return simgpu_ctx_sync(ctx);
+}
+#endif
+
+SG_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
+{
+	SG_INIT_CHECK();
+	if (!version)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!ctx)
+		ctx = simgpu_ctx_current();
+	if (!simgpu_ctx_valid(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*version = 3020;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuCtxGetFlags(unsigned int *flags)
+{
+	struct CUctx_st *c;
+	CUresult rc = simgpu_ctx_get(&c);
+
+	if (rc)
+		return rc;
+	if (!flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	*flags = c->flags;
+	return CUDA_SUCCESS;
+}
+
+#if CUDA_VERSION >= 12000
+SG_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
+{
+	SG_INIT_CHECK();
+	if (!ctx)
+		ctx = simgpu_ctx_current();
+	if (!ctxId)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!simgpu_ctx_valid(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*ctxId = ctx->id;
+	return CUDA_SUCCESS;
+}
+#endif
+
+SG_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+	SG_INIT_CHECK();
+	if (leastPriority)
+		*leastPriority = 0;
+	if (greatestPriority)
+		*greatestPriority = -5;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
+{
+	struct CUctx_st *c;
+	CUresult rc = simgpu_ctx_get(&c);
+
+	if (rc)
+		return rc;
+	if (!pvalue)
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (limit) {
+	case CU_LIMIT_STACK_SIZE: *pvalue = 1024; break;
+	case CU_LIMIT_PRINTF_FIFO_SIZE: *pvalue = 1 << 20; break;
+	case CU_LIMIT_MALLOC_HEAP_SIZE: *pvalue = 8 << 20; break;
+	case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: *pvalue = 2; break;
+	case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: *pvalue = 2048; break;
+	case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: *pvalue = 64; break;
+	case CU_LIMIT_PERSISTING_L2_CACHE_SIZE: *pvalue = 0; break;
+	default: return CUDA_ERROR_UNSUPPORTED_LIMIT;
+	}
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuCtxSetLimit(CUlimit limit, size_t value)
+{
+	struct CUctx_st *c;
+	CUresult rc = simgpu_ctx_get(&c);
+
+	(void)value;
+	if (rc)
+		return rc;
+	return (int)limit < 0 || (int)limit > 0x6 ? CUDA_ERROR_UNSUPPORTED_LIMIT : CUDA_SUCCESS;
+}
+
+SG_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
+{
+	SG_INIT_CHECK();
+	if (!pconfig)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pconfig = CU_FUNC_CACHE_PREFER_NONE;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuCtxSetCacheConfig(CUfunc_cache config)
+{
+	(void)config;
+	SG_INIT_CHECK();
+	return CUDA_SUCCESS;
+}

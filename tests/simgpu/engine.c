@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The shared device: VRAM charging and the execution engine. Each GPU has
+ * one engine; a kernel holds it for its whole duration. Waiters queue in
+ * arrival order (across all processes), so contexts take turns kernel by
+ * kernel. Time held is charged to the process and its cgroup: the ground
+ * truth for share tests.
+ */
+#include <errno.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "simgpu.h"
+
+/* How long a waiter sleeps before it looks for dead holders again. */
+#define WAIT_SLICE_NS 5000000ULL
+
+CUresult simgpu_charge(int dev, uint64_t bytes)
+{
+	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
+	CUresult rc = CUDA_SUCCESS;
+
+	if (!bytes)
+		return CUDA_SUCCESS;
+	simgpu_state_lock();
+	if (g->used + bytes > g->total || g->used + bytes < bytes) {
+		/* Maybe a dead process still holds memory: look now. */
+		simgpu_state_reclaim(1);
+		if (g->used + bytes > g->total || g->used + bytes < bytes)
+			rc = CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (!rc) {
+		g->used += bytes;
+		if (simgpu_slot >= 0)
+			simgpu_shm->procs[simgpu_slot].bytes[dev] += bytes;
+	}
+	simgpu_state_unlock();
+	return rc;
+}
+
+void simgpu_uncharge(int dev, uint64_t bytes)
+{
+	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
+
+	if (!bytes)
+		return;
+	simgpu_state_lock();
+	if (simgpu_slot >= 0 && simgpu_shm->procs[simgpu_slot].alive &&
+	    simgpu_shm->procs[simgpu_slot].pid == simgpu_pid) {
+		uint64_t *mine = &simgpu_shm->procs[simgpu_slot].bytes[dev];
+
+		if (bytes > *mine)
+			bytes = *mine;
+		*mine -= bytes;
+		g->used -= bytes <= g->used ? bytes : g->used;
+	}
+	simgpu_state_unlock();
+}
+
+void simgpu_ctx_count(int dev, int delta)
+{
+	simgpu_state_lock();
+	if (simgpu_slot >= 0 && simgpu_shm->procs[simgpu_slot].pid == simgpu_pid)
+		simgpu_shm->procs[simgpu_slot].ctxs[dev] += delta;
+	simgpu_state_unlock();
+}
+
+void simgpu_sleep_until(uint64_t deadline)
+{
+	struct timespec ts = {
+		(time_t)(deadline / 1000000000ULL), (long)(deadline % 1000000000ULL)
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static int waiter_add(int dev, uint64_t seq)
+{
+	for (int i = 0; i < SG_MAX_WAITERS; i++) {
+		if (!simgpu_shm->waiters[i].pid) {
+			simgpu_shm->waiters[i].pid = simgpu_pid;
+			simgpu_shm->waiters[i].gpu = dev;
+			simgpu_shm->waiters[i].seq = seq;
+			return i;
+		}
+	}
+	return -1;
+}
+
+/* Lowest arrival number among the waiters for dev. */
+static uint64_t first_waiter(int dev)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < SG_MAX_WAITERS; i++) {
+		struct sg_waiter *w = &simgpu_shm->waiters[i];
+
+		if (w->pid && w->gpu == dev && w->seq < best)
+			best = w->seq;
+	}
+	return best;
+}
+
+static uint64_t engine_acquire(int dev)
+{
+	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
+	uint64_t seq;
+	int slot;
+
+	simgpu_state_lock();
+	seq = ++simgpu_shm->seq;
+	slot = waiter_add(dev, seq);
+	for (;;) {
+		uint32_t gen;
+
+		if (slot >= 0 && (simgpu_shm->waiters[slot].pid != simgpu_pid ||
+				  simgpu_shm->waiters[slot].seq != seq))
+			slot = waiter_add(dev, seq);	/* reset or reclaimed */
+		if (!g->owner_pid && (slot < 0 || first_waiter(dev) == seq)) {
+			if (slot >= 0)
+				simgpu_shm->waiters[slot].pid = 0;
+			g->owner_pid = simgpu_pid;
+			g->owner_proc = simgpu_slot;
+			g->owner_token = seq;
+			g->owner_since = simgpu_now_ns();
+			break;
+		}
+		if (slot < 0)
+			slot = waiter_add(dev, seq);
+		gen = __atomic_load_n(&g->gen, __ATOMIC_ACQUIRE);
+		simgpu_state_unlock();
+		simgpu_futex_wait(&g->gen, gen, WAIT_SLICE_NS);
+		simgpu_state_lock();
+	}
+	simgpu_state_unlock();
+	return seq;
+}
+
+static void engine_release(int dev, uint64_t token)
+{
+	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
+
+	simgpu_state_lock();
+	if (g->owner_pid == simgpu_pid && g->owner_token == token)
+		simgpu_engine_drop(dev, simgpu_now_ns(), 1);
+	simgpu_state_unlock();
+}
+
+void simgpu_run_kernel(int dev, uint64_t ns)
+{
+	uint64_t token;
+
+	if (simgpu_exiting)
+		return;
+	token = engine_acquire(dev);
+	simgpu_sleep_until(simgpu_now_ns() + ns);
+	engine_release(dev, token);
+}

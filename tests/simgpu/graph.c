@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Graphs: kernel, memory-allocation, memory-free, memset, host and empty
+ * nodes. A launch queues the nodes on the stream in the order they were
+ * added (a valid topological order, since dependencies must exist first).
+ * An allocation node's address is fixed when the node is added; its VRAM
+ * is charged when a launch reaches it and returned by a free node,
+ * cuMemFree/cuMemFreeAsync, or the context's end.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "simgpu.h"
+
+enum node_kind { N_KERNEL, N_ALLOC, N_FREE, N_SET, N_HOST, N_EMPTY };
+
+struct CUgraphNode_st {
+	uint32_t magic;
+	enum node_kind kind;
+	struct CUgraphNode_st *next;
+	uint64_t ns;			/* kernel */
+	CUdeviceptr ptr;		/* alloc, free, set */
+	size_t size;			/* alloc; set: elements */
+	int dev;
+	uint32_t val;			/* set */
+	int elsize;
+	CUhostFn fn;			/* host */
+	void *arg;
+};
+
+struct CUgraph_st {
+	uint32_t magic;
+	struct CUgraphNode_st *head, *tail;
+};
+
+struct CUgraphExec_st {
+	uint32_t magic;
+	struct CUgraph_st *graph;
+};
+
+SG_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
+{
+	struct CUgraph_st *g;
+
+	SG_INIT_CHECK();
+	if (!phGraph || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	g->magic = SG_GRAPH_MAGIC;
+	*phGraph = g;
+	return CUDA_SUCCESS;
+}
+
+static CUresult add(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+		    struct CUgraphNode_st *proto)
+{
+	struct CUgraphNode_st *n;
+
+	SG_INIT_CHECK();
+	if (!out || !g || g->magic != SG_GRAPH_MAGIC || (ndeps && !deps))
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < ndeps; i++)
+		if (!deps[i] || deps[i]->magic != SG_NODE_MAGIC)
+			return CUDA_ERROR_INVALID_VALUE;
+	n = malloc(sizeof(*n));
+	if (!n)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*n = *proto;
+	n->magic = SG_NODE_MAGIC;
+	n->next = NULL;
+	if (g->tail)
+		g->tail->next = n;
+	else
+		g->head = n;
+	g->tail = n;
+	*out = n;
+	return CUDA_SUCCESS;
+}
+
+static CUresult add_kernel(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+			   CUfunction f, void **params, void **extra)
+{
+	struct CUgraphNode_st proto = { .kind = N_KERNEL };
+
+	SG_INIT_CHECK();
+	if (simgpu_func_check(f))
+		return CUDA_ERROR_INVALID_VALUE;
+	proto.ns = simgpu_kernel_ns(f, params, extra);
+	return add(out, g, deps, ndeps, &proto);
+}
+
+SG_API CUresult cuGraphAddKernelNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				     size_t ndeps, const CUDA_KERNEL_NODE_PARAMS_v1 *p)
+{
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	return add_kernel(out, g, deps, ndeps, p->func, p->kernelParams, p->extra);
+}
+
+#if CUDA_VERSION >= 12000
+SG_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+					size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+	CUfunction f;
+
+	if (!p)
+		return CUDA_ERROR_INVALID_VALUE;
+	f = p->func ? p->func : (CUfunction)(void *)p->kern;
+	return add_kernel(out, g, deps, ndeps, f, p->kernelParams, p->extra);
+}
+#endif
+
+SG_API CUresult cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				       size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+	struct CUgraphNode_st proto = { .kind = N_ALLOC };
+	struct sg_range r = { 0 };
+	CUresult rc;
+	size_t len;
+	void *m;
+
+	SG_INIT_CHECK();
+	if (!p || !p->bytesize || p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_INVALID_VALUE;
+	rc = simgpu_check_dev(p->poolProps.location.id);
+	if (rc)
+		return CUDA_ERROR_INVALID_VALUE;
+	len = SG_ROUND(p->bytesize, SG_GRANULARITY);
+	m = simgpu_map(len, SG_GRANULARITY, 0);
+	if (!m)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	r.base = (uintptr_t)m;
+	r.size = p->bytesize;
+	r.mapsize = len;
+	r.kind = SG_MEM_GRAPH;
+	r.dev = p->poolProps.location.id;
+	r.ctx = simgpu_ctx_current();
+	if (!simgpu_range_add(&r)) {
+		simgpu_unmap(m, len);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	proto.ptr = (CUdeviceptr)r.base;
+	proto.size = len;
+	proto.dev = r.dev;
+	rc = add(out, g, deps, ndeps, &proto);
+	if (!rc)
+		p->dptr = proto.ptr;
+	return rc;
+}
+
+SG_API CUresult cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				      size_t ndeps, CUdeviceptr dptr)
+{
+	struct CUgraphNode_st proto = { .kind = N_FREE, .ptr = dptr };
+
+	return add(out, g, deps, ndeps, &proto);
+}
+
+SG_API CUresult cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				     size_t ndeps, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+	struct CUgraphNode_st proto = { .kind = N_SET };
+
+	(void)ctx;
+	if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
+	    p->height > 1)
+		return CUDA_ERROR_INVALID_VALUE;
+	proto.ptr = p->dst;
+	proto.val = p->value;
+	proto.elsize = (int)p->elementSize;
+	proto.size = p->width;
+	return add(out, g, deps, ndeps, &proto);
+}
+
+SG_API CUresult cuGraphAddHostNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				   size_t ndeps, const CUDA_HOST_NODE_PARAMS *p)
+{
+	struct CUgraphNode_st proto = { .kind = N_HOST };
+
+	if (!p || !p->fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	proto.fn = p->fn;
+	proto.arg = p->userData;
+	return add(out, g, deps, ndeps, &proto);
+}
+
+SG_API CUresult cuGraphAddEmptyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps)
+{
+	struct CUgraphNode_st proto = { .kind = N_EMPTY };
+
+	return add(out, g, deps, ndeps, &proto);
+}
+
+SG_API CUresult cuGraphDestroy(CUgraph g)
+{
+	SG_INIT_CHECK();
+	if (!g || g->magic != SG_GRAPH_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* Nodes stay allocated: an instantiated exec may still use them.
+	 * Allocation nodes whose memory is not held give back their VA. */
+	for (struct CUgraphNode_st *n = g->head; n; n = n->next) {
+		if (n->kind == N_ALLOC) {
+			struct sg_range *r;
+			int unmap = 0;
+
+			pthread_mutex_lock(&simgpu_lk);
+			r = simgpu_range_find((uintptr_t)n->ptr, 1);
+			if (r && r->kind == SG_MEM_GRAPH && !r->charged) {
+				simgpu_range_del(r);
+				unmap = 1;
+			}
+			pthread_mutex_unlock(&simgpu_lk);
+			if (unmap)
+				simgpu_unmap((void *)(uintptr_t)n->ptr, n->size);
+		}
+	}
+	g->magic = 0;
+	return CUDA_SUCCESS;
+}
+
+static CUresult instantiate(CUgraphExec *out, CUgraph g)
+{
+	struct CUgraphExec_st *e;
+
+	SG_INIT_CHECK();
+	if (!out || !g || g->magic != SG_GRAPH_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	e->magic = SG_EXEC_MAGIC;
+	e->graph = g;
+	*out = e;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph g, unsigned long long flags)
+{
+	(void)flags;
+	return instantiate(out, g);
+}
+
+SG_API CUresult cuGraphInstantiate(CUgraphExec *out, CUgraph g, CUgraphNode *errNode,
+				   char *log, size_t logSize)
+{
+	if (errNode)
+		*errNode = NULL;
+	if (log && logSize)
+		log[0] = 0;
+	return instantiate(out, g);
+}
+
+SG_API CUresult cuGraphInstantiate_v2(CUgraphExec *out, CUgraph g, CUgraphNode *errNode,
+				      char *log, size_t logSize)
+{
+	return cuGraphInstantiate(out, g, errNode, log, logSize);
+}
+
+#if CUDA_VERSION >= 12000
+static CUresult inst_params(CUgraphExec *out, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	CUresult rc = instantiate(out, g);
+
+	if (p) {
+		p->result_out = rc ? CUDA_GRAPH_INSTANTIATE_ERROR : CUDA_GRAPH_INSTANTIATE_SUCCESS;
+		p->hErrNode_out = NULL;
+	}
+	return rc;
+}
+
+SG_API CUresult cuGraphInstantiateWithParams(CUgraphExec *out, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	return inst_params(out, g, p);
+}
+
+SG_API CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *out, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+	return inst_params(out, g, p);
+}
+#endif
+
+SG_API CUresult cuGraphExecDestroy(CUgraphExec e)
+{
+	SG_INIT_CHECK();
+	if (!e || e->magic != SG_EXEC_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	e->magic = 0;
+	free(e);
+	return CUDA_SUCCESS;
+}
+
+/* An allocation node: charge its VRAM now unless it is still held. */
+static CUresult charge_alloc(struct CUgraphNode_st *n)
+{
+	struct sg_range *r;
+	int need;
+	CUresult rc;
+
+	pthread_mutex_lock(&simgpu_lk);
+	r = simgpu_range_find((uintptr_t)n->ptr, 1);
+	need = r && r->kind == SG_MEM_GRAPH && !r->charged;
+	pthread_mutex_unlock(&simgpu_lk);
+	if (!need)
+		return r ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	rc = simgpu_charge(n->dev, n->size);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&simgpu_lk);
+	r = simgpu_range_find((uintptr_t)n->ptr, 1);
+	if (r)
+		r->charged = n->size;
+	pthread_mutex_unlock(&simgpu_lk);
+	if (!r)
+		simgpu_uncharge(n->dev, n->size);
+	return CUDA_SUCCESS;
+}
+
+static CUresult graph_launch(CUgraphExec e, CUstream h, int ptds)
+{
+	struct CUstream_st *s;
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);
+
+	if (rc)
+		return rc;
+	if (!e || e->magic != SG_EXEC_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (struct CUgraphNode_st *n = e->graph->head; n && !rc; n = n->next) {
+		struct sg_op *op = NULL;
+
+		switch (n->kind) {
+		case N_KERNEL:
+			op = simgpu_op_new(SG_OP_KERNEL);
+			if (op)
+				op->ns = n->ns;
+			break;
+		case N_ALLOC:
+			rc = charge_alloc(n);
+			continue;
+		case N_FREE:
+			op = simgpu_op_new(SG_OP_POOL_FREE);
+			if (op)
+				op->ptr = n->ptr;
+			break;
+		case N_SET:
+			op = simgpu_op_new(SG_OP_SET);
+			if (op) {
+				op->dst = (void *)(uintptr_t)n->ptr;
+				op->val = n->val;
+				op->elsize = n->elsize;
+				op->n = n->size;
+			}
+			break;
+		case N_HOST:
+			op = simgpu_op_new(SG_OP_HOST);
+			if (op) {
+				op->fn = n->fn;
+				op->arg = n->arg;
+			}
+			break;
+		case N_EMPTY:
+			continue;
+		}
+		rc = simgpu_stream_submit(s, op);
+	}
+	return rc;
+}
+
+SG_API CUresult cuGraphLaunch(CUgraphExec e, CUstream h)
+{
+	return graph_launch(e, h, 0);
+}
+
+SG_API CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream h)
+{
+	return graph_launch(e, h, 1);
+}
+
+SG_API CUresult cuDeviceGraphMemTrim(CUdevice dev)
+{
+	return simgpu_check_dev(dev);
+}

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Modules, libraries and launches. Any image is accepted and any function
+ * name resolves. A function whose name contains "simgpu_spin" keeps the
+ * GPU busy for *(uint64_t *)kernelParams[0] nanoseconds; any other kernel
+ * for SIMGPU_KERNEL_NS (10 us by default).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "simgpu.h"
+
+static CUresult mod_new(struct CUmod_st **out)
+{
+	struct CUmod_st *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	m->magic = SG_MOD_MAGIC;
+	m->ctx = simgpu_ctx_current();
+	pthread_mutex_init(&m->lk, NULL);
+	*out = m;
+	return CUDA_SUCCESS;
+}
+
+static void mod_free(struct CUmod_st *m)
+{
+	/* Functions stay allocated: launches may still be queued. */
+	m->magic = 0;
+	for (struct sg_global *g = m->globals, *n; g; g = n) {
+		n = g->next;
+		free(g->mem);
+		free(g);
+	}
+	m->globals = NULL;
+}
+
+static CUresult mod_load(CUmodule *module, const void *image)
+{
+	struct CUctx_st *ctx;
+	CUresult rc = simgpu_ctx_get(&ctx);
+
+	if (rc)
+		return rc;
+	if (!module || !image)
+		return CUDA_ERROR_INVALID_VALUE;
+	return mod_new(module);
+}
+
+SG_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
+{
+	return mod_load(module, image);
+}
+
+SG_API CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+				   CUjit_option *options, void **optionValues)
+{
+	(void)numOptions; (void)options; (void)optionValues;
+	return mod_load(module, image);
+}
+
+SG_API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
+{
+	return mod_load(module, fatCubin);
+}
+
+SG_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
+{
+	if (!fname)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (access(fname, R_OK))
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	return mod_load(module, fname);
+}
+
+SG_API CUresult cuModuleUnload(CUmodule m)
+{
+	SG_INIT_CHECK();
+	if (!m || m->magic != SG_MOD_MAGIC)
+		return CUDA_ERROR_INVALID_HANDLE;
+	mod_free(m);
+	return CUDA_SUCCESS;
+}
+
+static CUresult get_function(struct CUfunc_st **out, struct CUmod_st *m, const char *name)
+{
+	struct CUfunc_st *f;
+
+	SG_INIT_CHECK();
+	if (!m || m->magic != SG_MOD_MAGIC)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!out || !name || !*name)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&m->lk);
+	for (f = m->funcs; f; f = f->next)
+		if (!strcmp(f->name, name))
+			break;
+	if (!f) {
+		f = calloc(1, sizeof(*f));
+		if (f) {
+			f->magic = SG_FUNC_MAGIC;
+			f->mod = m;
+			snprintf(f->name, sizeof(f->name), "%s", name);
+			f->spin = strstr(name, "simgpu_spin") != NULL;
+			f->next = m->funcs;
+			m->funcs = f;
+		}
+	}
+	pthread_mutex_unlock(&m->lk);
+	if (!f)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*out = f;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+	return get_function(hfunc, hmod, name);
+}
+
+static CUresult get_global(struct CUmod_st *m, const char *name, void **mem, size_t *bytes)
+{
+	struct sg_global *g;
+
+	SG_INIT_CHECK();
+	if (!m || m->magic != SG_MOD_MAGIC)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!name)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&m->lk);
+	for (g = m->globals; g; g = g->next)
+		if (!strcmp(g->name, name))
+			break;
+	if (!g) {
+		struct sg_range r = { 0 };
+
+		g = calloc(1, sizeof(*g));
+		if (g)
+			g->mem = calloc(1, 256);
+		if (g && g->mem) {
+			snprintf(g->name, sizeof(g->name), "%s", name);
+			g->next = m->globals;
+			m->globals = g;
+			r.base = (uintptr_t)g->mem;
+			r.size = r.mapsize = 256;
+			r.kind = SG_MEM_GLOBAL;
+			r.dev = m->ctx ? m->ctx->dev : 0;
+			simgpu_range_add(&r);
+		} else if (g) {
+			free(g);
+			g = NULL;
+		}
+	}
+	pthread_mutex_unlock(&m->lk);
+	if (!g)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*mem = g->mem;
+	*bytes = 256;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
+{
+	void *mem;
+	size_t n;
+	CUresult rc = get_global(hmod, name, &mem, &n);
+
+	if (rc)
+		return rc;
+	if (dptr)
+		*dptr = (CUdeviceptr)(uintptr_t)mem;
+	if (bytes)
+		*bytes = n;
+	return CUDA_SUCCESS;
+}
+
+#if CUDA_VERSION >= 12000
+/* ---- libraries (context-independent modules) ---- */
+
+static CUresult lib_load(CUlibrary *library, const void *code)
+{
+	struct CUlib_st *l;
+	CUresult rc;
+
+	SG_INIT_CHECK();
+	if (!library || !code)
+		return CUDA_ERROR_INVALID_VALUE;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	rc = mod_new(&l->mod);
+	if (rc) {
+		free(l);
+		return rc;
+	}
+	l->magic = SG_LIB_MAGIC;
+	*library = l;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuLibraryLoadData(CUlibrary *library, const void *code,
+				  CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions,
+				  CUlibraryOption *libraryOptions, void **libraryOptionValues,
+				  unsigned int numLibraryOptions)
+{
+	(void)jitOptions; (void)jitOptionsValues; (void)numJitOptions;
+	(void)libraryOptions; (void)libraryOptionValues; (void)numLibraryOptions;
+	return lib_load(library, code);
+}
+
+SG_API CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
+				      CUjit_option *jitOptions, void **jitOptionsValues, unsigned int numJitOptions,
+				      CUlibraryOption *libraryOptions, void **libraryOptionValues,
+				      unsigned int numLibraryOptions)
+{
+	(void)jitOptions; (void)jitOptionsValues; (void)numJitOptions;
+	(void)libraryOptions; (void)libraryOptionValues; (void)numLibraryOptions;
+	if (!fileName)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (access(fileName, R_OK))
+		return CUDA_ERROR_FILE_NOT_FOUND;
+	return lib_load(library, fileName);
+}
+
+SG_API CUresult cuLibraryUnload(CUlibrary library)
+{
+	SG_INIT_CHECK();
+	if (!library || library->magic != SG_LIB_MAGIC)
+		return CUDA_ERROR_INVALID_HANDLE;
+	library->magic = 0;
+	mod_free(library->mod);
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
+{
+	struct CUfunc_st *f;
+	CUresult rc;
+
+	SG_INIT_CHECK();
+	if (!library || library->magic != SG_LIB_MAGIC)
+		return CUDA_ERROR_INVALID_HANDLE;
+	rc = get_function(&f, library->mod, name);
+	if (!rc) {
+		if (!pKernel)
+			return CUDA_ERROR_INVALID_VALUE;
+		/* As with the real driver, a CUkernel may be launched as a
+		 * CUfunction: here they are the same object. */
+		*pKernel = (CUkernel)(void *)f;
+	}
+	return rc;
+}
+
+SG_API CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
+{
+	SG_INIT_CHECK();
+	if (!library || library->magic != SG_LIB_MAGIC)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!pMod)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pMod = library->mod;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+{
+	SG_INIT_CHECK();
+	if (!library || library->magic != SG_LIB_MAGIC)
+		return CUDA_ERROR_INVALID_HANDLE;
+	return cuModuleGetGlobal_v2(dptr, bytes, library->mod, name);
+}
+
+SG_API CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
+{
+	struct CUfunc_st *f = (struct CUfunc_st *)(void *)kernel;
+
+	SG_INIT_CHECK();
+	if (!f || f->magic != SG_FUNC_MAGIC)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!pFunc)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pFunc = f;
+	return CUDA_SUCCESS;
+}
+
+#endif
+
+SG_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+	SG_INIT_CHECK();
+	if (simgpu_func_check(hfunc))
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!pi)
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (attrib) {
+	case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
+	case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = 16; break;
+	case CU_FUNC_ATTRIBUTE_PTX_VERSION: *pi = 90; break;
+	case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = 90; break;
+	default: *pi = 0; break;
+	}
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+	(void)attrib; (void)value;
+	SG_INIT_CHECK();
+	return simgpu_func_check(hfunc) ? CUDA_ERROR_INVALID_HANDLE : CUDA_SUCCESS;
+}
+
+/* ---- launches ---- */
+
+CUresult simgpu_func_check(CUfunction f)
+{
+	return f && f->magic == SG_FUNC_MAGIC ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+uint64_t simgpu_kernel_ns(struct CUfunc_st *f, void **params, void **extra)
+{
+	uint64_t ns = 0;
+
+	if (!f->spin)
+		return simgpu_cfg.kernel_ns;
+	if (params && params[0]) {
+		memcpy(&ns, params[0], sizeof(ns));
+		return ns;
+	}
+	/* CU_LAUNCH_PARAM_BUFFER_POINTER: the first 8 bytes of the buffer. */
+	for (int i = 0; extra && extra[i] != CU_LAUNCH_PARAM_END && i < 16; i += 2)
+		if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER && extra[i + 1])
+			memcpy(&ns, extra[i + 1], sizeof(ns));
+	return ns;
+}
+
+static CUresult launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+		       unsigned int bx, unsigned int by, unsigned int bz,
+		       CUstream h, void **params, void **extra, int ptds)
+{
+	struct CUstream_st *s;
+	struct sg_op *op;
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);
+
+	if (rc)
+		return rc;
+	if (simgpu_func_check(f))
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!gx || !gy || !gz || !bx || !by || !bz ||
+	    (uint64_t)bx * by * bz > 1024 || gy > 65535 || gz > 65535)
+		return CUDA_ERROR_INVALID_VALUE;
+	op = simgpu_op_new(SG_OP_KERNEL);
+	if (!op)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	op->ns = simgpu_kernel_ns(f, params, extra);
+	return simgpu_stream_submit(s, op);
+}
+
+SG_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+			       unsigned int bx, unsigned int by, unsigned int bz,
+			       unsigned int shmem, CUstream h, void **params, void **extra)
+{
+	(void)shmem;
+	return launch(f, gx, gy, gz, bx, by, bz, h, params, extra, 0);
+}
+
+SG_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+				    unsigned int bx, unsigned int by, unsigned int bz,
+				    unsigned int shmem, CUstream h, void **params, void **extra)
+{
+	(void)shmem;
+	return launch(f, gx, gy, gz, bx, by, bz, h, params, extra, 1);
+}
+
+SG_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy,
+					  unsigned int gz, unsigned int bx, unsigned int by,
+					  unsigned int bz, unsigned int shmem, CUstream h,
+					  void **params)
+{
+	(void)shmem;
+	return launch(f, gx, gy, gz, bx, by, bz, h, params, NULL, 0);
+}
+
+SG_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
+					       unsigned int gz, unsigned int bx, unsigned int by,
+					       unsigned int bz, unsigned int shmem, CUstream h,
+					       void **params)
+{
+	(void)shmem;
+	return launch(f, gx, gy, gz, bx, by, bz, h, params, NULL, 1);
+}
+
+static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params,
+			  void **extra, int ptds)
+{
+	SG_INIT_CHECK();
+	if (!c)
+		return CUDA_ERROR_INVALID_VALUE;
+	return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX,
+		      c->blockDimY, c->blockDimZ, c->hStream, params, extra, ptds);
+}
+
+SG_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
+{
+	return launch_ex(config, f, params, extra, 0);
+}
+
+SG_API CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
+{
+	return launch_ex(config, f, params, extra, 1);
+}

@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stream-ordered allocation: memory pools. A pool keeps freed chunks
+ * (charged to the GPU) for reuse; chunks above the pool's release threshold
+ * (default 0) go back at the next synchronisation or cuMemPoolTrimTo, as
+ * with the real driver. Chunks are 2 MiB multiples.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "simgpu.h"
+
+#define MAX_POOLS 256
+
+static struct CUmemPoolHandle_st *pools[MAX_POOLS];
+static int npools;
+static struct CUmemPoolHandle_st *defpool[SG_MAX_GPUS], *curpool[SG_MAX_GPUS];
+
+static struct CUmemPoolHandle_st *pool_new(int dev, int is_default)
+{
+	struct CUmemPoolHandle_st *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->magic = SG_POOL_MAGIC;
+	p->dev = dev;
+	p->is_default = is_default;
+	p->props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p->props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	p->props.location.id = dev;
+	pthread_mutex_lock(&simgpu_lk);
+	if (npools < MAX_POOLS)
+		pools[npools++] = p;
+	pthread_mutex_unlock(&simgpu_lk);
+	return p;
+}
+
+static struct CUmemPoolHandle_st *dev_pool(int dev, int current)
+{
+	pthread_mutex_lock(&simgpu_lk);
+	if (!defpool[dev]) {
+		pthread_mutex_unlock(&simgpu_lk);
+		struct CUmemPoolHandle_st *p = pool_new(dev, 1);
+
+		pthread_mutex_lock(&simgpu_lk);
+		if (!defpool[dev])
+			defpool[dev] = p;
+	}
+	if (!curpool[dev])
+		curpool[dev] = defpool[dev];
+	pthread_mutex_unlock(&simgpu_lk);
+	return current ? curpool[dev] : defpool[dev];
+}
+
+static int valid(struct CUmemPoolHandle_st *p)
+{
+	return p && p->magic == SG_POOL_MAGIC;
+}
+
+/* Give back free chunks until the pool reserves at most keep bytes. */
+static void pool_release(struct CUmemPoolHandle_st *p, uint64_t keep)
+{
+	for (;;) {
+		struct sg_range *r = NULL, copy;
+
+		pthread_mutex_lock(&simgpu_lk);
+		if (p->reserved > keep)
+			r = simgpu_pool_chunk(p, 0);	/* any free chunk */
+		if (!r) {
+			pthread_mutex_unlock(&simgpu_lk);
+			return;
+		}
+		copy = *r;
+		p->reserved -= copy.mapsize;
+		simgpu_range_del(r);
+		pthread_mutex_unlock(&simgpu_lk);
+		simgpu_unmap((void *)copy.base, copy.mapsize);
+		simgpu_uncharge(copy.dev, copy.charged);
+	}
+}
+
+void simgpu_pool_trim_all(void)
+{
+	for (int i = 0; i < npools; i++) {
+		struct CUmemPoolHandle_st *p = pools[i];
+
+		if (p && p->reserved > p->threshold && p->reserved > p->used)
+			pool_release(p, p->threshold);
+	}
+}
+
+CUresult simgpu_pool_alloc(struct CUmemPoolHandle_st *p, size_t size, CUdeviceptr *out)
+{
+	uint64_t len = SG_ROUND((uint64_t)size, SG_GRANULARITY);
+	struct sg_range r = { 0 }, *hit;
+	CUresult rc;
+	void *m;
+
+	if (!size || !out)
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&simgpu_lk);
+	hit = simgpu_pool_chunk(p, len);
+	if (hit) {
+		hit->in_use = 1;
+		hit->size = size;
+		*out = (CUdeviceptr)hit->base;
+	}
+	pthread_mutex_unlock(&simgpu_lk);
+	if (hit)
+		goto used;
+	rc = simgpu_charge(p->dev, len);
+	if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
+		pool_release(p, 0);	/* free chunks of other sizes */
+		rc = simgpu_charge(p->dev, len);
+	}
+	if (rc)
+		return rc;
+	m = simgpu_map(len, SG_GRANULARITY, 0);
+	if (!m) {
+		simgpu_uncharge(p->dev, len);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	r.base = (uintptr_t)m;
+	r.size = size;
+	r.mapsize = len;
+	r.kind = SG_MEM_POOL;
+	r.dev = p->dev;
+	r.in_use = 1;
+	r.charged = len;
+	r.pool = p;
+	if (!simgpu_range_add(&r)) {
+		simgpu_unmap(m, len);
+		simgpu_uncharge(p->dev, len);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	pthread_mutex_lock(&simgpu_lk);
+	p->reserved += len;
+	if (p->reserved > p->reserved_high)
+		p->reserved_high = p->reserved;
+	pthread_mutex_unlock(&simgpu_lk);
+	*out = (CUdeviceptr)r.base;
+used:
+	pthread_mutex_lock(&simgpu_lk);
+	p->used += len;
+	if (p->used > p->used_high)
+		p->used_high = p->used;
+	pthread_mutex_unlock(&simgpu_lk);
+	return CUDA_SUCCESS;
+}
+
+/* Runs in stream order: a pool chunk returns to its pool; other memory
+ * (graph allocations, cuMemAlloc) is freed. */
+void simgpu_pool_free_op(CUdeviceptr ptr)
+{
+	struct sg_range *r;
+
+	pthread_mutex_lock(&simgpu_lk);
+	r = simgpu_range_find((uintptr_t)ptr, 1);
+	if (r && r->kind == SG_MEM_POOL) {
+		if (r->in_use) {
+			r->in_use = 0;
+			r->pool->used -= r->mapsize;
+		}
+		pthread_mutex_unlock(&simgpu_lk);
+		return;
+	}
+	pthread_mutex_unlock(&simgpu_lk);
+	if (r)
+		simgpu_mem_free(ptr);
+}
+
+/* ---- API ---- */
+
+static CUresult alloc_async(CUdeviceptr *dptr, size_t size, struct CUmemPoolHandle_st *p,
+			    CUstream h, int ptds)
+{
+	struct CUstream_st *s;
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);
+
+	if (rc)
+		return rc;
+	if (!p)
+		p = dev_pool(s->ctx->dev, 1);
+	if (!valid(p))
+		return CUDA_ERROR_INVALID_VALUE;
+	return simgpu_pool_alloc(p, size, dptr);
+}
+
+static CUresult free_async(CUdeviceptr dptr, CUstream h, int ptds)
+{
+	struct CUstream_st *s;
+	struct sg_range *r;
+	struct sg_op *op;
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);
+
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&simgpu_lk);
+	r = simgpu_range_find((uintptr_t)dptr, 1);
+	rc = (!r || (r->kind == SG_MEM_POOL && !r->in_use) || r->kind == SG_MEM_HOST ||
+	      r->kind == SG_MEM_VA) ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+	pthread_mutex_unlock(&simgpu_lk);
+	if (rc)
+		return rc;
+	op = simgpu_op_new(SG_OP_POOL_FREE);
+	if (!op)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	op->ptr = dptr;
+	return simgpu_stream_submit(s, op);
+}
+
+SG_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h)
+{ return alloc_async(dptr, bytesize, NULL, h, 0); }
+SG_API CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream h)
+{ return alloc_async(dptr, bytesize, NULL, h, 1); }
+SG_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream h)
+{ return pool ? alloc_async(dptr, bytesize, pool, h, 0) : CUDA_ERROR_INVALID_VALUE; }
+SG_API CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream h)
+{ return pool ? alloc_async(dptr, bytesize, pool, h, 1) : CUDA_ERROR_INVALID_VALUE; }
+SG_API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream h)
+{ return free_async(dptr, h, 0); }
+SG_API CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream h)
+{ return free_async(dptr, h, 1); }
+
+SG_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	CUresult rc = simgpu_check_dev(dev);
+
+	if (rc)
+		return rc;
+	if (!pool)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pool = dev_pool(dev, 0);
+	return *pool ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+SG_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	CUresult rc = simgpu_check_dev(dev);
+
+	if (rc)
+		return rc;
+	if (!pool)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pool = dev_pool(dev, 1);
+	return *pool ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+SG_API CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
+{
+	CUresult rc = simgpu_check_dev(dev);
+
+	if (rc)
+		return rc;
+	if (!valid(pool) || pool->dev != dev)
+		return CUDA_ERROR_INVALID_VALUE;
+	dev_pool(dev, 1);
+	curpool[dev] = pool;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+	CUresult rc;
+
+	SG_INIT_CHECK();
+	if (!pool || !props || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_INVALID_VALUE;
+	rc = simgpu_check_dev(props->location.id);
+	if (rc)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pool = pool_new(props->location.id, 0);
+	if (!*pool)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*pool)->props = *props;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+	SG_INIT_CHECK();
+	if (!valid(pool) || pool->is_default)
+		return CUDA_ERROR_INVALID_VALUE;
+	pool_release(pool, 0);
+	for (int i = 0; i < SG_MAX_GPUS; i++)
+		if (curpool[i] == pool)
+			curpool[i] = defpool[i];
+	/* Chunks still in use stay valid until freed (then trimmed). */
+	pool->threshold = 0;
+	pool->is_default = -1;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+	SG_INIT_CHECK();
+	if (!valid(pool))
+		return CUDA_ERROR_INVALID_VALUE;
+	pool_release(pool, minBytesToKeep);
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+	SG_INIT_CHECK();
+	if (!valid(pool) || !value)
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (attr) {
+	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+		return CUDA_SUCCESS;
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD:
+		pool->threshold = *(cuuint64_t *)value;
+		return CUDA_SUCCESS;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+		if (*(cuuint64_t *)value)
+			return CUDA_ERROR_INVALID_VALUE;
+		pool->reserved_high = pool->reserved;
+		return CUDA_SUCCESS;
+	case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+		if (*(cuuint64_t *)value)
+			return CUDA_ERROR_INVALID_VALUE;
+		pool->used_high = pool->used;
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+SG_API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
+{
+	SG_INIT_CHECK();
+	if (!valid(pool) || !value)
+		return CUDA_ERROR_INVALID_VALUE;
+	switch (attr) {
+	case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+	case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES:
+		*(int *)value = 1;
+		return CUDA_SUCCESS;
+	case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *(cuuint64_t *)value = pool->threshold; break;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT: *(cuuint64_t *)value = pool->reserved; break;
+	case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH: *(cuuint64_t *)value = pool->reserved_high; break;
+	case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *(cuuint64_t *)value = pool->used; break;
+	case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *(cuuint64_t *)value = pool->used_high; break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
+{
+	SG_INIT_CHECK();
+	return valid(pool) && (map || !count) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+SG_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool pool, CUmemLocation *location)
+{
+	SG_INIT_CHECK();
+	if (!valid(pool) || !flags || !location)
+		return CUDA_ERROR_INVALID_VALUE;
+	*flags = location->id == pool->dev ? CU_MEM_ACCESS_FLAGS_PROT_READWRITE
+					   : CU_MEM_ACCESS_FLAGS_PROT_NONE;
+	return CUDA_SUCCESS;
+}

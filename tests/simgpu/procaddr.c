@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cuGetProcAddress: the one table that maps (name, API version, stream
+ * flavour) to an entry point, as the real driver does. A name may have
+ * several rows; the row with the highest version not above the version
+ * asked for wins, and CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM picks
+ * its per-thread-stream symbol (_ptsz/_ptds) when it has one. Versions
+ * are those of cudaTypedefs.h (PFN_<name>_v<version>).
+ *
+ * cuGetExportTable: NVIDIA's private tables (used by libcudart) are not
+ * simulated; it answers CUDA_ERROR_NOT_SUPPORTED for every table id.
+ */
+#include <string.h>
+
+#include "simgpu.h"
+
+#if CUDA_VERSION >= 13000
+/* cuda.h 13 has no prototypes for these two until the internal block. */
+CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx);
+CUresult cuCtxSynchronize_v2(CUcontext ctx);
+#endif
+#if CUDA_VERSION >= 12080
+CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end);
+#endif
+#if CUDA_VERSION >= 12050
+CUresult cuStreamGetCtx_v2_ptsz(CUstream h, CUcontext *pctx, CUgreenCtx *pg);
+#endif
+
+#define F(sym) ((void *)&(sym))
+
+struct sg_proc {
+	const char *name;
+	int version;		/* first API version with this row's ABI */
+	void *sym;		/* default (legacy) stream */
+	void *ptsym;		/* per-thread default stream, or NULL */
+};
+
+static const struct sg_proc table[] = {
+	{ "cuArray3DCreate", 2000, F(cuArray3DCreate), NULL },
+	{ "cuArray3DCreate", 3020, F(cuArray3DCreate_v2), NULL },
+	{ "cuArray3DGetDescriptor", 3020, F(cuArray3DGetDescriptor_v2), NULL },
+	{ "cuArrayCreate", 2000, F(cuArrayCreate), NULL },
+	{ "cuArrayCreate", 3020, F(cuArrayCreate_v2), NULL },
+	{ "cuArrayDestroy", 2000, F(cuArrayDestroy), NULL },
+	{ "cuArrayGetDescriptor", 3020, F(cuArrayGetDescriptor_v2), NULL },
+	{ "cuCtxCreate", 2000, F(cuCtxCreate), NULL },
+	{ "cuCtxCreate", 3020, F(cuCtxCreate_v2), NULL },
+	{ "cuCtxCreate", 11040, F(cuCtxCreate_v3), NULL },
+#if CUDA_VERSION >= 12050
+	{ "cuCtxCreate", 12050, F(cuCtxCreate_v4), NULL },
+#endif
+	{ "cuCtxDestroy", 2000, F(cuCtxDestroy), NULL },
+	{ "cuCtxDestroy", 4000, F(cuCtxDestroy_v2), NULL },
+	{ "cuCtxGetApiVersion", 3020, F(cuCtxGetApiVersion), NULL },
+	{ "cuCtxGetCacheConfig", 3020, F(cuCtxGetCacheConfig), NULL },
+	{ "cuCtxGetCurrent", 4000, F(cuCtxGetCurrent), NULL },
+	{ "cuCtxGetDevice", 2000, F(cuCtxGetDevice), NULL },
+#if CUDA_VERSION >= 13000
+	{ "cuCtxGetDevice", 13000, F(cuCtxGetDevice_v2), NULL },
+#endif
+	{ "cuCtxGetFlags", 7000, F(cuCtxGetFlags), NULL },
+#if CUDA_VERSION >= 12000
+	{ "cuCtxGetId", 12000, F(cuCtxGetId), NULL },
+#endif
+	{ "cuCtxGetLimit", 3010, F(cuCtxGetLimit), NULL },
+	{ "cuCtxGetStreamPriorityRange", 5050, F(cuCtxGetStreamPriorityRange), NULL },
+	{ "cuCtxPopCurrent", 2000, F(cuCtxPopCurrent), NULL },
+	{ "cuCtxPopCurrent", 4000, F(cuCtxPopCurrent_v2), NULL },
+	{ "cuCtxPushCurrent", 2000, F(cuCtxPushCurrent), NULL },
+	{ "cuCtxPushCurrent", 4000, F(cuCtxPushCurrent_v2), NULL },
+	{ "cuCtxSetCacheConfig", 3020, F(cuCtxSetCacheConfig), NULL },
+	{ "cuCtxSetCurrent", 4000, F(cuCtxSetCurrent), NULL },
+	{ "cuCtxSetLimit", 3010, F(cuCtxSetLimit), NULL },
+	{ "cuCtxSynchronize", 2000, F(cuCtxSynchronize), NULL },
+#if CUDA_VERSION >= 13000
+	{ "cuCtxSynchronize", 13000, F(cuCtxSynchronize_v2), NULL },
+#endif
+	{ "cuDeviceCanAccessPeer", 4000, F(cuDeviceCanAccessPeer), NULL },
+	{ "cuDeviceComputeCapability", 2000, F(cuDeviceComputeCapability), NULL },
+	{ "cuDeviceGet", 2000, F(cuDeviceGet), NULL },
+	{ "cuDeviceGetAttribute", 2000, F(cuDeviceGetAttribute), NULL },
+	{ "cuDeviceGetByPCIBusId", 4010, F(cuDeviceGetByPCIBusId), NULL },
+	{ "cuDeviceGetCount", 2000, F(cuDeviceGetCount), NULL },
+	{ "cuDeviceGetDefaultMemPool", 11020, F(cuDeviceGetDefaultMemPool), NULL },
+	{ "cuDeviceGetMemPool", 11020, F(cuDeviceGetMemPool), NULL },
+	{ "cuDeviceGetName", 2000, F(cuDeviceGetName), NULL },
+	{ "cuDeviceGetP2PAttribute", 8000, F(cuDeviceGetP2PAttribute), NULL },
+	{ "cuDeviceGetPCIBusId", 4010, F(cuDeviceGetPCIBusId), NULL },
+	{ "cuDeviceGetUuid", 9020, F(cuDeviceGetUuid), NULL },
+	{ "cuDeviceGetUuid", 11040, F(cuDeviceGetUuid_v2), NULL },
+	{ "cuDeviceGraphMemTrim", 11040, F(cuDeviceGraphMemTrim), NULL },
+	{ "cuDevicePrimaryCtxGetState", 7000, F(cuDevicePrimaryCtxGetState), NULL },
+	{ "cuDevicePrimaryCtxRelease", 7000, F(cuDevicePrimaryCtxRelease), NULL },
+	{ "cuDevicePrimaryCtxRelease", 11000, F(cuDevicePrimaryCtxRelease_v2), NULL },
+	{ "cuDevicePrimaryCtxReset", 7000, F(cuDevicePrimaryCtxReset), NULL },
+	{ "cuDevicePrimaryCtxReset", 11000, F(cuDevicePrimaryCtxReset_v2), NULL },
+	{ "cuDevicePrimaryCtxRetain", 7000, F(cuDevicePrimaryCtxRetain), NULL },
+	{ "cuDevicePrimaryCtxSetFlags", 7000, F(cuDevicePrimaryCtxSetFlags), NULL },
+	{ "cuDevicePrimaryCtxSetFlags", 11000, F(cuDevicePrimaryCtxSetFlags_v2), NULL },
+	{ "cuDeviceSetMemPool", 11020, F(cuDeviceSetMemPool), NULL },
+	{ "cuDeviceTotalMem", 2000, F(cuDeviceTotalMem), NULL },
+	{ "cuDeviceTotalMem", 3020, F(cuDeviceTotalMem_v2), NULL },
+	{ "cuDriverGetVersion", 2020, F(cuDriverGetVersion), NULL },
+	{ "cuEventCreate", 2000, F(cuEventCreate), NULL },
+	{ "cuEventDestroy", 2000, F(cuEventDestroy), NULL },
+	{ "cuEventDestroy", 4000, F(cuEventDestroy_v2), NULL },
+	{ "cuEventElapsedTime", 2000, F(cuEventElapsedTime), NULL },
+#if CUDA_VERSION >= 12080
+	{ "cuEventElapsedTime", 12080, F(cuEventElapsedTime_v2), NULL },
+#endif
+	{ "cuEventQuery", 2000, F(cuEventQuery), NULL },
+	{ "cuEventRecord", 2000, F(cuEventRecord), F(cuEventRecord_ptsz) },
+	{ "cuEventRecordWithFlags", 11010, F(cuEventRecordWithFlags), F(cuEventRecordWithFlags_ptsz) },
+	{ "cuEventSynchronize", 2000, F(cuEventSynchronize), NULL },
+	{ "cuFuncGetAttribute", 2020, F(cuFuncGetAttribute), NULL },
+	{ "cuFuncSetAttribute", 9000, F(cuFuncSetAttribute), NULL },
+	{ "cuGetErrorName", 6000, F(cuGetErrorName), NULL },
+	{ "cuGetErrorString", 6000, F(cuGetErrorString), NULL },
+	{ "cuGetExportTable", 3000, F(cuGetExportTable), NULL },
+	{ "cuGetProcAddress", 11030, F(cuGetProcAddress), NULL },
+#if CUDA_VERSION >= 12000
+	{ "cuGetProcAddress", 12000, F(cuGetProcAddress_v2), NULL },
+#endif
+	{ "cuGraphAddEmptyNode", 10000, F(cuGraphAddEmptyNode), NULL },
+	{ "cuGraphAddHostNode", 10000, F(cuGraphAddHostNode), NULL },
+	{ "cuGraphAddKernelNode", 10000, F(cuGraphAddKernelNode), NULL },
+#if CUDA_VERSION >= 12000
+	{ "cuGraphAddKernelNode", 12000, F(cuGraphAddKernelNode_v2), NULL },
+#endif
+	{ "cuGraphAddMemAllocNode", 11040, F(cuGraphAddMemAllocNode), NULL },
+	{ "cuGraphAddMemFreeNode", 11040, F(cuGraphAddMemFreeNode), NULL },
+	{ "cuGraphAddMemsetNode", 10000, F(cuGraphAddMemsetNode), NULL },
+	{ "cuGraphCreate", 10000, F(cuGraphCreate), NULL },
+	{ "cuGraphDestroy", 10000, F(cuGraphDestroy), NULL },
+	{ "cuGraphExecDestroy", 10000, F(cuGraphExecDestroy), NULL },
+	{ "cuGraphInstantiate", 10000, F(cuGraphInstantiate), NULL },
+	{ "cuGraphInstantiate", 11000, F(cuGraphInstantiate_v2), NULL },
+	{ "cuGraphInstantiate", 12000, F(cuGraphInstantiateWithFlags), NULL },
+	{ "cuGraphInstantiateWithFlags", 11040, F(cuGraphInstantiateWithFlags), NULL },
+#if CUDA_VERSION >= 12000
+	{ "cuGraphInstantiateWithParams", 12000, F(cuGraphInstantiateWithParams), F(cuGraphInstantiateWithParams_ptsz) },
+#endif
+	{ "cuGraphLaunch", 10000, F(cuGraphLaunch), F(cuGraphLaunch_ptsz) },
+	{ "cuInit", 2000, F(cuInit), NULL },
+#if CUDA_VERSION >= 12000
+	{ "cuKernelGetFunction", 12000, F(cuKernelGetFunction), NULL },
+#endif
+	{ "cuLaunchCooperativeKernel", 9000, F(cuLaunchCooperativeKernel), F(cuLaunchCooperativeKernel_ptsz) },
+	{ "cuLaunchHostFunc", 10000, F(cuLaunchHostFunc), F(cuLaunchHostFunc_ptsz) },
+	{ "cuLaunchKernel", 4000, F(cuLaunchKernel), F(cuLaunchKernel_ptsz) },
+	{ "cuLaunchKernelEx", 11060, F(cuLaunchKernelEx), F(cuLaunchKernelEx_ptsz) },
+#if CUDA_VERSION >= 12000
+	{ "cuLibraryGetGlobal", 12000, F(cuLibraryGetGlobal), NULL },
+#endif
+#if CUDA_VERSION >= 12000
+	{ "cuLibraryGetKernel", 12000, F(cuLibraryGetKernel), NULL },
+#endif
+#if CUDA_VERSION >= 12000
+	{ "cuLibraryGetModule", 12000, F(cuLibraryGetModule), NULL },
+#endif
+#if CUDA_VERSION >= 12000
+	{ "cuLibraryLoadData", 12000, F(cuLibraryLoadData), NULL },
+#endif
+#if CUDA_VERSION >= 12000
+	{ "cuLibraryLoadFromFile", 12000, F(cuLibraryLoadFromFile), NULL },
+#endif
+#if CUDA_VERSION >= 12000
+	{ "cuLibraryUnload", 12000, F(cuLibraryUnload), NULL },
+#endif
+	{ "cuMemAddressFree", 10020, F(cuMemAddressFree), NULL },
+	{ "cuMemAddressReserve", 10020, F(cuMemAddressReserve), NULL },
+	{ "cuMemAlloc", 2000, F(cuMemAlloc), NULL },
+	{ "cuMemAlloc", 3020, F(cuMemAlloc_v2), NULL },
+	{ "cuMemAllocAsync", 11020, F(cuMemAllocAsync), F(cuMemAllocAsync_ptsz) },
+	{ "cuMemAllocFromPoolAsync", 11020, F(cuMemAllocFromPoolAsync), F(cuMemAllocFromPoolAsync_ptsz) },
+	{ "cuMemAllocHost", 2000, F(cuMemAllocHost), NULL },
+	{ "cuMemAllocHost", 3020, F(cuMemAllocHost_v2), NULL },
+	{ "cuMemAllocManaged", 6000, F(cuMemAllocManaged), NULL },
+	{ "cuMemAllocPitch", 2000, F(cuMemAllocPitch), NULL },
+	{ "cuMemAllocPitch", 3020, F(cuMemAllocPitch_v2), NULL },
+	{ "cuMemCreate", 10020, F(cuMemCreate), NULL },
+	{ "cuMemFree", 2000, F(cuMemFree), NULL },
+	{ "cuMemFree", 3020, F(cuMemFree_v2), NULL },
+	{ "cuMemFreeAsync", 11020, F(cuMemFreeAsync), F(cuMemFreeAsync_ptsz) },
+	{ "cuMemFreeHost", 2000, F(cuMemFreeHost), NULL },
+	{ "cuMemGetAccess", 10020, F(cuMemGetAccess), NULL },
+	{ "cuMemGetAddressRange", 2000, F(cuMemGetAddressRange), NULL },
+	{ "cuMemGetAddressRange", 3020, F(cuMemGetAddressRange_v2), NULL },
+	{ "cuMemGetAllocationGranularity", 10020, F(cuMemGetAllocationGranularity), NULL },
+	{ "cuMemGetAllocationPropertiesFromHandle", 10020, F(cuMemGetAllocationPropertiesFromHandle), NULL },
+	{ "cuMemGetInfo", 2000, F(cuMemGetInfo), NULL },
+	{ "cuMemGetInfo", 3020, F(cuMemGetInfo_v2), NULL },
+	{ "cuMemHostAlloc", 2020, F(cuMemHostAlloc), NULL },
+	{ "cuMemHostGetDevicePointer", 2020, F(cuMemHostGetDevicePointer), NULL },
+	{ "cuMemHostGetDevicePointer", 3020, F(cuMemHostGetDevicePointer_v2), NULL },
+	{ "cuMemHostRegister", 4000, F(cuMemHostRegister), NULL },
+	{ "cuMemHostRegister", 6050, F(cuMemHostRegister_v2), NULL },
+	{ "cuMemHostUnregister", 4000, F(cuMemHostUnregister), NULL },
+	{ "cuMemMap", 10020, F(cuMemMap), NULL },
+	{ "cuMemPoolCreate", 11020, F(cuMemPoolCreate), NULL },
+	{ "cuMemPoolDestroy", 11020, F(cuMemPoolDestroy), NULL },
+	{ "cuMemPoolGetAccess", 11020, F(cuMemPoolGetAccess), NULL },
+	{ "cuMemPoolGetAttribute", 11020, F(cuMemPoolGetAttribute), NULL },
+	{ "cuMemPoolSetAccess", 11020, F(cuMemPoolSetAccess), NULL },
+	{ "cuMemPoolSetAttribute", 11020, F(cuMemPoolSetAttribute), NULL },
+	{ "cuMemPoolTrimTo", 11020, F(cuMemPoolTrimTo), NULL },
+	{ "cuMemRelease", 10020, F(cuMemRelease), NULL },
+	{ "cuMemSetAccess", 10020, F(cuMemSetAccess), NULL },
+	{ "cuMemUnmap", 10020, F(cuMemUnmap), NULL },
+	{ "cuMemcpy", 4000, F(cuMemcpy), F(cuMemcpy_ptds) },
+	{ "cuMemcpyAsync", 4000, F(cuMemcpyAsync), F(cuMemcpyAsync_ptsz) },
+	{ "cuMemcpyDtoD", 2000, F(cuMemcpyDtoD), NULL },
+	{ "cuMemcpyDtoD", 3020, F(cuMemcpyDtoD_v2), F(cuMemcpyDtoD_v2_ptds) },
+	{ "cuMemcpyDtoDAsync", 3000, F(cuMemcpyDtoDAsync), NULL },
+	{ "cuMemcpyDtoDAsync", 3020, F(cuMemcpyDtoDAsync_v2), F(cuMemcpyDtoDAsync_v2_ptsz) },
+	{ "cuMemcpyDtoH", 2000, F(cuMemcpyDtoH), NULL },
+	{ "cuMemcpyDtoH", 3020, F(cuMemcpyDtoH_v2), F(cuMemcpyDtoH_v2_ptds) },
+	{ "cuMemcpyDtoHAsync", 2000, F(cuMemcpyDtoHAsync), NULL },
+	{ "cuMemcpyDtoHAsync", 3020, F(cuMemcpyDtoHAsync_v2), F(cuMemcpyDtoHAsync_v2_ptsz) },
+	{ "cuMemcpyHtoD", 2000, F(cuMemcpyHtoD), NULL },
+	{ "cuMemcpyHtoD", 3020, F(cuMemcpyHtoD_v2), F(cuMemcpyHtoD_v2_ptds) },
+	{ "cuMemcpyHtoDAsync", 2000, F(cuMemcpyHtoDAsync), NULL },
+	{ "cuMemcpyHtoDAsync", 3020, F(cuMemcpyHtoDAsync_v2), F(cuMemcpyHtoDAsync_v2_ptsz) },
+	{ "cuMemsetD16", 2000, F(cuMemsetD16), NULL },
+	{ "cuMemsetD16", 3020, F(cuMemsetD16_v2), F(cuMemsetD16_v2_ptds) },
+	{ "cuMemsetD16Async", 3020, F(cuMemsetD16Async), F(cuMemsetD16Async_ptsz) },
+	{ "cuMemsetD32", 2000, F(cuMemsetD32), NULL },
+	{ "cuMemsetD32", 3020, F(cuMemsetD32_v2), F(cuMemsetD32_v2_ptds) },
+	{ "cuMemsetD32Async", 3020, F(cuMemsetD32Async), F(cuMemsetD32Async_ptsz) },
+	{ "cuMemsetD8", 2000, F(cuMemsetD8), NULL },
+	{ "cuMemsetD8", 3020, F(cuMemsetD8_v2), F(cuMemsetD8_v2_ptds) },
+	{ "cuMemsetD8Async", 3020, F(cuMemsetD8Async), F(cuMemsetD8Async_ptsz) },
+	{ "cuMipmappedArrayCreate", 5000, F(cuMipmappedArrayCreate), NULL },
+	{ "cuMipmappedArrayDestroy", 5000, F(cuMipmappedArrayDestroy), NULL },
+	{ "cuModuleGetFunction", 2000, F(cuModuleGetFunction), NULL },
+	{ "cuModuleGetGlobal", 2000, F(cuModuleGetGlobal), NULL },
+	{ "cuModuleGetGlobal", 3020, F(cuModuleGetGlobal_v2), NULL },
+	{ "cuModuleLoad", 2000, F(cuModuleLoad), NULL },
+	{ "cuModuleLoadData", 2000, F(cuModuleLoadData), NULL },
+	{ "cuModuleLoadDataEx", 2010, F(cuModuleLoadDataEx), NULL },
+	{ "cuModuleLoadFatBinary", 2000, F(cuModuleLoadFatBinary), NULL },
+	{ "cuModuleUnload", 2000, F(cuModuleUnload), NULL },
+	{ "cuStreamCreate", 2000, F(cuStreamCreate), NULL },
+	{ "cuStreamCreateWithPriority", 5050, F(cuStreamCreateWithPriority), NULL },
+	{ "cuStreamDestroy", 2000, F(cuStreamDestroy), NULL },
+	{ "cuStreamDestroy", 4000, F(cuStreamDestroy_v2), NULL },
+	{ "cuStreamGetCtx", 9020, F(cuStreamGetCtx), F(cuStreamGetCtx_ptsz) },
+#if CUDA_VERSION >= 12050
+	{ "cuStreamGetCtx", 12050, F(cuStreamGetCtx_v2), F(cuStreamGetCtx_v2_ptsz) },
+#endif
+	{ "cuStreamGetFlags", 5050, F(cuStreamGetFlags), F(cuStreamGetFlags_ptsz) },
+#if CUDA_VERSION >= 12000
+	{ "cuStreamGetId", 12000, F(cuStreamGetId), F(cuStreamGetId_ptsz) },
+#endif
+	{ "cuStreamGetPriority", 5050, F(cuStreamGetPriority), F(cuStreamGetPriority_ptsz) },
+	{ "cuStreamQuery", 2000, F(cuStreamQuery), F(cuStreamQuery_ptsz) },
+	{ "cuStreamSynchronize", 2000, F(cuStreamSynchronize), F(cuStreamSynchronize_ptsz) },
+	{ "cuStreamWaitEvent", 3020, F(cuStreamWaitEvent), F(cuStreamWaitEvent_ptsz) },
+};
+
+/* Returns the row, or NULL with *status saying why. */
+static const struct sg_proc *lookup(const char *name, int version, int *status)
+{
+	const struct sg_proc *best = NULL;
+	int known = 0;
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strcmp(table[i].name, name))
+			continue;
+		known = 1;
+		if (table[i].version <= version &&
+		    (!best || table[i].version > best->version))
+			best = &table[i];
+	}
+	*status = best ? 0 : known ? 2 : 1;
+	return best;
+}
+
+static CUresult get_proc(const char *symbol, void **pfn, int version,
+			 cuuint64_t flags, int *status)
+{
+	const struct sg_proc *p;
+
+	*status = 1;
+	if (!symbol || !pfn)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pfn = NULL;
+	if (flags & ~(cuuint64_t)(CU_GET_PROC_ADDRESS_LEGACY_STREAM |
+				  CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM))
+		return CUDA_ERROR_INVALID_VALUE;
+	p = lookup(symbol, version, status);
+	if (!p)
+		return CUDA_ERROR_NOT_FOUND;
+	if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && p->ptsym)
+		*pfn = p->ptsym;
+	else
+		*pfn = p->sym;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	int status;
+
+	return get_proc(symbol, pfn, cudaVersion, flags, &status);
+}
+
+#if CUDA_VERSION >= 12000
+SG_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
+				    cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
+{
+	int status;
+	CUresult rc = get_proc(symbol, pfn, cudaVersion, flags, &status);
+
+	if (symbolStatus)
+		*symbolStatus = status == 0 ? CU_GET_PROC_ADDRESS_SUCCESS :
+				status == 2 ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT :
+					      CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	return rc;
+}
+#endif
+
+SG_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
+{
+	if (!ppExportTable || !pExportTableId)
+		return CUDA_ERROR_INVALID_VALUE;
+	*ppExportTable = NULL;
+	return CUDA_ERROR_NOT_SUPPORTED;
+}

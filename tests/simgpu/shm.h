@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * simgpu: configuration and the state shared by every process on the host.
+ * No CUDA or NVML types here: the driver, NVML and simgpu-stat all use it.
+ */
+#ifndef SIMGPU_SHM_H
+#define SIMGPU_SHM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SG_MAX_GPUS	16
+#define SG_MAX_PROCS	512
+#define SG_MAX_CGROUPS	128
+#define SG_MAX_WAITERS	1024
+#define SG_CGROUP_LEN	256
+
+#define SG_STATE_MAGIC	0x53494d47505531ULL	/* "SIMGPU1" */
+#define SG_STATE_VERSION 1
+#define SG_DEFAULT_STATE "/dev/shm/simgpu-state"
+#define SG_DEFAULT_CONFIG "/etc/simgpu.conf"
+
+/* ---- configuration (config.c) ---- */
+struct sg_gpu_config {
+	char uuid[48];		/* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+	char pci[32];		/* "0000:01:00.0" */
+	unsigned int domain, bus, device, function;
+	int numa;
+	uint64_t vram;
+	int sms;
+};
+
+struct sg_config {
+	int ngpus;
+	uint64_t kernel_ns;	/* duration of kernels other than simgpu_spin */
+	uint64_t ctx_vram;	/* VRAM charged per context */
+	uint64_t vram;		/* default per GPU */
+	int sms;		/* default per GPU */
+	char name[96];
+	struct sg_gpu_config gpu[SG_MAX_GPUS];
+};
+
+/* Parse config text into cfg (which must hold defaults already). */
+int simgpu_config_parse(struct sg_config *cfg, const char *text,
+			const char *origin, char *err, size_t errlen);
+/* Defaults, then the file ($SIMGPU_CONFIG or /etc/simgpu.conf), then env. */
+int simgpu_config_load(struct sg_config *cfg, char *err, size_t errlen);
+void simgpu_config_defaults(struct sg_config *cfg, int ngpus);
+int simgpu_parse_size(const char *s, uint64_t *out);
+int simgpu_uuid_parse(const char *s, unsigned char out[16]);
+
+/* ---- shared state (state.c) ---- */
+struct sg_gpu_shared {
+	uint64_t total;		/* bytes */
+	uint64_t used;		/* bytes charged by live processes */
+	int32_t owner_pid;	/* engine holder, 0 when idle */
+	int32_t owner_proc;	/* its slot in procs[] */
+	uint64_t owner_token;	/* identifies the holding kernel */
+	uint64_t owner_since;	/* CLOCK_MONOTONIC ns */
+	uint64_t busy_ns;	/* total engine time consumed */
+	uint64_t kernels;
+	uint32_t gen;		/* futex word: bumped when the engine frees */
+	uint32_t pad;
+};
+
+struct sg_proc_shared {
+	int32_t pid;
+	int32_t alive;
+	uint64_t starttime;	/* /proc/PID/stat field 22: guards pid reuse */
+	int32_t cgroup;		/* index in cgroups[] */
+	char comm[20];
+	int32_t ctxs[SG_MAX_GPUS];
+	uint64_t bytes[SG_MAX_GPUS];
+	uint64_t busy_ns[SG_MAX_GPUS];
+	uint64_t kernels[SG_MAX_GPUS];
+	uint64_t seq;		/* registration order: oldest dead goes first */
+};
+
+struct sg_cgroup_shared {
+	char path[SG_CGROUP_LEN];
+	uint64_t busy_ns[SG_MAX_GPUS];
+	uint64_t kernels[SG_MAX_GPUS];
+};
+
+struct sg_waiter {
+	int32_t pid;		/* 0: free slot */
+	int32_t gpu;
+	uint64_t seq;
+};
+
+struct sg_state {
+	uint64_t magic;
+	uint32_t version;
+	uint32_t size;
+	pthread_mutex_t lock;	/* robust, process-shared */
+	int32_t ngpus;
+	int32_t pad;
+	uint64_t seq;
+	uint64_t last_scan;	/* ns of the last liveness scan */
+	uint64_t reclaimed;	/* dead processes cleaned up */
+	struct sg_gpu_shared gpus[SG_MAX_GPUS];
+	struct sg_proc_shared procs[SG_MAX_PROCS];
+	struct sg_cgroup_shared cgroups[SG_MAX_CGROUPS];
+	struct sg_waiter waiters[SG_MAX_WAITERS];
+};
+
+extern struct sg_state *simgpu_shm;
+
+/* Map the state file ($SIMGPU_STATE or the default); 0 or -errno. */
+int simgpu_state_open(void);
+/* Publish this config's GPU sizes into the shared state. */
+void simgpu_state_configure(const struct sg_config *cfg);
+/* Lock (recovering from dead owners) and reclaim dead processes. */
+void simgpu_state_lock(void);
+void simgpu_state_unlock(void);
+/* Reclaim the entries of dead processes now (lock held). */
+void simgpu_state_reclaim(int force);
+/* Register the calling process (lock held); returns its slot or -1. */
+int simgpu_state_register(pid_t pid);
+/* Drop everything pid holds (lock held). */
+void simgpu_state_release_pid(pid_t pid);
+/* Zero all accounting and forget dead processes (lock held). */
+void simgpu_state_reset(void);
+/* Free GPU gpu's engine, charging its holder for the time held (lock held). */
+void simgpu_engine_drop(int gpu, uint64_t now, int completed);
+int simgpu_pid_alive(pid_t pid, uint64_t starttime);
+uint64_t simgpu_pid_starttime(pid_t pid);
+uint64_t simgpu_now_ns(void);
+void simgpu_futex_wait(uint32_t *addr, uint32_t val, uint64_t ns);
+void simgpu_futex_wake(uint32_t *addr);
+
+#endif

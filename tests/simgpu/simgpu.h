@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * simgpu driver internals. cuda.h is included the way NVIDIA builds its own
+ * driver (__CUDA_API_VERSION_INTERNAL): no macro renames our definitions,
+ * and the legacy and per-thread-stream prototypes are all declared, so every
+ * versioned name (cuMemAlloc, cuMemAlloc_v2, cuLaunchKernel_ptsz, ...) is
+ * defined under its own name.
+ */
+#ifndef SIMGPU_H
+#define SIMGPU_H
+
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "shm.h"
+
+#if !defined(CUDA_VERSION) || CUDA_VERSION < 11080
+#error "simgpu needs cuda.h from CUDA 11.8 or later"
+#endif
+
+#define SG_API __attribute__((visibility("default")))
+
+#define SG_DRIVER_VERSION (CUDA_VERSION > 13000 ? CUDA_VERSION : 13000)
+#define SG_GRANULARITY (2ULL << 20)
+#define SG_PAGE 4096ULL
+#define SG_ROUND(x, a) (((x) + (a) - 1) / (a) * (a))
+
+enum sg_magic {
+	SG_CTX_MAGIC = 0x43545831, SG_STREAM_MAGIC = 0x53545231,
+	SG_EVENT_MAGIC = 0x45564e31, SG_MOD_MAGIC = 0x4d4f4431,
+	SG_FUNC_MAGIC = 0x46554e31, SG_LIB_MAGIC = 0x4c494231,
+	SG_POOL_MAGIC = 0x504f4f31, SG_ARRAY_MAGIC = 0x41525231,
+	SG_GRAPH_MAGIC = 0x47524131, SG_NODE_MAGIC = 0x4e4f4431,
+	SG_EXEC_MAGIC = 0x45584531, SG_VMM_MAGIC = 0x564d4d31,
+};
+
+struct CUctx_st {
+	uint32_t magic;
+	int dev;
+	unsigned int flags;
+	int primary;
+	int alive;
+	uint64_t id;
+	uint64_t charged;
+	struct CUstream_st *streams;	/* all streams, linked by next */
+	struct CUstream_st *null_stream;
+};
+
+enum sg_op_kind {
+	SG_OP_KERNEL, SG_OP_COPY, SG_OP_SET, SG_OP_RECORD, SG_OP_WAIT,
+	SG_OP_HOST, SG_OP_POOL_FREE, SG_OP_UNCHARGE, SG_OP_STOP,
+};
+
+struct sg_op {
+	struct sg_op *next;
+	enum sg_op_kind kind;
+	uint64_t ns;
+	void *dst;
+	const void *src;
+	size_t n;
+	uint32_t val;
+	int elsize;
+	struct CUevent_st *ev;
+	uint64_t seq;
+	CUhostFn fn;
+	void *arg;
+	CUdeviceptr ptr;
+};
+
+struct CUstream_st {
+	uint32_t magic;
+	struct CUctx_st *ctx;
+	unsigned int flags;
+	int prio;
+	int kind;		/* 0 created, 1 legacy NULL stream, 2 per-thread */
+	uint64_t id;
+	struct sg_op *head, *tail;
+	uint64_t submitted, completed;
+	int started, destroyed;
+	pthread_cond_t cv;
+	struct CUstream_st *next;
+};
+
+struct CUevent_st {
+	uint32_t magic;
+	unsigned int flags;
+	uint64_t recorded, done;
+	uint64_t t_ns;
+	int destroyed;
+};
+
+struct CUfunc_st {
+	uint32_t magic;
+	int spin;
+	struct CUmod_st *mod;
+	struct CUfunc_st *next;
+	char name[256];
+};
+
+struct sg_global {
+	struct sg_global *next;
+	void *mem;
+	char name[128];
+};
+
+struct CUmod_st {
+	uint32_t magic;
+	struct CUctx_st *ctx;
+	struct CUfunc_st *funcs;
+	struct sg_global *globals;
+	pthread_mutex_t lk;
+};
+
+struct CUlib_st {
+	uint32_t magic;
+	struct CUmod_st *mod;
+};
+
+struct CUmemPoolHandle_st {
+	uint32_t magic;
+	int dev;
+	int is_default;
+	uint64_t threshold;
+	uint64_t reserved, reserved_high, used, used_high;
+	CUmemPoolProps props;
+};
+
+struct CUarray_st {
+	uint32_t magic;
+	int dev;
+	uint64_t charged;
+	CUDA_ARRAY3D_DESCRIPTOR desc;
+	void *data;
+	int levels;		/* >0: a mipmapped array */
+};
+
+/* ---- globals (init.c) ---- */
+extern struct sg_config simgpu_cfg;
+extern int simgpu_ready;		/* cuInit succeeded */
+extern pid_t simgpu_pid;
+extern int simgpu_slot;			/* this process in simgpu_shm->procs */
+extern volatile int simgpu_exiting;
+extern pthread_mutex_t simgpu_lk;	/* guards process-local objects */
+extern pthread_cond_t simgpu_cv;	/* broadcast on any completion */
+
+#define SG_INIT_CHECK() \
+	do { if (!simgpu_ready) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
+
+/* ---- device.c ---- */
+CUresult simgpu_check_dev(CUdevice dev);
+
+/* ---- ctx.c ---- */
+struct CUctx_st *simgpu_ctx_current(void);
+CUresult simgpu_ctx_get(struct CUctx_st **out);	/* current, or error */
+CUresult simgpu_ctx_sync(struct CUctx_st *ctx);
+int simgpu_ctx_valid(struct CUctx_st *ctx);
+
+/* ---- engine.c ---- */
+void simgpu_run_kernel(int dev, uint64_t ns);
+void simgpu_sleep_until(uint64_t deadline);
+CUresult simgpu_charge(int dev, uint64_t bytes);
+void simgpu_uncharge(int dev, uint64_t bytes);
+void simgpu_ctx_count(int dev, int delta);
+
+/* ---- stream.c ---- */
+CUresult simgpu_stream_resolve(CUstream h, int ptds, struct CUstream_st **out);
+CUresult simgpu_stream_submit(struct CUstream_st *s, struct sg_op *op);
+struct sg_op *simgpu_op_new(enum sg_op_kind kind);
+CUresult simgpu_stream_sync(struct CUstream_st *s);
+void simgpu_stream_destroy_all(struct CUctx_st *ctx);
+
+/* ---- mem.c: a registry of every range this process handed out ---- */
+enum sg_mem_kind {
+	SG_MEM_DEVICE, SG_MEM_MANAGED, SG_MEM_HOST, SG_MEM_POOL,
+	SG_MEM_VA, SG_MEM_GRAPH, SG_MEM_GLOBAL,
+};
+
+struct sg_range {
+	uintptr_t base;
+	size_t size;		/* bytes asked for */
+	size_t mapsize;		/* bytes mapped */
+	enum sg_mem_kind kind;
+	int dev;
+	int in_use;		/* pool chunks: handed out */
+	uint64_t charged;
+	struct CUctx_st *ctx;
+	struct CUmemPoolHandle_st *pool;
+};
+
+void *simgpu_map(size_t size, size_t align, int low32);
+void simgpu_unmap(void *p, size_t size);
+struct sg_range *simgpu_range_add(const struct sg_range *r);
+struct sg_range *simgpu_range_find(uintptr_t p, int exact);	/* simgpu_lk held */
+void simgpu_range_del(struct sg_range *r);			/* simgpu_lk held */
+/* A free chunk of pool p of mapsize len (0: any); simgpu_lk held. */
+struct sg_range *simgpu_pool_chunk(struct CUmemPoolHandle_st *p, size_t len);
+CUresult simgpu_dev_ptr(CUdeviceptr p, size_t n);
+CUresult simgpu_mem_alloc(CUdeviceptr *out, size_t size, enum sg_mem_kind kind,
+			  int low32);
+CUresult simgpu_mem_free(CUdeviceptr p);
+void simgpu_mem_release_ctx(struct CUctx_st *ctx);
+
+/* ---- pool.c ---- */
+void simgpu_pool_free_op(CUdeviceptr p);
+void simgpu_pool_trim_all(void);
+CUresult simgpu_pool_alloc(struct CUmemPoolHandle_st *pool, size_t size,
+			   CUdeviceptr *out);
+
+/* ---- module.c ---- */
+uint64_t simgpu_kernel_ns(struct CUfunc_st *f, void **params, void **extra);
+CUresult simgpu_func_check(CUfunction f);
+
+#endif

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Streams: each has a worker thread that runs its queued operations in
+ * order (kernels on the shared engine, copies, sets, event records and
+ * waits, host functions, stream-ordered frees). The legacy NULL stream and
+ * the per-thread default streams are ordinary streams created on demand.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "simgpu.h"
+
+static uint64_t next_stream_id = 1;
+
+struct ptds {
+	struct CUctx_st *ctx;
+	uint64_t ctx_id;
+	struct CUstream_st *s;
+};
+static __thread struct ptds tls_ptds[4];
+
+struct sg_op *simgpu_op_new(enum sg_op_kind kind)
+{
+	struct sg_op *op = calloc(1, sizeof(*op));
+
+	if (op)
+		op->kind = kind;
+	return op;
+}
+
+static void run_op(struct CUstream_st *s, struct sg_op *op)
+{
+	switch (op->kind) {
+	case SG_OP_KERNEL:
+		simgpu_run_kernel(s->ctx->dev, op->ns);
+		break;
+	case SG_OP_COPY:
+		memmove(op->dst, op->src, op->n);
+		break;
+	case SG_OP_SET: {
+		unsigned char *d = op->dst;
+
+		for (size_t i = 0; i < op->n; i++) {
+			if (op->elsize == 1)
+				d[i] = (unsigned char)op->val;
+			else if (op->elsize == 2)
+				((uint16_t *)d)[i] = (uint16_t)op->val;
+			else
+				((uint32_t *)d)[i] = op->val;
+		}
+		break;
+	}
+	case SG_OP_RECORD:
+		pthread_mutex_lock(&simgpu_lk);
+		if (op->ev->done < op->seq) {
+			op->ev->done = op->seq;
+			op->ev->t_ns = simgpu_now_ns();
+		}
+		pthread_mutex_unlock(&simgpu_lk);
+		break;
+	case SG_OP_WAIT:
+		pthread_mutex_lock(&simgpu_lk);
+		while (op->ev->done < op->seq && !simgpu_exiting)
+			pthread_cond_wait(&simgpu_cv, &simgpu_lk);
+		pthread_mutex_unlock(&simgpu_lk);
+		break;
+	case SG_OP_HOST:
+		op->fn(op->arg);
+		break;
+	case SG_OP_POOL_FREE:
+		simgpu_pool_free_op(op->ptr);
+		break;
+	case SG_OP_UNCHARGE:
+		simgpu_uncharge(s->ctx->dev, op->n);
+		break;
+	case SG_OP_STOP:
+		break;
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct CUstream_st *s = arg;
+
+	pthread_mutex_lock(&simgpu_lk);
+	for (;;) {
+		struct sg_op *op = s->head;
+
+		if (!op) {
+			pthread_cond_wait(&s->cv, &simgpu_lk);
+			continue;
+		}
+		pthread_mutex_unlock(&simgpu_lk);
+		run_op(s, op);
+		pthread_mutex_lock(&simgpu_lk);
+		s->head = op->next;
+		if (!s->head)
+			s->tail = NULL;
+		s->completed++;
+		pthread_cond_broadcast(&simgpu_cv);
+		if (op->kind == SG_OP_STOP) {
+			free(op);
+			break;
+		}
+		free(op);
+	}
+	/* Unlink and free the destroyed stream. */
+	for (struct CUstream_st **pp = &s->ctx->streams; *pp; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	}
+	s->magic = 0;
+	pthread_cond_broadcast(&simgpu_cv);
+	pthread_mutex_unlock(&simgpu_lk);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+	return NULL;
+}
+
+static struct CUstream_st *stream_new(struct CUctx_st *ctx, unsigned int flags,
+				      int prio, int kind)
+{
+	struct CUstream_st *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->magic = SG_STREAM_MAGIC;
+	s->ctx = ctx;
+	s->flags = flags;
+	s->prio = prio;
+	s->kind = kind;
+	pthread_cond_init(&s->cv, NULL);
+	pthread_mutex_lock(&simgpu_lk);
+	s->id = next_stream_id++;
+	s->next = ctx->streams;
+	ctx->streams = s;
+	pthread_mutex_unlock(&simgpu_lk);
+	return s;
+}
+
+/* Queue op on s (takes ownership of op). */
+CUresult simgpu_stream_submit(struct CUstream_st *s, struct sg_op *op)
+{
+	CUresult rc = CUDA_SUCCESS;
+
+	if (!op)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pthread_mutex_lock(&simgpu_lk);
+	if (!s->started) {
+		pthread_t t;
+		pthread_attr_t a;
+
+		pthread_attr_init(&a);
+		pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &a, worker, s))
+			rc = CUDA_ERROR_OUT_OF_MEMORY;
+		else
+			s->started = 1;
+		pthread_attr_destroy(&a);
+	}
+	if (!rc) {
+		if (s->tail)
+			s->tail->next = op;
+		else
+			s->head = op;
+		s->tail = op;
+		s->submitted++;
+		pthread_cond_signal(&s->cv);
+	} else {
+		free(op);
+	}
+	pthread_mutex_unlock(&simgpu_lk);
+	return rc;
+}
+
+/* Map a handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a stream)
+ * to a stream object; ptds: the caller is a _ptsz/_ptds entry point. */
+CUresult simgpu_stream_resolve(CUstream h, int ptds, struct CUstream_st **out)
+{
+	struct CUctx_st *ctx;
+	CUresult rc;
+
+	SG_INIT_CHECK();
+	if (h && h != CU_STREAM_LEGACY && h != CU_STREAM_PER_THREAD) {
+		if (h->magic != SG_STREAM_MAGIC || h->destroyed)
+			return CUDA_ERROR_INVALID_HANDLE;
+		if (!simgpu_ctx_valid(h->ctx))
+			return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+		*out = h;
+		return CUDA_SUCCESS;
+	}
+	rc = simgpu_ctx_get(&ctx);
+	if (rc)
+		return rc;
+	if (h == CU_STREAM_PER_THREAD || (!h && ptds)) {
+		struct ptds *slot = NULL;
+
+		for (int i = 0; i < 4; i++) {
+			if (tls_ptds[i].ctx == ctx && tls_ptds[i].ctx_id == ctx->id &&
+			    tls_ptds[i].s && tls_ptds[i].s->magic == SG_STREAM_MAGIC) {
+				*out = tls_ptds[i].s;
+				return CUDA_SUCCESS;
+			}
+		}
+		for (int i = 0; i < 4 && !slot; i++)
+			if (!tls_ptds[i].s || tls_ptds[i].s->magic != SG_STREAM_MAGIC ||
+			    !simgpu_ctx_valid(tls_ptds[i].ctx))
+				slot = &tls_ptds[i];
+		if (!slot)
+			slot = &tls_ptds[0];
+		slot->s = stream_new(ctx, 0, 0, 2);
+		if (!slot->s)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		slot->ctx = ctx;
+		slot->ctx_id = ctx->id;
+		*out = slot->s;
+		return CUDA_SUCCESS;
+	}
+	pthread_mutex_lock(&simgpu_lk);
+	if (!ctx->null_stream) {
+		pthread_mutex_unlock(&simgpu_lk);
+		struct CUstream_st *s = stream_new(ctx, 0, 0, 1);
+
+		if (!s)
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		pthread_mutex_lock(&simgpu_lk);
+		if (!ctx->null_stream)
+			ctx->null_stream = s;
+		else
+			s->destroyed = 1;	/* lost a race: never used */
+	}
+	*out = ctx->null_stream;
+	pthread_mutex_unlock(&simgpu_lk);
+	return CUDA_SUCCESS;
+}
+
+CUresult simgpu_stream_sync(struct CUstream_st *s)
+{
+	uint64_t target;
+
+	pthread_mutex_lock(&simgpu_lk);
+	target = s->submitted;
+	while (s->magic == SG_STREAM_MAGIC && s->completed < target)
+		pthread_cond_wait(&simgpu_cv, &simgpu_lk);
+	pthread_mutex_unlock(&simgpu_lk);
+	simgpu_pool_trim_all();
+	return CUDA_SUCCESS;
+}
+
+CUresult simgpu_ctx_sync(struct CUctx_st *ctx)
+{
+	pthread_mutex_lock(&simgpu_lk);
+	for (;;) {
+		struct CUstream_st *s;
+
+		for (s = ctx->streams; s; s = s->next)
+			if (s->completed < s->submitted)
+				break;
+		if (!s)
+			break;
+		pthread_cond_wait(&simgpu_cv, &simgpu_lk);
+	}
+	pthread_mutex_unlock(&simgpu_lk);
+	simgpu_pool_trim_all();
+	return CUDA_SUCCESS;
+}
+
+static void stream_stop(struct CUstream_st *s)
+{
+	s->destroyed = 1;
+	if (s->started) {
+		simgpu_stream_submit(s, simgpu_op_new(SG_OP_STOP));
+		return;
+	}
+	pthread_mutex_lock(&simgpu_lk);
+	for (struct CUstream_st **pp = &s->ctx->streams; *pp; pp = &(*pp)->next) {
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	}
+	s->magic = 0;
+	pthread_mutex_unlock(&simgpu_lk);
+	pthread_cond_destroy(&s->cv);
+	free(s);
+}
+
+/* The context is going away: its streams end after their queued work. */
+void simgpu_stream_destroy_all(struct CUctx_st *ctx)
+{
+	struct CUstream_st *list[256];
+	int n = 0;
+
+	pthread_mutex_lock(&simgpu_lk);
+	for (struct CUstream_st *s = ctx->streams; s && n < 256; s = s->next)
+		if (!s->destroyed)
+			list[n++] = s;
+	ctx->null_stream = NULL;
+	pthread_mutex_unlock(&simgpu_lk);
+	for (int i = 0; i < n; i++)
+		stream_stop(list[i]);
+}
+
+/* ---- API ---- */
+
+SG_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
+{
+	struct CUctx_st *ctx;
+	CUresult rc = simgpu_ctx_get(&ctx);
+
+	if (rc)
+		return rc;
+	if (!phStream || flags > CU_STREAM_NON_BLOCKING)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (priority > 0)
+		priority = 0;
+	if (priority < -5)
+		priority = -5;
+	*phStream = stream_new(ctx, flags, priority, 0);
+	return *phStream ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+SG_API CUresult cuStreamCreate(CUstream *phStream, unsigned int flags)
+{
+	return cuStreamCreateWithPriority(phStream, flags, 0);
+}
+
+SG_API CUresult cuStreamDestroy_v2(CUstream h)
+{
+	SG_INIT_CHECK();
+	if (!h || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD ||
+	    h->magic != SG_STREAM_MAGIC || h->destroyed || h->kind)
+		return CUDA_ERROR_INVALID_HANDLE;
+	stream_stop(h);
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuStreamDestroy(CUstream h)
+{
+	return cuStreamDestroy_v2(h);
+}
+
+#define STREAM_FN(name, ptds)						\
+SG_API CUresult name(CUstream h)					\
+{									\
+	struct CUstream_st *s;						\
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);		\
+	return rc ? rc : BODY(s);					\
+}
+
+static CUresult query(struct CUstream_st *s)
+{
+	CUresult rc;
+
+	pthread_mutex_lock(&simgpu_lk);
+	rc = s->completed < s->submitted ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
+	pthread_mutex_unlock(&simgpu_lk);
+	return rc;
+}
+
+#define BODY simgpu_stream_sync
+STREAM_FN(cuStreamSynchronize, 0)
+STREAM_FN(cuStreamSynchronize_ptsz, 1)
+#undef BODY
+#define BODY query
+STREAM_FN(cuStreamQuery, 0)
+STREAM_FN(cuStreamQuery_ptsz, 1)
+#undef BODY
+
+static CUresult wait_event(CUstream h, CUevent ev, int ptds)
+{
+	struct CUstream_st *s;
+	struct sg_op *op;
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);
+
+	if (rc)
+		return rc;
+	if (!ev || ev->magic != SG_EVENT_MAGIC)
+		return CUDA_ERROR_INVALID_HANDLE;
+	op = simgpu_op_new(SG_OP_WAIT);
+	if (!op)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	op->ev = ev;
+	pthread_mutex_lock(&simgpu_lk);
+	op->seq = ev->recorded;
+	pthread_mutex_unlock(&simgpu_lk);
+	return simgpu_stream_submit(s, op);
+}
+
+SG_API CUresult cuStreamWaitEvent(CUstream h, CUevent ev, unsigned int flags)
+{
+	(void)flags;
+	return wait_event(h, ev, 0);
+}
+
+SG_API CUresult cuStreamWaitEvent_ptsz(CUstream h, CUevent ev, unsigned int flags)
+{
+	(void)flags;
+	return wait_event(h, ev, 1);
+}
+
+#define STREAM_GET(name, ptds, type, expr)				\
+SG_API CUresult name(CUstream h, type *out)				\
+{									\
+	struct CUstream_st *s;						\
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);		\
+	if (rc)								\
+		return rc;						\
+	if (!out)							\
+		return CUDA_ERROR_INVALID_VALUE;			\
+	*out = (expr);							\
+	return CUDA_SUCCESS;						\
+}
+
+STREAM_GET(cuStreamGetPriority, 0, int, s->prio)
+STREAM_GET(cuStreamGetPriority_ptsz, 1, int, s->prio)
+STREAM_GET(cuStreamGetFlags, 0, unsigned int, s->flags)
+STREAM_GET(cuStreamGetFlags_ptsz, 1, unsigned int, s->flags)
+STREAM_GET(cuStreamGetCtx, 0, CUcontext, s->ctx)
+STREAM_GET(cuStreamGetCtx_ptsz, 1, CUcontext, s->ctx)
+#if CUDA_VERSION >= 12000
+STREAM_GET(cuStreamGetId, 0, unsigned long long, s->id)
+STREAM_GET(cuStreamGetId_ptsz, 1, unsigned long long, s->id)
+#endif
+
+static CUresult host_fn(CUstream h, CUhostFn fn, void *arg, int ptds)
+{
+	struct CUstream_st *s;
+	struct sg_op *op;
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);
+
+	if (rc)
+		return rc;
+	if (!fn)
+		return CUDA_ERROR_INVALID_VALUE;
+	op = simgpu_op_new(SG_OP_HOST);
+	if (!op)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	op->fn = fn;
+	op->arg = arg;
+	return simgpu_stream_submit(s, op);
+}
+
+SG_API CUresult cuLaunchHostFunc(CUstream h, CUhostFn fn, void *userData)
+{
+	return host_fn(h, fn, userData, 0);
+}
+
+SG_API CUresult cuLaunchHostFunc_ptsz(CUstream h, CUhostFn fn, void *userData)
+{
+	return host_fn(h, fn, userData, 1);
+}
+
+#if CUDA_VERSION >= 12050
+static CUresult get_ctx_v2(CUstream h, CUcontext *pctx, CUgreenCtx *pg, int ptds)
+{
+	struct CUstream_st *s;
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);
+
+	if (rc)
+		return rc;
+	if (!pctx || !pg)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pctx = s->ctx;
+	*pg = NULL;
+	return CUDA_SUCCESS;
+}
+
+SG_API CUresult cuStreamGetCtx_v2(CUstream h, CUcontext *pctx, CUgreenCtx *pg)
+{
+	return get_ctx_v2(h, pctx, pg, 0);
+}
+
+SG_API CUresult cuStreamGetCtx_v2_ptsz(CUstream h, CUcontext *pctx, CUgreenCtx *pg)
+{
+	return get_ctx_v2(h, pctx, pg, 1);
+}
+#endif
