@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * simgpu NVML (libnvidia-ml.so.1): the views nvidia-smi and frameworks
+ * size themselves by, read from the same shared state as the driver:
+ * devices, memory info, running compute processes, utilisation.
+ */
+#define NVML_NO_UNVERSIONED_FUNC_DEFS 1
+#include <nvml.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "shm.h"
+
+#define SG_API __attribute__((visibility("default")))
+
+struct nvmlDevice_st {
+	int index;
+};
+
+static struct sg_config cfg;
+static struct nvmlDevice_st devs[SG_MAX_GPUS];
+static int inited;
+static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
+static struct { uint64_t t, busy; } last[SG_MAX_GPUS];
+
+SG_API nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
+{
+	char err[512];
+	nvmlReturn_t rc = NVML_SUCCESS;
+
+	(void)flags;
+	pthread_mutex_lock(&lk);
+	if (!inited) {
+		if (simgpu_config_load(&cfg, err, sizeof(err))) {
+			fprintf(stderr, "simgpu: bad configuration: %s\n", err);
+			rc = NVML_ERROR_UNKNOWN;
+		} else if (simgpu_state_open()) {
+			rc = NVML_ERROR_DRIVER_NOT_LOADED;
+		} else {
+			simgpu_state_configure(&cfg);
+			for (int i = 0; i < SG_MAX_GPUS; i++)
+				devs[i].index = i;
+		}
+	}
+	if (!rc)
+		inited++;
+	pthread_mutex_unlock(&lk);
+	return rc;
+}
+
+SG_API nvmlReturn_t nvmlInit_v2(void) { return nvmlInitWithFlags(0); }
+SG_API nvmlReturn_t nvmlInit(void) { return nvmlInitWithFlags(0); }
+
+SG_API nvmlReturn_t nvmlShutdown(void)
+{
+	nvmlReturn_t rc = NVML_SUCCESS;
+
+	pthread_mutex_lock(&lk);
+	if (!inited)
+		rc = NVML_ERROR_UNINITIALIZED;
+	else
+		inited--;
+	pthread_mutex_unlock(&lk);
+	return rc;
+}
+
+SG_API const char *nvmlErrorString(nvmlReturn_t result)
+{
+	switch (result) {
+	case NVML_SUCCESS: return "Success";
+	case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
+	case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
+	case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
+	case NVML_ERROR_NO_PERMISSION: return "Insufficient Permissions";
+	case NVML_ERROR_NOT_FOUND: return "Not Found";
+	case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
+	case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
+	case NVML_ERROR_FUNCTION_NOT_FOUND: return "Function Not Found";
+	case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
+	case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "Argument version mismatch";
+	default: return "Unknown Error";
+	}
+}
+
+#define CHECK_INIT() do { if (!inited) return NVML_ERROR_UNINITIALIZED; } while (0)
+
+static nvmlReturn_t dev_index(nvmlDevice_t d, int *i)
+{
+	CHECK_INIT();
+	if (!d || d < devs || d >= devs + cfg.ngpus)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*i = d->index;
+	return NVML_SUCCESS;
+}
+
+static nvmlReturn_t copy_str(char *dst, unsigned int len, const char *src)
+{
+	if (!dst)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (strlen(src) + 1 > len)
+		return NVML_ERROR_INSUFFICIENT_SIZE;
+	memcpy(dst, src, strlen(src) + 1);
+	return NVML_SUCCESS;
+}
+
+SG_API nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
+{
+	CHECK_INIT();
+	return copy_str(version, length, "580.65.06");
+}
+
+SG_API nvmlReturn_t nvmlSystemGetCudaDriverVersion(int *v)
+{
+	CHECK_INIT();
+	if (!v)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*v = 13000;
+	return NVML_SUCCESS;
+}
+
+SG_API nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *v)
+{
+	return nvmlSystemGetCudaDriverVersion(v);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count)
+{
+	CHECK_INIT();
+	if (!count)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*count = (unsigned int)cfg.ngpus;
+	return NVML_SUCCESS;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetCount(unsigned int *count)
+{
+	return nvmlDeviceGetCount_v2(count);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
+{
+	CHECK_INIT();
+	if (!device || index >= (unsigned int)cfg.ngpus)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*device = &devs[index];
+	return NVML_SUCCESS;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device)
+{
+	return nvmlDeviceGetHandleByIndex_v2(index, device);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
+{
+	CHECK_INIT();
+	if (!uuid || !device)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (int i = 0; i < cfg.ngpus; i++) {
+		if (!strcasecmp(uuid, cfg.gpu[i].uuid)) {
+			*device = &devs[i];
+			return NVML_SUCCESS;
+		}
+	}
+	return NVML_ERROR_NOT_FOUND;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
+{
+	unsigned int d, b, s, f;
+
+	CHECK_INIT();
+	if (!pciBusId || !device || sscanf(pciBusId, "%x:%x:%x.%x", &d, &b, &s, &f) < 3)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (int i = 0; i < cfg.ngpus; i++) {
+		const struct sg_gpu_config *g = &cfg.gpu[i];
+
+		if (g->domain == d && g->bus == b && g->device == s) {
+			*device = &devs[i];
+			return NVML_SUCCESS;
+		}
+	}
+	return NVML_ERROR_NOT_FOUND;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetHandleByPciBusId(const char *pciBusId, nvmlDevice_t *device)
+{
+	return nvmlDeviceGetHandleByPciBusId_v2(pciBusId, device);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
+{
+	int i;
+	nvmlReturn_t rc = dev_index(device, &i);
+
+	return rc ? rc : copy_str(name, length, cfg.name);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
+{
+	int i;
+	nvmlReturn_t rc = dev_index(device, &i);
+
+	return rc ? rc : copy_str(uuid, length, cfg.gpu[i].uuid);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
+{
+	int i;
+	nvmlReturn_t rc = dev_index(device, &i);
+
+	if (rc)
+		return rc;
+	if (!index)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*index = (unsigned int)i;
+	return NVML_SUCCESS;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor)
+{
+	return nvmlDeviceGetIndex(device, minor);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+{
+	const struct sg_gpu_config *g;
+	int i;
+	nvmlReturn_t rc = dev_index(device, &i);
+
+	if (rc)
+		return rc;
+	if (!pci)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	g = &cfg.gpu[i];
+	memset(pci, 0, sizeof(*pci));
+	snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.%X",
+		 g->domain, g->bus, g->device, g->function);
+	snprintf(pci->busId, sizeof(pci->busId), "%08X:%02X:%02X.%X",
+		 g->domain, g->bus, g->device, g->function);
+	pci->domain = g->domain;
+	pci->bus = g->bus;
+	pci->device = g->device;
+	pci->pciDeviceId = 0x233010de;
+	pci->pciSubSystemId = 0x16c110de;
+	return NVML_SUCCESS;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetPciInfo_v2(nvmlDevice_t device, nvmlPciInfo_t *pci)
+{
+	return nvmlDeviceGetPciInfo_v3(device, pci);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_t *pci)
+{
+	return nvmlDeviceGetPciInfo_v3(device, pci);
+}
+
+static void mem(int i, unsigned long long *total, unsigned long long *used)
+{
+	simgpu_state_lock();
+	*total = simgpu_shm->gpus[i].total;
+	*used = simgpu_shm->gpus[i].used;
+	simgpu_state_unlock();
+	if (*used > *total)
+		*used = *total;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
+{
+	int i;
+	nvmlReturn_t rc = dev_index(device, &i);
+
+	if (rc)
+		return rc;
+	if (!memory)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	mem(i, &memory->total, &memory->used);
+	memory->free = memory->total - memory->used;
+	return NVML_SUCCESS;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
+{
+	int i;
+	nvmlReturn_t rc = dev_index(device, &i);
+
+	if (rc)
+		return rc;
+	if (!memory)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (memory->version != nvmlMemory_v2)
+		return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+	mem(i, &memory->total, &memory->used);
+	memory->reserved = 0;
+	memory->free = memory->total - memory->used;
+	return NVML_SUCCESS;
+}
+
+/* Live processes with a context or memory on GPU i; fill() writes one. */
+static nvmlReturn_t procs(nvmlDevice_t device, unsigned int *count, void *infos,
+			  size_t stride, int v1)
+{
+	unsigned int n = 0, cap;
+	int i;
+	nvmlReturn_t rc = dev_index(device, &i);
+
+	if (rc)
+		return rc;
+	if (!count || (*count && !infos))
+		return NVML_ERROR_INVALID_ARGUMENT;
+	cap = *count;
+	simgpu_state_lock();
+	for (int p = 0; p < SG_MAX_PROCS; p++) {
+		struct sg_proc_shared *sp = &simgpu_shm->procs[p];
+
+		if (!sp->alive || (!sp->ctxs[i] && !sp->bytes[i]))
+			continue;
+		if (n < cap) {
+			char *out = (char *)infos + stride * n;
+
+			if (v1) {
+				nvmlProcessInfo_v1_t *o = (void *)out;
+
+				o->pid = (unsigned int)sp->pid;
+				o->usedGpuMemory = sp->bytes[i];
+			} else {
+				nvmlProcessInfo_t *o = (void *)out;
+
+				o->pid = (unsigned int)sp->pid;
+				o->usedGpuMemory = sp->bytes[i];
+				o->gpuInstanceId = 0xffffffff;
+				o->computeInstanceId = 0xffffffff;
+			}
+		}
+		n++;
+	}
+	simgpu_state_unlock();
+	*count = n;
+	return n > cap ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
+							    nvmlProcessInfo_t *infos)
+{
+	return procs(device, infoCount, infos, sizeof(*infos), 0);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
+							    nvmlProcessInfo_v2_t *infos)
+{
+	return procs(device, infoCount, infos, sizeof(*infos), 0);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
+							 nvmlProcessInfo_v1_t *infos)
+{
+	return procs(device, infoCount, infos, sizeof(*infos), 1);
+}
+
+/* Busy share of the time since this process last asked (or right now). */
+SG_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *u)
+{
+	uint64_t now, busy;
+	int i, running;
+	nvmlReturn_t rc = dev_index(device, &i);
+
+	if (rc)
+		return rc;
+	if (!u)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	simgpu_state_lock();
+	now = simgpu_now_ns();
+	busy = simgpu_shm->gpus[i].busy_ns;
+	running = simgpu_shm->gpus[i].owner_pid != 0;
+	if (running)
+		busy += now - simgpu_shm->gpus[i].owner_since;
+	simgpu_state_unlock();
+	pthread_mutex_lock(&lk);
+	if (last[i].t && now > last[i].t && busy >= last[i].busy) {
+		uint64_t pct = (busy - last[i].busy) * 100 / (now - last[i].t);
+
+		u->gpu = (unsigned int)(pct > 100 ? 100 : pct);
+	} else {
+		u->gpu = running ? 100 : 0;
+	}
+	last[i].t = now;
+	last[i].busy = busy;
+	pthread_mutex_unlock(&lk);
+	u->memory = 0;
+	return NVML_SUCCESS;
+}
+
+/* Newer NVML (not in CUDA 11.8's nvml.h): declared here. */
+nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node);
+
+SG_API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)
+{
+	int i;
+	nvmlReturn_t rc = dev_index(device, &i);
+
+	if (rc)
+		return rc;
+	if (!node)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (cfg.gpu[i].numa < 0)
+		return NVML_ERROR_NOT_SUPPORTED;
+	*node = (unsigned int)cfg.gpu[i].numa;
+	return NVML_SUCCESS;
+}

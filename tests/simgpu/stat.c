@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * simgpu-stat: print the shared simgpu state (the ground truth): per GPU
+ * memory used/total and engine time; per process and per cgroup the
+ * device time consumed and the bytes held.
+ *
+ *   simgpu-stat [-j]     text (one record a line, "key value" pairs) or JSON
+ *   simgpu-stat reset    zero the accounting, forget dead processes
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shm.h"
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static uint64_t running(const struct sg_state *s, int g, int proc)
+{
+	const struct sg_gpu_shared *gp = &s->gpus[g];
+
+	if (!gp->owner_pid || (proc >= 0 && gp->owner_proc != proc))
+		return 0;
+	return simgpu_now_ns() - gp->owner_since;
+}
+
+static void text(const struct sg_state *s, int ngpus)
+{
+	for (int g = 0; g < ngpus; g++) {
+		const struct sg_gpu_shared *gp = &s->gpus[g];
+
+		printf("gpu %d used %llu total %llu busy_ns %llu kernels %llu engine_pid %d\n",
+		       g, (unsigned long long)gp->used, (unsigned long long)gp->total,
+		       (unsigned long long)(gp->busy_ns + running(s, g, -1)),
+		       (unsigned long long)gp->kernels, gp->owner_pid);
+	}
+	for (int p = 0; p < SG_MAX_PROCS; p++) {
+		const struct sg_proc_shared *sp = &s->procs[p];
+
+		if (!sp->pid)
+			continue;
+		for (int g = 0; g < ngpus; g++) {
+			if (!sp->bytes[g] && !sp->busy_ns[g] && !sp->ctxs[g] && !sp->kernels[g])
+				continue;
+			printf("proc %d gpu %d alive %d bytes %llu busy_ns %llu kernels %llu contexts %d comm %s cgroup %s\n",
+			       sp->pid, g, sp->alive, (unsigned long long)sp->bytes[g],
+			       (unsigned long long)(sp->busy_ns[g] + running(s, g, p)),
+			       (unsigned long long)sp->kernels[g], sp->ctxs[g],
+			       sp->comm[0] ? sp->comm : "-",
+			       sp->cgroup >= 0 ? s->cgroups[sp->cgroup].path : "-");
+		}
+	}
+	for (int c = 0; c < SG_MAX_CGROUPS; c++) {
+		const struct sg_cgroup_shared *cg = &s->cgroups[c];
+
+		if (!cg->path[0])
+			continue;
+		for (int g = 0; g < ngpus; g++) {
+			uint64_t bytes = 0, busy = cg->busy_ns[g];
+
+			for (int p = 0; p < SG_MAX_PROCS; p++) {
+				if (s->procs[p].pid && s->procs[p].cgroup == c) {
+					bytes += s->procs[p].alive ? s->procs[p].bytes[g] : 0;
+					busy += running(s, g, p);
+				}
+			}
+			if (!bytes && !busy && !cg->kernels[g])
+				continue;
+			printf("cgroup %s gpu %d bytes %llu busy_ns %llu kernels %llu\n",
+			       cg->path, g, (unsigned long long)bytes,
+			       (unsigned long long)busy, (unsigned long long)cg->kernels[g]);
+		}
+	}
+}
+
+static void json(const struct sg_state *s, int ngpus)
+{
+	const char *sep = "";
+
+	printf("{\"gpus\":[");
+	for (int g = 0; g < ngpus; g++) {
+		const struct sg_gpu_shared *gp = &s->gpus[g];
+
+		printf("%s{\"index\":%d,\"used\":%llu,\"total\":%llu,\"busy_ns\":%llu,"
+		       "\"kernels\":%llu,\"engine_pid\":%d}", g ? "," : "", g,
+		       (unsigned long long)gp->used, (unsigned long long)gp->total,
+		       (unsigned long long)(gp->busy_ns + running(s, g, -1)),
+		       (unsigned long long)gp->kernels, gp->owner_pid);
+	}
+	printf("],\"processes\":[");
+	for (int p = 0; p < SG_MAX_PROCS; p++) {
+		const struct sg_proc_shared *sp = &s->procs[p];
+
+		if (!sp->pid)
+			continue;
+		printf("%s{\"pid\":%d,\"alive\":%s,\"comm\":", sep, sp->pid,
+		       sp->alive ? "true" : "false");
+		json_str(sp->comm);
+		printf(",\"cgroup\":");
+		json_str(sp->cgroup >= 0 ? s->cgroups[sp->cgroup].path : "");
+		printf(",\"gpus\":[");
+		for (int g = 0; g < ngpus; g++)
+			printf("%s{\"index\":%d,\"bytes\":%llu,\"busy_ns\":%llu,\"kernels\":%llu,"
+			       "\"contexts\":%d}", g ? "," : "", g,
+			       (unsigned long long)sp->bytes[g],
+			       (unsigned long long)(sp->busy_ns[g] + running(s, g, p)),
+			       (unsigned long long)sp->kernels[g], sp->ctxs[g]);
+		printf("]}");
+		sep = ",";
+	}
+	printf("],\"cgroups\":[");
+	sep = "";
+	for (int c = 0; c < SG_MAX_CGROUPS; c++) {
+		const struct sg_cgroup_shared *cg = &s->cgroups[c];
+
+		if (!cg->path[0])
+			continue;
+		printf("%s{\"path\":", sep);
+		json_str(cg->path);
+		printf(",\"gpus\":[");
+		for (int g = 0; g < ngpus; g++) {
+			uint64_t bytes = 0, busy = cg->busy_ns[g];
+
+			for (int p = 0; p < SG_MAX_PROCS; p++) {
+				if (s->procs[p].pid && s->procs[p].cgroup == c) {
+					bytes += s->procs[p].alive ? s->procs[p].bytes[g] : 0;
+					busy += running(s, g, p);
+				}
+			}
+			printf("%s{\"index\":%d,\"bytes\":%llu,\"busy_ns\":%llu,\"kernels\":%llu}",
+			       g ? "," : "", g, (unsigned long long)bytes,
+			       (unsigned long long)busy, (unsigned long long)cg->kernels[g]);
+		}
+		printf("]}");
+		sep = ",";
+	}
+	printf("],\"reclaimed\":%llu}\n", (unsigned long long)s->reclaimed);
+}
+
+int main(int argc, char **argv)
+{
+	static struct sg_state snap;
+	int use_json = 0, reset = 0, rc, ngpus;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-j"))
+			use_json = 1;
+		else if (!strcmp(argv[i], "reset"))
+			reset = 1;
+		else {
+			fprintf(stderr, "usage: simgpu-stat [-j] | simgpu-stat reset\n"
+				"  state file: $SIMGPU_STATE or %s\n", SG_DEFAULT_STATE);
+			return 2;
+		}
+	}
+	rc = simgpu_state_open();
+	if (rc) {
+		fprintf(stderr, "simgpu-stat: cannot open state %s: %s\n",
+			getenv("SIMGPU_STATE") ? getenv("SIMGPU_STATE") : SG_DEFAULT_STATE,
+			strerror(-rc));
+		return 1;
+	}
+	simgpu_state_lock();
+	simgpu_state_reclaim(1);
+	if (reset)
+		simgpu_state_reset();
+	snap = *simgpu_shm;
+	simgpu_state_unlock();
+	if (reset)
+		return 0;
+	ngpus = snap.ngpus;
+	if (use_json)
+		json(&snap, ngpus);
+	else
+		text(&snap, ngpus);
+	return 0;
+}
