@@ -284,24 +284,26 @@ int main(int argc, char **argv)
 	if (cmd < 0)
 		return usage("unknown command", argv[1]);
 
-	err = vgpu_nl_open(&nl);
-	if (err) {
-		vgpu_nl_perror(&nl, err);
-		return 1;
-	}
+	/* Build first (family id filled in later) so bad arguments send nothing. */
+	memset(&nl, 0, sizeof(nl));
 	msg = vgpu_nl_msg(&nl, (uint8_t)cmd, dump);
 	if (!msg) {
 		fprintf(stderr, "Error: out of memory.\n");
-		vgpu_nl_close(&nl);
 		return 1;
 	}
 	for (i = 2; i < argc; i++) {
 		if (put_arg(msg, argv[i])) {
 			nlmsg_free(msg);
-			vgpu_nl_close(&nl);
 			return usage("bad attribute", argv[i]);
 		}
 	}
+	err = vgpu_nl_open(&nl);
+	if (err) {
+		vgpu_nl_perror(&nl, err);
+		nlmsg_free(msg);
+		return 1;
+	}
+	nlmsg_hdr(msg)->nlmsg_type = (uint16_t)nl.family;
 	out = open_memstream(&replies, &rlen);
 	if (!out) {
 		fprintf(stderr, "Error: out of memory.\n");

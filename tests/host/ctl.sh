@@ -1,0 +1,358 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests of vgpuctl (no kernel module needed), run from the repo root:
+# - tests/unit/test_parse.c, built and run normally (build/unit/) and under
+#   AddressSanitizer + UBSan (build/asan/): suites "parse" and "parse-asan";
+# - vgpuctl's and vgpu-nlsend's behaviour without the module (help, usage
+#   errors, the privilege check, the module-not-loaded message), with the
+#   normal build and with an ASan/UBSan build: suites "ctl" and "ctl-asan";
+# - make install, and that the man page renders without warnings.
+# Every check prints "PASS: suite: what" or "FAIL: suite: what: detail";
+# a missing tool or a failed build is a FAIL. Exit status 1 if any FAIL.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+
+failures=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass() { echo "PASS: $1: $2"; }
+fail() { echo "FAIL: $1: $2: $3"; failures=$((failures + 1)); }
+oneline() { head -c 400 "$1" | tr '\n' '|'; }
+
+CC=${CC:-cc}
+WARN=(-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror)
+SAN=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+# --- tools ------------------------------------------------------------------
+tools_ok=1
+for t in "$CC" make pkg-config; do
+	if command -v "$t" > /dev/null; then
+		pass ctl "build tool $t is installed"
+	else
+		fail ctl "build tool $t is installed" "not found"
+		tools_ok=0
+	fi
+done
+for p in libnl-genl-3.0 libcap; do
+	if pkg-config --exists "$p" 2> /dev/null; then
+		pass ctl "pkg-config finds $p"
+	else
+		fail ctl "pkg-config finds $p" "missing (apt-get install libnl-genl-3-dev libcap-dev)"
+		tools_ok=0
+	fi
+done
+
+# --- unit tests of the parsers ------------------------------------------------
+# run_unit SUITE BINARY: relay its lines under SUITE; a crash or a non-zero
+# exit without a FAIL line, or no check at all, is a FAIL of its own.
+run_unit() {
+	local suite=$1 bin=$2 rc
+	"$bin" > "$tmp/unit.out" 2> "$tmp/unit.err"
+	rc=$?
+	sed "s/^\(PASS\|FAIL\): parse: /\1: $suite: /" "$tmp/unit.out"
+	failures=$((failures + $(grep -c '^FAIL: ' "$tmp/unit.out")))
+	if ! grep -q '^PASS: ' "$tmp/unit.out"; then
+		fail "$suite" "test_parse ran checks" "none ran: $(oneline "$tmp/unit.err")"
+	elif [ "$rc" -ne 0 ] && ! grep -q '^FAIL: ' "$tmp/unit.out"; then
+		fail "$suite" "test_parse exits cleanly" "status $rc: $(oneline "$tmp/unit.err")"
+	else
+		pass "$suite" "test_parse exits with status $rc and no sanitizer report"
+	fi
+	if [ -s "$tmp/unit.err" ]; then
+		fail "$suite" "test_parse writes nothing on stderr" "$(oneline "$tmp/unit.err")"
+	fi
+}
+
+mkdir -p build/unit build/asan
+if [ "$tools_ok" = 1 ] &&
+   "$CC" "${WARN[@]}" -O2 -g tests/unit/test_parse.c ctl/parse.c \
+	-o build/unit/test_parse 2> "$tmp/cc.err"; then
+	pass parse "test_parse builds with -Wall -Wextra -Werror"
+	run_unit parse build/unit/test_parse
+else
+	fail parse "test_parse builds with -Wall -Wextra -Werror" "$(oneline "$tmp/cc.err")"
+fi
+if [ "$tools_ok" = 1 ] &&
+   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" tests/unit/test_parse.c ctl/parse.c \
+	-o build/asan/test_parse 2> "$tmp/cc.err"; then
+	pass parse-asan "test_parse builds with ASan and UBSan"
+	run_unit parse-asan build/asan/test_parse
+else
+	fail parse-asan "test_parse builds with ASan and UBSan" "$(oneline "$tmp/cc.err")"
+fi
+
+# --- builds of vgpuctl and vgpu-nlsend ------------------------------------------
+built=0
+if [ "$tools_ok" = 1 ] && make -s -C ctl > "$tmp/make.out" 2>&1 &&
+   [ -x ctl/vgpuctl ] && [ -x tests/tools/vgpu-nlsend ]; then
+	pass ctl "make -C ctl builds vgpuctl and vgpu-nlsend"
+	built=1
+else
+	fail ctl "make -C ctl builds vgpuctl and vgpu-nlsend" "$(oneline "$tmp/make.out")"
+fi
+asan_built=0
+if [ "$tools_ok" = 1 ]; then
+	mkdir -p build/asan/ctl
+	# shellcheck disable=SC2046
+	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
+		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/json.c ctl/print.c ctl/gpu.c \
+		ctl/tenant.c ctl/monitor.c -o build/asan/ctl/vgpuctl \
+		$(pkg-config --libs libnl-genl-3.0 libcap) 2> "$tmp/cc.err" &&
+	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \
+		tests/tools/vgpu-nlsend.c ctl/nl.c -o build/asan/ctl/vgpu-nlsend \
+		$(pkg-config --libs libnl-genl-3.0) 2>> "$tmp/cc.err"; then
+		pass ctl-asan "vgpuctl and vgpu-nlsend build with ASan and UBSan"
+		asan_built=1
+	else
+		fail ctl-asan "vgpuctl and vgpu-nlsend build with ASan and UBSan" "$(oneline "$tmp/cc.err")"
+	fi
+fi
+
+# --- behaviour without the module ---------------------------------------------
+# run BIN ARGS...: sets rc, and $tmp/out, $tmp/err.
+run() {
+	"$@" > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+}
+
+# expect_help SUITE ARGS...: exit 0, usage on stdout, nothing on stderr.
+expect_help() {
+	local suite=$1 what="help: vgpuctl ${*:3}"
+	run "$2" "${@:3}"
+	if [ "$rc" -ne 0 ]; then
+		fail "$suite" "$what" "exit $rc: $(oneline "$tmp/err")"
+	elif ! head -n 1 "$tmp/out" | grep -q '^Usage: vgpuctl'; then
+		fail "$suite" "$what" "stdout: $(oneline "$tmp/out")"
+	elif [ -s "$tmp/err" ]; then
+		fail "$suite" "$what" "stderr: $(oneline "$tmp/err")"
+	else
+		pass "$suite" "$what"
+	fi
+}
+
+cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+cgmnt=${cgmnt:-/sys/fs/cgroup}
+cgmnt=$(printf '%b' "${cgmnt//\\/\\0}")	# undo \040-style escapes
+nomod="Error: the vgpu kernel module is not loaded (try: modprobe vgpu)."
+
+cli_checks() {
+	local s=$1 v=$2 n=$3
+	expect_help "$s" "$v" help
+	expect_help "$s" "$v" -h
+	expect_help "$s" "$v" --help
+	expect_help "$s" "$v" gpu help
+	expect_help "$s" "$v" g help
+	expect_help "$s" "$v" gpu add help
+	expect_help "$s" "$v" tenant help
+	expect_help "$s" "$v" t help
+	expect_help "$s" "$v" tenant set help
+	expect_help "$s" "$v" monitor help
+	expect_help "$s" "$v" -j tenant help
+	run "$v" -V
+	if [ "$rc" -eq 0 ] && grep -q '^vgpuctl ' "$tmp/out"; then
+		pass "$s" "vgpuctl -V prints the version"
+	else
+		fail "$s" "vgpuctl -V prints the version" "exit $rc: $(oneline "$tmp/out")"
+	fi
+
+	expect_error "$s" 2 'Error: missing OBJECT; try "vgpuctl help".' "$v"
+	expect_error "$s" 2 'Error: unknown object "frob"; try "vgpuctl help".' "$v" frob
+	expect_error "$s" 2 'Error: unknown option "-x"; try "vgpuctl help".' "$v" -x gpu show
+	expect_error "$s" 2 'Error: unknown option "--frob"; try "vgpuctl help".' "$v" --frob gpu
+	expect_error "$s" 2 'Error: unknown command "frob" for gpu; try "vgpuctl gpu help".' "$v" gpu frob
+	expect_error "$s" 2 'Error: unknown command "frob" for tenant; try "vgpuctl tenant help".' "$v" tenant frob
+	expect_error "$s" 2 'Error: missing INDEX for gpu add.' "$v" gpu add
+	expect_error "$s" 2 'Error: invalid INDEX "64" for gpu add (0-63).' "$v" gpu add 64 vram 1G
+	expect_error "$s" 2 'Error: invalid INDEX "-1" for gpu add (0-63).' "$v" gpu add -1 vram 1G
+	expect_error "$s" 2 'Error: vram is required.' "$v" gpu add 0
+	expect_error "$s" 2 'Error: vram is required.' "$v" gpu add 0 numa 0
+	expect_error "$s" 2 'Error: invalid SIZE "8X" for vram.' "$v" gpu add 0 vram 8X
+	expect_error "$s" 2 'Error: invalid SIZE "16777216T" for vram.' "$v" gpu add 0 vram 16777216T
+	expect_error "$s" 2 'Error: missing value for vram.' "$v" gpu add 0 vram
+	expect_error "$s" 2 'Error: duplicate key "vram" for gpu add.' "$v" gpu add 0 vram 1G vram 2G
+	expect_error "$s" 2 'Error: invalid UUID "GPU-1" for uuid.' "$v" gpu add 0 vram 1G uuid GPU-1
+	expect_error "$s" 2 'Error: invalid BUSID "3b:00.0" for pci.' "$v" gpu add 0 vram 1G pci 3b:00.0
+	expect_error "$s" 2 'Error: invalid NODE "-2" for numa (-1 to 1023).' "$v" gpu add 0 vram 1G numa -2
+	expect_error "$s" 2 'Error: unknown key "colour" for gpu add.' "$v" gpu add 0 vram 1G colour red
+	expect_error "$s" 2 'Error: missing INDEX for gpu del.' "$v" gpu del
+	expect_error "$s" 2 'Error: invalid INDEX "x" for gpu del (0-63).' "$v" gpu del x
+	expect_error "$s" 2 'Error: unexpected argument "2" for gpu del.' "$v" gpu del 1 2
+	expect_error "$s" 2 'Error: invalid INDEX "64" for gpu show (0-63).' "$v" gpu show 64
+	expect_error "$s" 2 'Error: unexpected argument "2" for gpu show.' "$v" gpu list 1 2
+
+	expect_error "$s" 2 'Error: missing NAME for tenant add.' "$v" tenant add
+	expect_error "$s" 2 'Error: cgroup is required.' "$v" tenant add a
+	expect_error "$s" 2 'Error: cgroup is required.' "$v" tenant add a weight 5
+	expect_error "$s" 2 'Error: invalid SIZE "8X" for vram-max.' "$v" tenant add a cgroup a vram-max 8X
+	expect_error "$s" 2 'Error: unknown key "foo" for tenant add.' "$v" tenant add a cgroup a foo 1
+	expect_error "$s" 2 'Error: missing value for weight.' "$v" tenant add a cgroup a weight
+	expect_error "$s" 2 'Error: missing value for cgroup.' "$v" tenant add a cgroup
+	expect_error "$s" 2 'Error: duplicate key "cgroup" for tenant add.' "$v" tenant add a cgroup a cgroup b
+	expect_error "$s" 2 'Error: duplicate key "weight" for tenant add.' "$v" tenant add a cgroup a weight 1 weight 2
+	expect_error "$s" 2 "Error: cgroup path must be under $cgmnt." "$v" tenant add a cgroup /tmp
+	expect_error "$s" 2 "Error: cgroup path must be under $cgmnt." "$v" tenant add a cgroup ../x
+	expect_error "$s" 2 'Error: invalid NAME "a b" for tenant add (1-63 printable characters, no spaces).' \
+		"$v" tenant add "a b" cgroup a
+	expect_error "$s" 2 "" "$v" tenant add "$(printf 'x%.0s' $(seq 64))" cgroup a
+	expect_error "$s" 2 'Error: invalid N "0" for weight (1-10000).' "$v" tenant add a cgroup a weight 0
+	expect_error "$s" 2 'Error: invalid N "10001" for weight (1-10000).' "$v" tenant add a cgroup a weight 10001
+	expect_error "$s" 2 'Error: invalid PCT "101%" for compute-max (0-100, at most 2 decimals).' \
+		"$v" tenant add a cgroup a compute-max 101%
+	expect_error "$s" 2 'Error: invalid PCT "37.125" for compute-max (0-100, at most 2 decimals).' \
+		"$v" tenant add a cgroup a compute-max 37.125
+	expect_error "$s" 2 'Error: invalid PRIORITY "urgent" for priority (low, normal or high).' \
+		"$v" tenant add a cgroup a priority urgent
+	expect_error "$s" 2 'Error: invalid LIST "64" for gpus.' "$v" tenant add a cgroup a gpus 64
+	expect_error "$s" 2 'Error: invalid LIST "3-1" for cpus.' "$v" tenant add a cgroup a cpus 3-1
+	expect_error "$s" 2 'Error: invalid LIST "" for mems.' "$v" tenant add a cgroup a mems ""
+	expect_error "$s" 2 'Error: invalid SIZE "none" for vram-max.' "$v" tenant add a cgroup a vram-max none
+	expect_error "$s" 2 'Error: missing NAME for tenant set.' "$v" tenant set
+	expect_error "$s" 2 'Error: tenant set needs at least one QUOTA VALUE.' "$v" tenant set a
+	expect_error "$s" 2 'Error: unknown key "cgroup" for tenant set.' "$v" tenant set a cgroup b
+	expect_error "$s" 2 'Error: duplicate key "weight" for tenant set.' "$v" tenant set a weight none weight 2
+	expect_error "$s" 2 'Error: missing value for mems.' "$v" tenant set a weight 2 mems
+	expect_error "$s" 2 'Error: invalid SIZE "-1G" for vram-min.' "$v" tenant set a vram-min -1G
+	expect_error "$s" 2 'Error: missing NAME for tenant del.' "$v" tenant del
+	expect_error "$s" 2 'Error: unexpected argument "b" for tenant del.' "$v" tenant del a b
+	expect_error "$s" 2 'Error: unexpected argument "b" for tenant show.' "$v" tenant show a b
+	expect_error "$s" 2 'Error: unexpected argument "x" for monitor.' "$v" monitor x
+
+	if [ -d /sys/module/vgpu ]; then
+		echo "# note: vgpu is loaded on this host; module-not-loaded checks replaced"
+		run "$v" gpu show
+		if [ "$rc" -eq 0 ]; then pass "$s" "gpu show with the module loaded"
+		else fail "$s" "gpu show with the module loaded" "exit $rc: $(oneline "$tmp/err")"; fi
+	else
+		expect_error "$s" 1 "$nomod" "$v" gpu show
+		expect_error "$s" 1 "$nomod" "$v" gpu show 3
+		expect_error "$s" 1 "$nomod" "$v" -j gpu show
+		expect_error "$s" 1 "$nomod" "$v" -p tenant show
+		expect_error "$s" 1 "$nomod" "$v" tenant list team-a
+		expect_error "$s" 1 "$nomod" "$v" monitor
+		expect_error "$s" 1 "$nomod" "$v" m
+		if has_net_admin; then
+			expect_error "$s" 1 "$nomod" "$v" gpu add 0 vram 1G
+			expect_error "$s" 1 "$nomod" "$v" tenant add a cgroup a vram-max 1.5G gpus 0-1 cpus 0-3,8
+			expect_error "$s" 1 "$nomod" "$v" tenant set a vram-max none weight 5
+			expect_error "$s" 1 "$nomod" "$v" tenant del a
+		fi
+		expect_error "$s" 1 "$nomod" "$n" gpu-get
+		expect_error "$s" 1 "$nomod" "$n" -d tenant-get
+	fi
+
+	# Without CAP_NET_ADMIN a mutation is refused before anything is sent
+	# (tested by dropping the capability, since the tests run as root).
+	if nocap true 2> /dev/null; then
+		local msg="Error: this command needs CAP_NET_ADMIN (run it as root)."
+		expect_error "$s" 1 "$msg" nocap "$v" gpu add 0 vram 1G
+		expect_error "$s" 1 "$msg" nocap "$v" gpu del 0
+		expect_error "$s" 1 "$msg" nocap "$v" tenant add a cgroup a
+		expect_error "$s" 1 "$msg" nocap "$v" tenant set a weight 3
+		expect_error "$s" 1 "$msg" nocap "$v" tenant del a
+		[ -d /sys/module/vgpu ] || expect_error "$s" 1 "$nomod" nocap "$v" gpu show
+		expect_error "$s" 2 'Error: vram is required.' nocap "$v" gpu add 0
+	else
+		echo "# note: cannot drop CAP_NET_ADMIN here (setpriv); privilege checks not run"
+	fi
+
+	expect_error "$s" 2 "" "$n"
+	expect_error "$s" 2 "" "$n" frob
+	expect_error "$s" 2 "" "$n" gpu-get u32:1
+	expect_error "$s" 2 "" "$n" gpu-get x32:1=1
+	expect_error "$s" 2 "" "$n" gpu-get u32:1=4294967296
+	expect_error "$s" 2 "" "$n" gpu-get bin:1=abc
+}
+
+# nocap CMD...: run CMD without CAP_NET_ADMIN (the tests run as root).
+nocap() {
+	setpriv --inh-caps=-net_admin --bounding-set=-net_admin -- "$@"
+}
+
+# has_net_admin: this shell has CAP_NET_ADMIN (bit 12) effective.
+has_net_admin() {
+	local eff
+	eff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status)
+	[ -n "$eff" ] && (( (16#$eff >> 12) & 1 ))
+}
+
+# expect_error SUITE STATUS MESSAGE BIN ARGS...: exit STATUS, nothing on
+# stdout, and on stderr exactly one line, MESSAGE if given, else any
+# "Error: ....". vgpu-nlsend follows its Error: line with its usage.
+expect_error() {
+	local suite=$1 want_rc=$2 msg=$3 bin=$4 what first
+	shift 4
+	what="exit $want_rc: $(basename "$bin") $*"
+	[ -z "$msg" ] || what="$what: $msg"
+	run "$bin" "$@"
+	first=$(head -n 1 "$tmp/err")
+	if [ "$rc" -ne "$want_rc" ]; then
+		fail "$suite" "$what" "exit $rc: $(oneline "$tmp/err")"
+	elif [ -s "$tmp/out" ]; then
+		fail "$suite" "$what" "stdout not empty: $(oneline "$tmp/out")"
+	elif [ "$(basename "$bin")" != vgpu-nlsend ] && [ "$(wc -l < "$tmp/err")" -ne 1 ]; then
+		fail "$suite" "$what" "not one line on stderr: $(oneline "$tmp/err")"
+	elif [ -n "$msg" ] && [ "$first" != "$msg" ]; then
+		fail "$suite" "$what" "got: $(oneline "$tmp/err")"
+	elif ! [[ $first =~ ^Error:\ .*\.$ || $first == "Usage: vgpu-nlsend"* ]]; then
+		fail "$suite" "$what" "not an Error: line ending with a period: $(oneline "$tmp/err")"
+	else
+		pass "$suite" "$what"
+	fi
+}
+
+[ "$built" = 1 ] && cli_checks ctl ctl/vgpuctl tests/tools/vgpu-nlsend
+[ "$asan_built" = 1 ] && cli_checks ctl-asan build/asan/ctl/vgpuctl build/asan/ctl/vgpu-nlsend
+
+# --- install -------------------------------------------------------------------
+if [ "$built" = 1 ]; then
+	dest=$tmp/dest
+	if make -s -C ctl install DESTDIR="$dest" PREFIX=/usr > "$tmp/make.out" 2>&1 &&
+	   [ -x "$dest/usr/sbin/vgpuctl" ] && [ -f "$dest/usr/share/man/man8/vgpuctl.8" ]; then
+		pass ctl "make install puts vgpuctl in sbin and vgpuctl.8 in man8"
+	else
+		fail ctl "make install puts vgpuctl in sbin and vgpuctl.8 in man8" \
+			"$(oneline "$tmp/make.out") $(find "$dest" -type f 2> /dev/null | tr '\n' ' ')"
+	fi
+	if ldd ctl/vgpuctl 2> /dev/null | grep -q libnl-genl-3; then
+		pass ctl "vgpuctl is linked dynamically against libnl-genl-3"
+	else
+		fail ctl "vgpuctl is linked dynamically against libnl-genl-3" "$(ldd ctl/vgpuctl 2>&1 | head -n 3 | tr '\n' ' ')"
+	fi
+fi
+
+# --- man page --------------------------------------------------------------------
+if ! command -v groff > /dev/null; then
+	fail ctl "man page renders" "groff not found (apt-get install groff-base)"
+elif [ ! -f Documentation/vgpuctl.8 ]; then
+	fail ctl "man page renders" "Documentation/vgpuctl.8 is missing"
+else
+	groff -man -Tutf8 -ww -z Documentation/vgpuctl.8 > "$tmp/groff.err" 2>&1
+	if [ -s "$tmp/groff.err" ]; then
+		fail ctl "man page renders without groff warnings" "$(oneline "$tmp/groff.err")"
+	else
+		pass ctl "man page renders without groff warnings"
+	fi
+	groff -man -Tutf8 Documentation/vgpuctl.8 2> /dev/null | col -b > "$tmp/man.txt" 2> /dev/null ||
+		groff -man -Tascii -P-cbou Documentation/vgpuctl.8 > "$tmp/man.txt" 2> /dev/null
+	missing=""
+	for sec in NAME SYNOPSIS DESCRIPTION OPTIONS "OBJECTS AND COMMANDS" OUTPUT "EXIT STATUS" \
+		   EXAMPLES "SEE ALSO"; do
+		grep -q "^$sec\$" "$tmp/man.txt" || missing="$missing [$sec]"
+	done
+	for key in vram-max vram-min gpus weight compute-max priority cpus mems none \
+		   cgroup_removed compute_max; do
+		grep -q -- "$key" "$tmp/man.txt" || missing="$missing $key"
+	done
+	if [ -z "$missing" ]; then
+		pass ctl "man page has every section and names every key"
+	else
+		fail ctl "man page has every section and names every key" "missing:$missing"
+	fi
+fi
+
+[ "$failures" -eq 0 ]
