@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The runtime's way into libcuda.so.1 (see cuload.h). The versions are
+ * the API versions NVIDIA's CUDA 13 runtime asks for (cudaTypedefs.h).
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+
+#include "cuload.h"
+
+struct cu cu;
+void *cu_lib;
+
+const char *cu_err(CUresult rc)
+{
+	static __thread char buf[32];
+	const char *s = NULL;
+
+	if (cu.cuGetErrorName && !cu.cuGetErrorName(rc, &s) && s)
+		return s;
+	snprintf(buf, sizeof(buf), "CUresult(%d)", (int)rc);
+	return buf;
+}
+
+static int get(const char *name, int version, unsigned long long flags, void **out)
+{
+	CUdriverProcAddressQueryResult st;
+	CUresult rc = cu.cuGetProcAddress(name, out, version, flags, &st);
+
+	if (rc || !*out) {
+		fprintf(stderr, "cuGetProcAddress(%s, %d, %llu): %d status %d\n",
+			name, version, flags, (int)rc, (int)st);
+		return -1;
+	}
+	return 0;
+}
+
+#define SYM(field, name) (cu.field = (__typeof__(cu.field))dlsym(cu_lib, name))
+/* #name is not macro-expanded: the base name, as the runtime asks. */
+#define GET(name, ver) (get(#name, ver, flags, (void **)&cu.name) ? -1 : 0)
+
+int cu_load(unsigned long long flags)
+{
+	int bad = 0;
+
+	cu_lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!cu_lib) {
+		fprintf(stderr, "dlopen libcuda.so.1: %s\n", dlerror());
+		return -1;
+	}
+	SYM(cuInit, "cuInit");
+	SYM(cuDriverGetVersion, "cuDriverGetVersion");
+	SYM(cuGetProcAddress, "cuGetProcAddress_v2");
+	SYM(cuGetExportTable, "cuGetExportTable");
+	if (!cu.cuInit || !cu.cuDriverGetVersion || !cu.cuGetProcAddress ||
+	    !cu.cuGetExportTable || !dlsym(cu_lib, "cuGetProcAddress")) {
+		fprintf(stderr, "libcuda.so.1 lacks a bootstrap symbol\n");
+		return -1;
+	}
+	bad |= GET(cuGetErrorName, 6000);
+	bad |= GET(cuDeviceGetCount, 2000);
+	bad |= GET(cuDeviceGet, 2000);
+	bad |= GET(cuDeviceGetName, 2000);
+	bad |= GET(cuDeviceTotalMem, 3020);
+	bad |= GET(cuDevicePrimaryCtxRetain, 7000);
+	bad |= GET(cuDevicePrimaryCtxRelease, 11000);
+	bad |= GET(cuCtxSetCurrent, 4000);
+#if CUDA_VERSION >= 13000
+	bad |= GET(cuCtxSynchronize, 13000);
+#else
+	bad |= GET(cuCtxSynchronize, 2000);
+#endif
+	bad |= GET(cuMemAlloc, 3020);
+	bad |= GET(cuMemFree, 3020);
+	bad |= GET(cuMemGetInfo, 3020);
+	bad |= GET(cuMemcpyHtoD, 3020);
+	bad |= GET(cuMemcpyDtoH, 3020);
+	bad |= GET(cuMemsetD8, 3020);
+	bad |= GET(cuStreamCreate, 2000);
+	bad |= GET(cuStreamSynchronize, 2000);
+	bad |= GET(cuStreamDestroy, 4000);
+	bad |= GET(cuLibraryLoadData, 12000);
+	bad |= GET(cuLibraryGetKernel, 12000);
+	bad |= GET(cuLibraryUnload, 12000);
+	bad |= GET(cuLaunchKernel, 4000);
+	bad |= GET(cuMemAddressReserve, 10020);
+	bad |= GET(cuMemAddressFree, 10020);
+	bad |= GET(cuMemCreate, 10020);
+	bad |= GET(cuMemRelease, 10020);
+	bad |= GET(cuMemMap, 10020);
+	bad |= GET(cuMemUnmap, 10020);
+	bad |= GET(cuMemSetAccess, 10020);
+	bad |= GET(cuMemGetAllocationGranularity, 10020);
+	bad |= GET(cuMemAllocAsync, 11020);
+	bad |= GET(cuMemAllocFromPoolAsync, 11020);
+	bad |= GET(cuMemFreeAsync, 11020);
+	bad |= GET(cuMemPoolCreate, 11020);
+	bad |= GET(cuMemPoolDestroy, 11020);
+	bad |= GET(cuMemPoolTrimTo, 11020);
+	bad |= GET(cuMemPoolGetAttribute, 11020);
+	bad |= GET(cuDeviceGetDefaultMemPool, 11020);
+	bad |= GET(cuGraphCreate, 10000);
+	bad |= GET(cuGraphAddKernelNode, 12000);
+	bad |= GET(cuGraphAddMemAllocNode, 11040);
+	bad |= GET(cuGraphAddMemFreeNode, 11040);
+	bad |= GET(cuGraphInstantiate, 12000);
+	bad |= GET(cuGraphLaunch, 10000);
+	bad |= GET(cuGraphExecDestroy, 10000);
+	bad |= GET(cuGraphDestroy, 10000);
+	return bad ? -1 : 0;
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reach libcuda.so.1 the way NVIDIA's runtime does: dlopen, dlsym of only
+ * cuInit, cuDriverGetVersion, cuGetProcAddress, cuGetProcAddress_v2 and
+ * cuGetExportTable, and every other entry through versioned
+ * cuGetProcAddress_v2 look-ups with stream flags.
+ */
+#ifndef CULOAD_H
+#define CULOAD_H
+
+#include <cuda.h>
+
+#define CU_FN(name) __typeof__(&name) name
+
+struct cu {
+	CU_FN(cuInit);
+	CU_FN(cuDriverGetVersion);
+	CU_FN(cuGetProcAddress);	/* the 12000 form: cuGetProcAddress_v2 */
+	CU_FN(cuGetExportTable);
+	CU_FN(cuGetErrorName);
+	CU_FN(cuDeviceGetCount);
+	CU_FN(cuDeviceGet);
+	CU_FN(cuDeviceGetName);
+	CU_FN(cuDeviceTotalMem);
+	CU_FN(cuDevicePrimaryCtxRetain);
+	CU_FN(cuDevicePrimaryCtxRelease);
+	CU_FN(cuCtxSetCurrent);
+#if CUDA_VERSION >= 13000
+	__typeof__(&cuCtxSynchronize_v2) cuCtxSynchronize;	/* 13000 form */
+#else
+	CU_FN(cuCtxSynchronize);
+#endif
+	CU_FN(cuMemAlloc);
+	CU_FN(cuMemFree);
+	CU_FN(cuMemGetInfo);
+	CU_FN(cuMemcpyHtoD);
+	CU_FN(cuMemcpyDtoH);
+	CU_FN(cuMemsetD8);
+	CU_FN(cuStreamCreate);
+	CU_FN(cuStreamSynchronize);
+	CU_FN(cuStreamDestroy);
+	CU_FN(cuLibraryLoadData);
+	CU_FN(cuLibraryGetKernel);
+	CU_FN(cuLibraryUnload);
+	CU_FN(cuLaunchKernel);
+	CU_FN(cuMemAddressReserve);
+	CU_FN(cuMemAddressFree);
+	CU_FN(cuMemCreate);
+	CU_FN(cuMemRelease);
+	CU_FN(cuMemMap);
+	CU_FN(cuMemUnmap);
+	CU_FN(cuMemSetAccess);
+	CU_FN(cuMemGetAllocationGranularity);
+	CU_FN(cuMemAllocAsync);
+	CU_FN(cuMemAllocFromPoolAsync);
+	CU_FN(cuMemFreeAsync);
+	CU_FN(cuMemPoolCreate);
+	CU_FN(cuMemPoolDestroy);
+	CU_FN(cuMemPoolTrimTo);
+	CU_FN(cuMemPoolGetAttribute);
+	CU_FN(cuDeviceGetDefaultMemPool);
+	CU_FN(cuGraphCreate);
+	CU_FN(cuGraphAddKernelNode);
+	CU_FN(cuGraphAddMemAllocNode);
+	CU_FN(cuGraphAddMemFreeNode);
+	CU_FN(cuGraphInstantiate);
+	CU_FN(cuGraphLaunch);
+	CU_FN(cuGraphExecDestroy);
+	CU_FN(cuGraphDestroy);
+};
+
+extern struct cu cu;
+extern void *cu_lib;
+
+/* dlopen the driver and resolve everything; flags: 1 legacy, 2 per-thread
+ * default stream. Prints what failed and returns -1. */
+int cu_load(unsigned long long flags);
+const char *cu_err(CUresult rc);
+
+#endif

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pure-logic checks, built with the driver sources under ASan/UBSan:
+ * the configuration parser and the cuGetProcAddress table, plus a short
+ * in-process driver run. Prints "PASS: simgpu: ..." / "FAIL: simgpu: ...".
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simgpu.h"
+
+static int fails;
+
+/* Handles (functions, events, dead contexts) stay allocated on purpose so
+ * that stale handles fail cleanly: leak reports would be noise. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+	return "detect_leaks=0";
+}
+
+static void check(int ok, const char *what, const char *detail)
+{
+	if (ok)
+		printf("PASS: simgpu: %s\n", what);
+	else
+		printf("FAIL: simgpu: %s: %s\n", what, detail);
+	fails += !ok;
+}
+
+static int parse(const char *text, struct sg_config *c, char *err)
+{
+	simgpu_config_defaults(c, 2);
+	err[0] = 0;
+	return simgpu_config_parse(c, text, "test", err, 256);
+}
+
+static void config_tests(void)
+{
+	struct sg_config c;
+	char err[256];
+	uint64_t v;
+	unsigned char u[16];
+
+	check(!simgpu_parse_size("16G", &v) && v == 16ULL << 30, "asan: size 16G", "bad");
+	check(!simgpu_parse_size("512MiB", &v) && v == 512ULL << 20, "asan: size 512MiB", "bad");
+	check(simgpu_parse_size("12X", &v) && simgpu_parse_size("", &v) &&
+	      simgpu_parse_size("99999999999999999999G", &v), "asan: bad sizes refused", "accepted");
+	check(!parse("# c\n gpus = 3\nvram=8G\ngpu1.uuid = GPU-01234567-89ab-cdef-0123-456789abcdef\n"
+		     "gpu1.pci = 0000:81:00.0\ngpu1.numa = 1\ngpu2.sms = 66\nkernel_ns = 5000\n", &c, err) &&
+	      c.ngpus == 3 && c.vram == 8ULL << 30 && c.gpu[1].bus == 0x81 &&
+	      !strcmp(c.gpu[1].uuid, "GPU-01234567-89ab-cdef-0123-456789abcdef") &&
+	      c.gpu[2].sms == 66 && c.kernel_ns == 5000, "asan: config file parsed", err);
+	check(parse("gpus = 2\nbogus = 1\n", &c, err) && strstr(err, "unknown key 'bogus'") &&
+	      strstr(err, "test:2"), "asan: unknown key named with its line", err);
+	check(parse("gpu0.uuid = GPU-xyz\n", &c, err) && strstr(err, "bad uuid"),
+	      "asan: bad uuid refused", err);
+	check(parse("gpu0.pci = 0000:1:2\n", &c, err) && strstr(err, "bad pci"),
+	      "asan: bad pci refused", err);
+	check(parse("gpus = 17\n", &c, err) && strstr(err, "gpus"), "asan: too many gpus refused", err);
+	check(parse("vram\n", &c, err) && strstr(err, "expected"), "asan: line without = refused", err);
+	simgpu_config_defaults(&c, 2);
+	check(!simgpu_uuid_parse(c.gpu[0].uuid, u) && !simgpu_uuid_parse(c.gpu[1].uuid, u) &&
+	      strcmp(c.gpu[0].uuid, c.gpu[1].uuid) && !strcmp(c.gpu[0].pci, "0000:01:00.0") &&
+	      !strcmp(c.gpu[1].pci, "0000:02:00.0") && c.gpu[0].numa == 0 && c.gpu[1].numa == 1,
+	      "asan: default uuids, pci ids and numa nodes", c.gpu[0].uuid);
+}
+
+struct want {
+	const char *name;
+	int version;
+	int flags;
+	void *sym;		/* NULL: must fail */
+	int status;
+};
+
+static void procaddr_tests(void)
+{
+	const struct want w[] = {
+		{ "cuMemAlloc", 3020, 0, (void *)cuMemAlloc_v2, 0 },
+		{ "cuMemAlloc", 13000, 2, (void *)cuMemAlloc_v2, 0 },
+		{ "cuMemAlloc", 2000, 0, (void *)cuMemAlloc, 0 },
+		{ "cuMemcpyHtoD", 3020, 2, (void *)cuMemcpyHtoD_v2_ptds, 0 },
+		{ "cuMemcpyHtoD", 3020, 1, (void *)cuMemcpyHtoD_v2, 0 },
+		{ "cuLaunchKernel", 7000, 2, (void *)cuLaunchKernel_ptsz, 0 },
+		{ "cuLaunchKernel", 4000, 1, (void *)cuLaunchKernel, 0 },
+		{ "cuCtxSynchronize", 13000, 0, (void *)cuCtxSynchronize_v2, 0 },
+		{ "cuCtxSynchronize", 12090, 0, (void *)cuCtxSynchronize, 0 },
+		{ "cuCtxGetDevice", 13000, 0, (void *)cuCtxGetDevice_v2, 0 },
+		{ "cuGetProcAddress", 12000, 0, (void *)cuGetProcAddress_v2, 0 },
+		{ "cuGetProcAddress", 11030, 0, (void *)cuGetProcAddress, 0 },
+		{ "cuGraphInstantiate", 13000, 0, (void *)cuGraphInstantiateWithFlags, 0 },
+		{ "cuMemAllocAsync", 11020, 2, (void *)cuMemAllocAsync_ptsz, 0 },
+		{ "cuMemAllocAsync", 11010, 0, NULL, CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT },
+		{ "cuNoSuchThing", 13000, 0, NULL, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND },
+		{ "", 13000, 0, NULL, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND },
+	};
+	char what[128], detail[128];
+
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		CUdriverProcAddressQueryResult st = 99;
+		void *fn = (void *)1;
+		CUresult rc = cuGetProcAddress_v2(w[i].name, &fn, w[i].version,
+						  (cuuint64_t)w[i].flags, &st);
+
+		snprintf(what, sizeof(what), "asan: lookup %s@%d flags %d", w[i].name,
+			 w[i].version, w[i].flags);
+		snprintf(detail, sizeof(detail), "rc %d status %d fn %p", rc, st, fn);
+		if (w[i].sym)
+			check(!rc && fn == w[i].sym && st == CU_GET_PROC_ADDRESS_SUCCESS, what, detail);
+		else
+			check(rc == CUDA_ERROR_NOT_FOUND && !fn && (int)st == w[i].status, what, detail);
+	}
+}
+
+static void driver_tests(void)
+{
+	CUcontext c;
+	CUdeviceptr p;
+	size_t f, t;
+	CUstream s;
+	CUfunction fn;
+	CUmodule m;
+	uint64_t ns = 1000000;
+	void *params[] = { &ns };
+	char buf[64] = "";
+	int ok;
+
+	ok = !cuInit(0) && !cuDevicePrimaryCtxRetain(&c, 0) && !cuCtxSetCurrent(c) &&
+	     !cuMemAlloc_v2(&p, 3 << 20) && !cuMemGetInfo_v2(&f, &t) && t - f == (3 << 20) &&
+	     !cuMemsetD8_v2(p, 0x5a, 3 << 20) && !cuMemcpyDtoH_v2(buf, p + 100, 8) &&
+	     buf[7] == 0x5a && !cuStreamCreate(&s, 0) && !cuModuleLoadData(&m, "x") &&
+	     !cuModuleGetFunction(&fn, m, "simgpu_spin") &&
+	     !cuLaunchKernel_ptsz(fn, 1, 1, 1, 1, 1, 1, 0, s, params, NULL) &&
+	     !cuStreamSynchronize(s) && !cuStreamDestroy_v2(s) && !cuMemFree_v2(p) &&
+	     cuMemFree_v2(p) == CUDA_ERROR_INVALID_VALUE && !cuDevicePrimaryCtxRelease_v2(0);
+	check(ok, "asan: in-process driver run", "a call failed");
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	config_tests();
+	procaddr_tests();
+	driver_tests();
+	return fails ? 1 : 0;
+}
