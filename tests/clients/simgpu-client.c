@@ -24,6 +24,8 @@
  *                              set access, touch, unmap, release
  *   pattern pool [SIZE] [count N]  stream-ordered alloc/free, pools, trim
  *   graph NS [count N]         graph of alloc, N kernels, free; launch
+ *   nvml                       libnvidia-ml.so.1's view of the current GPU:
+ *                              "nvml gpu N total T used U free F procs P"
  *   exit CODE                  exit now
  *
  * Options before the script: -p  per-thread default stream look-ups.
@@ -378,6 +380,35 @@ static CUresult cmd_lookup(const char *name, int version, unsigned long long fla
 	return CUDA_SUCCESS;
 }
 
+/* NVML's view, through dlopen like nvidia-smi; the few types are
+ * declared here to keep the client free of nvml.h. */
+struct nvml_mem { unsigned long long total, free, used; };
+struct nvml_proc { unsigned int pid; unsigned long long mem; unsigned int gi, ci; };
+
+static CUresult cmd_nvml(char *what, size_t len)
+{
+	int (*init)(void), (*handle)(unsigned int, void **), (*meminfo)(void *, struct nvml_mem *);
+	int (*procs)(void *, unsigned int *, struct nvml_proc *);
+	void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL), *d;
+	struct nvml_mem m;
+	struct nvml_proc p[64];
+	unsigned int n = 64;
+
+	if (!h)
+		return CUDA_ERROR_SHARED_OBJECT_INIT_FAILED;
+	init = (int (*)(void))dlsym(h, "nvmlInit_v2");
+	handle = (int (*)(unsigned int, void **))dlsym(h, "nvmlDeviceGetHandleByIndex_v2");
+	meminfo = (int (*)(void *, struct nvml_mem *))dlsym(h, "nvmlDeviceGetMemoryInfo");
+	procs = (int (*)(void *, unsigned int *, struct nvml_proc *))
+		dlsym(h, "nvmlDeviceGetComputeRunningProcesses_v3");
+	if (!init || !handle || !meminfo || !procs || init() ||
+	    handle((unsigned int)dev, &d) || meminfo(d, &m) || procs(d, &n, p))
+		return CUDA_ERROR_UNKNOWN;
+	snprintf(what, len, "nvml gpu %d total %llu used %llu free %llu procs %u",
+		 (int)dev, m.total, m.used, m.free, n);
+	return CUDA_SUCCESS;
+}
+
 static int run(char **av, int ac)
 {
 	char what[256];
@@ -474,6 +505,8 @@ static int run(char **av, int ac)
 		rc = pattern_pool(sz, opt(av, ac, "count", 8));
 	} else if (!strcmp(c, "graph") && ac > 1) {
 		rc = cmd_graph(a, opt(av, ac, "count", 1));
+	} else if (!strcmp(c, "nvml")) {
+		rc = cmd_nvml(what, sizeof(what));
 	} else if (!strcmp(c, "exit")) {
 		fflush(stdout);
 		exit((int)a);

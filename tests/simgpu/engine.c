@@ -154,6 +154,7 @@ void simgpu_run_kernel(int dev, uint64_t ns)
 	if (simgpu_exiting)
 		return;
 	token = engine_acquire(dev);
-	simgpu_sleep_until(simgpu_now_ns() + ns);
+	if (ns)
+		simgpu_sleep_until(simgpu_now_ns() + ns);
 	engine_release(dev, token);
 }

@@ -1,0 +1,266 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests of simgpu, the simulated CUDA driver and NVML (tests/simgpu).
+# Run from the repository root. One line per check:
+#   PASS: simgpu: <what>    or    FAIL: simgpu: <what>: <detail>
+# Exit status: 0 when every check passed.
+set -u
+
+top=$(pwd)
+sim=$top/tests/simgpu
+cli=$top/tests/clients
+work=$(mktemp -d /tmp/simgpu-test.XXXXXX)
+fails=0
+pids=()
+
+cleanup() {
+	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+pass() { echo "PASS: simgpu: $1"; }
+fail() { echo "FAIL: simgpu: $1: $2"; fails=$((fails + 1)); }
+check() { # check WHAT DETAIL CONDITION...
+	local what=$1 detail=$2
+	shift 2
+	if "$@"; then pass "$what"; else fail "$what" "$detail"; fi
+}
+
+export SIMGPU_STATE=$work/state
+export LD_LIBRARY_PATH=$sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+unset SIMGPU_CONFIG SIMGPU_GPUS SIMGPU_VRAM SIMGPU_SMS SIMGPU_CTX_VRAM SIMGPU_KERNEL_NS
+export SIMGPU_CONFIG=$work/empty.conf
+: > "$SIMGPU_CONFIG"
+C=$cli/simgpu-client
+STAT=$sim/simgpu-stat
+
+# ---- build ----
+if make -s -C "$sim" >"$work/build.log" 2>&1; then
+	pass "build libcuda.so.1, libnvidia-ml.so.1, simgpu-stat"
+else
+	fail "build libcuda.so.1, libnvidia-ml.so.1, simgpu-stat" "$(tail -n 3 "$work/build.log" | tr '\n' ' ')"
+	exit 1
+fi
+if make -s -C "$cli" >"$work/build2.log" 2>&1; then
+	pass "build clients"
+else
+	fail "build clients" "$(tail -n 3 "$work/build2.log" | tr '\n' ' ')"
+	exit 1
+fi
+
+# ---- exported names ----
+if ! command -v nm >/dev/null; then
+	fail "exported names" "nm missing: install binutils"
+else
+	nm -D --defined-only "$sim/libcuda.so.1" | awk '{print $3}' >"$work/cuda.syms"
+	missing=""
+	for s in cuInit cuDriverGetVersion cuGetProcAddress cuGetProcAddress_v2 \
+		cuGetExportTable cuMemAlloc cuMemAlloc_v2 cuMemFree cuMemFree_v2 \
+		cuMemGetInfo cuMemGetInfo_v2 cuDeviceTotalMem cuDeviceTotalMem_v2 \
+		cuCtxCreate cuCtxCreate_v2 cuCtxCreate_v3 cuCtxCreate_v4 \
+		cuCtxDestroy cuCtxDestroy_v2 cuCtxGetDevice cuCtxGetDevice_v2 \
+		cuCtxSynchronize cuCtxSynchronize_v2 cuDeviceGetUuid cuDeviceGetUuid_v2 \
+		cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease_v2 \
+		cuMemcpyHtoD cuMemcpyHtoD_v2 cuMemcpyHtoD_v2_ptds cuMemcpyHtoDAsync_v2_ptsz \
+		cuMemsetD8 cuMemsetD8_v2 cuMemsetD8_v2_ptds cuMemcpy cuMemcpy_ptds \
+		cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx cuLaunchKernelEx_ptsz \
+		cuLaunchCooperativeKernel cuLaunchCooperativeKernel_ptsz \
+		cuStreamSynchronize cuStreamSynchronize_ptsz cuEventRecord_ptsz \
+		cuEventElapsedTime cuEventElapsedTime_v2 cuGraphLaunch cuGraphLaunch_ptsz \
+		cuGraphInstantiate cuGraphInstantiate_v2 cuGraphInstantiateWithFlags \
+		cuGraphAddKernelNode cuGraphAddKernelNode_v2 cuMemAllocAsync_ptsz \
+		cuMemFreeAsync_ptsz cuMemAllocFromPoolAsync_ptsz cuLibraryLoadData \
+		cuLibraryGetKernel cuKernelGetFunction cuMemCreate cuMemMap \
+		cuArrayCreate cuArrayCreate_v2 cuArray3DCreate_v2 cuMipmappedArrayCreate; do
+		grep -qx "$s" "$work/cuda.syms" || missing="$missing $s"
+	done
+	check "libcuda.so.1 exports versioned, legacy and per-thread names" \
+		"missing:$missing" test -z "$missing"
+	leaked=$(grep -v '^cu' "$work/cuda.syms" | tr '\n' ' ')
+	check "libcuda.so.1 exports only cu* names" "also: $leaked" test -z "$leaked"
+	soname=$(readelf -d "$sim/libcuda.so.1" 2>/dev/null | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+	check "libcuda.so.1 soname" "got '$soname'" test "$soname" = libcuda.so.1
+	nm -D --defined-only "$sim/libnvidia-ml.so.1" | awk '{print $3}' >"$work/nvml.syms"
+	missing=""
+	for s in nvmlInit nvmlInit_v2 nvmlInitWithFlags nvmlShutdown nvmlErrorString \
+		nvmlSystemGetDriverVersion nvmlSystemGetCudaDriverVersion \
+		nvmlSystemGetCudaDriverVersion_v2 nvmlDeviceGetCount_v2 \
+		nvmlDeviceGetHandleByIndex_v2 nvmlDeviceGetHandleByUUID \
+		nvmlDeviceGetHandleByPciBusId_v2 nvmlDeviceGetName nvmlDeviceGetUUID \
+		nvmlDeviceGetPciInfo_v3 nvmlDeviceGetIndex nvmlDeviceGetMemoryInfo \
+		nvmlDeviceGetMemoryInfo_v2 nvmlDeviceGetComputeRunningProcesses_v3 \
+		nvmlDeviceGetUtilizationRates nvmlDeviceGetMinorNumber; do
+		grep -qx "$s" "$work/nvml.syms" || missing="$missing $s"
+	done
+	check "libnvidia-ml.so.1 exports" "missing:$missing" test -z "$missing"
+fi
+
+# ---- pure logic under ASan/UBSan ----
+if make -s -C "$sim" test-logic-asan >"$work/asan.log" 2>&1; then
+	SIMGPU_STATE=$work/asan-state "$sim/test-logic-asan" >"$work/asan.out" 2>&1
+	rc=$?
+	grep -E '^(PASS|FAIL): ' "$work/asan.out"
+	fails=$((fails + $(grep -c '^FAIL: ' "$work/asan.out")))
+	if [ $rc -ne 0 ] && ! grep -q '^FAIL: ' "$work/asan.out"; then
+		fail "asan: test-logic-asan" "exit $rc: $(grep -m1 -E 'ERROR|runtime error' "$work/asan.out")"
+	fi
+else
+	fail "asan: build test-logic-asan" "$(tail -n 3 "$work/asan.log" | tr '\n' ' ')"
+fi
+
+# ---- look-ups the runtime's way (dlopen + cuGetProcAddress_v2) ----
+lookup() { # NAME VERSION FLAGS EXPECT
+	local out
+	out=$("$C" lookup "$1" "$2" "$3" | head -n 1)
+	case "$out" in
+	*"-> $4" | *"-> $4 "*) pass "lookup $1@$2 flags $3 -> $4" ;;
+	*) fail "lookup $1@$2 flags $3 -> $4" "got: $out" ;;
+	esac
+}
+lookup cuMemAlloc 3020 1 cuMemAlloc_v2
+lookup cuMemAlloc 2000 1 cuMemAlloc
+lookup cuMemcpyHtoD 7000 2 cuMemcpyHtoD_v2_ptds
+lookup cuLaunchKernel 7000 2 cuLaunchKernel_ptsz
+lookup cuLaunchKernel 4000 1 cuLaunchKernel
+lookup cuCtxSynchronize 13000 1 cuCtxSynchronize_v2
+lookup cuCtxSynchronize 2000 1 cuCtxSynchronize
+lookup cuCtxGetDevice 13000 1 cuCtxGetDevice_v2
+lookup cuGetProcAddress 12000 0 cuGetProcAddress_v2
+lookup cuGetProcAddress 11030 0 cuGetProcAddress
+lookup cuDoesNotExist 13000 0 "CUDA_ERROR_NOT_FOUND status 1"
+lookup cuMemPoolCreate 11000 0 "CUDA_ERROR_NOT_FOUND status 2"
+
+# ---- configuration ----
+out=$(SIMGPU_GPUS=0 "$C" 2>&1)
+check "zero GPUs: cuInit fails with CUDA_ERROR_NO_DEVICE (100)" "got: $out" \
+	grep -q "init code 100" <<<"$out"
+printf 'gpus = 2\nvram = 16Q\n' >"$work/bad.conf"
+out=$(SIMGPU_CONFIG=$work/bad.conf "$C" 2>&1)
+check "bad config: message names the problem, cuInit fails" "got: $out" \
+	bash -c 'grep -q "bad vram size .16Q." <<<"$1" && grep -q "init code 1\$" <<<"$1"' _ "$out"
+printf 'gpus = 1\nvram = 3G\nsms = 66\n' >"$work/small.conf"
+out=$(SIMGPU_CONFIG=$work/small.conf "$C" info , device 1 2>&1)
+check "config file: 1 GPU of 3 GiB" "got: $out" \
+	bash -c 'grep -q "info free 3221225472 total 3221225472 ok" <<<"$1" &&
+		grep -q "device 1 CUDA_ERROR_INVALID_DEVICE" <<<"$1"' _ "$out"
+
+# ---- the patterns frameworks use ----
+out=$("$C" memcpy 8M , pattern vmm 2M steps 16 , pattern pool 1M count 16 , graph 1000000 count 4 , info 2>&1)
+check "memcpy, vmm, pool and graph patterns" "got: $(tr '\n' ' ' <<<"$out")" \
+	bash -c '! grep -q CUDA_ERROR <<<"$1" && grep -q "vmm mapped 33554432" <<<"$1" &&
+		grep -q "pool created reserved 0" <<<"$1" &&
+		grep -q "info free 17179869184 total 17179869184" <<<"$1"' _ "$out"
+out=$("$C" -p launch 1000000 count 4 , memcpy 1M 2>&1)
+check "per-thread default stream look-ups (-p) work" "got: $out" \
+	bash -c '! grep -q CUDA_ERROR <<<"$1"' _ "$out"
+
+# Wait until CONDITION (a command) holds, for up to 5 s.
+wait_for() {
+	local i
+	for i in $(seq 100); do "$@" && return 0; sleep 0.05; done
+	return 1
+}
+gpu_used() { "$STAT" | awk -v g="$1" '$1 == "gpu" && $2 == g {print $4}'; }
+used_is() { [ "$(gpu_used 0)" = "$1" ]; }
+
+# ---- memory exhaustion across processes ----
+# (the querying client holds a context too: NVML lists 2 processes)
+"$STAT" reset
+export SIMGPU_VRAM=4G
+"$C" alloc 3G , sleep 1500 , free , sleep 60000 >"$work/a.out" 2>&1 &
+a=$!
+pids+=($a)
+if wait_for used_is 3221225472; then
+	out=$("$C" alloc 2G , info 2>&1)
+	check "OOM across processes: 2 GiB fails while another holds 3 of 4 GiB" "got: $out" \
+		grep -q "alloc 2147483648 CUDA_ERROR_OUT_OF_MEMORY" <<<"$out"
+	nv=$("$C" nvml 2>&1)
+	check "NVML memory info matches the shared state" "got: $nv" \
+		grep -q "nvml gpu 0 total 4294967296 used 3221225472 free 1073741824 procs 2 ok" <<<"$nv"
+	wait_for used_is 0
+	out=$("$C" alloc 2G 2>&1)
+	check "OOM across processes: succeeds after the other frees" "got: $out" \
+		grep -q "alloc 2147483648 ok" <<<"$out"
+else
+	fail "OOM across processes" "first process never held 3 GiB: $(cat "$work/a.out")"
+fi
+kill "$a" 2>/dev/null
+wait "$a" 2>/dev/null
+"$C" alloc 3G , sleep 500 >/dev/null 2>&1 &
+a=$!
+wait_for used_is 3221225472
+wait "$a"
+out=$("$C" alloc 3G 2>&1)
+check "OOM across processes: memory returns when the holder exits" "got: $out" \
+	grep -q "alloc 3221225472 ok" <<<"$out"
+unset SIMGPU_VRAM
+
+# ---- serialised execution and the ground truth ----
+"$STAT" reset
+t0=$(date +%s%N)
+"$C" launch 10000000 count 100 >"$work/s1.out" 2>&1 &
+p1=$!
+"$C" launch 10000000 count 100 >"$work/s2.out" 2>&1 &
+p2=$!
+wait "$p1"; r1=$?
+wait "$p2"; r2=$?
+t1=$(date +%s%N)
+ms=$(( (t1 - t0) / 1000000 ))
+check "serialised: two processes x 1 s of kernels take 1.8-2.6 s" \
+	"took $ms ms (exit $r1 $r2)" test "$ms" -ge 1800 -a "$ms" -le 2600 -a $r1 -eq 0 -a $r2 -eq 0
+"$STAT" >"$work/stat.txt"
+for p in $p1 $p2; do
+	ns=$(awk -v p="$p" '$1 == "proc" && $2 == p && $4 == 0 {print $10}' "$work/stat.txt")
+	check "ground truth: process $p consumed 1 s +-5%" "busy_ns '${ns:-none}'" \
+		test -n "$ns" -a "${ns:-0}" -ge 950000000 -a "${ns:-0}" -le 1050000000
+done
+cg=$(awk '$1 == "cgroup" && $4 == 0 {s += $8} END {print s + 0}' "$work/stat.txt")
+check "ground truth: cgroup totals add up to 2 s +-5%" "busy_ns $cg" \
+	test "$cg" -ge 1900000000 -a "$cg" -le 2100000000
+if command -v python3 >/dev/null; then
+	check "simgpu-stat -j is valid JSON" "$("$STAT" -j | head -c 200)" \
+		bash -c '"$1" -j | python3 -c "import json,sys; json.load(sys.stdin)"' _ "$STAT"
+fi
+
+# ---- kill -9 mid-kernel, holding memory ----
+"$STAT" reset
+"$C" alloc 1G , launch 5000000000 >"$work/k.out" 2>&1 &
+k=$!
+pids+=($k)
+owner() { [ "$("$STAT" | awk '$1 == "gpu" && $2 == 0 {print $12}')" = "$k" ]; }
+if wait_for owner; then
+	t0=$(date +%s%N)
+	"$C" launch 100000000 >"$work/v.out" 2>&1 &
+	v=$!
+	sleep 0.2
+	exec 3>&2 2>/dev/null	# no "Killed" job notice
+	kill -9 "$k"
+	wait "$k"
+	exec 2>&3 3>&-
+	wait "$v"; rv=$?
+	t1=$(date +%s%N)
+	ms=$(( (t1 - t0) / 1000000 ))
+	check "kill -9 mid-kernel: the other process's kernel proceeds" \
+		"took $ms ms, exit $rv: $(cat "$work/v.out")" test $rv -eq 0 -a "$ms" -lt 1500
+	check "kill -9: its memory returns" "used $(gpu_used 0)" wait_for used_is 0
+else
+	fail "kill -9 mid-kernel" "victim never took the engine: $(cat "$work/k.out")"
+fi
+
+# ---- a program built by nvcc against NVIDIA's cuda.h ----
+NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+if [ ! -x "$NVCC" ]; then
+	fail "nvcc driver-API program" "$NVCC missing: install the CUDA toolkit (nvcc) or set NVCC"
+elif ! "$NVCC" -o "$work/nvcc_driver" "$cli/nvcc_driver.c" -lcuda \
+		-L"$(dirname "$NVCC")/../lib64/stubs" >"$work/nvcc.log" 2>&1; then
+	fail "nvcc driver-API program" "compile: $(tail -n 3 "$work/nvcc.log" | tr '\n' ' ')"
+else
+	out=$("$work/nvcc_driver" 2>&1)
+	check "nvcc-built driver-API program runs unchanged on simgpu" "$(tr '\n' ' ' <<<"$out")" \
+		grep -q "nvcc_driver ok" <<<"$out"
+fi
+
+[ "$fails" -eq 0 ]
