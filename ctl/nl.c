@@ -335,9 +335,10 @@ int vgpu_nl_recv_events(struct vgpu_nl *nl, vgpu_nl_reply_fn fn, void *arg)
 	if (!cb)
 		return fail(nl, ENOMEM, NULL);
 	for (;;) {
+		/* The number of messages read: 0 or -NLE_AGAIN once empty. */
 		errno = 0;
-		err = nl_recvmsgs(nl->sk, cb);
-		if (err == -NLE_AGAIN || (err < 0 && errno == EAGAIN)) {
+		err = nl_recvmsgs_report(nl->sk, cb);
+		if (err == 0 || err == -NLE_AGAIN || (err < 0 && errno == EAGAIN)) {
 			err = 0;
 			break;
 		}
@@ -350,6 +351,7 @@ int vgpu_nl_recv_events(struct vgpu_nl *nl, vgpu_nl_reply_fn fn, void *arg)
 			err = -nl->error;
 			break;
 		}
+		err = 0;
 	}
 	nl_cb_put(cb);
 	return err;

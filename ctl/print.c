@@ -240,7 +240,7 @@ void vgpu_print_mask(const char *jkey, const char *pkey, bool has, uint64_t mask
 	} else if (has) {
 		vgpu_format_list(&mask, 1, buf, sizeof(buf));
 		plain_key(pkey);
-		fputs(mask ? buf : "none", pr.f);
+		fputs(mask ? buf : "(none)", pr.f);
 	}
 }
 
