@@ -3,8 +3,10 @@
  * The shared device: VRAM charging and the execution engine. Each GPU has
  * one engine; a kernel holds it for its whole duration. Waiters queue in
  * arrival order (across all processes), so contexts take turns kernel by
- * kernel. Time held is charged to the process and its cgroup: the ground
- * truth for share tests.
+ * kernel. A kernel ends at its deadline whether or not the host thread
+ * that runs it has woken yet (the next waiter takes the engine over then),
+ * so host CPU load does not stretch device time. Time held is charged to
+ * the process and its cgroup: the ground truth for share tests.
  */
 #include <errno.h>
 #include <time.h>
@@ -102,7 +104,7 @@ static uint64_t first_waiter(int dev)
 	return best;
 }
 
-static uint64_t engine_acquire(int dev)
+static uint64_t engine_acquire(int dev, uint64_t ns)
 {
 	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
 	uint64_t seq;
@@ -112,25 +114,32 @@ static uint64_t engine_acquire(int dev)
 	seq = ++simgpu_shm->seq;
 	slot = waiter_add(dev, seq);
 	for (;;) {
+		uint64_t now = simgpu_now_ns(), wait = WAIT_SLICE_NS;
 		uint32_t gen;
 
 		if (slot >= 0 && (simgpu_shm->waiters[slot].pid != simgpu_pid ||
 				  simgpu_shm->waiters[slot].seq != seq))
 			slot = waiter_add(dev, seq);	/* reset or reclaimed */
-		if (!g->owner_pid && (slot < 0 || first_waiter(dev) == seq)) {
+		if ((!g->owner_pid || now >= g->owner_until) &&
+		    (slot < 0 || first_waiter(dev) == seq)) {
+			if (g->owner_pid)	/* its kernel is over: take over */
+				simgpu_engine_drop(dev, now, 1);
 			if (slot >= 0)
 				simgpu_shm->waiters[slot].pid = 0;
 			g->owner_pid = simgpu_pid;
 			g->owner_proc = simgpu_slot;
 			g->owner_token = seq;
-			g->owner_since = simgpu_now_ns();
+			g->owner_since = now;
+			g->owner_until = now + ns;
 			break;
 		}
 		if (slot < 0)
 			slot = waiter_add(dev, seq);
+		if (g->owner_pid && g->owner_until > now && g->owner_until - now < wait)
+			wait = g->owner_until - now;
 		gen = __atomic_load_n(&g->gen, __ATOMIC_ACQUIRE);
 		simgpu_state_unlock();
-		simgpu_futex_wait(&g->gen, gen, WAIT_SLICE_NS);
+		simgpu_futex_wait(&g->gen, gen, wait);
 		simgpu_state_lock();
 	}
 	simgpu_state_unlock();
@@ -153,8 +162,9 @@ void simgpu_run_kernel(int dev, uint64_t ns)
 
 	if (simgpu_exiting)
 		return;
-	token = engine_acquire(dev);
+	token = engine_acquire(dev, ns);
 	if (ns)
-		simgpu_sleep_until(simgpu_now_ns() + ns);
+		simgpu_sleep_until(simgpu_shm->gpus[dev].owner_token == token ?
+				   simgpu_shm->gpus[dev].owner_until : simgpu_now_ns() + ns);
 	engine_release(dev, token);
 }

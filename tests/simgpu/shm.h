@@ -18,7 +18,7 @@
 #define SG_CGROUP_LEN	256
 
 #define SG_STATE_MAGIC	0x53494d47505531ULL	/* "SIMGPU1" */
-#define SG_STATE_VERSION 1
+#define SG_STATE_VERSION 2
 #define SG_DEFAULT_STATE "/dev/shm/simgpu-state"
 #define SG_DEFAULT_CONFIG "/etc/simgpu.conf"
 
@@ -59,6 +59,7 @@ struct sg_gpu_shared {
 	int32_t owner_proc;	/* its slot in procs[] */
 	uint64_t owner_token;	/* identifies the holding kernel */
 	uint64_t owner_since;	/* CLOCK_MONOTONIC ns */
+	uint64_t owner_until;	/* when the holding kernel ends */
 	uint64_t busy_ns;	/* total engine time consumed */
 	uint64_t kernels;
 	uint32_t gen;		/* futex word: bumped when the engine frees */
@@ -123,7 +124,8 @@ int simgpu_state_register(pid_t pid);
 void simgpu_state_release_pid(pid_t pid);
 /* Zero all accounting and forget dead processes (lock held). */
 void simgpu_state_reset(void);
-/* Free GPU gpu's engine, charging its holder for the time held (lock held). */
+/* Free GPU gpu's engine, charging its holder for the time held, up to the
+ * kernel's end (lock held). */
 void simgpu_engine_drop(int gpu, uint64_t now, int completed);
 int simgpu_pid_alive(pid_t pid, uint64_t starttime);
 uint64_t simgpu_pid_starttime(pid_t pid);

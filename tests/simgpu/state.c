@@ -193,6 +193,8 @@ void simgpu_engine_drop(int gpu, uint64_t now, int completed)
 	struct sg_gpu_shared *g = &s->gpus[gpu];
 	int slot = g->owner_proc;
 
+	if (g->owner_until > g->owner_since && now > g->owner_until)
+		now = g->owner_until;
 	if (slot >= 0 && slot < SG_MAX_PROCS && now > g->owner_since) {
 		uint64_t d = now - g->owner_since;
 		struct sg_proc_shared *p = &s->procs[slot];
@@ -209,6 +211,7 @@ void simgpu_engine_drop(int gpu, uint64_t now, int completed)
 	g->owner_pid = 0;
 	g->owner_proc = -1;
 	g->owner_token = 0;
+	g->owner_until = 0;
 	__atomic_add_fetch(&g->gen, 1, __ATOMIC_RELEASE);
 	simgpu_futex_wake(&g->gen);
 }

@@ -136,6 +136,37 @@ static void driver_tests(void)
 	     !cuStreamSynchronize(s) && !cuStreamDestroy_v2(s) && !cuMemFree_v2(p) &&
 	     cuMemFree_v2(p) == CUDA_ERROR_INVALID_VALUE && !cuDevicePrimaryCtxRelease_v2(0);
 	check(ok, "asan: in-process driver run", "a call failed");
+
+	{
+		CUDA_ARRAY3D_DESCRIPTOR d = { 0 };
+		CUarray arr;
+		CUevent e0, e1;
+		size_t pitch, f0, f1, f2;
+		float ms = 0;
+		char detail[160];
+
+		ok = !cuDevicePrimaryCtxRetain(&c, 0) && !cuCtxSetCurrent(c) &&
+		     !cuMemGetInfo_v2(&f0, &t) &&
+		     !cuMemAllocPitch_v2(&p, &pitch, 1000, 10, 4) && pitch == 1024 &&
+		     !cuMemGetInfo_v2(&f1, &t) && f0 - f1 == 12288 && !cuMemFree_v2(p);
+		d.Width = 1024;
+		d.Height = 1024;
+		d.Format = CU_AD_FORMAT_FLOAT;
+		d.NumChannels = 4;
+		ok = ok && !cuArray3DCreate_v2(&arr, &d) && !cuMemGetInfo_v2(&f2, &t) &&
+		     f0 - f2 == 16 << 20 && !cuArrayDestroy(arr);
+		ns = 20000000;
+		ok = ok && !cuEventCreate(&e0, 0) && !cuEventCreate(&e1, 0) &&
+		     !cuEventRecord(e0, NULL) &&
+		     !cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, NULL, params, NULL) &&
+		     !cuEventRecord(e1, NULL) && !cuEventSynchronize(e1) &&
+		     !cuEventElapsedTime_v2(&ms, e0, e1) && ms >= 19.5 && ms < 40 &&
+		     !cuEventDestroy_v2(e0) && !cuEventDestroy_v2(e1) &&
+		     !cuDevicePrimaryCtxRelease_v2(0);
+		snprintf(detail, sizeof(detail), "pitch %zu used %zu/%zu elapsed %.2f ms",
+			 pitch, f0 - f1, f0 - f2, ms);
+		check(ok, "asan: pitch 512-rounded, array size from format, event timing", detail);
+	}
 }
 
 int main(void)
