@@ -126,7 +126,7 @@ expect_help() {
 	run "$2" "${@:3}"
 	if [ "$rc" -ne 0 ]; then
 		fail "$suite" "$what" "exit $rc: $(oneline "$tmp/err")"
-	elif ! head -n 1 "$tmp/out" | grep -q '^Usage: vgpuctl'; then
+	elif [[ $(head -n 1 "$tmp/out") != "Usage: vgpuctl"* ]]; then
 		fail "$suite" "$what" "stdout: $(oneline "$tmp/out")"
 	elif [ -s "$tmp/err" ]; then
 		fail "$suite" "$what" "stderr: $(oneline "$tmp/err")"
@@ -318,10 +318,12 @@ if [ "$built" = 1 ]; then
 		fail ctl "make install puts vgpuctl in sbin and vgpuctl.8 in man8" \
 			"$(oneline "$tmp/make.out") $(find "$dest" -type f 2> /dev/null | tr '\n' ' ')"
 	fi
-	if ldd ctl/vgpuctl 2> /dev/null | grep -q libnl-genl-3; then
+	# (not "ldd | grep -q": with pipefail, ldd's SIGPIPE would fail it)
+	ldd ctl/vgpuctl > "$tmp/ldd.out" 2>&1
+	if grep -q libnl-genl-3 "$tmp/ldd.out"; then
 		pass ctl "vgpuctl is linked dynamically against libnl-genl-3"
 	else
-		fail ctl "vgpuctl is linked dynamically against libnl-genl-3" "$(ldd ctl/vgpuctl 2>&1 | head -n 3 | tr '\n' ' ')"
+		fail ctl "vgpuctl is linked dynamically against libnl-genl-3" "$(oneline "$tmp/ldd.out")"
 	fi
 fi
 
