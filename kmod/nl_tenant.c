@@ -25,7 +25,7 @@
 /* Position of a tenant dump. */
 struct vgpu_tenant_dump_ctx {
 	unsigned long id;	/* next tenant id to send */
-	bool done;		/* unprivileged dump: own tenant sent */
+	bool done;		/* every tenant to send was sent */
 };
 
 static size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t)
@@ -390,10 +390,18 @@ int vgpu_nl_tenant_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 
+	/*
+	 * Everything was sent by earlier calls, all from one generation:
+	 * leave cb->seq alone so that a change since does not flag the
+	 * final NLMSG_DONE as interrupted.
+	 */
+	if (ctx->done)
+		return 0;
+
 	mutex_lock(&vgpu_lock);
 	cb->seq = vgpu_generation;
 	if (!netlink_capable(cb->skb, CAP_NET_ADMIN)) {
-		t = ctx->done ? NULL : vgpu_tenant_of_task(current);
+		t = vgpu_tenant_of_task(current);
 		if (t)
 			err = vgpu_tenant_fill(skb, t, ns, portid, seq, NLM_F_MULTI,
 					       VGPU_CMD_TENANT_GET, cb);
@@ -408,6 +416,8 @@ int vgpu_nl_tenant_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		if (err)
 			break;
 	}
+	if (!t)
+		ctx->done = true;
 out_unlock:
 	mutex_unlock(&vgpu_lock);
 
