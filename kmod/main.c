@@ -8,7 +8,6 @@
  */
 #include <linux/module.h>
 #include <linux/mutex.h>
-#include <net/genetlink.h>
 
 #include "gpu.h"
 #include "tenant.h"
@@ -16,7 +15,7 @@
 
 DEFINE_MUTEX(vgpu_lock);
 /* Starts at 1: a dump's cb->seq of 0 would disable its consistency check. */
-u64 vgpu_generation = 1;
+unsigned int vgpu_generation = 1;
 
 static int __init vgpu_init(void)
 {
@@ -52,4 +51,3 @@ module_exit(vgpu_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("vgpu: share the GPUs of a host between cgroup v2 tenants");
 MODULE_VERSION("0.1");
-MODULE_ALIAS_GENL_FAMILY(VGPU_FAMILY_NAME);

@@ -50,8 +50,8 @@ void vgpu_nl_unregister(void)
 /**
  * vgpu_nl_has_listeners() - whether anyone listens to the monitor group
  *
- * Notifications go to the initial network namespace only: they describe
- * the whole host, and the tenant table is not per namespace.
+ * Notifications go to the initial network namespace only, since they
+ * describe the whole host and the tenant table is not per namespace.
  *
  * Return: true when building a notification is worth it.
  */

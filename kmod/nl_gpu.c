@@ -281,9 +281,9 @@ int vgpu_nl_gpu_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 
 	/*
-	 * Everything was sent by earlier calls, all from one generation:
-	 * leave cb->seq alone so that a change since does not flag the
-	 * final NLMSG_DONE as interrupted.
+	 * Every entry went out in earlier calls, each checked against the
+	 * generation it was read in. Leave cb->seq alone, so that a change
+	 * since then does not flag the final NLMSG_DONE as interrupted.
 	 */
 	if (ctx->index >= VGPU_GPU_MAX)
 		return 0;

@@ -21,17 +21,21 @@ struct genl_family;
 struct sk_buff;
 
 extern struct mutex vgpu_lock;
-extern u64 vgpu_generation;
+extern unsigned int vgpu_generation;
 
 /**
  * vgpu_changed() - record a change to the GPU inventory or the tenant table
  *
- * Bumps the generation counter that dumps compare. Caller holds vgpu_lock.
+ * Bumps the generation counter that dumps keep in cb->seq, skipping 0,
+ * which would disable the netlink core's consistency check.
+ *
+ * Context: vgpu_lock held.
  */
 static inline void vgpu_changed(void)
 {
 	lockdep_assert_held(&vgpu_lock);
-	vgpu_generation++;
+	if (!++vgpu_generation)
+		vgpu_generation = 1;
 }
 
 /* netlink.c */
