@@ -369,5 +369,14 @@ void vgpu_nl_perror(const struct vgpu_nl *nl, int err)
 	const char *m = nl->msg[0] ? nl->msg : strerror(err < 0 ? -err : err);
 	size_t len = strlen(m);
 
+	/*
+	 * The genetlink core refuses a caller without CAP_NET_ADMIN in the
+	 * initial user namespace before any handler runs, so with no message:
+	 * the usual case is root inside a container's user namespace.
+	 */
+	if (!nl->msg[0] && (err == -EPERM || err == EPERM))
+		m = "Operation not permitted: vgpu changes need CAP_NET_ADMIN "
+		    "in the host's initial user namespace";
+
 	fprintf(stderr, "Error: %s%s\n", m, len && m[len - 1] == '.' ? "" : ".");
 }

@@ -8,7 +8,7 @@
 
 #include "nl_gen.h"
 
-static const struct netlink_range_validation vgpu_a_gpu_vram_range = {
+static struct netlink_range_validation vgpu_a_gpu_vram_range = {
 	.min = 1ULL,
 	.max = U64_MAX,
 };

@@ -190,9 +190,9 @@ int vgpu_quota_apply(struct vgpu_quota_set *q, struct nlattr **attrs,
  * @attrs: the request's attributes, to point errors at
  * @extack: error report
  *
- * vram-min must not exceed vram-max, gpus must name existing GPUs, and on
- * every GPU the vram-min of all the tenants that may use it must fit in its
- * VRAM.
+ * vram-min must not exceed vram-max, gpus must name at least one GPU and
+ * only existing ones, and on every GPU the vram-min of all the tenants that
+ * may use it must fit in its VRAM.
  *
  * Context: vgpu_lock held.
  * Return: 0, -EINVAL, -ENOENT or -ENOSPC with @extack set.
@@ -210,6 +210,13 @@ int vgpu_quota_check(const struct vgpu_quota_set *q, const struct vgpu_tenant *s
 	    q->vram_min > q->vram_max) {
 		NL_SET_ERR_MSG_ATTR(extack, min_attr ?: attrs[VGPU_A_TENANT_VRAM_MAX],
 				    "vram-min is above vram-max");
+		return -EINVAL;
+	}
+
+	/* A tenant that may use no GPU is spelt vram-max 0, not an empty mask. */
+	if ((q->set & VGPU_QUOTA_GPUS) && !q->gpus) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[VGPU_A_TENANT_GPUS],
+				    "gpus names no GPU");
 		return -EINVAL;
 	}
 

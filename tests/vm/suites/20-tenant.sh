@@ -101,6 +101,7 @@ check_errno "kernel: weight 0 (policy)" 34 "" tenant-new str:1=x str:3=/free u32
 check_errno "kernel: compute-max 10001 (policy)" 34 "" tenant-new str:1=x str:3=/free u32:9=10001
 check_errno "kernel: priority 3 (policy)" 34 "" tenant-new str:1=x str:3=/free u32:10=3
 check_errno "kernel: clear not allowed on new (strict)" 22 "" tenant-new str:1=x str:3=/free u32:13=1
+check_errno "kernel: empty gpus mask" 22 "gpus names no GPU" tenant-new str:1=x str:3=/free u64:7=0
 check_errno "kernel: set and clear the same quota" 22 "a quota is both set and cleared" \
 	tenant-set str:1=team-b u32:8=5 u32:13=8
 check_errno "kernel: clear with an unknown bit (policy)" 22 "" tenant-set str:1=team-b u32:13=256

@@ -35,6 +35,10 @@ for cmd in "gpu-add u32:1=3 u64:4=1024" "gpu-del u32:1=0" "tenant-new str:1=x st
 	*) fail "kernel refuses unprivileged ${cmd%% *}" "$out" ;;
 	esac
 done
+# Root in a user namespace holds CAP_NET_ADMIN there, not in the host's.
+check_fails "container root is refused by the kernel, with the reason" \
+	"Error: Operation not permitted: vgpu changes need CAP_NET_ADMIN in the host's initial user namespace." \
+	unshare -U -r vgpuctl gpu add 3 vram 1G
 check_out "nothing changed" '"vram_max":4294967296' sh -c "vgpuctl -j tenant show team-a | tr -d ' '"
 
 # Reads: own tenant only, from the tenant's cgroup and from below it.
