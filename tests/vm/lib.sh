@@ -13,11 +13,11 @@ vm_kernel_release() {
 		"$kdir/include/generated/utsrelease.h"
 }
 
-# Copy FILE into the tree ROOT at the same path, with the shared libraries
-# it needs (its ldd closure) beside it.
-vm_copy_with_libs() {
-	local root=$1 f=$2 lib
-	install -D -m 0755 "$f" "$root$f"
+# vm_install ROOT FILE DEST: install FILE in the tree ROOT as DEST, with the
+# shared libraries it needs (its ldd closure) at their own paths.
+vm_install() {
+	local root=$1 f=$2 dest=$3 lib
+	install -D -m 0755 "$f" "$root$dest"
 	ldd "$f" 2>/dev/null | sed -n 's/.*=> \(\/[^ ]*\) .*/\1/p; s/^[[:space:]]*\(\/[^ ]*\) .*/\1/p' |
 	while read -r lib; do
 		lib=$(realpath -s "$lib")
@@ -43,35 +43,20 @@ vm_build_initramfs() {
 	install -D -m 0644 "$vm_top/kmod/vgpu.ko" "$root/lib/modules/$rel/extra/vgpu.ko"
 	install -m 0755 "$vm_top/tests/vm/init" "$root/init"
 	install -m 0755 "$script" "$root/vgpu-script"
-	# Programs and their libraries.
-	vm_copy_with_libs "$root" /usr/bin/env >/dev/null
-	for f in "$vm_top/ctl/vgpuctl"; do
-		[ -e "$f" ] || continue
-		vm_copy_with_libs "$root" "$(realpath "$f")"
-		ln -sf "$(realpath "$f")" "$root/usr/sbin/vgpuctl"
-	done
-	if [ -x "$vm_top/tests/tools/vgpu-nlsend" ]; then
-		vm_copy_with_libs "$root" "$vm_top/tests/tools/vgpu-nlsend"
-		ln -sf "$vm_top/tests/tools/vgpu-nlsend" "$root/usr/bin/vgpu-nlsend"
-	fi
-	if [ -e "$vm_top/libvgpu/libvgpu.so" ]; then
-		vm_copy_with_libs "$root" "$vm_top/libvgpu/libvgpu.so"
-		install -m 0755 "$vm_top/libvgpu/libvgpu.so" "$root/usr/lib/libvgpu.so"
-	fi
+	# Programs and their libraries, where an installation puts them.
+	vm_install "$root" /usr/bin/env /usr/bin/env
+	vm_install "$root" "$vm_top/ctl/vgpuctl" /usr/sbin/vgpuctl
+	vm_install "$root" "$vm_top/tests/tools/vgpu-nlsend" /usr/bin/vgpu-nlsend
+	vm_install "$root" "$vm_top/libvgpu/libvgpu.so" /usr/lib/libvgpu.so
 	# simgpu as the system's driver, found without any environment.
 	for f in libcuda.so.1 libnvidia-ml.so.1; do
-		if [ -e "$vm_top/tests/simgpu/$f" ]; then
-			vm_copy_with_libs "$root" "$vm_top/tests/simgpu/$f"
-			install -m 0755 "$vm_top/tests/simgpu/$f" \
-				"$root/usr/lib/x86_64-linux-gnu/$f"
-			ln -sf "$f" "$root/usr/lib/x86_64-linux-gnu/${f%.1}"
-		fi
+		vm_install "$root" "$vm_top/tests/simgpu/$f" "/usr/lib/x86_64-linux-gnu/$f"
+		ln -sf "$f" "$root/usr/lib/x86_64-linux-gnu/${f%.1}"
 	done
-	for f in "$vm_top"/tests/simgpu/simgpu-stat "$vm_top"/tests/clients/*; do
+	vm_install "$root" "$vm_top/tests/simgpu/simgpu-stat" /usr/bin/simgpu-stat
+	for f in "$vm_top"/tests/clients/*; do
 		[ -f "$f" ] && [ -x "$f" ] || continue
-		case $f in *.c|*.h|*.sh|*Makefile) continue ;; esac
-		vm_copy_with_libs "$root" "$f"
-		ln -sf "$f" "$root/usr/bin/$(basename "$f")"
+		vm_install "$root" "$f" "/usr/bin/$(basename "$f")"
 	done
 	# The suites' own helpers travel with them.
 	mkdir -p "$root/tests"
