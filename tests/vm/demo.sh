@@ -38,7 +38,7 @@ run vgpuctl tenant show
 echo
 echo "== 4. Mistakes are refused with a reason, and change nothing =="
 run vgpuctl tenant add batch cgroup batch
-run vgpuctl tenant set training vram-min 11G
+run vgpuctl tenant set training vram-max none vram-min 15G
 run vgpuctl tenant set training vram-min 8G vram-max 6G
 run vgpuctl gpu del 1
 run vgpuctl tenant set training weight 0
