@@ -71,8 +71,18 @@ static const struct nla_policy vgpu_tenant_get_nl_policy[VGPU_A_TENANT_NAME + 1]
 	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
 };
 
+/* VGPU_CMD_PROC_REGISTER - do */
+static const struct nla_policy vgpu_proc_register_nl_policy[VGPU_A_PROC_FD + 1] = {
+	[VGPU_A_PROC_FD] = { .type = NLA_U32, },
+};
+
+/* VGPU_CMD_HOST_SET - do */
+static const struct nla_policy vgpu_host_set_nl_policy[VGPU_A_HOST_DEFAULT_POLICY + 1] = {
+	[VGPU_A_HOST_DEFAULT_POLICY] = NLA_POLICY_MAX(NLA_U32, 1),
+};
+
 /* Ops table for vgpu */
-const struct genl_ops vgpu_nl_ops[7] = {
+const struct genl_ops vgpu_nl_ops[11] = {
 	{
 		.cmd		= VGPU_CMD_GPU_ADD,
 		.doit		= vgpu_nl_gpu_add_doit,
@@ -121,6 +131,27 @@ const struct genl_ops vgpu_nl_ops[7] = {
 		.dumpit		= vgpu_nl_tenant_get_dumpit,
 		.policy		= vgpu_tenant_get_nl_policy,
 		.maxattr	= VGPU_A_TENANT_NAME,
+	},
+	{
+		.cmd		= VGPU_CMD_PROC_REGISTER,
+		.doit		= vgpu_nl_proc_register_doit,
+		.policy		= vgpu_proc_register_nl_policy,
+		.maxattr	= VGPU_A_PROC_FD,
+	},
+	{
+		.cmd		= VGPU_CMD_PROC_GET,
+		.dumpit		= vgpu_nl_proc_get_dumpit,
+	},
+	{
+		.cmd		= VGPU_CMD_HOST_GET,
+		.doit		= vgpu_nl_host_get_doit,
+	},
+	{
+		.cmd		= VGPU_CMD_HOST_SET,
+		.doit		= vgpu_nl_host_set_doit,
+		.policy		= vgpu_host_set_nl_policy,
+		.maxattr	= VGPU_A_HOST_DEFAULT_POLICY,
+		.flags		= GENL_ADMIN_PERM,
 	},
 };
 
