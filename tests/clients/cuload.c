@@ -107,5 +107,19 @@ int cu_load(unsigned long long flags)
 	bad |= GET(cuGraphLaunch, 10000);
 	bad |= GET(cuGraphExecDestroy, 10000);
 	bad |= GET(cuGraphDestroy, 10000);
+	bad |= GET(cuMemAllocPitch, 3020);
+	bad |= GET(cuMemAllocManaged, 6000);
+	bad |= GET(cuArrayCreate, 3020);
+	bad |= GET(cuArray3DCreate, 3020);
+	bad |= GET(cuArrayDestroy, 2000);
+	bad |= GET(cuMipmappedArrayCreate, 5000);
+	bad |= GET(cuMipmappedArrayDestroy, 5000);
+#if CUDA_VERSION >= 12050
+	bad |= GET(cuCtxCreate, 12050);
+#else
+	bad |= GET(cuCtxCreate, 3020);
+#endif
+	bad |= GET(cuCtxDestroy, 4000);
+	bad |= GET(cuDeviceGetUuid, 11040);
 	return bad ? -1 : 0;
 }

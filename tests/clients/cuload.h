@@ -67,6 +67,16 @@ struct cu {
 	CU_FN(cuGraphLaunch);
 	CU_FN(cuGraphExecDestroy);
 	CU_FN(cuGraphDestroy);
+	CU_FN(cuMemAllocPitch);
+	CU_FN(cuMemAllocManaged);
+	CU_FN(cuArrayCreate);
+	CU_FN(cuArray3DCreate);
+	CU_FN(cuArrayDestroy);
+	CU_FN(cuMipmappedArrayCreate);
+	CU_FN(cuMipmappedArrayDestroy);
+	CU_FN(cuCtxCreate);
+	CU_FN(cuCtxDestroy);
+	CU_FN(cuDeviceGetUuid);
 };
 
 extern struct cu cu;
