@@ -27,6 +27,9 @@
  *   stress T SECS MAX   T threads allocating and freeing random sizes up to
  *                       MAX for SECS seconds, then "stress held B" (ok)
  *   hold MS             sleep, holding everything
+ *   fork                the rest of the script runs in a child; the parent
+ *                       waits for it and exits with its status
+ *   exec PROG ARGS...   replace the process (the rest of the line is PROG's)
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -38,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cuload.h"
@@ -316,7 +320,8 @@ static void *stress_thread(void *arg)
 			p[i] = 0;
 			j->held -= sz[i];
 		} else {
-			sz[i] = 1 + (uint64_t)rand_r(&j->seed) % j->max;
+			/* Whole pages, as simgpu rounds each allocation up to 4 KiB. */
+			sz[i] = 4096 * (1 + (uint64_t)rand_r(&j->seed) % (j->max / 4096));
 			if (!cu.cuMemAlloc(&p[i], sz[i]))
 				j->held += sz[i];
 			else
@@ -336,7 +341,7 @@ static CUresult do_stress(uint64_t threads, uint64_t secs, uint64_t max, char *w
 	uint64_t held = 0;
 	CUresult rc = CUDA_SUCCESS;
 
-	if (threads < 1 || threads > 64 || !max)
+	if (threads < 1 || threads > 64 || max < 4096)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (uint64_t i = 0; i < threads; i++) {
 		jobs[i] = (struct stress_job){ max, (double)secs, (unsigned int)(i * 7919 + (uint64_t)getpid()), 0, 0 };
@@ -398,6 +403,12 @@ static int run(char **av, int ac)
 	for (int i = 1; i < ac && strlen(what) < 200; i++) {
 		strcat(what, " ");
 		strncat(what, av[i], 40);
+	}
+	if (!strcmp(cmd, "exec") && ac > 1) {
+		fflush(stdout);
+		execvp(av[1], av + 1);
+		printf("%s exec failed: %s\n", what, strerror(errno));
+		exit(1);
 	}
 	if ((ac > 1 && size_arg(av[1], &a)) || (ac > 2 && size_arg(av[2], &b)) ||
 	    (ac > 3 && size_arg(av[3], &c))) {
@@ -482,6 +493,22 @@ static int run(char **av, int ac)
 		}
 	} else if (!strcmp(cmd, "stress") && ac == 4) {
 		rc = do_stress(a, b, c, what, sizeof(what));
+	} else if (!strcmp(cmd, "fork") && ac == 1) {
+		int st = 0;
+		pid_t pid;
+
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0) {
+			rc = CUDA_ERROR_OPERATING_SYSTEM;
+		} else if (pid == 0) {
+			snprintf(what, sizeof(what), "fork child %d", (int)getpid());
+		} else {
+			waitpid(pid, &st, 0);
+			printf("fork parent: child exited %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+			fflush(stdout);
+			exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
+		}
 	} else if (!strcmp(cmd, "hold") && ac == 2) {
 		struct timespec ts = { (time_t)(a / 1000), (long)(a % 1000) * 1000000L };
 
