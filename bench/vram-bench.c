@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vram-bench: latency of cuMemAlloc + cuMemFree pairs, as a program that
+ * loads the driver like NVIDIA's runtime sees it (dlopen + cuGetProcAddress).
+ * Run it bare and under libvgpu in the same boot and compare.
+ *
+ *   vram-bench pairs N SIZE     N alloc+free pairs: median, p99 in ns
+ *   vram-bench init             time of cuInit (registration happens there)
+ *   vram-bench hold MS          cuInit, then sleep MS (for mass start-up)
+ */
+#include <cuda.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef CUresult (*getproc_t)(const char *, void **, int, cuuint64_t,
+			      CUdriverProcAddressQueryResult *);
+
+static CUresult (*p_init)(unsigned int);
+static CUresult (*p_alloc)(CUdeviceptr *, size_t);
+static CUresult (*p_free)(CUdeviceptr);
+static CUresult (*p_devget)(CUdevice *, int);
+static CUresult (*p_retain)(CUcontext *, CUdevice);
+static CUresult (*p_setcur)(CUcontext);
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int load(void)
+{
+	CUdriverProcAddressQueryResult st;
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	getproc_t gp;
+
+	if (!h)
+		return -1;
+	gp = (getproc_t)dlsym(h, "cuGetProcAddress_v2");
+	p_init = (CUresult (*)(unsigned int))dlsym(h, "cuInit");
+	if (!gp || !p_init)
+		return -1;
+	if (gp("cuMemAlloc", (void **)&p_alloc, 3020, 0, &st) ||
+	    gp("cuMemFree", (void **)&p_free, 3020, 0, &st) ||
+	    gp("cuDeviceGet", (void **)&p_devget, 2000, 0, &st) ||
+	    gp("cuDevicePrimaryCtxRetain", (void **)&p_retain, 7000, 0, &st) ||
+	    gp("cuCtxSetCurrent", (void **)&p_setcur, 4000, 0, &st))
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	CUdevice dev;
+	CUcontext ctx;
+	uint64_t t0, t1;
+
+	if (argc < 2 || load()) {
+		fprintf(stderr, "usage: vram-bench pairs N SIZE | init | hold MS\n");
+		return 2;
+	}
+	t0 = now_ns();
+	if (p_init(0)) {
+		printf("cuInit failed\n");
+		return 1;
+	}
+	t1 = now_ns();
+	if (!strcmp(argv[1], "init")) {
+		printf("init_ns %llu\n", (unsigned long long)(t1 - t0));
+		return 0;
+	}
+	if (!strcmp(argv[1], "hold") && argc == 3) {
+		struct timespec ts = { atoi(argv[2]) / 1000, (atoi(argv[2]) % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+		return 0;
+	}
+	if (strcmp(argv[1], "pairs") || argc != 4)
+		return 2;
+	if (p_devget(&dev, 0) || p_retain(&ctx, dev) || p_setcur(ctx))
+		return 1;
+	{
+		size_t n = strtoull(argv[2], NULL, 0), size = strtoull(argv[3], NULL, 0);
+		uint64_t *lat = calloc(n, sizeof(*lat));
+		CUdeviceptr p;
+
+		if (!lat)
+			return 1;
+		for (size_t i = 0; i < n / 10 + 1; i++) {	/* warm up */
+			if (p_alloc(&p, size) || p_free(p))
+				return 1;
+		}
+		for (size_t i = 0; i < n; i++) {
+			t0 = now_ns();
+			if (p_alloc(&p, size))
+				return 1;
+			p_free(p);
+			lat[i] = now_ns() - t0;
+		}
+		qsort(lat, n, sizeof(*lat), cmp);
+		printf("pairs %zu size %zu median_ns %llu p99_ns %llu\n", n, size,
+		       (unsigned long long)lat[n / 2], (unsigned long long)lat[n * 99 / 100]);
+		free(lat);
+	}
+	return 0;
+}
