@@ -9,6 +9,7 @@
 #   make check      run every test (last line: "N passed, N failed")
 #   make install    install the module, vgpuctl, libvgpu and the man page
 #   make deps       install what building and testing needs (as root)
+#   make bench      run the benchmarks (bench/) in the VM and print them
 
 KDIR ?= $(shell tools/kdir)
 PREFIX ?= /usr/local
@@ -17,7 +18,7 @@ NVML_H := build/deps/nvml/usr/include/nvml.h
 
 export KDIR PREFIX DESTDIR
 
-.PHONY: all module ctl libvgpu simgpu deps check demo install clean \
+.PHONY: all module ctl libvgpu simgpu deps check demo bench install clean \
 	modules_install
 
 all: module ctl libvgpu simgpu
@@ -52,6 +53,9 @@ demo: deps
 	$(MAKE) all
 	tests/vm/run tests/vm/demo.sh
 
+bench: deps
+	bench/run
+
 modules_install:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
 
@@ -65,4 +69,5 @@ clean:
 	$(MAKE) -C libvgpu clean
 	$(MAKE) -C tests/simgpu clean
 	$(MAKE) -C tests/clients clean
+	$(MAKE) -C bench clean
 	rm -rf build/asan build/vm
