@@ -4,7 +4,9 @@
  * the API versions NVIDIA's CUDA 13 runtime asks for (cudaTypedefs.h).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cuload.h"
 
@@ -20,6 +22,27 @@ const char *cu_err(CUresult rc)
 		return s;
 	snprintf(buf, sizeof(buf), "CUresult(%d)", (int)rc);
 	return buf;
+}
+
+int cu_size_arg(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': v <<= 10; end++; break;
+	case 'm': case 'M': v <<= 20; end++; break;
+	case 'g': case 'G': v <<= 30; end++; break;
+	default: break;
+	}
+	if (*end)
+		return -1;
+	*out = v;
+	return 0;
 }
 
 static int get(const char *name, int version, unsigned long long flags, void **out)

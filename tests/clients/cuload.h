@@ -9,6 +9,7 @@
 #define CULOAD_H
 
 #include <cuda.h>
+#include <stdint.h>
 
 #define CU_FN(name) __typeof__(&name) name
 
@@ -86,5 +87,7 @@ extern void *cu_lib;
  * default stream. Prints what failed and returns -1. */
 int cu_load(unsigned long long flags);
 const char *cu_err(CUresult rc);
+/* A size with an optional K, M or G suffix (powers of 1024); 0 or -1. */
+int cu_size_arg(const char *s, uint64_t *out);
 
 #endif

@@ -52,34 +52,13 @@ static CUdeviceptr *held;
 static size_t nheld, capheld;
 static int failed;
 
-static int size_arg(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
-	}
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 /* "key value" options after the positional arguments. */
 static uint64_t opt(char **av, int ac, const char *key, uint64_t def)
 {
 	uint64_t v;
 
 	for (int i = 0; i + 1 < ac; i++)
-		if (!strcmp(av[i], key) && !size_arg(av[i + 1], &v))
+		if (!strcmp(av[i], key) && !cu_size_arg(av[i + 1], &v))
 			return v;
 	return def;
 }
@@ -422,7 +401,7 @@ static int run(char **av, int ac)
 		strncat(what, av[i], 40);
 	}
 	if (ac > 1)
-		size_arg(av[1], &a);
+		cu_size_arg(av[1], &a);
 	if (!strcmp(c, "init") || !strcmp(c, "device")) {
 		rc = !strcmp(c, "device") ? use_device((int)a) : CUDA_SUCCESS;
 	} else if (!strcmp(c, "alloc") && ac > 1) {
@@ -486,7 +465,7 @@ static int run(char **av, int ac)
 
 		nanosleep(&ts, NULL);
 	} else if (!strcmp(c, "lookup") && ac > 3) {
-		if (size_arg(av[2], &a) || size_arg(av[3], &b)) {
+		if (cu_size_arg(av[2], &a) || cu_size_arg(av[3], &b)) {
 			fprintf(stderr, "simgpu-client: bad lookup: %s\n", what);
 			exit(2);
 		}
@@ -495,13 +474,13 @@ static int run(char **av, int ac)
 		uint64_t sz = 2 << 20;
 
 		if (ac > 2)
-			size_arg(av[2], &sz);
+			cu_size_arg(av[2], &sz);
 		rc = pattern_vmm(sz, opt(av, ac, "steps", 8));
 	} else if (!strcmp(c, "pattern") && ac > 1 && !strcmp(av[1], "pool")) {
 		uint64_t sz = 1 << 20;
 
 		if (ac > 2)
-			size_arg(av[2], &sz);
+			cu_size_arg(av[2], &sz);
 		rc = pattern_pool(sz, opt(av, ac, "count", 8));
 	} else if (!strcmp(c, "graph") && ac > 1) {
 		rc = cmd_graph(a, opt(av, ac, "count", 1));

@@ -62,27 +62,6 @@ static size_t nitems, capitems;
 static pthread_mutex_t items_lock = PTHREAD_MUTEX_INITIALIZER;
 static int failed;
 
-static int size_arg(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s)
-		return -1;
-	switch (*end) {
-	case 'k': case 'K': v <<= 10; end++; break;
-	case 'm': case 'M': v <<= 20; end++; break;
-	case 'g': case 'G': v <<= 30; end++; break;
-	default: break;
-	}
-	if (*end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static void keep3(enum kind k, uint64_t handle, uint64_t extra, uint64_t ptr)
 {
 	pthread_mutex_lock(&items_lock);
@@ -410,8 +389,8 @@ static int run(char **av, int ac)
 		printf("%s exec failed: %s\n", what, strerror(errno));
 		exit(1);
 	}
-	if ((ac > 1 && size_arg(av[1], &a)) || (ac > 2 && size_arg(av[2], &b)) ||
-	    (ac > 3 && size_arg(av[3], &c))) {
+	if ((ac > 1 && cu_size_arg(av[1], &a)) || (ac > 2 && cu_size_arg(av[2], &b)) ||
+	    (ac > 3 && cu_size_arg(av[3], &c))) {
 		fprintf(stderr, "vram-client: bad number in: %s\n", what);
 		exit(2);
 	}
