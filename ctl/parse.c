@@ -224,6 +224,30 @@ const char *vgpu_priority_name(uint32_t prio)
 	return NULL;
 }
 
+/** vgpu_parse_policy() - "allow" or "deny" into enum vgpu_default_policy. */
+int vgpu_parse_policy(const char *s, uint32_t *out)
+{
+	if (!strcmp(s, "allow"))
+		*out = VGPU_DEFAULT_POLICY_ALLOW;
+	else if (!strcmp(s, "deny"))
+		*out = VGPU_DEFAULT_POLICY_DENY;
+	else
+		return -1;
+	return 0;
+}
+
+/** vgpu_policy_name() - name of a default policy, or NULL if unknown. */
+const char *vgpu_policy_name(uint32_t policy)
+{
+	switch (policy) {
+	case VGPU_DEFAULT_POLICY_ALLOW:
+		return "allow";
+	case VGPU_DEFAULT_POLICY_DENY:
+		return "deny";
+	}
+	return NULL;
+}
+
 /* Check that @s is exactly @n hex digits followed by @end; advance it. */
 static bool hex_run(const char **s, unsigned int n, char end)
 {
@@ -273,6 +297,49 @@ int vgpu_parse_busid(const char *s)
 	    !hex_run(&s, 2, '.') || !hex_run(&s, 1, '\0'))
 		return -1;
 	return 0;
+}
+
+/* The value of a run of 1 to @max hex digits ending at @end; advance *s. */
+static int hex_field(const char **s, unsigned int max, char end, unsigned long *out)
+{
+	const char *p = *s;
+	unsigned long v = 0;
+	unsigned int n;
+
+	for (n = 0; is_xdigit(p[n]); n++) {
+		if (n == max)
+			return -1;
+		v = v * 16 + (unsigned long)(is_digit(p[n]) ? p[n] - '0' :
+					     (p[n] | 0x20) - 'a' + 10);
+	}
+	if (!n || p[n] != end)
+		return -1;
+	*s = p + n + (end ? 1 : 0);
+	*out = v;
+	return 0;
+}
+
+/**
+ * vgpu_busid_norm() - a PCI bus id in the form sysfs and vgpu use
+ * @s: DOMAIN:BB:DD.F in hex, either case, domain of 1 to 8 digits (NVML
+ *     writes "00000000:3B:00.0")
+ * @out: "0000:3b:00.0": lowercase, domain of 4 digits (8 above 0xffff)
+ * @outlen: size of @out (17 is always enough)
+ *
+ * Return: 0, or -1 when @s is malformed or @out too small.
+ */
+int vgpu_busid_norm(const char *s, char *out, size_t outlen)
+{
+	unsigned long dom, bus, dev, fn;
+	int n;
+
+	if (hex_field(&s, 8, ':', &dom) || hex_field(&s, 2, ':', &bus) ||
+	    hex_field(&s, 2, '.', &dev) || hex_field(&s, 1, '\0', &fn) ||
+	    dev > 0x1f || fn > 7)
+		return -1;
+	n = snprintf(out, outlen, dom > 0xffff ? "%08lx:%02lx:%02lx.%lx" :
+		     "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
+	return n < 0 || (size_t)n >= outlen ? -1 : 0;
 }
 
 /**

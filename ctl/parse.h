@@ -32,6 +32,8 @@ int vgpu_parse_numa(const char *s, int32_t *out);
 int vgpu_parse_priority(const char *s, uint32_t *out);
 int vgpu_parse_uuid(const char *s);
 int vgpu_parse_busid(const char *s);
+int vgpu_busid_norm(const char *s, char *out, size_t outlen);
+int vgpu_parse_policy(const char *s, uint32_t *out);
 int vgpu_parse_name(const char *s);
 
 int vgpu_parse_list(const char *s, unsigned int max, uint64_t *bits, size_t words);
@@ -42,6 +44,7 @@ int vgpu_format_list(const uint64_t *bits, size_t words, char *out, size_t outle
 void vgpu_format_size(uint64_t bytes, char *out, size_t outlen);
 void vgpu_format_pct(uint32_t bp, char *out, size_t outlen);
 const char *vgpu_priority_name(uint32_t prio);
+const char *vgpu_policy_name(uint32_t policy);
 
 int vgpu_cgroup_mount(const char *mounts_file, char *out, size_t outlen);
 int vgpu_cgroup_path(const char *mnt, const char *arg, char *out, size_t outlen);

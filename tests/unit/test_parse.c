@@ -246,6 +246,72 @@ static void test_priority(void)
 	result(vgpu_priority_name(3) == NULL, "priority 3 has no name", "has one");
 }
 
+static void test_policy(void)
+{
+	static const char *const names[] = { "allow", "deny" };
+	uint32_t v, i;
+	char what[64];
+
+	for (i = 0; i < 2; i++) {
+		v = 99;
+		snprintf(what, sizeof(what), "policy \"%s\" is %u", names[i], i);
+		result(!vgpu_parse_policy(names[i], &v) && v == i, what, "value %u", v);
+		snprintf(what, sizeof(what), "policy %u is named \"%s\"", i, names[i]);
+		result(vgpu_policy_name(i) && !strcmp(vgpu_policy_name(i), names[i]),
+		       what, "got %s", vgpu_policy_name(i) ? vgpu_policy_name(i) : "NULL");
+	}
+	result(VGPU_DEFAULT_POLICY_ALLOW == 0 && VGPU_DEFAULT_POLICY_DENY == 1,
+	       "policy names follow enum vgpu_default_policy", "enum changed");
+	v = 99;
+	result(vgpu_parse_policy("Allow", &v) < 0 && v == 99, "policy \"Allow\" is rejected",
+	       "accepted");
+	result(vgpu_parse_policy("", &v) < 0, "policy \"\" is rejected", "accepted");
+	result(vgpu_parse_policy("1", &v) < 0, "policy \"1\" is rejected", "accepted");
+	result(vgpu_parse_policy("allow ", &v) < 0, "policy \"allow \" is rejected", "accepted");
+	result(vgpu_policy_name(2) == NULL, "policy 2 has no name", "has one");
+}
+
+/* PCI bus ids as NVML writes them, normalised */
+static void busid_case(const char *s, const char *want)
+{
+	char what[128], out[VGPU_PCI_LEN_MAX + 1] = "untouched";
+	int r = vgpu_busid_norm(s, out, sizeof(out));
+
+	if (want) {
+		snprintf(what, sizeof(what), "bus id \"%s\" normalised to %s", s, want);
+		result(r == 0 && !strcmp(out, want), what, "returned %d, \"%s\"", r, out);
+		snprintf(what, sizeof(what), "normalised bus id %s is a valid BUSID", want);
+		result(vgpu_parse_busid(out) == 0, what, "rejected");
+	} else {
+		snprintf(what, sizeof(what), "bus id \"%s\" is rejected", s);
+		result(r < 0, what, "returned %d, \"%s\"", r, out);
+	}
+}
+
+static void test_busid_norm(void)
+{
+	char small[12];
+
+	busid_case("00000000:3B:00.0", "0000:3b:00.0");
+	busid_case("00000000:01:00.0", "0000:01:00.0");
+	busid_case("0000:AF:1F.7", "0000:af:1f.7");
+	busid_case("0000:af:00.1", "0000:af:00.1");
+	busid_case("0:1:0.0", "0000:01:00.0");
+	busid_case("00010000:01:00.0", "00010000:01:00.0");
+	busid_case("0001:02:03.4", "0001:02:03.4");
+	busid_case("", NULL);
+	busid_case("3b:00.0", NULL);
+	busid_case("000000000:3b:00.0", NULL);
+	busid_case("0000:3b:00.8", NULL);
+	busid_case("0000:3b:20.0", NULL);
+	busid_case("0000:3b:00.0 ", NULL);
+	busid_case("0000:3b:00", NULL);
+	busid_case("0000:g0:00.0", NULL);
+	busid_case("0000:100:00.0", NULL);
+	result(vgpu_busid_norm("0000:3b:00.0", small, sizeof(small)) < 0,
+	       "bus id normalisation refuses a short buffer", "accepted");
+}
+
 /* syntax checks returning 0/-1 */
 static void syntax_case(const char *name, int (*fn)(const char *), const char *s, bool ok)
 {
@@ -524,6 +590,8 @@ int main(void)
 	test_pct();
 	test_ints();
 	test_priority();
+	test_policy();
+	test_busid_norm();
 	test_syntax();
 	test_list();
 	test_format();
