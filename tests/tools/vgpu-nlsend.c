@@ -12,8 +12,10 @@
  *
  * Output (stdout): "errno=N msg=<extack message>" and exit 1 when the
  * kernel refuses; else "ok" and one line per reply message listing its
- * attributes as ATTR=VALUE (pad attributes left out), exit 0. Exit 2 on a
- * bad command line.
+ * attributes as ATTR=VALUE (pad attributes left out), exit 0. The
+ * attributes of a nest are listed as ATTR.SUB=VALUE, once per nest: a
+ * tenant's usage nests (16) give "16.1=0 16.2=4096 ... 16.1=1 16.2=0 ...".
+ * Exit 2 on a bad command line.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -39,9 +41,20 @@ static const char *const cmd_names[] = {
 	[VGPU_CMD_TENANT_NEW_NTF] = "tenant-new-ntf",
 	[VGPU_CMD_TENANT_DEL_NTF] = "tenant-del-ntf",
 	[VGPU_CMD_TENANT_CHANGE_NTF] = "tenant-change-ntf",
+	[VGPU_CMD_PROC_REGISTER] = "proc-register",
+	[VGPU_CMD_PROC_GET] = "proc-get",
+	[VGPU_CMD_HOST_GET] = "host-get",
+	[VGPU_CMD_HOST_SET] = "host-set",
 };
 
-enum atype { T_NONE, T_U32, T_U64, T_S32, T_STR, T_FLAG, T_PAD };
+enum atype { T_NONE, T_U32, T_U64, T_S32, T_STR, T_FLAG, T_PAD, T_NEST };
+
+/* An attribute set: the types of its attributes, and of a nest's. */
+struct aset {
+	const enum atype *types;
+	int max;
+	const struct aset *nested;	/* the set of its T_NEST attribute */
+};
 
 /* Attribute types of the replies, to print them readably. */
 static const enum atype gpu_types[VGPU_A_GPU_MAX + 1] = {
@@ -69,7 +82,51 @@ static const enum atype tenant_types[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_CLEAR] = T_U32,
 	[VGPU_A_TENANT_CGROUP_REMOVED] = T_FLAG,
 	[VGPU_A_TENANT_PAD] = T_PAD,
+	[VGPU_A_TENANT_USAGE] = T_NEST,
 };
+
+static const enum atype usage_types[VGPU_A_USAGE_MAX + 1] = {
+	[VGPU_A_USAGE_GPU] = T_U32,
+	[VGPU_A_USAGE_VRAM_CURRENT] = T_U64,
+	[VGPU_A_USAGE_VRAM_PEAK] = T_U64,
+	[VGPU_A_USAGE_VRAM_FAILURES] = T_U64,
+	[VGPU_A_USAGE_VRAM_BUDGET] = T_U64,
+	[VGPU_A_USAGE_VRAM_BYTE_SECONDS] = T_U64,
+	[VGPU_A_USAGE_PAD] = T_PAD,
+};
+
+static const enum atype proc_types[VGPU_A_PROC_MAX + 1] = {
+	[VGPU_A_PROC_PID] = T_U32,
+	[VGPU_A_PROC_TENANT] = T_STR,
+	[VGPU_A_PROC_TENANT_ID] = T_U32,
+	[VGPU_A_PROC_FD] = T_U32,
+	[VGPU_A_PROC_DEFAULT_POLICY] = T_U32,
+	[VGPU_A_PROC_GPU] = T_NEST,
+	[VGPU_A_PROC_PAD] = T_PAD,
+};
+
+static const enum atype proc_gpu_types[VGPU_A_PROC_GPU_MAX + 1] = {
+	[VGPU_A_PROC_GPU_INDEX] = T_U32,
+	[VGPU_A_PROC_GPU_UUID] = T_STR,
+	[VGPU_A_PROC_GPU_VRAM] = T_U64,
+	[VGPU_A_PROC_GPU_VRAM_MAX] = T_U64,
+	[VGPU_A_PROC_GPU_DENIED] = T_FLAG,
+	[VGPU_A_PROC_GPU_VRAM_USED] = T_U64,
+	[VGPU_A_PROC_GPU_VRAM_BUDGET] = T_U64,
+	[VGPU_A_PROC_GPU_PAD] = T_PAD,
+};
+
+static const enum atype host_types[VGPU_A_HOST_MAX + 1] = {
+	[VGPU_A_HOST_DEFAULT_POLICY] = T_U32,
+	[VGPU_A_HOST_PROCS] = T_U32,
+};
+
+static const struct aset gpu_set = { gpu_types, VGPU_A_GPU_MAX, NULL };
+static const struct aset usage_set = { usage_types, VGPU_A_USAGE_MAX, NULL };
+static const struct aset tenant_set = { tenant_types, VGPU_A_TENANT_MAX, &usage_set };
+static const struct aset proc_gpu_set = { proc_gpu_types, VGPU_A_PROC_GPU_MAX, NULL };
+static const struct aset proc_set = { proc_types, VGPU_A_PROC_MAX, &proc_gpu_set };
+static const struct aset host_set = { host_types, VGPU_A_HOST_MAX, NULL };
 
 static int usage(const char *why, const char *arg)
 {
@@ -77,7 +134,8 @@ static int usage(const char *why, const char *arg)
 		fprintf(stderr, "Error: %s \"%s\".\n", why, arg);
 	fputs("Usage: vgpu-nlsend [-d] CMD [TYPE:ATTR=VALUE ...]\n"
 	      "CMD  := number | gpu-add | gpu-del | gpu-get | tenant-new | tenant-del |\n"
-	      "        tenant-set | tenant-get | ...-ntf\n"
+	      "        tenant-set | tenant-get | proc-register | proc-get | host-get |\n"
+	      "        host-set | ...-ntf\n"
 	      "TYPE := u32 | u64 | s32 | str | flag | bin (VALUE in hex digits)\n", stderr);
 	return 2;
 }
@@ -207,47 +265,84 @@ static void print_str(const char *s, int len)
 	}
 }
 
+/* Whether @len bytes at @head are whole attributes, nothing left over. */
+static bool attrs_ok(struct nlattr *head, int len)
+{
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, head, len, rem)
+		;
+	return rem == 0;
+}
+
+/* The attributes of @head (@len bytes) in @set as [PREFIX.]ATTR=VALUE. */
+static void print_attrs(struct nlattr *head, int len, const struct aset *set,
+			const char *prefix, int *n)
+{
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, head, len, rem) {
+		int type = nla_type(a), alen = nla_len(a);
+		enum atype t = type <= set->max ? set->types[type] : T_NONE;
+		const unsigned char *d = nla_data(a);
+		char sub[16];
+
+		if (t == T_PAD)
+			continue;
+		if (t == T_NEST && set->nested && attrs_ok(nla_data(a), alen)) {
+			snprintf(sub, sizeof(sub), "%d.", type);
+			print_attrs(nla_data(a), alen, set->nested, sub, n);
+			continue;
+		}
+		fprintf(out, "%s%s%d=", (*n)++ ? " " : "", prefix, type);
+		if (t == T_U32 && alen == 4)
+			fprintf(out, "%u", nla_get_u32(a));
+		else if (t == T_S32 && alen == 4)
+			fprintf(out, "%d", (int32_t)nla_get_u32(a));
+		else if (t == T_U64 && alen == 8)
+			fprintf(out, "%llu", (unsigned long long)nla_get_u64(a));
+		else if (t == T_STR && alen > 0 && d[alen - 1] == '\0')
+			print_str((const char *)d, alen);
+		else if (t == T_FLAG && alen == 0)
+			fputc('1', out);
+		else
+			print_hex(d, alen);
+	}
+}
+
 /* One reply message: its attributes as ATTR=VALUE on a line. */
 static int print_reply(struct nlmsghdr *nlh, void *arg)
 {
 	struct genlmsghdr *g = nlmsg_data(nlh);
-	const enum atype *types;
-	struct nlattr *a;
-	int rem, max, n = 0;
+	const struct aset *set;
+	int n = 0;
 
 	(void)arg;
 	if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
 		return 0;
-	if (g->cmd == VGPU_CMD_GPU_GET || g->cmd == VGPU_CMD_GPU_ADD ||
-	    g->cmd == VGPU_CMD_GPU_DEL || g->cmd == VGPU_CMD_GPU_ADD_NTF ||
-	    g->cmd == VGPU_CMD_GPU_DEL_NTF) {
-		types = gpu_types;
-		max = VGPU_A_GPU_MAX;
-	} else {
-		types = tenant_types;
-		max = VGPU_A_TENANT_MAX;
+	switch (g->cmd) {
+	case VGPU_CMD_GPU_GET:
+	case VGPU_CMD_GPU_ADD:
+	case VGPU_CMD_GPU_DEL:
+	case VGPU_CMD_GPU_ADD_NTF:
+	case VGPU_CMD_GPU_DEL_NTF:
+		set = &gpu_set;
+		break;
+	case VGPU_CMD_PROC_REGISTER:
+	case VGPU_CMD_PROC_GET:
+		set = &proc_set;
+		break;
+	case VGPU_CMD_HOST_GET:
+	case VGPU_CMD_HOST_SET:
+		set = &host_set;
+		break;
+	default:
+		set = &tenant_set;
+		break;
 	}
-	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
-		int type = nla_type(a), len = nla_len(a);
-		enum atype t = type <= max ? types[type] : T_NONE;
-		const unsigned char *d = nla_data(a);
-
-		if (t == T_PAD)
-			continue;
-		fprintf(out, "%s%d=", n++ ? " " : "", type);
-		if (t == T_U32 && len == 4)
-			fprintf(out, "%u", nla_get_u32(a));
-		else if (t == T_S32 && len == 4)
-			fprintf(out, "%d", (int32_t)nla_get_u32(a));
-		else if (t == T_U64 && len == 8)
-			fprintf(out, "%llu", (unsigned long long)nla_get_u64(a));
-		else if (t == T_STR && len > 0 && d[len - 1] == '\0')
-			print_str((const char *)d, len);
-		else if (t == T_FLAG && len == 0)
-			fputc('1', out);
-		else
-			print_hex(d, len);
-	}
+	print_attrs(genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), set, "", &n);
 	fputc('\n', out);
 	return 0;
 }
