@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vgpuctl gpu: add, del, show the GPU inventory of vgpu.ko.
+ * vgpuctl gpu: add, del, show the GPU inventory of vgpu.ko (probe is in
+ * probe.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,12 +22,15 @@ void vgpu_usage_gpu(FILE *f)
 	fputs("Usage: vgpuctl gpu add INDEX vram SIZE [uuid UUID] [pci BUSID] [numa NODE]\n"
 	      "       vgpuctl gpu del INDEX\n"
 	      "       vgpuctl gpu { show | list } [INDEX]\n"
+	      "       vgpuctl gpu probe [--dry-run]\n"
 	      "       vgpuctl gpu help\n"
 	      "INDEX := 0-63\n"
 	      "SIZE  := NUMBER[.FRACTION][B|K|Ki|KiB|KB|M|...|T|Ti|TiB|TB] (powers of 1024)\n"
 	      "UUID  := GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n"
 	      "BUSID := [DDDD]DDDD:BB:DD.F\n"
-	      "NODE  := NUMA node number, or -1 for none\n", f);
+	      "NODE  := NUMA node number, or -1 for none\n"
+	      "probe adds the GPUs that NVML (libnvidia-ml.so.1) lists, at their NVML\n"
+	      "index, skipping those already present; --dry-run only shows them.\n", f);
 }
 
 static struct nla_policy gpu_policy[VGPU_A_GPU_MAX + 1] = {
@@ -220,5 +224,7 @@ int vgpu_cmd_gpu(int argc, char **argv)
 		return gpu_del(argc, argv);
 	if (!strcmp(cmd, "show") || !strcmp(cmd, "list"))
 		return gpu_show(argc, argv);
+	if (!strcmp(cmd, "probe"))
+		return vgpu_gpu_probe(argc, argv);
 	return vgpu_usage_error("unknown command \"%s\" for gpu; try \"vgpuctl gpu help\"", cmd);
 }

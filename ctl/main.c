@@ -5,7 +5,8 @@
  *   vgpuctl [-j|--json] [-p|--pretty] [-V|--version] [-h|--help] OBJECT COMMAND [ARGS]
  *
  * Options, object dispatch and the top-level help live here; each object
- * is a file of its own (gpu.c, tenant.c, monitor.c).
+ * is a file of its own (gpu.c and probe.c, tenant.c, monitor.c, proc.c for
+ * ps, host.c for show and set).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@ static void usage(FILE *f)
 	fputs("Usage: vgpuctl [OPTIONS] OBJECT { COMMAND | help }\n"
 	      "       vgpuctl [-V | --version]\n"
 	      "       vgpuctl [-h | --help | help]\n"
+	      "       vgpuctl [OPTIONS] { ps | show | set KEY VALUE }\n"
 	      "OBJECT := { gpu | tenant | monitor }\n"
 	      "OPTIONS := { -j[son] | -p[retty] }\n"
 	      "  -j, --json     print JSON\n"
@@ -31,6 +33,10 @@ static void usage(FILE *f)
 	vgpu_usage_tenant(f);
 	fputc('\n', f);
 	vgpu_usage_monitor(f);
+	fputc('\n', f);
+	vgpu_usage_ps(f);
+	fputc('\n', f);
+	vgpu_usage_host(f);
 }
 
 struct object {
@@ -43,6 +49,9 @@ static const struct object objects[] = {
 	{ "gpu", vgpu_cmd_gpu },
 	{ "tenant", vgpu_cmd_tenant },
 	{ "monitor", vgpu_cmd_monitor },
+	{ "ps", vgpu_cmd_ps },
+	{ "show", vgpu_cmd_show },
+	{ "set", vgpu_cmd_set },
 };
 
 int main(int argc, char **argv)

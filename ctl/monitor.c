@@ -62,7 +62,7 @@ static int print_event(struct nlmsghdr *nlh, void *arg)
 		return 0;	/* malformed: skip it rather than stop */
 	vgpu_print_event_open(k->name, k->tenant ? "tenant" : "gpu");
 	if (k->tenant)
-		vgpu_tenant_print(ttb);
+		vgpu_tenant_print(nlh, ttb, false);
 	else
 		vgpu_gpu_print(gtb);
 	vgpu_print_event_close();

@@ -40,6 +40,12 @@ void vgpu_print_set_file(FILE *f)
 	pr.j.f = f;
 }
 
+/** vgpu_print_file() - where the output goes now. */
+FILE *vgpu_print_file(void)
+{
+	return pr.f;
+}
+
 /** vgpu_print_json() - whether output is JSON. */
 bool vgpu_print_json(void)
 {
@@ -97,6 +103,51 @@ void vgpu_print_obj_close(void)
 		fputc('\n', pr.f);
 		pr.line_started = false;
 	}
+}
+
+/**
+ * vgpu_print_arr_open() - start an array member of the current object
+ * @jkey: its key
+ *
+ * JSON only; plain output has no arrays (see vgpu_print_sub_open()).
+ */
+void vgpu_print_arr_open(const char *jkey)
+{
+	if (pr.json)
+		vgpu_json_arr_open(&pr.j, jkey);
+}
+
+/** vgpu_print_arr_close() - end the array (JSON only). */
+void vgpu_print_arr_close(void)
+{
+	if (pr.json)
+		vgpu_json_arr_close(&pr.j);
+}
+
+/**
+ * vgpu_print_sub_open() - start an element of an array of objects
+ * @indent: plain output: the element goes on a line of its own, after the
+ *          current one, starting with @indent
+ *
+ * JSON: an object in the array opened by vgpu_print_arr_open(). The line
+ * of the last element is ended by vgpu_print_obj_close().
+ */
+void vgpu_print_sub_open(const char *indent)
+{
+	if (pr.json) {
+		vgpu_json_obj_open(&pr.j, NULL);
+		return;
+	}
+	fputc('\n', pr.f);
+	fputs(indent, pr.f);
+	pr.line_started = false;
+}
+
+/** vgpu_print_sub_close() - end the element. */
+void vgpu_print_sub_close(void)
+{
+	if (pr.json)
+		vgpu_json_obj_close(&pr.j);
 }
 
 /**

@@ -15,11 +15,16 @@
 
 void vgpu_print_init(bool json, bool pretty);
 void vgpu_print_set_file(FILE *f);
+FILE *vgpu_print_file(void);
 bool vgpu_print_json(void);
 void vgpu_print_list_open(void);
 void vgpu_print_list_close(bool ok);
 void vgpu_print_obj_open(const char *jkey);
 void vgpu_print_obj_close(void);
+void vgpu_print_arr_open(const char *jkey);
+void vgpu_print_arr_close(void);
+void vgpu_print_sub_open(const char *indent);
+void vgpu_print_sub_close(void);
 void vgpu_print_event_open(const char *event, const char *jkey);
 void vgpu_print_event_close(void);
 

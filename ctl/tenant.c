@@ -299,7 +299,42 @@ static struct nla_policy tenant_policy[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_MEMS] = { .type = NLA_STRING },
 	[VGPU_A_TENANT_CLEAR] = { .type = NLA_U32 },
 	[VGPU_A_TENANT_CGROUP_REMOVED] = { .type = NLA_FLAG },
+	[VGPU_A_TENANT_USAGE] = { .type = NLA_NESTED },
 };
+
+static struct nla_policy usage_policy[VGPU_A_USAGE_MAX + 1] = {
+	[VGPU_A_USAGE_GPU] = { .type = NLA_U32 },
+	[VGPU_A_USAGE_VRAM_CURRENT] = { .type = NLA_U64 },
+	[VGPU_A_USAGE_VRAM_PEAK] = { .type = NLA_U64 },
+	[VGPU_A_USAGE_VRAM_FAILURES] = { .type = NLA_U64 },
+	[VGPU_A_USAGE_VRAM_BUDGET] = { .type = NLA_U64 },
+	[VGPU_A_USAGE_VRAM_BYTE_SECONDS] = { .type = NLA_U64 },
+};
+
+/* Parse the next usage nest of @nlh after *@pos (NULL: from the start). */
+static int next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb)
+{
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct nlattr *head = genlmsg_attrdata(g, 0), *a;
+	int len = genlmsg_attrlen(g, 0), rem;
+
+	if (*pos) {
+		rem = len - (int)((char *)*pos - (char *)head);
+		a = nla_next(*pos, &rem);
+	} else {
+		a = head;
+		rem = len;
+	}
+	for (; nla_ok(a, rem); a = nla_next(a, &rem)) {
+		if (nla_type(a) != VGPU_A_TENANT_USAGE)
+			continue;
+		*pos = a;
+		if (nla_parse_nested(utb, VGPU_A_USAGE_MAX, a, usage_policy) < 0)
+			return -EPROTO;
+		return 1;
+	}
+	return 0;
+}
 
 /**
  * vgpu_tenant_parse() - the attributes of a tenant-get reply or tenant event
@@ -310,7 +345,14 @@ static struct nla_policy tenant_policy[VGPU_A_TENANT_MAX + 1] = {
  */
 int vgpu_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb)
 {
-	return genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, tenant_policy) < 0 ? -EPROTO : 0;
+	struct nlattr *utb[VGPU_A_USAGE_MAX + 1], *pos = NULL;
+	int ret;
+
+	if (genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, tenant_policy) < 0)
+		return -EPROTO;
+	while ((ret = next_usage(nlh, &pos, utb)) > 0)
+		;
+	return ret;
 }
 
 static const char *str_attr(struct nlattr *a)
@@ -328,8 +370,44 @@ static uint32_t u32_attr(struct nlattr *a)
 	return a ? nla_get_u32(a) : 0;
 }
 
-/** vgpu_tenant_print() - print one tenant (show and monitor). */
-void vgpu_tenant_print(struct nlattr **tb)
+/*
+ * The usage nests: a JSON array (empty when there is none), or in plain
+ * output, when @lines, one indented line per GPU after the tenant's line.
+ */
+static void print_usage(struct nlmsghdr *nlh, bool lines)
+{
+	struct nlattr *u[VGPU_A_USAGE_MAX + 1], *pos = NULL;
+
+	if (!vgpu_print_json() && !lines)
+		return;
+	vgpu_print_arr_open("usage");
+	while (next_usage(nlh, &pos, u) > 0) {
+		vgpu_print_sub_open("    ");
+		vgpu_print_u64("gpu", "gpu", u[VGPU_A_USAGE_GPU], u32_attr(u[VGPU_A_USAGE_GPU]));
+		vgpu_print_size("vram_current", "vram", u[VGPU_A_USAGE_VRAM_CURRENT],
+				u64_attr(u[VGPU_A_USAGE_VRAM_CURRENT]));
+		vgpu_print_size("vram_peak", "peak", u[VGPU_A_USAGE_VRAM_PEAK],
+				u64_attr(u[VGPU_A_USAGE_VRAM_PEAK]));
+		vgpu_print_size("vram_budget", "budget", u[VGPU_A_USAGE_VRAM_BUDGET],
+				u64_attr(u[VGPU_A_USAGE_VRAM_BUDGET]));
+		vgpu_print_u64("vram_failures", "failures", u[VGPU_A_USAGE_VRAM_FAILURES],
+			       u64_attr(u[VGPU_A_USAGE_VRAM_FAILURES]));
+		vgpu_print_u64("vram_byte_seconds", "byte-seconds",
+			       u[VGPU_A_USAGE_VRAM_BYTE_SECONDS],
+			       u64_attr(u[VGPU_A_USAGE_VRAM_BYTE_SECONDS]));
+		vgpu_print_sub_close();
+	}
+	vgpu_print_arr_close();
+}
+
+/**
+ * vgpu_tenant_print() - print one tenant (show and monitor)
+ * @nlh: the message, for its usage nests
+ * @tb: its attributes, from vgpu_tenant_parse()
+ * @usage_lines: plain output: the usage lines after the tenant's line
+ *               (JSON always has the usage array)
+ */
+void vgpu_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines)
 {
 	bool removed = tb[VGPU_A_TENANT_CGROUP_REMOVED];
 	struct nlattr *prio = tb[VGPU_A_TENANT_PRIORITY];
@@ -360,6 +438,7 @@ void vgpu_tenant_print(struct nlattr **tb)
 	vgpu_print_str("mems", "mems", str_attr(tb[VGPU_A_TENANT_MEMS]));
 	if (!vgpu_print_json())
 		vgpu_print_flag(NULL, "(cgroup removed)", removed);
+	print_usage(nlh, usage_lines);
 }
 
 static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
@@ -370,7 +449,7 @@ static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
 	if (vgpu_tenant_parse(nlh, tb))
 		return -EPROTO;
 	vgpu_print_obj_open(NULL);
-	vgpu_tenant_print(tb);
+	vgpu_tenant_print(nlh, tb, true);
 	vgpu_print_obj_close();
 	return 0;
 }

@@ -142,42 +142,42 @@ int vgpu_put_failed(struct nl_msg *msg)
 }
 
 /* One try of a show request; its output goes to @f. */
-static int show_once(struct vgpu_nl *nl, FILE *f, uint8_t cmd, bool dump,
-		     vgpu_put_fn put, const void *parg, vgpu_nl_reply_fn fn)
+static int show_once(struct vgpu_nl *nl, FILE *f, const struct vgpu_show_req *r)
 {
-	struct nl_msg *msg = vgpu_nl_msg(nl, cmd, dump);
+	struct nl_msg *msg = vgpu_nl_msg(nl, r->cmd, r->dump);
 	int err;
 
 	if (!msg)
 		return -ENOMEM;
-	if (put && put(msg, parg) < 0) {
+	if (r->put && r->put(msg, r->parg) < 0) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
 	vgpu_print_set_file(f);
-	vgpu_print_list_open();
-	err = vgpu_nl_request(nl, msg, fn, NULL);
-	vgpu_print_list_close(err == 0);
+	if (!r->single)
+		vgpu_print_list_open();
+	err = vgpu_nl_request(nl, msg, r->fn, NULL);
+	if (r->done)
+		r->done(err == 0);
+	if (!r->single)
+		vgpu_print_list_close(err == 0);
+	fflush(f);
 	vgpu_print_set_file(stdout);
 	return err;
 }
 
 /**
- * vgpu_show() - run a get request, do or dump, and print its replies
- * @cmd: VGPU_CMD_GPU_GET or VGPU_CMD_TENANT_GET
- * @dump: NLM_F_DUMP (the whole table) instead of one object
- * @put: adds the request's attributes (NULL for none); < 0 when full
- * @parg: argument of @put
- * @fn: prints one reply
+ * vgpu_show_run() - run a get request, do or dump, and print its replies
+ * @r: the request (see struct vgpu_show_req)
  *
  * The output is held back until the request is over, so that a dump
  * interrupted by a concurrent change (NLM_F_DUMP_INTR) can be retried
- * without printing anything twice. JSON output is one array.
+ * without printing anything twice. JSON output is one array, unless
+ * @r->single.
  *
  * Return: the exit status.
  */
-int vgpu_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
-	      vgpu_nl_reply_fn fn)
+int vgpu_show_run(const struct vgpu_show_req *r)
 {
 	struct vgpu_nl nl;
 	char *buf = NULL;
@@ -194,9 +194,9 @@ int vgpu_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
 			vgpu_nl_close(&nl);
 			return vgpu_error("%s", strerror(errno));
 		}
-		err = show_once(&nl, f, cmd, dump, put, parg, fn);
+		err = show_once(&nl, f, r);
 		fclose(f);
-		if (err != -EINTR || !dump || try == VGPU_DUMP_TRIES)
+		if (err != -EINTR || !r->dump || try == VGPU_DUMP_TRIES)
 			break;
 		free(buf);
 		buf = NULL;
@@ -208,4 +208,24 @@ int vgpu_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
 		vgpu_nl_perror(&nl, err);
 	vgpu_nl_close(&nl);
 	return err ? VGPU_EXIT_ERR : VGPU_EXIT_OK;
+}
+
+/**
+ * vgpu_show() - vgpu_show_run() of a request printed as an array
+ * @cmd: VGPU_CMD_GPU_GET or VGPU_CMD_TENANT_GET
+ * @dump: NLM_F_DUMP (the whole table) instead of one object
+ * @put: adds the request's attributes (NULL for none); < 0 when full
+ * @parg: argument of @put
+ * @fn: prints one reply
+ *
+ * Return: the exit status.
+ */
+int vgpu_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
+	      vgpu_nl_reply_fn fn)
+{
+	struct vgpu_show_req r = {
+		.cmd = cmd, .dump = dump, .put = put, .parg = parg, .fn = fn,
+	};
+
+	return vgpu_show_run(&r);
 }

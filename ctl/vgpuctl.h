@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the command files of vgpuctl (gpu.c, tenant.c, monitor.c) share
- * with main.c and util.c.
+ * What the command files of vgpuctl (gpu.c, probe.c, tenant.c, proc.c,
+ * host.c, monitor.c) share with main.c and util.c.
  */
 #ifndef VGPU_CTL_VGPUCTL_H
 #define VGPU_CTL_VGPUCTL_H
@@ -30,11 +30,17 @@ enum {
 int vgpu_cmd_gpu(int argc, char **argv);
 int vgpu_cmd_tenant(int argc, char **argv);
 int vgpu_cmd_monitor(int argc, char **argv);
+int vgpu_cmd_ps(int argc, char **argv);
+int vgpu_cmd_show(int argc, char **argv);
+int vgpu_cmd_set(int argc, char **argv);
+int vgpu_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
 
 /* Usage texts, also printed by "help". */
 void vgpu_usage_gpu(FILE *f);
 void vgpu_usage_tenant(FILE *f);
 void vgpu_usage_monitor(FILE *f);
+void vgpu_usage_ps(FILE *f);
+void vgpu_usage_host(FILE *f);
 
 /* util.c */
 int vgpu_usage_error(const char *fmt, ...)
@@ -50,10 +56,23 @@ typedef int (*vgpu_put_fn)(struct nl_msg *msg, const void *arg);
 int vgpu_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
 	      vgpu_nl_reply_fn fn);
 
+/* A get request for vgpu_show_run(). */
+struct vgpu_show_req {
+	uint8_t cmd;		/* VGPU_CMD_*_GET */
+	bool dump;		/* NLM_F_DUMP */
+	bool single;		/* JSON: one object, not an array */
+	vgpu_put_fn put;	/* adds the request's attributes, or NULL */
+	const void *parg;	/* argument of put */
+	vgpu_nl_reply_fn fn;	/* takes one reply */
+	/* Called after each try, ok when it succeeded (prints what fn kept). */
+	void (*done)(bool ok);
+};
+int vgpu_show_run(const struct vgpu_show_req *r);
+
 /* Reply parsing and printing, shared by show and monitor. */
 int vgpu_gpu_parse(struct nlmsghdr *nlh, struct nlattr **tb);
 void vgpu_gpu_print(struct nlattr **tb);
 int vgpu_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb);
-void vgpu_tenant_print(struct nlattr **tb);
+void vgpu_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines);
 
 #endif /* VGPU_CTL_VGPUCTL_H */

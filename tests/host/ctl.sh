@@ -4,9 +4,12 @@
 # Host tests of vgpuctl (no kernel module needed), run from the repo root:
 # - tests/unit/test_parse.c, built and run normally (build/unit/) and under
 #   AddressSanitizer + UBSan (build/asan/): suites "parse" and "parse-asan";
+# - tests/unit/test_print.c (replies built with libnl, printed by tenant
+#   show, ps and show), the same way: suites "print" and "print-asan";
 # - vgpuctl's and vgpu-nlsend's behaviour without the module (help, usage
-#   errors, the privilege check, the module-not-loaded message), with the
-#   normal build and with an ASan/UBSan build: suites "ctl" and "ctl-asan";
+#   errors, the privilege check, the module-not-loaded message, gpu probe
+#   without NVML and against simgpu's NVML), with the normal build and with
+#   an ASan/UBSan build: suites "ctl" and "ctl-asan";
 # - make install, and that the man page renders without warnings.
 # Every check prints "PASS: suite: what" or "FAIL: suite: what: detail";
 # a missing tool or a failed build is a FAIL. Exit status 1 if any FAIL.
@@ -48,23 +51,24 @@ for p in libnl-genl-3.0 libcap; do
 done
 
 # --- unit tests of the parsers ------------------------------------------------
-# run_unit SUITE BINARY: relay its lines under SUITE; a crash or a non-zero
-# exit without a FAIL line, or no check at all, is a FAIL of its own.
+# run_unit SUITE BINARY [NAME]: relay its lines ("PASS: NAME: ...") under
+# SUITE; a crash or a non-zero exit without a FAIL line, or no check at
+# all, is a FAIL of its own. NAME defaults to parse.
 run_unit() {
-	local suite=$1 bin=$2 rc
+	local suite=$1 bin=$2 name=${3:-parse} rc
 	"$bin" > "$tmp/unit.out" 2> "$tmp/unit.err"
 	rc=$?
-	sed "s/^\(PASS\|FAIL\): parse: /\1: $suite: /" "$tmp/unit.out"
+	sed "s/^\(PASS\|FAIL\): $name: /\1: $suite: /" "$tmp/unit.out"
 	failures=$((failures + $(grep -c '^FAIL: ' "$tmp/unit.out")))
 	if ! grep -q '^PASS: ' "$tmp/unit.out"; then
-		fail "$suite" "test_parse ran checks" "none ran: $(oneline "$tmp/unit.err")"
+		fail "$suite" "test_$name ran checks" "none ran: $(oneline "$tmp/unit.err")"
 	elif [ "$rc" -ne 0 ] && ! grep -q '^FAIL: ' "$tmp/unit.out"; then
-		fail "$suite" "test_parse exits cleanly" "status $rc: $(oneline "$tmp/unit.err")"
+		fail "$suite" "test_$name exits cleanly" "status $rc: $(oneline "$tmp/unit.err")"
 	else
-		pass "$suite" "test_parse exits with status $rc and no sanitizer report"
+		pass "$suite" "test_$name exits with status $rc and no sanitizer report"
 	fi
 	if [ -s "$tmp/unit.err" ]; then
-		fail "$suite" "test_parse writes nothing on stderr" "$(oneline "$tmp/unit.err")"
+		fail "$suite" "test_$name writes nothing on stderr" "$(oneline "$tmp/unit.err")"
 	fi
 }
 
@@ -86,6 +90,27 @@ else
 	fail parse-asan "test_parse builds with ASan and UBSan" "$(oneline "$tmp/cc.err")"
 fi
 
+# test_print links the reply printers, hence libnl and libcap.
+PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/print.c ctl/json.c ctl/parse.c
+	    ctl/util.c ctl/nl.c)
+for mode in print print-asan; do
+	if [ "$mode" = print ]; then
+		flags=(-O2 -g) out=build/unit/test_print what="with -Wall -Wextra -Werror"
+	else
+		flags=(-O1 -g "${SAN[@]}") out=build/asan/test_print what="with ASan and UBSan"
+	fi
+	# shellcheck disable=SC2046
+	if [ "$tools_ok" = 1 ] &&
+	   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
+		"${PRINT_SRCS[@]}" -o "$out" $(pkg-config --libs libnl-genl-3.0 libcap) \
+		2> "$tmp/cc.err"; then
+		pass "$mode" "test_print builds $what"
+		run_unit "$mode" "$out" print
+	else
+		fail "$mode" "test_print builds $what" "$(oneline "$tmp/cc.err")"
+	fi
+done
+
 # --- builds of vgpuctl and vgpu-nlsend ------------------------------------------
 built=0
 if [ "$tools_ok" = 1 ] && make -s -C ctl > "$tmp/make.out" 2>&1 &&
@@ -100,9 +125,11 @@ if [ "$tools_ok" = 1 ]; then
 	mkdir -p build/asan/ctl
 	# shellcheck disable=SC2046
 	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
+		-I"${NVML_INC:-build/deps/nvml/usr/include}" \
 		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/json.c ctl/print.c ctl/gpu.c \
-		ctl/tenant.c ctl/monitor.c -o build/asan/ctl/vgpuctl \
-		$(pkg-config --libs libnl-genl-3.0 libcap) 2> "$tmp/cc.err" &&
+		ctl/probe.c ctl/tenant.c ctl/proc.c ctl/host.c ctl/monitor.c \
+		-o build/asan/ctl/vgpuctl \
+		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \
 		tests/tools/vgpu-nlsend.c ctl/nl.c -o build/asan/ctl/vgpu-nlsend \
 		$(pkg-config --libs libnl-genl-3.0) 2>> "$tmp/cc.err"; then
@@ -152,6 +179,17 @@ cli_checks() {
 	expect_help "$s" "$v" t help
 	expect_help "$s" "$v" tenant set help
 	expect_help "$s" "$v" monitor help
+	expect_help "$s" "$v" gpu probe help
+	expect_help "$s" "$v" ps help
+	expect_help "$s" "$v" show help
+	expect_help "$s" "$v" set help
+	expect_help "$s" "$v" -j set -h
+	run "$v" help
+	local o
+	for o in "vgpuctl gpu probe" "vgpuctl ps" "vgpuctl show" "vgpuctl set default"; do
+		if grep -qF -- "$o" "$tmp/out"; then pass "$s" "help names $o"
+		else fail "$s" "help names $o" "$(oneline "$tmp/out")"; fi
+	done
 	expect_help "$s" "$v" -j tenant help
 	run "$v" -V
 	if [ "$rc" -eq 0 ] && grep -q '^vgpuctl ' "$tmp/out"; then
@@ -221,6 +259,20 @@ cli_checks() {
 	expect_error "$s" 2 'Error: unexpected argument "b" for tenant del.' "$v" tenant del a b
 	expect_error "$s" 2 'Error: unexpected argument "b" for tenant show.' "$v" tenant show a b
 	expect_error "$s" 2 'Error: unexpected argument "x" for monitor.' "$v" monitor x
+	expect_error "$s" 2 'Error: unexpected argument "x" for ps.' "$v" ps x
+	expect_error "$s" 2 'Error: unexpected argument "all" for ps.' "$v" -j ps all
+	expect_error "$s" 2 'Error: unexpected argument "x" for show.' "$v" show x
+	expect_error "$s" 2 'Error: missing KEY for set; try "vgpuctl set help".' "$v" set
+	expect_error "$s" 2 'Error: unknown key "policy" for set.' "$v" set policy deny
+	expect_error "$s" 2 'Error: missing value for default.' "$v" set default
+	expect_error "$s" 2 'Error: invalid POLICY "maybe" for default (allow or deny).' "$v" set default maybe
+	expect_error "$s" 2 'Error: invalid POLICY "Deny" for default (allow or deny).' "$v" set default Deny
+	expect_error "$s" 2 'Error: duplicate key "default" for set.' "$v" set default allow default deny
+	expect_error "$s" 2 'Error: unknown key "x" for set.' "$v" set default allow x
+	expect_error "$s" 2 'Error: unexpected argument "x" for gpu probe.' "$v" gpu probe x
+	expect_error "$s" 2 'Error: unexpected argument "--dry-run" for gpu probe.' "$v" gpu probe --dry-run --dry-run
+	expect_error "$s" 2 'Error: unexpected argument "x" for gpu probe.' nocap "$v" gpu probe x
+	probe_checks "$s" "$v"
 
 	if [ -d /sys/module/vgpu ]; then
 		echo "# note: vgpu is loaded on this host; module-not-loaded checks replaced"
@@ -235,7 +287,15 @@ cli_checks() {
 		expect_error "$s" 1 "$nomod" "$v" tenant list team-a
 		expect_error "$s" 1 "$nomod" "$v" monitor
 		expect_error "$s" 1 "$nomod" "$v" m
+		expect_error "$s" 1 "$nomod" "$v" ps
+		expect_error "$s" 1 "$nomod" "$v" -j ps
+		expect_error "$s" 1 "$nomod" "$v" show
+		expect_error "$s" 1 "$nomod" "$v" -p show
 		if has_net_admin; then
+			expect_error "$s" 1 "$nomod" "$v" set default deny
+			if [ -n "$simgpu_env" ]; then
+				expect_error "$s" 1 "$nomod" env $simgpu_env "$v" gpu probe
+			fi
 			expect_error "$s" 1 "$nomod" "$v" gpu add 0 vram 1G
 			expect_error "$s" 1 "$nomod" "$v" tenant add a cgroup a vram-max 1.5G gpus 0-1 cpus 0-3,8
 			expect_error "$s" 1 "$nomod" "$v" tenant set a vram-max none weight 5
@@ -243,6 +303,10 @@ cli_checks() {
 		fi
 		expect_error "$s" 1 "$nomod" "$n" gpu-get
 		expect_error "$s" 1 "$nomod" "$n" -d tenant-get
+		expect_error "$s" 1 "$nomod" "$n" -d proc-get
+		expect_error "$s" 1 "$nomod" "$n" host-get
+		expect_error "$s" 1 "$nomod" "$n" host-set u32:1=1
+		expect_error "$s" 1 "$nomod" "$n" proc-register u32:4=3
 	fi
 
 	# Without CAP_NET_ADMIN a mutation is refused before anything is sent
@@ -254,6 +318,11 @@ cli_checks() {
 		expect_error "$s" 1 "$msg" nocap "$v" tenant add a cgroup a
 		expect_error "$s" 1 "$msg" nocap "$v" tenant set a weight 3
 		expect_error "$s" 1 "$msg" nocap "$v" tenant del a
+		expect_error "$s" 1 "$msg" nocap "$v" set default deny
+		expect_error "$s" 1 "$msg" nocap "$v" gpu probe
+		[ -d /sys/module/vgpu ] || expect_error "$s" 1 "$nomod" nocap "$v" ps
+		[ -d /sys/module/vgpu ] || expect_error "$s" 1 "$nomod" nocap "$v" show
+		expect_error "$s" 2 'Error: missing value for default.' nocap "$v" set default
 		[ -d /sys/module/vgpu ] || expect_error "$s" 1 "$nomod" nocap "$v" gpu show
 		expect_error "$s" 2 'Error: vram is required.' nocap "$v" gpu add 0
 	else
@@ -266,6 +335,75 @@ cli_checks() {
 	expect_error "$s" 2 "" "$n" gpu-get x32:1=1
 	expect_error "$s" 2 "" "$n" gpu-get u32:1=4294967296
 	expect_error "$s" 2 "" "$n" gpu-get bin:1=abc
+}
+
+# gpu probe without NVML, and against simgpu's NVML (tests/simgpu, built if
+# needed; its own state file and an empty configuration, so 2 GPUs of
+# 16 GiB on NUMA nodes 0 and 1 whatever the host's /etc/simgpu.conf says).
+simgpu_env=""
+if [ "$tools_ok" = 1 ] && { [ -f tests/simgpu/libnvidia-ml.so.1 ] ||
+			    make -s -C tests/simgpu > "$tmp/simgpu.out" 2>&1; } &&
+   [ -f tests/simgpu/libnvidia-ml.so.1 ]; then
+	: > "$tmp/simgpu.conf"
+	simgpu_env="LD_LIBRARY_PATH=$top/tests/simgpu SIMGPU_CONFIG=$tmp/simgpu.conf"
+	simgpu_env="$simgpu_env SIMGPU_STATE=$tmp/simgpu-state SIMGPU_GPUS=2 SIMGPU_VRAM=16G"
+	pass ctl "simgpu's NVML is built for gpu probe"
+else
+	fail ctl "simgpu's NVML is built for gpu probe" "$(oneline "$tmp/simgpu.out")"
+fi
+
+# probe_checks SUITE VGPUCTL
+probe_checks() {
+	local s=$1 v=$2 uuid='GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}' want
+	if /sbin/ldconfig -p 2> /dev/null | grep -q 'libnvidia-ml\.so\.1 '; then
+		echo "# note: this host has an NVML in the system's paths; gpu probe without NVML not run"
+	else
+		expect_error "$s" 1 'Error: NVML (libnvidia-ml.so.1) not found: no NVIDIA driver on this host.' \
+			env LD_LIBRARY_PATH="$tmp/nowhere" "$v" gpu probe --dry-run
+		expect_error "$s" 1 'Error: NVML (libnvidia-ml.so.1) not found: no NVIDIA driver on this host.' \
+			env LD_LIBRARY_PATH="$tmp/nowhere" "$v" -j gpu probe -n
+	fi
+	[ -n "$simgpu_env" ] || return 0
+	[ -d /sys/module/vgpu ] && echo "# note: vgpu is loaded; gpu probe --dry-run compares with its inventory"
+	# shellcheck disable=SC2086
+	run env $simgpu_env "$v" gpu probe --dry-run
+	want="^would add gpu 0 uuid $uuid pci 0000:01:00\.0 vram 16GiB numa 0
+would add gpu 1 uuid $uuid pci 0000:02:00\.0 vram 16GiB numa 1\$"
+	if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l < "$tmp/out")" -eq 2 ] &&
+	   grep -Eq "$(sed -n 1p <<< "$want")" <(sed -n 1p "$tmp/out") &&
+	   grep -Eq "$(sed -n 2p <<< "$want")" <(sed -n 2p "$tmp/out"); then
+		pass "$s" "gpu probe --dry-run lists simgpu's 2 GPUs"
+	else
+		fail "$s" "gpu probe --dry-run lists simgpu's 2 GPUs" \
+			"exit $rc: $(oneline "$tmp/out") $(oneline "$tmp/err")"
+	fi
+	# shellcheck disable=SC2086
+	run env $simgpu_env "$v" -j gpu probe --dry-run
+	if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] &&
+	   grep -Eq "^\[\{\"index\":0,\"uuid\":\"$uuid\",\"pci\":\"0000:01:00\.0\",\"vram\":17179869184,\"numa\":0,\"status\":\"new\"\},\{\"index\":1,.*\"pci\":\"0000:02:00\.0\".*\"numa\":1,\"status\":\"new\"\}\]\$" "$tmp/out"; then
+		pass "$s" "gpu probe -j --dry-run: one object per GPU"
+	else
+		fail "$s" "gpu probe -j --dry-run: one object per GPU" \
+			"exit $rc: $(oneline "$tmp/out") $(oneline "$tmp/err")"
+	fi
+	# A dry run needs no privilege.
+	# shellcheck disable=SC2086
+	if nocap true 2> /dev/null && ! [ -d /sys/module/vgpu ]; then
+		run nocap env $simgpu_env "$v" gpu probe -n
+		if [ "$rc" -eq 0 ] && [ "$(grep -c '^would add gpu ' "$tmp/out")" -eq 2 ]; then
+			pass "$s" "gpu probe --dry-run without CAP_NET_ADMIN"
+		else
+			fail "$s" "gpu probe --dry-run without CAP_NET_ADMIN" "exit $rc: $(oneline "$tmp/err")"
+		fi
+	fi
+	# shellcheck disable=SC2086
+	run env $simgpu_env SIMGPU_GPUS=0 "$v" gpu probe --dry-run
+	if [ "$rc" -eq 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ]; then
+		pass "$s" "gpu probe --dry-run with no GPU prints nothing"
+	else
+		fail "$s" "gpu probe --dry-run with no GPU prints nothing" \
+			"exit $rc: $(oneline "$tmp/out") $(oneline "$tmp/err")"
+	fi
 }
 
 # nocap CMD...: run CMD without CAP_NET_ADMIN (the tests run as root).
@@ -347,7 +485,10 @@ else
 		grep -q "^$sec\$" "$tmp/man.txt" || missing="$missing [$sec]"
 	done
 	for key in vram-max vram-min gpus weight compute-max priority cpus mems none \
-		   cgroup_removed compute_max; do
+		   cgroup_removed compute_max usage vram_current vram_peak vram_failures \
+		   vram_budget vram_byte_seconds byte-seconds "gpu probe" dry-run \
+		   libnvidia-ml.so.1 "vgpuctl ps" PID TENANT BUDGET "set default" allow deny \
+		   '"procs"' '"default"' status; do
 		grep -q -- "$key" "$tmp/man.txt" || missing="$missing $key"
 	done
 	if [ -z "$missing" ]; then

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpuctl ps: the processes registered with vgpu.ko (proc-get dump), one
+ * row per process and GPU.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <netlink/genl/genl.h>
+
+#include "parse.h"
+#include "print.h"
+#include "vgpuctl.h"
+
+/**
+ * vgpu_usage_ps() - usage of ps
+ * @f: stdout for "help", stderr otherwise
+ */
+void vgpu_usage_ps(FILE *f)
+{
+	fputs("Usage: vgpuctl ps\n"
+	      "       vgpuctl ps help\n"
+	      "Lists the processes registered with vgpu, one row per process and GPU:\n"
+	      "pid, tenant (- outside every tenant), GPU (- when none), VRAM held and\n"
+	      "VRAM charged but not yet allocated (budget). Callers without\n"
+	      "CAP_NET_ADMIN see only the processes of their own tenant.\n", f);
+}
+
+static struct nla_policy proc_policy[VGPU_A_PROC_MAX + 1] = {
+	[VGPU_A_PROC_PID] = { .type = NLA_U32 },
+	[VGPU_A_PROC_TENANT] = { .type = NLA_STRING },
+	[VGPU_A_PROC_TENANT_ID] = { .type = NLA_U32 },
+	[VGPU_A_PROC_FD] = { .type = NLA_U32 },
+	[VGPU_A_PROC_DEFAULT_POLICY] = { .type = NLA_U32 },
+	[VGPU_A_PROC_GPU] = { .type = NLA_NESTED },
+};
+
+static struct nla_policy proc_gpu_policy[VGPU_A_PROC_GPU_MAX + 1] = {
+	[VGPU_A_PROC_GPU_INDEX] = { .type = NLA_U32 },
+	[VGPU_A_PROC_GPU_UUID] = { .type = NLA_STRING },
+	[VGPU_A_PROC_GPU_VRAM] = { .type = NLA_U64 },
+	[VGPU_A_PROC_GPU_VRAM_MAX] = { .type = NLA_U64 },
+	[VGPU_A_PROC_GPU_DENIED] = { .type = NLA_FLAG },
+	[VGPU_A_PROC_GPU_VRAM_USED] = { .type = NLA_U64 },
+	[VGPU_A_PROC_GPU_VRAM_BUDGET] = { .type = NLA_U64 },
+};
+
+/* One row of the table. */
+struct ps_row {
+	uint32_t pid;
+	char tenant[VGPU_NAME_LEN_MAX + 1];	/* "" outside every tenant */
+	bool has_gpu;
+	uint32_t gpu;
+	uint64_t vram;
+	uint64_t budget;
+};
+
+/* The rows of the plain table, kept until the dump is over. */
+static struct {
+	struct ps_row *v;
+	size_t n, cap;
+	bool nomem;
+} rows;
+
+static void print_row(const struct ps_row *r)
+{
+	if (vgpu_print_json()) {
+		vgpu_print_obj_open(NULL);
+		vgpu_print_u64("pid", NULL, true, r->pid);
+		vgpu_print_str("tenant", NULL, r->tenant[0] ? r->tenant : NULL);
+		vgpu_print_u64("gpu", NULL, r->has_gpu, r->gpu);
+		vgpu_print_u64("vram", NULL, true, r->vram);
+		vgpu_print_u64("vram_budget", NULL, true, r->budget);
+		vgpu_print_obj_close();
+		return;
+	}
+	if (rows.n == rows.cap) {
+		size_t cap = rows.cap ? 2 * rows.cap : 64;
+		struct ps_row *v = realloc(rows.v, cap * sizeof(*v));
+
+		if (!v) {
+			rows.nomem = true;
+			return;
+		}
+		rows.v = v;
+		rows.cap = cap;
+	}
+	rows.v[rows.n++] = *r;
+}
+
+static uint64_t u64_or_0(struct nlattr *a)
+{
+	return a ? nla_get_u64(a) : 0;
+}
+
+static int ps_one(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[VGPU_A_PROC_MAX + 1], *g[VGPU_A_PROC_GPU_MAX + 1], *a;
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	struct ps_row r = { 0 };
+	bool any = false;
+	int rem;
+
+	(void)arg;
+	if (genlmsg_parse(nlh, 0, tb, VGPU_A_PROC_MAX, proc_policy) < 0 ||
+	    !tb[VGPU_A_PROC_PID])
+		return -EPROTO;
+	r.pid = nla_get_u32(tb[VGPU_A_PROC_PID]);
+	if (tb[VGPU_A_PROC_TENANT])
+		snprintf(r.tenant, sizeof(r.tenant), "%s", nla_get_string(tb[VGPU_A_PROC_TENANT]));
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
+		if (nla_type(a) != VGPU_A_PROC_GPU)
+			continue;
+		if (nla_parse_nested(g, VGPU_A_PROC_GPU_MAX, a, proc_gpu_policy) < 0 ||
+		    !g[VGPU_A_PROC_GPU_INDEX])
+			return -EPROTO;
+		r.has_gpu = true;
+		r.gpu = nla_get_u32(g[VGPU_A_PROC_GPU_INDEX]);
+		r.vram = u64_or_0(g[VGPU_A_PROC_GPU_VRAM_USED]);
+		r.budget = u64_or_0(g[VGPU_A_PROC_GPU_VRAM_BUDGET]);
+		print_row(&r);
+		any = true;
+	}
+	if (!any) {
+		r.has_gpu = false;
+		r.vram = r.budget = 0;
+		print_row(&r);
+	}
+	return rows.nomem ? -ENOMEM : 0;
+}
+
+/* Plain: the kept rows as a table, columns two spaces apart. */
+static void ps_done(bool ok)
+{
+	static const char *const head[] = { "PID", "TENANT", "GPU", "VRAM", "BUDGET" };
+	FILE *f = vgpu_print_file();
+	char cell[5][32];
+	size_t w[5], i, c;
+
+	if (ok && !vgpu_print_json()) {
+		for (c = 0; c < 5; c++)
+			w[c] = strlen(head[c]);
+		for (i = 0; i < rows.n; i++) {
+			if (strlen(rows.v[i].tenant) > w[1])
+				w[1] = strlen(rows.v[i].tenant);
+			if (snprintf(cell[0], sizeof(cell[0]), "%u", rows.v[i].pid) > (int)w[0])
+				w[0] = strlen(cell[0]);
+			vgpu_format_size(rows.v[i].vram, cell[3], sizeof(cell[3]));
+			if (strlen(cell[3]) > w[3])
+				w[3] = strlen(cell[3]);
+		}
+		fprintf(f, "%-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], head[0], (int)w[1], head[1],
+		       (int)w[2], head[2], (int)w[3], head[3], head[4]);
+		for (i = 0; i < rows.n; i++) {
+			const struct ps_row *r = &rows.v[i];
+
+			snprintf(cell[0], sizeof(cell[0]), "%u", r->pid);
+			if (r->has_gpu)
+				snprintf(cell[2], sizeof(cell[2]), "%u", r->gpu);
+			else
+				strcpy(cell[2], "-");
+			vgpu_format_size(r->vram, cell[3], sizeof(cell[3]));
+			vgpu_format_size(r->budget, cell[4], sizeof(cell[4]));
+			fprintf(f, "%-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], cell[0],
+			       (int)w[1], r->tenant[0] ? r->tenant : "-",
+			       (int)w[2], cell[2], (int)w[3], cell[3], cell[4]);
+		}
+	}
+	free(rows.v);
+	memset(&rows, 0, sizeof(rows));
+}
+
+/**
+ * vgpu_cmd_ps() - "vgpuctl ps"
+ * @argc: arguments after "ps"
+ * @argv: none, or "help"
+ *
+ * Return: the exit status.
+ */
+int vgpu_cmd_ps(int argc, char **argv)
+{
+	struct vgpu_show_req r = {
+		.cmd = VGPU_CMD_PROC_GET, .dump = true, .fn = ps_one, .done = ps_done,
+	};
+
+	if (vgpu_is_help(argc, argv)) {
+		vgpu_usage_ps(stdout);
+		return VGPU_EXIT_OK;
+	}
+	if (argc > 0)
+		return vgpu_usage_error("unexpected argument \"%s\" for ps", argv[0]);
+	return vgpu_show_run(&r);
+}
