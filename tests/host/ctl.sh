@@ -293,8 +293,8 @@ cli_checks() {
 		expect_error "$s" 1 "$nomod" "$v" -p show
 		if has_net_admin; then
 			expect_error "$s" 1 "$nomod" "$v" set default deny
-			if [ -n "$simgpu_env" ]; then
-				expect_error "$s" 1 "$nomod" env $simgpu_env "$v" gpu probe
+			if [ "${#simgpu_env[@]}" -gt 0 ]; then
+				expect_error "$s" 1 "$nomod" env "${simgpu_env[@]}" "$v" gpu probe
 			fi
 			expect_error "$s" 1 "$nomod" "$v" gpu add 0 vram 1G
 			expect_error "$s" 1 "$nomod" "$v" tenant add a cgroup a vram-max 1.5G gpus 0-1 cpus 0-3,8
@@ -340,13 +340,13 @@ cli_checks() {
 # gpu probe without NVML, and against simgpu's NVML (tests/simgpu, built if
 # needed; its own state file and an empty configuration, so 2 GPUs of
 # 16 GiB on NUMA nodes 0 and 1 whatever the host's /etc/simgpu.conf says).
-simgpu_env=""
+simgpu_env=()
 if [ "$tools_ok" = 1 ] && { [ -f tests/simgpu/libnvidia-ml.so.1 ] ||
 			    make -s -C tests/simgpu > "$tmp/simgpu.out" 2>&1; } &&
    [ -f tests/simgpu/libnvidia-ml.so.1 ]; then
 	: > "$tmp/simgpu.conf"
-	simgpu_env="LD_LIBRARY_PATH=$top/tests/simgpu SIMGPU_CONFIG=$tmp/simgpu.conf"
-	simgpu_env="$simgpu_env SIMGPU_STATE=$tmp/simgpu-state SIMGPU_GPUS=2 SIMGPU_VRAM=16G"
+	simgpu_env=(LD_LIBRARY_PATH="$top/tests/simgpu" SIMGPU_CONFIG="$tmp/simgpu.conf"
+		    SIMGPU_STATE="$tmp/simgpu-state" SIMGPU_GPUS=2 SIMGPU_VRAM=16G)
 	pass ctl "simgpu's NVML is built for gpu probe"
 else
 	fail ctl "simgpu's NVML is built for gpu probe" "$(oneline "$tmp/simgpu.out")"
@@ -363,10 +363,9 @@ probe_checks() {
 		expect_error "$s" 1 'Error: NVML (libnvidia-ml.so.1) not found: no NVIDIA driver on this host.' \
 			env LD_LIBRARY_PATH="$tmp/nowhere" "$v" -j gpu probe -n
 	fi
-	[ -n "$simgpu_env" ] || return 0
+	[ "${#simgpu_env[@]}" -gt 0 ] || return 0
 	[ -d /sys/module/vgpu ] && echo "# note: vgpu is loaded; gpu probe --dry-run compares with its inventory"
-	# shellcheck disable=SC2086
-	run env $simgpu_env "$v" gpu probe --dry-run
+	run env "${simgpu_env[@]}" "$v" gpu probe --dry-run
 	want="^would add gpu 0 uuid $uuid pci 0000:01:00\.0 vram 16GiB numa 0
 would add gpu 1 uuid $uuid pci 0000:02:00\.0 vram 16GiB numa 1\$"
 	if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] && [ "$(wc -l < "$tmp/out")" -eq 2 ] &&
@@ -377,8 +376,7 @@ would add gpu 1 uuid $uuid pci 0000:02:00\.0 vram 16GiB numa 1\$"
 		fail "$s" "gpu probe --dry-run lists simgpu's 2 GPUs" \
 			"exit $rc: $(oneline "$tmp/out") $(oneline "$tmp/err")"
 	fi
-	# shellcheck disable=SC2086
-	run env $simgpu_env "$v" -j gpu probe --dry-run
+	run env "${simgpu_env[@]}" "$v" -j gpu probe --dry-run
 	if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] &&
 	   grep -Eq "^\[\{\"index\":0,\"uuid\":\"$uuid\",\"pci\":\"0000:01:00\.0\",\"vram\":17179869184,\"numa\":0,\"status\":\"new\"\},\{\"index\":1,.*\"pci\":\"0000:02:00\.0\".*\"numa\":1,\"status\":\"new\"\}\]\$" "$tmp/out"; then
 		pass "$s" "gpu probe -j --dry-run: one object per GPU"
@@ -387,17 +385,15 @@ would add gpu 1 uuid $uuid pci 0000:02:00\.0 vram 16GiB numa 1\$"
 			"exit $rc: $(oneline "$tmp/out") $(oneline "$tmp/err")"
 	fi
 	# A dry run needs no privilege.
-	# shellcheck disable=SC2086
 	if nocap true 2> /dev/null && ! [ -d /sys/module/vgpu ]; then
-		run nocap env $simgpu_env "$v" gpu probe -n
+		run nocap env "${simgpu_env[@]}" "$v" gpu probe -n
 		if [ "$rc" -eq 0 ] && [ "$(grep -c '^would add gpu ' "$tmp/out")" -eq 2 ]; then
 			pass "$s" "gpu probe --dry-run without CAP_NET_ADMIN"
 		else
 			fail "$s" "gpu probe --dry-run without CAP_NET_ADMIN" "exit $rc: $(oneline "$tmp/err")"
 		fi
 	fi
-	# shellcheck disable=SC2086
-	run env $simgpu_env SIMGPU_GPUS=0 "$v" gpu probe --dry-run
+	run env "${simgpu_env[@]}" SIMGPU_GPUS=0 "$v" gpu probe --dry-run
 	if [ "$rc" -eq 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ]; then
 		pass "$s" "gpu probe --dry-run with no GPU prints nothing"
 	else
