@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Allocation paths, each charged before the real call and rolled back if
+ * it fails:
+ *
+ * - cuMemAlloc(_v2), cuMemAllocManaged: the size rounded up to a 4 KiB page
+ *   (the driver's page; managed memory is charged whole, as if resident);
+ * - cuMemAllocPitch(_v2): before the call, WidthInBytes rounded up to 512
+ *   times Height (an estimate of the driver's pitch); after it, the charge
+ *   is corrected to the returned pitch times Height (more charged, or the
+ *   difference given back; if the extra is refused the allocation is
+ *   freed and the call fails with CUDA_ERROR_OUT_OF_MEMORY);
+ * - cuMemAllocAsync, cuMemAllocFromPoolAsync (and _ptsz): the size rounded
+ *   up to the pools' 2 MiB chunk, charged per allocation on the current
+ *   context's GPU and given back at cuMemFreeAsync / cuMemFree. What a pool
+ *   keeps cached after a free is not charged, so cuMemPoolTrimTo needs
+ *   nothing.
+ *
+ * Allocations of contexts-bound kinds (cuMemAlloc, pitch, managed) are
+ * also released when their context is destroyed (ctx.c); stream-ordered
+ * ones outlive contexts, as in the driver.
+ */
+#include "state.h"
+
+static CUresult alloc_dev(CUresult (*real)(CUdeviceptr *, size_t), CUdeviceptr *dptr,
+			  size_t bytesize, uint64_t charge, int ctx_bound)
+{
+	struct vgpu_tx tx;
+	CUcontext ctx;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = vgpu_tx_begin_cur(&tx, charge, &ctx);
+	if (rc)
+		return rc;
+	rc = real(dptr, bytesize);
+	if (rc || !dptr) {
+		vgpu_tx_abort(&tx);
+		return rc;
+	}
+	vgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx_bound ? ctx : NULL);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	return alloc_dev(REAL(cuMemAlloc_v2), dptr, bytesize, VGPU_ROUND(bytesize, VGPU_PAGE), 1);
+}
+
+VGPU_EXPORT CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+	vgpu_pfn_cuMemAlloc real = REAL(cuMemAlloc);
+	struct vgpu_tx tx;
+	CUcontext ctx;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = vgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_PAGE), &ctx);
+	if (rc)
+		return rc;
+	rc = real(dptr, bytesize);
+	if (rc || !dptr) {
+		vgpu_tx_abort(&tx);
+		return rc;
+	}
+	vgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx);
+	return rc;
+}
+
+/* Pitch: estimate first, correct to the real pitch after. */
+static uint64_t pitch_estimate(uint64_t width, uint64_t height)
+{
+	return VGPU_ROUND(VGPU_ROUND(width, 512) * height, VGPU_PAGE);
+}
+
+static CUresult pitch_fix(struct vgpu_tx *tx, uint64_t pitch, uint64_t height,
+			  CUdeviceptr p, CUcontext ctx)
+{
+	if (vgpu_tx_adjust(tx, VGPU_ROUND(pitch * height, VGPU_PAGE))) {
+		vgpu_pfn_cuMemFree_v2 fr = REAL(cuMemFree_v2);
+
+		if (fr)
+			fr(p);
+		vgpu_tx_abort(tx);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	vgpu_tx_commit(tx, VGPU_K_MEM, (uint64_t)p, ctx);
+	return CUDA_SUCCESS;
+}
+
+VGPU_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
+					size_t Height, unsigned int ElementSizeBytes)
+{
+	vgpu_pfn_cuMemAllocPitch_v2 real = REAL(cuMemAllocPitch_v2);
+	struct vgpu_tx tx;
+	CUcontext ctx;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = vgpu_tx_begin_cur(&tx, pitch_estimate(WidthInBytes, Height), &ctx);
+	if (rc)
+		return rc;
+	rc = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+	if (rc || !dptr || !pPitch) {
+		vgpu_tx_abort(&tx);
+		return rc;
+	}
+	return pitch_fix(&tx, *pPitch, Height, *dptr, ctx);
+}
+
+VGPU_EXPORT CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch,
+				     unsigned int WidthInBytes, unsigned int Height,
+				     unsigned int ElementSizeBytes)
+{
+	vgpu_pfn_cuMemAllocPitch real = REAL(cuMemAllocPitch);
+	struct vgpu_tx tx;
+	CUcontext ctx;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = vgpu_tx_begin_cur(&tx, pitch_estimate(WidthInBytes, Height), &ctx);
+	if (rc)
+		return rc;
+	rc = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
+	if (rc || !dptr || !pPitch) {
+		vgpu_tx_abort(&tx);
+		return rc;
+	}
+	return pitch_fix(&tx, *pPitch, Height, *dptr, ctx);
+}
+
+VGPU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
+{
+	vgpu_pfn_cuMemAllocManaged real = REAL(cuMemAllocManaged);
+	struct vgpu_tx tx;
+	CUcontext ctx;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = vgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_PAGE), &ctx);
+	if (rc)
+		return rc;
+	rc = real(dptr, bytesize, flags);
+	if (rc || !dptr) {
+		vgpu_tx_abort(&tx);
+		return rc;
+	}
+	vgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx);
+	return rc;
+}
+
+/* Stream-ordered: not bound to a context. */
+typedef CUresult (*async_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream, void *);
+
+static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+			    CUstream h, void *real, int from_pool)
+{
+	struct vgpu_tx tx;
+	CUcontext ctx;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = vgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_CHUNK), &ctx);
+	if (rc)
+		return rc;
+	if (from_pool)
+		rc = ((vgpu_pfn_cuMemAllocFromPoolAsync)real)(dptr, bytesize, pool, h);
+	else
+		rc = ((vgpu_pfn_cuMemAllocAsync)real)(dptr, bytesize, h);
+	if (rc || !dptr) {
+		vgpu_tx_abort(&tx);
+		return rc;
+	}
+	vgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, NULL);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	return alloc_async(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync), 0);
+}
+
+VGPU_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
+{
+	return alloc_async(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync_ptsz), 0);
+}
+
+VGPU_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
+					     CUmemoryPool pool, CUstream hStream)
+{
+	return alloc_async(dptr, bytesize, pool, hStream,
+			   (void *)REAL(cuMemAllocFromPoolAsync), 1);
+}
+
+VGPU_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
+						  CUmemoryPool pool, CUstream hStream)
+{
+	return alloc_async(dptr, bytesize, pool, hStream,
+			   (void *)REAL(cuMemAllocFromPoolAsync_ptsz), 1);
+}

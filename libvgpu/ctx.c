@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Contexts take VRAM of their own (hundreds of MiB on NVIDIA GPUs;
+ * SIMGPU_CTX_VRAM under simgpu). libvgpu measures what a context really
+ * took, the device's used memory just before and just after its creation,
+ * and charges that once the context exists (a refused charge destroys the
+ * context again and fails the call with CUDA_ERROR_OUT_OF_MEMORY). The
+ * device's used memory is read through NVML (which needs no context);
+ * without NVML, through cuMemGetInfo in a context of the same device
+ * already current, else the context is not charged (logged). Other
+ * processes allocating at the same moment can disturb the measurement; it
+ * is clamped at 0.
+ *
+ * cuCtxDestroy gives back the context's charge and the charges of every
+ * allocation bound to it (cuMemAlloc, pitch, managed, arrays, graph
+ * memory): the driver frees them with it. The primary context is charged
+ * at its first retain and given back when its last reference is released
+ * or it is reset.
+ */
+#include <string.h>
+
+#include "log.h"
+#include "state.h"
+
+#define VGPU_PRIMARY_MAX 256
+
+static int vgpu_prim_refs[VGPU_PRIMARY_MAX];
+static CUcontext vgpu_prim_ctx[VGPU_PRIMARY_MAX];
+static int vgpu_nvml_state;	/* 0 untried, 1 usable, -1 not */
+static pthread_mutex_t vgpu_nvml_lk = PTHREAD_MUTEX_INITIALIZER;
+
+static int nvml_ready(void)
+{
+	int st = __atomic_load_n(&vgpu_nvml_state, __ATOMIC_ACQUIRE);
+	vgpu_pfn_nvmlInit_v2 init;
+
+	if (st)
+		return st > 0;
+	pthread_mutex_lock(&vgpu_nvml_lk);
+	if (!vgpu_nvml_state) {
+		init = REAL(nvmlInit_v2);
+		vgpu_nvml_state = init && init() == NVML_SUCCESS ? 1 : -1;
+		if (vgpu_nvml_state < 0)
+			vgpu_log(VGPU_LOG_INFO, "NVML unavailable: contexts are measured "
+				 "with cuMemGetInfo where possible");
+	}
+	st = vgpu_nvml_state;
+	pthread_mutex_unlock(&vgpu_nvml_lk);
+	return st > 0;
+}
+
+/* Used bytes of CUDA device dev; 0 on success. */
+static int dev_used(CUdevice dev, uint64_t *used)
+{
+	vgpu_pfn_cuDeviceGetUuid_v2 uuidf = REAL(cuDeviceGetUuid_v2);
+	CUuuid u;
+
+	if (nvml_ready() && uuidf && !uuidf(&u, dev)) {
+		vgpu_pfn_nvmlDeviceGetHandleByUUID byuuid = REAL(nvmlDeviceGetHandleByUUID);
+		vgpu_pfn_nvmlDeviceGetMemoryInfo info = REAL(nvmlDeviceGetMemoryInfo);
+		char s[VGPU_UUID_LEN + 1];
+		nvmlDevice_t h;
+		nvmlMemory_t m;
+
+		vgpu_uuid_str(&u, s);
+		if (byuuid && info && !byuuid(s, &h) && !info(h, &m)) {
+			*used = m.used;
+			return 0;
+		}
+	}
+	{
+		vgpu_pfn_cuCtxGetDevice getdev = REAL(cuCtxGetDevice);
+		vgpu_pfn_cuMemGetInfo_v2 mi = REAL(cuMemGetInfo_v2);
+		CUdevice d;
+		size_t f, t;
+
+		if (getdev && mi && !getdev(&d) && d == dev && !mi(&f, &t)) {
+			*used = t - f;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct measure {
+	int gpu;
+	int ok;
+	uint64_t before;
+	CUdevice dev;
+};
+
+/* Before creating a context on dev: 0, or CUDA_ERROR_OUT_OF_MEMORY if the
+ * process may not use the GPU at all. */
+static CUresult measure_start(struct measure *m, CUdevice dev)
+{
+	struct vgpu_tx probe;
+	CUresult rc;
+
+	m->ok = 0;
+	m->gpu = VGPU_GPU_SKIP;
+	m->dev = dev;
+	if (!vgpu_active())
+		return vgpu_ensure() == VGPU_ST_DENIED ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+	m->gpu = vgpu_dev_gpu(dev);
+	/* A zero charge only routes: refuses denied GPUs and deny default. */
+	rc = vgpu_tx_begin(&probe, m->gpu, 0);
+	if (rc)
+		return rc;
+	if (m->gpu >= 0)
+		m->ok = !dev_used(dev, &m->before);
+	return CUDA_SUCCESS;
+}
+
+/* After the context c was created: charge what it took. */
+static CUresult measure_end(struct measure *m, CUcontext c)
+{
+	struct vgpu_tx tx;
+	uint64_t after = 0, took = 0;
+	CUresult rc;
+
+	if (m->gpu < 0)
+		return CUDA_SUCCESS;
+	if (m->ok && !dev_used(m->dev, &after) && after > m->before)
+		took = after - m->before;
+	if (!m->ok)
+		vgpu_log(VGPU_LOG_INFO, "cannot measure the new context on device %d: "
+			 "not charged", m->dev);
+	rc = vgpu_tx_begin(&tx, m->gpu, took);
+	if (rc)
+		return rc;
+	vgpu_tx_commit(&tx, VGPU_K_CTX, (uint64_t)(uintptr_t)c, NULL);
+	vgpu_log(VGPU_LOG_DEBUG, "context %p on GPU %d: %llu bytes", (void *)c, m->gpu,
+		 (unsigned long long)took);
+	return CUDA_SUCCESS;
+}
+
+/* A context is gone: its own charge and everything bound to it. */
+static void ctx_gone(CUcontext c)
+{
+	struct vgpu_alloc a;
+
+	if (vgpu_ptrmap_take(VGPU_K_CTX, (uint64_t)(uintptr_t)c, &a))
+		vgpu_release(&a);
+	vgpu_ptrmap_take_ctx(c, vgpu_release_cb, NULL);
+	vgpu_devmap_reset();	/* the handle may come back for another device */
+}
+
+static CUresult created(struct measure *m, CUresult rc, CUcontext *pctx)
+{
+	vgpu_pfn_cuCtxDestroy_v2 destroy = REAL(cuCtxDestroy_v2);
+
+	if (rc || !pctx)
+		return rc;
+	rc = measure_end(m, *pctx);
+	if (rc && destroy) {
+		destroy(*pctx);
+		*pctx = NULL;
+	}
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	vgpu_pfn_cuCtxCreate real = REAL(cuCtxCreate);
+	struct measure m;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = measure_start(&m, dev);
+	return rc ? rc : created(&m, real(pctx, flags, dev), pctx);
+}
+
+VGPU_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	vgpu_pfn_cuCtxCreate_v2 real = REAL(cuCtxCreate_v2);
+	struct measure m;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = measure_start(&m, dev);
+	return rc ? rc : created(&m, real(pctx, flags, dev), pctx);
+}
+
+VGPU_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray,
+				    int numParams, unsigned int flags, CUdevice dev)
+{
+	vgpu_pfn_cuCtxCreate_v3 real = REAL(cuCtxCreate_v3);
+	struct measure m;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = measure_start(&m, dev);
+	return rc ? rc : created(&m, real(pctx, paramsArray, numParams, flags, dev), pctx);
+}
+
+#if CUDA_VERSION >= 12050
+VGPU_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams,
+				    unsigned int flags, CUdevice dev)
+{
+	vgpu_pfn_cuCtxCreate_v4 real = REAL(cuCtxCreate_v4);
+	struct measure m;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = measure_start(&m, dev);
+	return rc ? rc : created(&m, real(pctx, ctxCreateParams, flags, dev), pctx);
+}
+#endif
+
+static CUresult destroy(vgpu_pfn_cuCtxDestroy_v2 real, CUcontext ctx)
+{
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(ctx);
+	if (rc == CUDA_SUCCESS && vgpu_active())
+		ctx_gone(ctx);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuCtxDestroy(CUcontext ctx)
+{
+	return destroy(REAL(cuCtxDestroy), ctx);
+}
+
+VGPU_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+	return destroy(REAL(cuCtxDestroy_v2), ctx);
+}
+
+VGPU_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+	vgpu_pfn_cuDevicePrimaryCtxRetain real = REAL(cuDevicePrimaryCtxRetain);
+	vgpu_pfn_cuDevicePrimaryCtxRelease_v2 rel = REAL(cuDevicePrimaryCtxRelease_v2);
+	struct measure m;
+	int first;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (dev < 0 || dev >= VGPU_PRIMARY_MAX || !vgpu_active())
+		return real(pctx, dev);
+	rc = measure_start(&m, dev);
+	if (rc)
+		return rc;
+	first = __atomic_fetch_add(&vgpu_prim_refs[dev], 1, __ATOMIC_ACQ_REL) == 0;
+	rc = real(pctx, dev);
+	if (rc || !pctx) {
+		__atomic_sub_fetch(&vgpu_prim_refs[dev], 1, __ATOMIC_ACQ_REL);
+		return rc;
+	}
+	if (!first)
+		return rc;
+	vgpu_prim_ctx[dev] = *pctx;
+	rc = measure_end(&m, *pctx);
+	if (rc) {
+		__atomic_sub_fetch(&vgpu_prim_refs[dev], 1, __ATOMIC_ACQ_REL);
+		if (rel)
+			rel(dev);
+		*pctx = NULL;
+	}
+	return rc;
+}
+
+static void primary_gone(CUdevice dev, int reset)
+{
+	CUcontext c;
+
+	if (dev < 0 || dev >= VGPU_PRIMARY_MAX || !vgpu_active())
+		return;
+	if (reset)
+		__atomic_store_n(&vgpu_prim_refs[dev], 0, __ATOMIC_RELEASE);
+	else if (__atomic_load_n(&vgpu_prim_refs[dev], __ATOMIC_ACQUIRE) <= 0 ||
+		 __atomic_sub_fetch(&vgpu_prim_refs[dev], 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	c = vgpu_prim_ctx[dev];
+	if (c)
+		ctx_gone(c);
+}
+
+VGPU_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+	vgpu_pfn_cuDevicePrimaryCtxRelease real = REAL(cuDevicePrimaryCtxRelease);
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(dev);
+	if (rc == CUDA_SUCCESS)
+		primary_gone(dev, 0);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	vgpu_pfn_cuDevicePrimaryCtxRelease_v2 real = REAL(cuDevicePrimaryCtxRelease_v2);
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(dev);
+	if (rc == CUDA_SUCCESS)
+		primary_gone(dev, 0);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
+{
+	vgpu_pfn_cuDevicePrimaryCtxReset real = REAL(cuDevicePrimaryCtxReset);
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(dev);
+	if (rc == CUDA_SUCCESS)
+		primary_gone(dev, 1);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+	vgpu_pfn_cuDevicePrimaryCtxReset_v2 real = REAL(cuDevicePrimaryCtxReset_v2);
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(dev);
+	if (rc == CUDA_SUCCESS)
+		primary_gone(dev, 1);
+	return rc;
+}

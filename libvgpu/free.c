@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Free paths of device memory (cuMemAlloc, pitch, managed, stream-ordered
+ * and graph allocations share one key space: the device pointer). The
+ * entry is taken from the map before the real free, so that an address
+ * the driver hands out again at once is never confused with the freed
+ * one; the charge is given back once the free succeeded, or the entry put
+ * back if it failed. cuMemFreeAsync gives the charge back when it is
+ * queued, not when the stream reaches it.
+ */
+#include "state.h"
+
+static CUresult free_ptr(uint64_t p, CUresult (*real)(CUdeviceptr), CUdeviceptr arg)
+{
+	struct vgpu_alloc a;
+	int taken;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	taken = p ? vgpu_take(VGPU_K_MEM, p, &a) : 0;
+	rc = real(arg);
+	vgpu_free_done(taken, &a, rc);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+	return free_ptr((uint64_t)dptr, REAL(cuMemFree_v2), dptr);
+}
+
+VGPU_EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr)
+{
+	vgpu_pfn_cuMemFree real = REAL(cuMemFree);
+	struct vgpu_alloc a;
+	int taken;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	taken = dptr ? vgpu_take(VGPU_K_MEM, (uint64_t)dptr, &a) : 0;
+	rc = real(dptr);
+	vgpu_free_done(taken, &a, rc);
+	return rc;
+}
+
+static CUresult free_async(CUdeviceptr dptr, CUstream h, vgpu_pfn_cuMemFreeAsync real)
+{
+	struct vgpu_alloc a;
+	int taken;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	taken = dptr ? vgpu_take(VGPU_K_MEM, (uint64_t)dptr, &a) : 0;
+	rc = real(dptr, h);
+	vgpu_free_done(taken, &a, rc);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
+{
+	return free_async(dptr, hStream, REAL(cuMemFreeAsync));
+}
+
+VGPU_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
+{
+	return free_async(dptr, hStream, REAL(cuMemFreeAsync_ptsz));
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Declarations generated from hooks.def: the exported wrappers, the types
+ * of the real functions, REAL() to reach them. See hooks.def.
+ */
+#ifndef VGPU_HOOKS_H
+#define VGPU_HOOKS_H
+
+/* As NVIDIA builds its driver: no macro renames a versioned name, and the
+ * legacy and per-thread-stream prototypes are declared. */
+#define __CUDA_API_VERSION_INTERNAL 1
+#include <cuda.h>
+#define NVML_NO_UNVERSIONED_FUNC_DEFS 1
+#include <nvml.h>
+
+#if !defined(CUDA_VERSION) || CUDA_VERSION < 11080
+#error "libvgpu needs cuda.h from CUDA 11.8 or later"
+#endif
+
+#if CUDA_VERSION >= 13000
+/* cuda.h 13 declares these only in its internal block; make sure. */
+CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx);
+#endif
+
+#define VGPU_EXPORT __attribute__((visibility("default")))
+
+enum vgpu_lib { VGPU_LIB_CU, VGPU_LIB_NV, VGPU_LIB_COUNT };
+
+enum vgpu_hook_id {
+#define HOOK(lib, sym, base, ret, params) VGPU_HOOK_##sym,
+#define NEED(lib, sym, ret, params) VGPU_HOOK_##sym,
+#include "hooks.def"
+	VGPU_HOOK_COUNT
+};
+
+#define HOOK(lib, sym, base, ret, params) \
+	typedef ret (*vgpu_pfn_##sym) params; VGPU_EXPORT ret sym params;
+#define NEED(lib, sym, ret, params) typedef ret (*vgpu_pfn_##sym) params;
+#include "hooks.def"
+
+struct vgpu_hook {
+	const char *name;	/* exported, versioned symbol */
+	const char *base;	/* name asked of cuGetProcAddress; NULL: NEED row */
+	int lib;		/* enum vgpu_lib */
+	void *wrapper;		/* libvgpu's definition; NULL: NEED row */
+};
+
+extern const struct vgpu_hook vgpu_hooks[VGPU_HOOK_COUNT];
+extern void *vgpu_real[VGPU_HOOK_COUNT];
+extern const char *const vgpu_lib_names[VGPU_LIB_COUNT];
+
+/* Resolve lib's real functions (dlopen RTLD_NOLOAD first, then load it
+ * unless noload); 0 once they are, -1 when the library is absent. */
+int vgpu_real_load(int lib, int noload);
+void *vgpu_real_get(int id);
+#define REAL(sym) ((vgpu_pfn_##sym)vgpu_real_get(VGPU_HOOK_##sym))
+
+/* The wrapper of the hooked symbol whose real address is fn, or fn. */
+void *vgpu_hook_wrap(int lib, void *fn);
+/* Index of the HOOK row exporting name, or -1. */
+int vgpu_hook_find(const char *name);
+/* Is p the address of one of libvgpu's wrappers? */
+int vgpu_hook_is_wrapper(const void *p);
+
+/* The real dlsym (dlsym.c). */
+void *vgpu_dlsym(void *handle, const char *name);
+
+#endif

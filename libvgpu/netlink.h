@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Raw generic netlink to vgpu.ko: family look-up, proc-register, proc-get. */
+#ifndef VGPU_NETLINK_H
+#define VGPU_NETLINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "../uapi/vgpu.h"
+
+struct vgpu_reg_gpu {
+	uint32_t index;
+	char uuid[VGPU_UUID_LEN + 1];
+	uint64_t vram;		/* capacity */
+	uint64_t vram_max;	/* the tenant's limit; UINT64_MAX when unlimited */
+	int denied;
+};
+
+struct vgpu_reg {
+	uint32_t pid;
+	int in_tenant;
+	char tenant[VGPU_NAME_LEN_MAX + 1];
+	uint32_t tenant_id;
+	uint32_t policy;	/* enum vgpu_default_policy */
+	int ngpu;
+	struct vgpu_reg_gpu gpu[VGPU_GPU_MAX];
+};
+
+/* A NETLINK_GENERIC socket (SOCK_CLOEXEC); -errno on failure. */
+int vgpu_nl_open(void);
+/* The family id of "vgpu"; -ENOENT when the module is not loaded. */
+int vgpu_nl_family(int fd, uint16_t *family);
+/* proc-register with the /dev/vgpu descriptor devfd. */
+int vgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out);
+/* proc-get dump: the pids registered under tenant_id; their count, or -errno. */
+int vgpu_nl_tenant_pids(int fd, uint16_t family, uint32_t tenant_id,
+			uint32_t *pids, int max);
+/* Parse one proc-register reply payload (attributes after the genl header). */
+int vgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out);
+
+#endif

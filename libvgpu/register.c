@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Registration with vgpu.ko, done once per process on first CUDA (cuInit,
+ * or any hooked entry point) or NVML use, never at load time: open
+ * /dev/vgpu, map its page, resolve the "vgpu" generic netlink family and
+ * send proc-register with the descriptor. The socket and the descriptor
+ * are kept for the life of the process (the registration ends when the
+ * socket is released, at exit or exec). Without the module, everything
+ * passes through, said once. A forked child drops the inherited state and
+ * registers itself on its next CUDA call.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "state.h"
+
+struct vgpu_proc vgpu_proc = {
+	.nlfd = -1,
+	.devfd = -1,
+	.nl_lk = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static pthread_mutex_t vgpu_reg_lk = PTHREAD_MUTEX_INITIALIZER;
+static int vgpu_pass_said;
+
+static int dev_ioctl(void *ctx, unsigned long req, void *arg)
+{
+	return ioctl(*(int *)ctx, req, arg) < 0 ? -errno : 0;
+}
+
+static void pass(const char *why, int err)
+{
+	if (!vgpu_pass_said) {
+		vgpu_pass_said = 1;
+		vgpu_log(VGPU_LOG_WARN, "%s (%s): passing CUDA and NVML through "
+			 "without vgpu limits", why, strerror(err));
+	}
+}
+
+static void undo(void)
+{
+	if (vgpu_proc.page)
+		munmap(vgpu_proc.page, sizeof(*vgpu_proc.page));
+	if (vgpu_proc.nlfd >= 0)
+		close(vgpu_proc.nlfd);
+	if (vgpu_proc.devfd >= 0)
+		close(vgpu_proc.devfd);
+	vgpu_proc.page = NULL;
+	vgpu_proc.nlfd = vgpu_proc.devfd = -1;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static int do_register(void)
+{
+	struct vgpu_proc *p = &vgpu_proc;
+	struct timespec t0;
+	void *m;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	vgpu_log(VGPU_LOG_DEBUG, "registering with vgpu.ko");
+	p->devfd = open(VGPU_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (p->devfd < 0) {
+		pass("cannot open " VGPU_DEV_PATH ", vgpu.ko is not loaded?", errno);
+		return VGPU_ST_PASS;
+	}
+	m = mmap(NULL, sizeof(*p->page), PROT_READ | PROT_WRITE, MAP_SHARED, p->devfd, 0);
+	if (m == MAP_FAILED) {
+		pass("cannot map " VGPU_DEV_PATH, errno);
+		undo();
+		return VGPU_ST_PASS;
+	}
+	p->page = m;
+	if (p->page->version != VGPU_DEV_PAGE_VERSION) {
+		pass("unknown " VGPU_DEV_PATH " page version", EPROTO);
+		undo();
+		return VGPU_ST_PASS;
+	}
+	rc = vgpu_nl_open();
+	if (rc < 0) {
+		pass("cannot open a generic netlink socket", -rc);
+		undo();
+		return VGPU_ST_PASS;
+	}
+	p->nlfd = rc;
+	rc = vgpu_nl_family(p->nlfd, &p->family);
+	if (rc) {
+		pass("no \"" VGPU_FAMILY_NAME "\" generic netlink family", -rc);
+		undo();
+		return VGPU_ST_PASS;
+	}
+	rc = vgpu_nl_register(p->nlfd, p->family, p->devfd, &p->reg);
+	if (rc) {
+		vgpu_log(VGPU_LOG_ERROR, "proc-register failed: %s", strerror(-rc));
+		pass("not registered with vgpu.ko", -rc);
+		undo();
+		return VGPU_ST_PASS;
+	}
+	for (int i = 0; i < VGPU_GPU_MAX; i++)
+		p->slot[i] = -1;
+	for (int i = 0; i < p->reg.ngpu; i++)
+		p->slot[p->reg.gpu[i].index] = i;
+	if (!p->reg.in_tenant && p->reg.policy == VGPU_DEFAULT_POLICY_DENY) {
+		vgpu_log(VGPU_LOG_ERROR, "pid %u is outside every vgpu tenant and the "
+			 "host default is deny: CUDA reports no device", p->reg.pid);
+		undo();
+		return VGPU_ST_DENIED;
+	}
+	p->charger.page = p->page;
+	p->charger.ioctl = dev_ioctl;
+	p->charger.ctx = &p->devfd;
+	memset(p->charger.keep, 0, sizeof(p->charger.keep));
+	vgpu_log(VGPU_LOG_INFO, "registered pid %u: tenant %s (id %u), %d GPUs, "
+		 "host default %s, in %.3f ms", p->reg.pid,
+		 p->reg.in_tenant ? p->reg.tenant : "(none)", p->reg.tenant_id,
+		 p->reg.ngpu, p->reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow",
+		 ms_since(&t0));
+	for (int i = 0; i < p->reg.ngpu; i++) {
+		const struct vgpu_reg_gpu *g = &p->reg.gpu[i];
+
+		if (g->vram_max == UINT64_MAX)
+			vgpu_log(VGPU_LOG_DEBUG, "gpu %u %s: %llu bytes, unlimited%s",
+				 g->index, g->uuid, (unsigned long long)g->vram,
+				 g->denied ? ", denied" : "");
+		else
+			vgpu_log(VGPU_LOG_DEBUG, "gpu %u %s: %llu bytes, vram-max %llu%s",
+				 g->index, g->uuid, (unsigned long long)g->vram,
+				 (unsigned long long)g->vram_max, g->denied ? ", denied" : "");
+	}
+	return VGPU_ST_ACTIVE;
+}
+
+int vgpu_ensure(void)
+{
+	int st = __atomic_load_n(&vgpu_proc.state, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(st != VGPU_ST_UNSET, 1))
+		return st;
+	pthread_mutex_lock(&vgpu_reg_lk);
+	st = vgpu_proc.state;
+	if (st == VGPU_ST_UNSET) {
+		st = do_register();
+		__atomic_store_n(&vgpu_proc.state, st, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&vgpu_reg_lk);
+	return st;
+}
+
+const struct vgpu_reg_gpu *vgpu_reg_gpu(int gpu)
+{
+	if (gpu < 0 || gpu >= VGPU_GPU_MAX || vgpu_proc.slot[gpu] < 0)
+		return NULL;
+	return &vgpu_proc.reg.gpu[vgpu_proc.slot[gpu]];
+}
+
+/*
+ * The child of a fork shares the parent's socket, descriptor and page:
+ * it must not charge on the parent's page nor keep the parent's
+ * registration alive. Close and unmap its copies; forget the allocation
+ * map (the parent's allocations are not the child's); register anew on
+ * the next CUDA call.
+ */
+static void atfork_child(void)
+{
+	if (vgpu_proc.state == VGPU_ST_ACTIVE)
+		undo();
+	vgpu_proc.state = VGPU_ST_UNSET;
+	pthread_mutex_init(&vgpu_reg_lk, NULL);
+	pthread_mutex_init(&vgpu_proc.nl_lk, NULL);
+	vgpu_ptrmap_reset();
+	vgpu_devmap_reset();
+}
+
+void vgpu_register_atfork(void)
+{
+	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+VGPU_EXPORT CUresult cuInit(unsigned int Flags)
+{
+	vgpu_pfn_cuInit real = REAL(cuInit);
+
+	if (!real)
+		return CUDA_ERROR_NO_DEVICE;
+	if (vgpu_ensure() == VGPU_ST_DENIED)
+		return CUDA_ERROR_NO_DEVICE;
+	return real(Flags);
+}

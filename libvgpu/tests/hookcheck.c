@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Checks libvgpu's interposition from inside a program run with
+ * LD_PRELOAD=libvgpu.so against simgpu. Prints "PASS: libvgpu: ..." or
+ * "FAIL: libvgpu: ...: detail" lines; exits 1 if anything failed.
+ *
+ *   hookcheck list      print the hooked symbols, "CU name" / "NV name"
+ *   hookcheck           run the checks
+ */
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda.h>
+
+struct row {
+	const char *lib, *name, *base;
+};
+
+static const struct row rows[] = {
+#define HOOK(lib, sym, base, ret, params) { #lib, #sym, #base },
+#include "../hooks.def"
+};
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+static int failed;
+
+static void fail(const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL: libvgpu: %s: ", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	failed = 1;
+}
+
+/* "vgpu" if p lies in libvgpu.so, "cuda"/"nvml" in the drivers, else "?". */
+static const char *where(const void *p, const char **sname)
+{
+	Dl_info di;
+
+	*sname = "?";
+	if (!p || !dladdr(p, &di) || !di.dli_fname)
+		return "?";
+	if (di.dli_sname)
+		*sname = di.dli_sname;
+	if (strstr(di.dli_fname, "libvgpu.so"))
+		return "vgpu";
+	if (strstr(di.dli_fname, "libcuda.so"))
+		return "cuda";
+	if (strstr(di.dli_fname, "libnvidia-ml.so"))
+		return "nvml";
+	return "?";
+}
+
+static const struct row *hooked(const char *name)
+{
+	for (size_t i = 0; i < NROWS; i++)
+		if (!strcmp(rows[i].name, name))
+			return &rows[i];
+	return NULL;
+}
+
+typedef CUresult (*gpa_fn)(const char *, void **, int, cuuint64_t,
+			   CUdriverProcAddressQueryResult *);
+
+struct want {
+	const char *base;
+	int version;
+	unsigned long long flags;
+	const char *sym;	/* expected symbol */
+	const char *in;		/* "vgpu" or "cuda" */
+};
+
+/* Versions and flags as NVIDIA's runtime asks (cuda-loading.md). */
+static const struct want wants[] = {
+	{ "cuMemAlloc", 3020, 0, "cuMemAlloc_v2", "vgpu" },
+	{ "cuMemAlloc", 2000, 0, "cuMemAlloc", "vgpu" },
+	{ "cuMemAlloc", 3020, 2, "cuMemAlloc_v2", "vgpu" },
+	{ "cuMemFree", 3020, 0, "cuMemFree_v2", "vgpu" },
+	{ "cuMemAllocPitch", 3020, 0, "cuMemAllocPitch_v2", "vgpu" },
+	{ "cuMemAllocManaged", 6000, 0, "cuMemAllocManaged", "vgpu" },
+	{ "cuMemAllocAsync", 11020, 0, "cuMemAllocAsync", "vgpu" },
+	{ "cuMemAllocAsync", 11020, 2, "cuMemAllocAsync_ptsz", "vgpu" },
+	{ "cuMemAllocFromPoolAsync", 11020, 2, "cuMemAllocFromPoolAsync_ptsz", "vgpu" },
+	{ "cuMemFreeAsync", 11020, 0, "cuMemFreeAsync", "vgpu" },
+	{ "cuMemFreeAsync", 11020, 2, "cuMemFreeAsync_ptsz", "vgpu" },
+	{ "cuMemCreate", 10020, 0, "cuMemCreate", "vgpu" },
+	{ "cuMemRelease", 10020, 0, "cuMemRelease", "vgpu" },
+	{ "cuArrayCreate", 3020, 0, "cuArrayCreate_v2", "vgpu" },
+	{ "cuArray3DCreate", 3020, 0, "cuArray3DCreate_v2", "vgpu" },
+	{ "cuMipmappedArrayCreate", 5000, 0, "cuMipmappedArrayCreate", "vgpu" },
+	{ "cuGraphAddMemAllocNode", 11040, 0, "cuGraphAddMemAllocNode", "vgpu" },
+	{ "cuGraphInstantiate", 12000, 0, "cuGraphInstantiateWithFlags", "vgpu" },
+	{ "cuGraphInstantiate", 11000, 0, "cuGraphInstantiate_v2", "vgpu" },
+	{ "cuGraphLaunch", 10000, 2, "cuGraphLaunch_ptsz", "vgpu" },
+	{ "cuCtxCreate", 11040, 0, "cuCtxCreate_v3", "vgpu" },
+	{ "cuCtxCreate", 3020, 0, "cuCtxCreate_v2", "vgpu" },
+	{ "cuCtxDestroy", 4000, 0, "cuCtxDestroy_v2", "vgpu" },
+	{ "cuDevicePrimaryCtxRetain", 7000, 0, "cuDevicePrimaryCtxRetain", "vgpu" },
+	{ "cuDevicePrimaryCtxRelease", 11000, 0, "cuDevicePrimaryCtxRelease_v2", "vgpu" },
+	{ "cuDevicePrimaryCtxReset", 11000, 0, "cuDevicePrimaryCtxReset_v2", "vgpu" },
+	{ "cuMemGetInfo", 3020, 0, "cuMemGetInfo_v2", "vgpu" },
+	{ "cuDeviceTotalMem", 3020, 0, "cuDeviceTotalMem_v2", "vgpu" },
+	{ "cuDeviceTotalMem", 2000, 0, "cuDeviceTotalMem", "vgpu" },
+	{ "cuGetProcAddress", 12000, 0, "cuGetProcAddress_v2", "vgpu" },
+	{ "cuGetProcAddress", 11030, 0, "cuGetProcAddress", "vgpu" },
+	{ "cuInit", 2000, 0, "cuInit", "vgpu" },
+	/* Unhooked: the driver's own. */
+	{ "cuLaunchKernel", 4000, 0, "cuLaunchKernel", "cuda" },
+	{ "cuLaunchKernel", 4000, 2, "cuLaunchKernel_ptsz", "cuda" },
+	{ "cuMemcpyHtoD", 3020, 2, "cuMemcpyHtoD_v2_ptds", "cuda" },
+	{ "cuCtxSynchronize", 13000, 0, "cuCtxSynchronize_v2", "cuda" },
+	{ "cuMemAllocHost", 3020, 0, "cuMemAllocHost_v2", "cuda" },
+	{ "cuGetExportTable", 3000, 0, "cuGetExportTable", "cuda" },
+	{ "cuMemMap", 10020, 0, "cuMemMap", "cuda" },
+};
+
+static void check_procaddr(gpa_fn gpa)
+{
+	int n = 0, bad = 0;
+
+	for (size_t i = 0; i < sizeof(wants) / sizeof(wants[0]); i++) {
+		const struct want *w = &wants[i];
+		CUdriverProcAddressQueryResult st;
+		const char *sname, *in;
+		void *p = NULL;
+		CUresult rc = gpa(w->base, &p, w->version, w->flags, &st);
+
+		in = where(p, &sname);
+		if (rc || strcmp(in, w->in) || strcmp(sname, w->sym)) {
+			fail("cuGetProcAddress", "%s@%d flags %llu gave %s in %s (rc %d), want %s in %s",
+			     w->base, w->version, w->flags, sname, in, (int)rc, w->sym, w->in);
+			bad++;
+		}
+		n++;
+	}
+	if (!bad)
+		printf("PASS: libvgpu: cuGetProcAddress_v2 gives wrappers of the right variant "
+		       "for hooked names and the driver's own pointers otherwise (%d look-ups)\n", n);
+	/* Every hooked base at every flavour: a hooked variant never leaks. */
+	bad = 0;
+	n = 0;
+	for (size_t i = 0; i < NROWS; i++) {
+		static const int versions[] = { 2000, 3020, 4000, 7000, 11000, 11040, 12000, 13000 };
+
+		if (strcmp(rows[i].lib, "CU"))
+			continue;
+		for (size_t v = 0; v < sizeof(versions) / sizeof(versions[0]); v++) {
+			for (unsigned long long fl = 0; fl <= 2; fl += 2) {
+				const char *sname, *in;
+				void *p = NULL;
+
+				if (gpa(rows[i].base, &p, versions[v], fl, NULL) || !p)
+					continue;
+				in = where(p, &sname);
+				n++;
+				if (strcmp(in, "vgpu") && hooked(sname)) {
+					fail("cuGetProcAddress", "%s@%d flags %llu leaked the real %s",
+					     rows[i].base, versions[v], fl, sname);
+					bad++;
+				} else if (!strcmp(in, "vgpu") && !hooked(sname)) {
+					fail("cuGetProcAddress", "%s@%d flags %llu gave wrapper %s",
+					     rows[i].base, versions[v], fl, sname);
+					bad++;
+				}
+			}
+		}
+	}
+	if (!bad)
+		printf("PASS: libvgpu: no hooked variant leaks through cuGetProcAddress "
+		       "(%d look-ups over all hooked names, versions and flags)\n", n);
+}
+
+int main(int argc, char **argv)
+{
+	void *cu, *nv;
+	gpa_fn gpa;
+	int bad = 0, n = 0;
+
+	if (argc > 1 && !strcmp(argv[1], "list")) {
+		for (size_t i = 0; i < NROWS; i++)
+			printf("%s %s\n", rows[i].lib, rows[i].name);
+		return 0;
+	}
+	/* The runtime's way in: a handle, and dlsym on it. */
+	cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	nv = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!cu || !nv) {
+		fail("hookcheck", "dlopen: %s", dlerror());
+		return 1;
+	}
+	for (size_t i = 0; i < NROWS; i++) {
+		void *h = strcmp(rows[i].lib, "CU") ? nv : cu;
+		const char *sname, *in = where(dlsym(h, rows[i].name), &sname);
+
+		n++;
+		if (strcmp(in, "vgpu") || strcmp(sname, rows[i].name)) {
+			fail("dlsym", "%s on the %s handle gave %s in %s", rows[i].name,
+			     rows[i].lib, sname, in);
+			bad++;
+		}
+	}
+	if (!bad)
+		printf("PASS: libvgpu: dlsym on dlopen'ed libcuda/libnvidia-ml handles gives "
+		       "the wrapper of each of the %d hooked names\n", n);
+	{
+		const char *s1, *s2, *s3;
+		const char *i1 = where(dlsym(cu, "cuLaunchKernel"), &s1);
+		const char *i2 = where(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2"), &s2);
+		const char *i3 = where(dlsym(nv, "nvmlDeviceGetCount_v2"), &s3);
+		void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+		void *vm = libc ? dlvsym(libc, "malloc", "GLIBC_2.2.5") : NULL;
+
+		if (strcmp(i1, "cuda") || strcmp(i2, "vgpu") || strcmp(i3, "nvml") || !vm)
+			fail("dlsym", "cuLaunchKernel in %s, RTLD_DEFAULT cuMemAlloc_v2 in %s, "
+			     "nvmlDeviceGetCount_v2 in %s, dlvsym malloc %p", i1, i2, i3, vm);
+		else
+			printf("PASS: libvgpu: dlsym and dlvsym pass unhooked names through and "
+			       "answer RTLD_DEFAULT with wrappers\n");
+	}
+	gpa = (gpa_fn)dlsym(cu, "cuGetProcAddress_v2");
+	{
+		const char *s, *in = where((void *)gpa, &s);
+
+		if (strcmp(in, "vgpu")) {
+			fail("dlsym", "cuGetProcAddress_v2 is %s in %s", s, in);
+			return 1;
+		}
+	}
+	check_procaddr(gpa);
+	{
+		CUresult (*get)(const void **, const CUuuid *) =
+			(CUresult (*)(const void **, const CUuuid *))dlsym(cu, "cuGetExportTable");
+		const char *s, *in = where((void *)get, &s);
+		const void *table = (const void *)1;
+		CUuuid id = { { 1, 2, 3 } };
+		CUresult rc = get ? get(&table, &id) : CUDA_ERROR_NOT_FOUND;
+
+		if (strcmp(in, "cuda") || rc != CUDA_ERROR_NOT_SUPPORTED || table)
+			fail("cuGetExportTable", "in %s, rc %d, table %p", in, (int)rc, table);
+		else
+			printf("PASS: libvgpu: cuGetExportTable is the driver's own and its "
+			       "answer passes through\n");
+	}
+	return failed;
+}

@@ -1,0 +1,379 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libvgpu's pure logic under ASan and UBSan: the allocation map, the
+ * charging protocol against a simulated module, array sizes, the view
+ * formula, netlink reply parsing and the hook table. Prints
+ * "PASS: libvgpu: logic: ..." / "FAIL: ..." lines; exit status 1 on failure.
+ */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+
+#include "../arraysize.h"
+#include "../charge.h"
+#include "../netlink.h"
+#include "../ptrmap.h"
+#include "../views.h"
+
+static int failed;
+
+#define CHECK(cond, what, ...) do { \
+	if (!(cond)) { \
+		printf("FAIL: libvgpu: logic: %s: ", what); \
+		printf(__VA_ARGS__); \
+		printf("\n"); \
+		failed = 1; \
+		return; \
+	} \
+} while (0)
+
+/* ---- the allocation map ---- */
+
+#define MAP_THREADS 8
+#define MAP_N 20000
+
+static void *map_worker(void *arg)
+{
+	uint64_t base = (uint64_t)(uintptr_t)arg << 40;
+
+	for (int round = 0; round < 3; round++) {
+		for (uint64_t i = 1; i <= MAP_N; i++) {
+			struct vgpu_alloc a = { base + i * 4096, i, (void *)(uintptr_t)(i & 1),
+						(int)(i % 4), VGPU_K_MEM }, old;
+
+			if (vgpu_ptrmap_put(&a, &old) != 0)
+				return (void *)1;
+		}
+		for (uint64_t i = 1; i <= MAP_N; i++) {
+			struct vgpu_alloc a;
+
+			if (!vgpu_ptrmap_take(VGPU_K_MEM, base + i * 4096, &a) || a.bytes != i)
+				return (void *)2;
+		}
+	}
+	return NULL;
+}
+
+static void test_ptrmap(void)
+{
+	pthread_t t[MAP_THREADS];
+	struct vgpu_alloc a = { 0x1000, 10, NULL, 0, VGPU_K_MEM }, old;
+	int bad = 0;
+
+	for (long i = 0; i < MAP_THREADS; i++)
+		pthread_create(&t[i], NULL, map_worker, (void *)(i + 1));
+	for (int i = 0; i < MAP_THREADS; i++) {
+		void *r;
+
+		pthread_join(t[i], &r);
+		bad |= r != NULL;
+	}
+	CHECK(!bad && vgpu_ptrmap_count() == 0, "ptrmap", "concurrent put/take lost entries");
+	/* Same key, different kinds are different entries; a replace reports. */
+	CHECK(vgpu_ptrmap_put(&a, &old) == 0, "ptrmap", "put");
+	a.kind = VGPU_K_VMM;
+	CHECK(vgpu_ptrmap_put(&a, &old) == 0, "ptrmap", "kinds collide");
+	a.bytes = 20;
+	CHECK(vgpu_ptrmap_put(&a, &old) == 1 && old.bytes == 10, "ptrmap", "replace");
+	vgpu_ptrmap_reset();
+}
+
+static size_t swept;
+static void sweep_cb(const struct vgpu_alloc *a, void *arg)
+{
+	(void)arg;
+	swept += a->ctx == (void *)2;
+}
+
+static void test_ptrmap_ctx(void)
+{
+	struct vgpu_alloc old, a;
+	size_t n;
+
+	vgpu_ptrmap_reset();
+	for (uint64_t i = 1; i <= 5000; i++) {
+		struct vgpu_alloc b = { i * 64, 1, (void *)(uintptr_t)(1 + (i % 2)), 0, VGPU_K_MEM };
+
+		vgpu_ptrmap_put(&b, &old);
+	}
+	n = vgpu_ptrmap_take_ctx((void *)2, sweep_cb, NULL);
+	CHECK(n == 2500 && swept == 2500 && vgpu_ptrmap_count() == 2500, "ptrmap",
+	      "context sweep took %zu (%zu of the context), %zu left", n, swept,
+	      vgpu_ptrmap_count());
+	for (uint64_t i = 1; i <= 5000; i++)
+		CHECK(vgpu_ptrmap_get(VGPU_K_MEM, i * 64, &a) == (int)(i % 2 == 0),
+		      "ptrmap", "entry %llu after the sweep", (unsigned long long)i);
+	vgpu_ptrmap_reset();
+	printf("PASS: libvgpu: logic: allocation map (8 threads x 60000 put/take, "
+	       "kinds, replacement, context sweep)\n");
+}
+
+/* ---- charging against a simulated module ---- */
+
+struct fake_mod {
+	pthread_mutex_t lk;
+	struct vgpu_dev_page *page;
+	uint64_t limit;		/* the tenant's vram-max */
+	uint64_t charged;	/* bytes charged to the tenant: avail + used */
+	uint64_t peak;
+	uint64_t budget;	/* extra granted per CHARGE when far from the limit */
+	unsigned long charges, releases, refusals;
+};
+
+static int fake_ioctl(void *ctx, unsigned long req, void *arg)
+{
+	struct fake_mod *m = ctx;
+	struct vgpu_dev_charge *c = arg;
+	struct vgpu_dev_gpu *g = &m->page->gpu[c->gpu];
+	int rc = 0;
+
+	pthread_mutex_lock(&m->lk);
+	if (req == VGPU_IOC_CHARGE) {
+		uint64_t extra = m->budget;
+
+		m->charges++;
+		if (m->charged + c->bytes > m->limit) {
+			m->refusals++;
+			rc = -ENOMEM;
+		} else {
+			if (m->charged + c->bytes + extra > m->limit)
+				extra = 0;	/* near the limit: exact */
+			m->charged += c->bytes + extra;
+			__atomic_add_fetch(&g->avail, (int64_t)(c->bytes + extra), __ATOMIC_ACQ_REL);
+			c->keep = extra;
+		}
+	} else if (req == VGPU_IOC_RELEASE) {
+		int64_t a = __atomic_load_n(&g->avail, __ATOMIC_ACQUIRE);
+		uint64_t take;
+
+		m->releases++;
+		/* As the module would: take at most what avail holds. */
+		do {
+			take = a > 0 ? ((uint64_t)a < c->bytes ? (uint64_t)a : c->bytes) : 0;
+		} while (take && !__atomic_compare_exchange_n(&g->avail, &a, a - (int64_t)take, 0,
+							      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
+		m->charged -= take;
+	}
+	if (m->charged > m->peak)
+		m->peak = m->charged;
+	pthread_mutex_unlock(&m->lk);
+	return rc;
+}
+
+static struct vgpu_dev_page page;
+static struct fake_mod mod = { .lk = PTHREAD_MUTEX_INITIALIZER, .page = &page };
+static struct vgpu_charger ch = { .page = &page, .ioctl = fake_ioctl, .ctx = &mod };
+
+#define CH_THREADS 8
+#define CH_ROUNDS 20000
+
+static void *charge_worker(void *arg)
+{
+	unsigned int seed = (unsigned int)(uintptr_t)arg;
+	uint64_t held[16] = { 0 };
+	long ok = 0;
+
+	for (int r = 0; r < CH_ROUNDS; r++) {
+		int k = rand_r(&seed) % 16;
+
+		if (held[k]) {
+			vgpu_uncharge(&ch, 1, held[k]);
+			held[k] = 0;
+		} else {
+			uint64_t b = (uint64_t)(rand_r(&seed) % 64 + 1) << 20;
+
+			if (!vgpu_charge(&ch, 1, b)) {
+				if (rand_r(&seed) % 10 == 0) {
+					vgpu_charge_cancel(&ch, 1, b);	/* the driver failed */
+				} else {
+					vgpu_charge_commit(&ch, 1, b);
+					held[k] = b;
+					ok++;
+				}
+			}
+		}
+	}
+	for (int k = 0; k < 16; k++)
+		if (held[k])
+			vgpu_uncharge(&ch, 1, held[k]);
+	return (void *)ok;
+}
+
+static void test_charge(void)
+{
+	pthread_t t[CH_THREADS];
+	long ok = 0;
+
+	mod.limit = 2ULL << 30;
+	mod.budget = 64ULL << 20;
+	/* Exactness: a lone allocation up to the limit, then one byte more. */
+	CHECK(vgpu_charge(&ch, 0, mod.limit) == 0, "charge", "the whole limit refused");
+	vgpu_charge_commit(&ch, 0, mod.limit);
+	CHECK(vgpu_charge(&ch, 0, 1) == -ENOMEM, "charge", "over the limit accepted");
+	vgpu_uncharge(&ch, 0, mod.limit);
+	CHECK(page.gpu[0].used == 0 && mod.charged == (uint64_t)page.gpu[0].avail, "charge",
+	      "after the free: used %llu, avail %lld, charged %llu",
+	      (unsigned long long)page.gpu[0].used, (long long)page.gpu[0].avail,
+	      (unsigned long long)mod.charged);
+	CHECK(page.gpu[0].avail == 0, "charge", "keep 0 (exact) but %lld bytes kept",
+	      (long long)page.gpu[0].avail);
+	/* The module taking the budget back at any time. */
+	CHECK(vgpu_charge(&ch, 0, 4096) == 0, "charge", "small charge");
+	vgpu_charge_commit(&ch, 0, 4096);
+	__atomic_exchange_n(&page.gpu[0].avail, 0, __ATOMIC_ACQ_REL);
+	vgpu_uncharge(&ch, 0, 4096);
+	CHECK(page.gpu[0].used == 0, "charge", "used after a taken budget");
+	/* Concurrency: 8 threads, random sizes, the limit never passed. */
+	mod.charged = (uint64_t)page.gpu[0].avail;
+	for (long i = 0; i < CH_THREADS; i++)
+		pthread_create(&t[i], NULL, charge_worker, (void *)(i + 1));
+	for (int i = 0; i < CH_THREADS; i++) {
+		void *r;
+
+		pthread_join(t[i], &r);
+		ok += (long)r;
+	}
+	CHECK(mod.peak <= mod.limit, "charge", "peak %llu over the limit %llu",
+	      (unsigned long long)mod.peak, (unsigned long long)mod.limit);
+	CHECK(page.gpu[1].used == 0, "charge", "%llu bytes still used",
+	      (unsigned long long)page.gpu[1].used);
+	CHECK(page.gpu[1].avail >= 0 && (uint64_t)page.gpu[1].avail <= 2 * mod.budget + (64ULL << 20),
+	      "charge", "idle budget %lld after all frees", (long long)page.gpu[1].avail);
+	printf("PASS: libvgpu: logic: charging protocol (exact at the limit, budget taken "
+	       "back, 8 threads: %ld allocations, %lu CHARGE, %lu RELEASE, %lu refused, "
+	       "peak %llu MiB of %llu)\n", ok, mod.charges, mod.releases, mod.refusals,
+	       (unsigned long long)(mod.peak >> 20), (unsigned long long)(mod.limit >> 20));
+}
+
+/* ---- array sizes (as tests/simgpu/array.c) and views ---- */
+
+static void test_sizes(void)
+{
+	struct vgpu_dev_meminfo mi = { .capacity = 16ULL << 30, .limit = 4ULL << 30,
+				       .tenant_used = 5ULL << 30, .room = 10ULL << 30 };
+	struct vgpu_view v;
+
+	CHECK(vgpu_array_bytes(1024, 1024, 0, CU_AD_FORMAT_FLOAT, 4, 0, 1) == 16ULL << 20,
+	      "arrays", "1024x1024 float4");
+	CHECK(vgpu_array_bytes(1, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0, 1) == 4096,
+	      "arrays", "one byte is a page");
+	/* 256x256 RGBA8 with 9 levels: sum of 4 * (256>>l)^2, page-rounded. */
+	CHECK(vgpu_array_bytes(256, 256, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0, 9) ==
+	      (4 * 87381 + 4095) / 4096 * 4096, "arrays", "mipmap levels");
+	/* Layered: layers are not halved. */
+	CHECK(vgpu_array_bytes(64, 64, 8, CU_AD_FORMAT_HALF, 1, 1, 2) ==
+	      (64 * 64 * 8 * 2 + 32 * 32 * 8 * 2 + 4095) / 4096 * 4096, "arrays", "layered");
+	CHECK(vgpu_array_bytes(64, 64, 0, 0x77, 1, 0, 1) == 0, "arrays", "unknown format");
+	vgpu_view_compute(&mi, &v);
+	CHECK(v.total == 4ULL << 30 && v.used == 5ULL << 30 && v.free == 0, "views",
+	      "over the limit: free must be 0");
+	mi.tenant_used = 1ULL << 30;
+	mi.room = 2ULL << 30;
+	vgpu_view_compute(&mi, &v);
+	CHECK(v.free == 1ULL << 30, "views", "room below the limit");
+	printf("PASS: libvgpu: logic: array sizes and the tenant's view (no wrap)\n");
+}
+
+/* ---- netlink reply parsing ---- */
+
+static size_t put(char *b, size_t off, uint16_t type, const void *d, size_t len)
+{
+	struct nlattr *a = (struct nlattr *)(b + off);
+
+	a->nla_type = type;
+	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	if (len)
+		memcpy(b + off + NLA_HDRLEN, d, len);
+	return off + NLA_ALIGN(a->nla_len);
+}
+
+static void test_netlink(void)
+{
+	static char b[4096];
+	static struct vgpu_reg r;
+	uint32_t u;
+	uint64_t q;
+	size_t off = 0;
+
+	u = 42;
+	off = put(b, off, VGPU_A_PROC_PID, &u, 4);
+	off = put(b, off, VGPU_A_PROC_TENANT, "team-a", 7);
+	u = 3;
+	off = put(b, off, VGPU_A_PROC_TENANT_ID, &u, 4);
+	u = VGPU_DEFAULT_POLICY_DENY;
+	off = put(b, off, VGPU_A_PROC_DEFAULT_POLICY, &u, 4);
+	for (uint32_t i = 0; i < 2; i++) {
+		size_t nest = off, in = off + NLA_HDRLEN;
+
+		in = put(b, in, VGPU_A_PROC_GPU_INDEX, &i, 4);
+		in = put(b, in, VGPU_A_PROC_GPU_UUID,
+			 i ? "GPU-11111111-2222-3333-4444-555555555555"
+			   : "GPU-aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee", 41);
+		q = 16ULL << 30;
+		in = put(b, in, VGPU_A_PROC_GPU_VRAM, &q, 8);
+		if (i == 0) {
+			q = 1ULL << 30;
+			in = put(b, in, VGPU_A_PROC_GPU_VRAM_MAX, &q, 8);
+		} else {
+			in = put(b, in, VGPU_A_PROC_GPU_DENIED, NULL, 0);
+		}
+		((struct nlattr *)(b + nest))->nla_type = VGPU_A_PROC_GPU | NLA_F_NESTED;
+		((struct nlattr *)(b + nest))->nla_len = (uint16_t)(in - nest);
+		off = in;
+	}
+	vgpu_nl_parse_reg(b, off, &r);
+	CHECK(r.pid == 42 && r.in_tenant && !strcmp(r.tenant, "team-a") && r.tenant_id == 3 &&
+	      r.policy == VGPU_DEFAULT_POLICY_DENY && r.ngpu == 2, "netlink", "header fields");
+	CHECK(r.gpu[0].vram_max == 1ULL << 30 && !r.gpu[0].denied && r.gpu[0].vram == 16ULL << 30 &&
+	      r.gpu[1].vram_max == UINT64_MAX && r.gpu[1].denied && r.gpu[1].index == 1 &&
+	      !strcmp(r.gpu[1].uuid, "GPU-11111111-2222-3333-4444-555555555555"),
+	      "netlink", "gpu entries");
+	/* Truncated input must not be read past. */
+	vgpu_nl_parse_reg(b, off - 3, &r);
+	printf("PASS: libvgpu: logic: proc-register reply parsing (nested gpu entries, "
+	       "unlimited, denied, truncated)\n");
+}
+
+/* ---- the hook table ---- */
+
+struct row {
+	const char *lib, *name, *base;
+};
+
+static const struct row rows[] = {
+#define HOOK(lib, sym, base, ret, params) { #lib, #sym, #base },
+#include "../hooks.def"
+};
+
+static void test_table(void)
+{
+	size_t n = sizeof(rows) / sizeof(rows[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		CHECK(!strncmp(rows[i].name, rows[i].base, strlen(rows[i].base)) ||
+		      !strcmp(rows[i].base, "cuGetProcAddress"), "table",
+		      "%s: base %s is not its stem", rows[i].name, rows[i].base);
+		CHECK(!strcmp(rows[i].lib, "CU") ? !strncmp(rows[i].name, "cu", 2)
+						  : !strncmp(rows[i].name, "nvml", 4),
+		      "table", "%s in the wrong library", rows[i].name);
+		for (size_t j = i + 1; j < n; j++)
+			CHECK(strcmp(rows[i].name, rows[j].name), "table", "%s twice", rows[i].name);
+	}
+	printf("PASS: libvgpu: logic: hook table (%zu rows: unique, bases are stems)\n", n);
+}
+
+int main(void)
+{
+	test_ptrmap();
+	test_ptrmap_ctx();
+	test_charge();
+	test_sizes();
+	test_netlink();
+	test_table();
+	return failed;
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a tenant sees of a GPU's memory (cuMemGetInfo, cuDeviceTotalMem;
+ * NVML in nvml.c). VGPU_IOC_MEMINFO gives the GPU's capacity, the
+ * tenant's limit, what all its processes hold and the room the other
+ * tenants leave; the view is total = min(limit, capacity), used = the
+ * tenant's usage, free = min(total, room) - used, never negative. A
+ * process outside vgpu (no module, not registered) or in an unlimited
+ * tenant sees the driver's own figures.
+ */
+#include <errno.h>
+#include <sys/ioctl.h>
+
+#include "state.h"
+#include "views.h"
+
+int vgpu_view(int gpu, struct vgpu_view *v)
+{
+	struct vgpu_dev_meminfo mi = { .gpu = (uint32_t)gpu };
+
+	if (gpu < 0 || !vgpu_active())
+		return 0;
+	if (ioctl(vgpu_proc.devfd, VGPU_IOC_MEMINFO, &mi) < 0 || mi.limit == UINT64_MAX)
+		return 0;
+	vgpu_view_compute(&mi, v);
+	return 1;
+}
+
+static unsigned int clamp32(uint64_t v)
+{
+	return v > 0xffffffffULL ? 0xffffffffU : (unsigned int)v;
+}
+
+VGPU_EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
+{
+	vgpu_pfn_cuMemGetInfo_v2 real = REAL(cuMemGetInfo_v2);
+	struct vgpu_view v;
+	CUcontext ctx;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(free, total);
+	if (rc == CUDA_SUCCESS && free && total && vgpu_view(vgpu_cur_gpu(&ctx), &v)) {
+		*free = v.free;
+		*total = v.total;
+	}
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuMemGetInfo(unsigned int *free, unsigned int *total)
+{
+	vgpu_pfn_cuMemGetInfo real = REAL(cuMemGetInfo);
+	struct vgpu_view v;
+	CUcontext ctx;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(free, total);
+	if (rc == CUDA_SUCCESS && free && total && vgpu_view(vgpu_cur_gpu(&ctx), &v)) {
+		*free = clamp32(v.free);
+		*total = clamp32(v.total);
+	}
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
+{
+	vgpu_pfn_cuDeviceTotalMem_v2 real = REAL(cuDeviceTotalMem_v2);
+	struct vgpu_view v;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(bytes, dev);
+	if (rc == CUDA_SUCCESS && bytes && vgpu_active() && vgpu_view(vgpu_dev_gpu(dev), &v))
+		*bytes = v.total;
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
+{
+	vgpu_pfn_cuDeviceTotalMem real = REAL(cuDeviceTotalMem);
+	struct vgpu_view v;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(bytes, dev);
+	if (rc == CUDA_SUCCESS && bytes && vgpu_active() && vgpu_view(vgpu_dev_gpu(dev), &v))
+		*bytes = clamp32(v.total);
+	return rc;
+}

@@ -1,0 +1,160 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests of libvgpu (the preloaded interposer), against simgpu, with
+# vgpu.ko absent (enforcement is tested in the VM suites). Run from the
+# repository root. One line per check:
+#   PASS: libvgpu: <what>    or    FAIL: libvgpu: <what>: <detail>
+# Exit status: 0 when every check passed.
+set -u
+
+top=$(pwd)
+sim=$top/tests/simgpu
+cli=$top/tests/clients
+lib=$top/libvgpu
+work=$(mktemp -d /tmp/libvgpu-test.XXXXXX)
+fails=0
+
+trap 'rm -rf "$work"' EXIT
+
+pass() { echo "PASS: libvgpu: $1"; }
+fail() { echo "FAIL: libvgpu: $1: $2"; fails=$((fails + 1)); }
+
+export SIMGPU_STATE=$work/state
+export SIMGPU_CONFIG=$work/empty.conf
+: > "$SIMGPU_CONFIG"
+unset SIMGPU_GPUS SIMGPU_VRAM SIMGPU_SMS SIMGPU_CTX_VRAM SIMGPU_KERNEL_NS VGPU_LOG LD_PRELOAD
+export LD_LIBRARY_PATH=$sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+PRE=$lib/libvgpu.so
+C=$cli/simgpu-client
+
+# ---- build ----
+build() { # build WHAT DIR [TARGETS]
+	local what=$1 dir=$2
+	shift 2
+	if make -s -C "$dir" "$@" >"$work/build.log" 2>&1; then
+		pass "build $what"
+	else
+		fail "build $what" "$(tail -n 3 "$work/build.log" | tr '\n' ' ')"
+		exit 1
+	fi
+}
+build "simgpu" "$sim"
+build "clients" "$cli"
+build "libvgpu.so (-Wall -Wextra -Werror)" "$lib" all
+build "libvgpu test programs and ASan/UBSan logic tests" "$lib" tests
+
+# ---- pure logic under ASan and UBSan ----
+if "$lib/test-logic-asan" >"$work/asan.out" 2>&1; then
+	cat "$work/asan.out"
+else
+	grep -E '^(PASS|FAIL): ' "$work/asan.out"
+	fail "logic under ASan/UBSan" "$(grep -v '^PASS' "$work/asan.out" | head -n 5 | tr '\n' ' ')"
+fi
+
+# ---- what the library is ----
+needed=$(readelf -d "$PRE" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+if echo "$needed" | grep -qvE '^((libc|libdl|libpthread|ld-linux[-a-z0-9_]*)\.so\.[0-9]+ )+$'; then
+	fail "links libc (-ldl -pthread) only" "NEEDED: $needed"
+else
+	pass "links libc (-ldl -pthread) only: $needed"
+fi
+"$lib/tests/hookcheck" list >"$work/hooks"
+nm -D --defined-only "$sim/libcuda.so.1" | awk '{print $3}' >"$work/cuda.syms"
+nm -D --defined-only "$sim/libnvidia-ml.so.1" | awk '{print $3}' >"$work/nvml.syms"
+missing=$(awk '$1 == "CU" {print $2}' "$work/hooks" | grep -vxFf "$work/cuda.syms")
+missing+=$(awk '$1 == "NV" {print $2}' "$work/hooks" | grep -vxFf "$work/nvml.syms")
+if [ -z "$missing" ]; then
+	pass "every hooked name ($(wc -l <"$work/hooks")) is exported by simgpu's libcuda.so.1 / libnvidia-ml.so.1"
+else
+	fail "every hooked name is exported by simgpu" "missing: $(echo $missing)"
+fi
+nm -D --defined-only "$PRE" | awk '{print $3}' | sort >"$work/vgpu.syms"
+{ awk '{print $2}' "$work/hooks"; printf '%s\n' dlsym dlvsym vgpu_version; } | sort >"$work/want.syms"
+if diff -q "$work/vgpu.syms" "$work/want.syms" >/dev/null; then
+	pass "libvgpu.so exports the hook table's names, dlsym, dlvsym and vgpu_version only"
+else
+	fail "libvgpu.so exports" "$(diff "$work/want.syms" "$work/vgpu.syms" | grep '^[<>]' | tr '\n' ' ')"
+fi
+
+# ---- interposition ----
+LD_PRELOAD=$PRE "$lib/tests/hookcheck" >"$work/hookcheck.out" 2>"$work/hookcheck.err"
+rc=$?
+grep -E '^(PASS|FAIL): ' "$work/hookcheck.out"
+grep -q '^FAIL' "$work/hookcheck.out" && fails=$((fails + 1))
+[ "$rc" -ne 0 ] && ! grep -q '^FAIL' "$work/hookcheck.out" &&
+	fail "hookcheck" "exit $rc: $(head -c 300 "$work/hookcheck.err")"
+
+out=$(LD_PRELOAD=$PRE "$lib/tests/linked" 2>"$work/linked.err")
+if [ "$out" = "$(printf 'cuMemAlloc_v2 in libvgpu\nlinked ok (0)')" ]; then
+	pass "a program linked with -lcuda calls the exported wrappers and works"
+else
+	fail "program linked with -lcuda" "$(echo "$out" | tr '\n' ' ')"
+fi
+
+plain=$("$lib/tests/nexttest" 2>&1)
+pre=$(LD_PRELOAD=$PRE "$lib/tests/nexttest" 2>&1)
+if [ "${pre%, vgpu_version: *}" = "${plain%, vgpu_version: *}" ] &&
+   [ "${pre##*vgpu_version: }" = "libvgpu.so" ]; then
+	pass "dlsym(RTLD_NEXT) stays relative to its caller under the preload"
+else
+	fail "dlsym(RTLD_NEXT) relative to its caller" "without: $plain; with: $pre"
+fi
+
+# ---- module absent: everything passes through, said once ----
+script='alloc 256M count 4 , info , free , memcpy 1M , launch 100000 count 20 streams 2 threads 2 , pattern vmm 2M steps 8 , pattern pool 1M count 8 , graph 100000 count 4 , nvml'
+for flav in "" "-p"; do
+	name="simgpu-client ${flav:+$flav }(runtime-style loading) passes through with the module absent"
+	if LD_PRELOAD=$PRE $C $flav $script >"$work/client.out" 2>"$work/client.err"; then
+		n=$(grep -c 'passing CUDA and NVML through' "$work/client.err")
+		other=$(grep -v 'passing CUDA and NVML through' "$work/client.err" | head -n 3)
+		if [ "$n" = 1 ] && [ -z "$other" ]; then
+			pass "$name: alloc/free/memcpy/launch/VMM/pool/graph/NVML, one warning"
+		else
+			fail "$name" "$n warnings; stderr: $(echo "$other" | tr '\n' ' ')"
+		fi
+	else
+		fail "$name" "$(grep -v ' ok$' "$work/client.out" | head -n 3 | tr '\n' ' ') $(head -c 300 "$work/client.err")"
+	fi
+done
+a=$($C info , nvml 2>&1 | sed 's/procs [0-9]*//')
+b=$(LD_PRELOAD=$PRE $C info , nvml 2>/dev/null | sed 's/procs [0-9]*//')
+if [ "$a" = "$b" ]; then
+	pass "views are the driver's own without the module (cuMemGetInfo, NVML)"
+else
+	fail "views without the module" "without: $(echo $a); with: $(echo $b)"
+fi
+if LD_PRELOAD=$PRE VGPU_LOG=bogus $C info >/dev/null 2>"$work/bad.err" &&
+   grep -q 'VGPU_LOG="bogus" is not one of' "$work/bad.err"; then
+	pass "a bad VGPU_LOG gives a warning and the default"
+else
+	fail "bad VGPU_LOG" "$(head -c 300 "$work/bad.err")"
+fi
+
+# ---- programs that never touch CUDA pay nothing ----
+out=$(LD_PRELOAD=$PRE "$lib/tests/nocuda" 2>"$work/nocuda.err")
+if ! echo "$out" | grep -q '^libvgpu loaded'; then
+	fail "no CUDA, no cost" "libvgpu.so was not loaded: $out"
+elif echo "$out" | grep -qE 'socket:|/dev/vgpu'; then
+	fail "no CUDA, no cost" "$(echo "$out" | grep -E 'socket:|/dev/vgpu' | tr '\n' ' ')"
+elif ! echo "$out" | grep -q '^threads 1$'; then
+	fail "no CUDA, no cost" "$(echo "$out" | grep threads)"
+elif [ -s "$work/nocuda.err" ]; then
+	fail "no CUDA, no cost" "said: $(head -c 200 "$work/nocuda.err")"
+else
+	pass "a program that never touches CUDA: no socket, no /dev/vgpu, no thread, no output"
+fi
+
+# ---- fork ----
+out=$(LD_PRELOAD=$PRE VGPU_LOG=debug "$lib/tests/forkcuda" 2>"$work/fork.err")
+regs=$(grep -c 'registering with vgpu.ko' "$work/fork.err")
+rpids=$(grep 'registering with vgpu.ko' "$work/fork.err" | sed 's/libvgpu\[\([0-9]*\)\].*/\1/' | sort -u | wc -l)
+warns=$(grep -c 'passing CUDA and NVML through' "$work/fork.err")
+if [ "$out" = "$(printf 'parent ok (0)\nchild ok (0)')" ] && [ "$regs" = 2 ] &&
+   [ "$rpids" = 2 ] && [ "$warns" = 1 ]; then
+	pass "fork: the child drops the parent's state, registers itself and uses CUDA"
+else
+	fail "fork + CUDA in the child" "out: $(echo $out); $regs registrations by $rpids pids, $warns warnings"
+fi
+
+[ "$fails" -eq 0 ]
