@@ -8,8 +8,7 @@
 #include "arraysize.h"
 #include "state.h"
 
-static CUresult array_new(void *real, int kind, CUarray *pa, CUmipmappedArray *pm,
-			  const void *desc, uint64_t bytes)
+static CUresult array_new(void *real, int kind, CUarray *pa, const void *desc, uint64_t bytes)
 {
 	struct vgpu_tx tx;
 	CUcontext ctx;
@@ -31,7 +30,6 @@ static CUresult array_new(void *real, int kind, CUarray *pa, CUmipmappedArray *p
 		vgpu_tx_abort(&tx);
 		return rc;
 	}
-	(void)pm;
 	key = (uint64_t)(uintptr_t)*pa;
 	vgpu_tx_commit(&tx, VGPU_K_ARRAY, key, ctx);
 	return rc;
@@ -42,7 +40,7 @@ VGPU_EXPORT CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
 	uint64_t b = d ? vgpu_array_bytes(d->Width, d->Height, 1, (unsigned int)d->Format,
 					  d->NumChannels, 0, 1) : 0;
 
-	return array_new((void *)REAL(cuArrayCreate), 1, pHandle, NULL, d, b);
+	return array_new((void *)REAL(cuArrayCreate), 1, pHandle, d, b);
 }
 
 VGPU_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *d)
@@ -50,7 +48,7 @@ VGPU_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIP
 	uint64_t b = d ? vgpu_array_bytes(d->Width, d->Height, 1, (unsigned int)d->Format,
 					  d->NumChannels, 0, 1) : 0;
 
-	return array_new((void *)REAL(cuArrayCreate_v2), 2, pHandle, NULL, d, b);
+	return array_new((void *)REAL(cuArrayCreate_v2), 2, pHandle, d, b);
 }
 
 VGPU_EXPORT CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *d)
@@ -58,7 +56,7 @@ VGPU_EXPORT CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
 	uint64_t b = d ? vgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
 					  d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED), 1) : 0;
 
-	return array_new((void *)REAL(cuArray3DCreate), 3, pHandle, NULL, d, b);
+	return array_new((void *)REAL(cuArray3DCreate), 3, pHandle, d, b);
 }
 
 VGPU_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *d)
@@ -66,7 +64,7 @@ VGPU_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DES
 	uint64_t b = d ? vgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
 					  d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED), 1) : 0;
 
-	return array_new((void *)REAL(cuArray3DCreate_v2), 4, pHandle, NULL, d, b);
+	return array_new((void *)REAL(cuArray3DCreate_v2), 4, pHandle, d, b);
 }
 
 VGPU_EXPORT CUresult cuArrayDestroy(CUarray hArray)

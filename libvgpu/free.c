@@ -10,7 +10,7 @@
  */
 #include "state.h"
 
-static CUresult free_ptr(uint64_t p, CUresult (*real)(CUdeviceptr), CUdeviceptr arg)
+static CUresult free_ptr(CUresult (*real)(CUdeviceptr), CUdeviceptr p)
 {
 	struct vgpu_alloc a;
 	int taken;
@@ -18,15 +18,15 @@ static CUresult free_ptr(uint64_t p, CUresult (*real)(CUdeviceptr), CUdeviceptr 
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	taken = p ? vgpu_take(VGPU_K_MEM, p, &a) : 0;
-	rc = real(arg);
+	taken = p ? vgpu_take(VGPU_K_MEM, (uint64_t)p, &a) : 0;
+	rc = real(p);
 	vgpu_free_done(taken, &a, rc);
 	return rc;
 }
 
 VGPU_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
-	return free_ptr((uint64_t)dptr, REAL(cuMemFree_v2), dptr);
+	return free_ptr(REAL(cuMemFree_v2), dptr);
 }
 
 VGPU_EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr)
