@@ -33,7 +33,7 @@ static const struct nla_policy vgpu_gpu_get_nl_policy[VGPU_A_GPU_INDEX + 1] = {
 };
 
 /* VGPU_CMD_TENANT_NEW - do */
-static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_MEMS + 1] = {
+static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_EXCLUSIVE + 1] = {
 	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
 	[VGPU_A_TENANT_CGROUP] = { .type = NLA_NUL_STRING, .len = 4095, },
 	[VGPU_A_TENANT_CGROUP_ID] = { .type = NLA_U64, },
@@ -45,6 +45,8 @@ static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_MEMS + 1]
 	[VGPU_A_TENANT_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 2),
 	[VGPU_A_TENANT_CPUS] = { .type = NLA_NUL_STRING, .len = 1023, },
 	[VGPU_A_TENANT_MEMS] = { .type = NLA_NUL_STRING, .len = 1023, },
+	[VGPU_A_TENANT_PLACEMENT] = NLA_POLICY_MAX(NLA_U32, 1),
+	[VGPU_A_TENANT_EXCLUSIVE] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
 /* VGPU_CMD_TENANT_DEL - do */
@@ -53,7 +55,7 @@ static const struct nla_policy vgpu_tenant_del_nl_policy[VGPU_A_TENANT_NAME + 1]
 };
 
 /* VGPU_CMD_TENANT_SET - do */
-static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_CLEAR + 1] = {
+static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_EXCLUSIVE + 1] = {
 	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
 	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64, },
 	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64, },
@@ -63,7 +65,9 @@ static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_CLEAR + 1
 	[VGPU_A_TENANT_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 2),
 	[VGPU_A_TENANT_CPUS] = { .type = NLA_NUL_STRING, .len = 1023, },
 	[VGPU_A_TENANT_MEMS] = { .type = NLA_NUL_STRING, .len = 1023, },
-	[VGPU_A_TENANT_CLEAR] = NLA_POLICY_MASK(NLA_U32, 0xff),
+	[VGPU_A_TENANT_CLEAR] = NLA_POLICY_MASK(NLA_U32, 0x3ff),
+	[VGPU_A_TENANT_PLACEMENT] = NLA_POLICY_MAX(NLA_U32, 1),
+	[VGPU_A_TENANT_EXCLUSIVE] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
 /* VGPU_CMD_TENANT_GET - do */
@@ -108,7 +112,7 @@ const struct genl_ops vgpu_nl_ops[11] = {
 		.cmd		= VGPU_CMD_TENANT_NEW,
 		.doit		= vgpu_nl_tenant_new_doit,
 		.policy		= vgpu_tenant_new_nl_policy,
-		.maxattr	= VGPU_A_TENANT_MEMS,
+		.maxattr	= VGPU_A_TENANT_EXCLUSIVE,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -122,7 +126,7 @@ const struct genl_ops vgpu_nl_ops[11] = {
 		.cmd		= VGPU_CMD_TENANT_SET,
 		.doit		= vgpu_nl_tenant_set_doit,
 		.policy		= vgpu_tenant_set_nl_policy,
-		.maxattr	= VGPU_A_TENANT_CLEAR,
+		.maxattr	= VGPU_A_TENANT_EXCLUSIVE,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

@@ -32,6 +32,12 @@ enum vgpu_default_policy {
 	VGPU_DEFAULT_POLICY_DENY = 1,
 };
 
+/* How a tenant's CPUs and NUMA nodes are chosen: manual (cpus and mems as given) or auto (the CPUs and nodes local to the tenant's GPUs). */
+enum vgpu_placement {
+	VGPU_PLACEMENT_MANUAL = 0,
+	VGPU_PLACEMENT_AUTO = 1,
+};
+
 /* Quotas of a tenant, as named in the clear attribute. */
 enum vgpu_quota {
 	VGPU_QUOTA_VRAM_MAX = 1,
@@ -42,6 +48,8 @@ enum vgpu_quota {
 	VGPU_QUOTA_PRIORITY = 32,
 	VGPU_QUOTA_CPUS = 64,
 	VGPU_QUOTA_MEMS = 128,
+	VGPU_QUOTA_PLACEMENT = 256,
+	VGPU_QUOTA_EXCLUSIVE = 512,
 };
 
 enum {
@@ -73,6 +81,10 @@ enum {
 	VGPU_A_TENANT_CGROUP_REMOVED = 14,
 	VGPU_A_TENANT_PAD = 15,
 	VGPU_A_TENANT_USAGE = 16,
+	VGPU_A_TENANT_PLACEMENT = 17,
+	VGPU_A_TENANT_EXCLUSIVE = 18,
+	VGPU_A_TENANT_CPUS_EFFECTIVE = 19,
+	VGPU_A_TENANT_MEMS_EFFECTIVE = 20,
 
 	__VGPU_A_TENANT_MAX,
 	VGPU_A_TENANT_MAX = (__VGPU_A_TENANT_MAX - 1)
@@ -86,6 +98,9 @@ enum {
 	VGPU_A_USAGE_VRAM_BUDGET = 5,
 	VGPU_A_USAGE_VRAM_BYTE_SECONDS = 6,
 	VGPU_A_USAGE_PAD = 7,
+	VGPU_A_USAGE_GPU_TIME_NS = 8,
+	VGPU_A_USAGE_THROTTLED_NS = 9,
+	VGPU_A_USAGE_GRANTS = 10,
 
 	__VGPU_A_USAGE_MAX,
 	VGPU_A_USAGE_MAX = (__VGPU_A_USAGE_MAX - 1)
@@ -99,6 +114,8 @@ enum {
 	VGPU_A_PROC_DEFAULT_POLICY = 5,
 	VGPU_A_PROC_GPU = 6,
 	VGPU_A_PROC_PAD = 7,
+	VGPU_A_PROC_MEMS = 8,
+	VGPU_A_PROC_CPUS = 9,
 
 	__VGPU_A_PROC_MAX,
 	VGPU_A_PROC_MAX = (__VGPU_A_PROC_MAX - 1)

@@ -24,6 +24,16 @@
  *   obtain more than its tenant's limit through the module.
  *
  * The page's GPU slots are indexed by the inventory's GPU index.
+ *
+ * Compute time is granted per tenant per GPU (Documentation/compute.md). A
+ * second page, at offset VGPU_DEV_GATE_OFFSET and mapped read-only, is the
+ * gate: gpu[i].granted is non-zero while the process's tenant holds the
+ * grant on GPU i, so a launch checks one word and costs no system call.
+ * Without a grant the process drains its queued work, then sleeps in
+ * VGPU_IOC_WAIT until its tenant is granted. The module hands a GPU to the
+ * next tenant only once the previous holder's processes have drained (or
+ * a timeout passed), so queued work running past a slice is charged to the
+ * tenant that queued it.
  */
 #ifndef _UAPI_LINUX_VGPU_DEV_H
 #define _UAPI_LINUX_VGPU_DEV_H
@@ -34,6 +44,7 @@
 #define VGPU_DEV_PATH		"/dev/vgpu"
 #define VGPU_DEV_PAGE_VERSION	1
 #define VGPU_DEV_GPUS		64	/* equals VGPU_GPU_MAX */
+#define VGPU_DEV_GATE_OFFSET	4096	/* mmap offset of the gate page */
 
 /**
  * struct vgpu_dev_gpu - one GPU's slot of the shared page
@@ -42,12 +53,15 @@
  *	0), increased by VGPU_IOC_CHARGE and frees, exchanged with 0 by the
  *	module to take the budget back
  * @used: bytes the process holds on the GPU
+ * @launches: kernels and graphs the process submitted to the GPU (the
+ *	process increments it; the module reads it to tell an idle holder)
  * @rsvd: zero
  */
 struct vgpu_dev_gpu {
 	__s64 avail;
 	__u64 used;
-	__u64 rsvd[2];
+	__u64 launches;
+	__u64 rsvd;
 };
 
 /**
@@ -55,14 +69,63 @@ struct vgpu_dev_gpu {
  * @version: VGPU_DEV_PAGE_VERSION
  * @registered: set by the module once the process is registered; cleared
  *	when its registration ends (all charges are dropped then)
+ * @placement_seq: bumped by the module when the tenant's placement (CPUs,
+ *	NUMA nodes) changes; the library then re-reads it (proc-register's
+ *	reply shape, via VGPU_IOC_PLACEMENT) and rebinds its memory policy
  * @rsvd: zero
  * @gpu: one slot per GPU index
  */
 struct vgpu_dev_page {
 	__u32 version;
 	__u32 registered;
-	__u64 rsvd[7];
+	__u32 placement_seq;
+	__u32 rsvd0;
+	__u64 rsvd[6];
 	struct vgpu_dev_gpu gpu[VGPU_DEV_GPUS];
+};
+
+/**
+ * struct vgpu_dev_gate - the read-only gate page (offset VGPU_DEV_GATE_OFFSET)
+ * @version: VGPU_DEV_PAGE_VERSION
+ * @rsvd: zero
+ * @gpu: per GPU index: @granted is non-zero while the process's tenant
+ *	holds the GPU; @seq counts the grants the tenant received
+ */
+struct vgpu_dev_gate {
+	__u32 version;
+	__u32 rsvd[15];
+	struct {
+		__u32 granted;
+		__u32 seq;
+	} gpu[VGPU_DEV_GPUS];
+};
+
+/**
+ * struct vgpu_dev_wait - argument of VGPU_IOC_WAIT
+ * @gpu: GPU index
+ * @flags: zero
+ * @drain_ns: in: how long the process just spent draining its queued work
+ *	(for the record; the module charges by its own clock)
+ * @waited_ns: out: how long the call slept
+ */
+struct vgpu_dev_wait {
+	__u32 gpu;
+	__u32 flags;
+	__u64 drain_ns;
+	__u64 waited_ns;
+};
+
+/**
+ * struct vgpu_dev_placement - argument of VGPU_IOC_PLACEMENT
+ * @seq: out: the placement_seq this answer belongs to
+ * @flags: out: bit 0 set when @mems restricts the process
+ * @mems: out: bit mask of the NUMA nodes (node n is bit n % 64 of word
+ *	n / 64) the process's memory belongs on
+ */
+struct vgpu_dev_placement {
+	__u32 seq;
+	__u32 flags;
+	__u64 mems[16];
 };
 
 /**
@@ -109,5 +172,7 @@ struct vgpu_dev_meminfo {
 #define VGPU_IOC_CHARGE		_IOWR(VGPU_IOC_MAGIC, 1, struct vgpu_dev_charge)
 #define VGPU_IOC_RELEASE	_IOWR(VGPU_IOC_MAGIC, 2, struct vgpu_dev_charge)
 #define VGPU_IOC_MEMINFO	_IOWR(VGPU_IOC_MAGIC, 3, struct vgpu_dev_meminfo)
+#define VGPU_IOC_WAIT		_IOWR(VGPU_IOC_MAGIC, 4, struct vgpu_dev_wait)
+#define VGPU_IOC_PLACEMENT	_IOR(VGPU_IOC_MAGIC, 5, struct vgpu_dev_placement)
 
 #endif /* _UAPI_LINUX_VGPU_DEV_H */

@@ -104,7 +104,7 @@ check_errno "kernel: clear not allowed on new (strict)" 22 "" tenant-new str:1=x
 check_errno "kernel: empty gpus mask" 22 "gpus names no GPU" tenant-new str:1=x str:3=/free u64:7=0
 check_errno "kernel: set and clear the same quota" 22 "a quota is both set and cleared" \
 	tenant-set str:1=team-b u32:8=5 u32:13=8
-check_errno "kernel: clear with an unknown bit (policy)" 22 "" tenant-set str:1=team-b u32:13=256
+check_errno "kernel: clear with an unknown bit (policy)" 22 "" tenant-set str:1=team-b u32:13=1024
 check "create by cgroup id" vgpu-nlsend tenant-new str:1=byid u64:4=$(stat -c %i $cg/free)
 check_out "tenant made by id shows its path" '"cgroup":"/free"' sh -c "vgpuctl -j tenant show byid | tr -d ' '"
 
