@@ -27,7 +27,7 @@ module:
 	@test -d "$(KDIR)" || { echo "Error: no kernel build directory $(KDIR): run make deps or set KDIR." >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
 
-ctl:
+ctl: $(NVML_H)
 	$(MAKE) -C ctl
 
 libvgpu: $(NVML_H)
