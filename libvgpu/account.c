@@ -21,6 +21,7 @@ CUresult vgpu_tx_begin(struct vgpu_tx *tx, int gpu, uint64_t bytes)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	if (st != VGPU_ST_ACTIVE || gpu == VGPU_GPU_SKIP)
 		return CUDA_SUCCESS;
+	vgpu_placement_poll();
 	if (gpu == VGPU_GPU_NONE) {
 		if (vgpu_proc.reg.policy != VGPU_DEFAULT_POLICY_DENY)
 			return CUDA_SUCCESS;	/* allow: unaccounted */

@@ -143,6 +143,7 @@ static void ctx_gone(CUcontext c)
 		vgpu_release(&a);
 	vgpu_ptrmap_take_ctx(c, vgpu_release_cb, NULL);
 	vgpu_devmap_reset();	/* the handle may come back for another device */
+	vgpu_ctx_forget(c);
 }
 
 static CUresult created(struct measure *m, CUresult rc, CUcontext *pctx)
@@ -151,6 +152,7 @@ static CUresult created(struct measure *m, CUresult rc, CUcontext *pctx)
 
 	if (rc || !pctx)
 		return rc;
+	vgpu_ctx_note(*pctx, m->gpu, 1);	/* created current */
 	rc = measure_end(m, *pctx);
 	if (rc && destroy) {
 		destroy(*pctx);
@@ -254,6 +256,7 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 		__atomic_sub_fetch(&vgpu_prim_refs[dev], 1, __ATOMIC_ACQ_REL);
 		return rc;
 	}
+	vgpu_ctx_note(*pctx, m.gpu, 0);
 	if (!first)
 		return rc;
 	vgpu_prim_ctx[dev] = *pctx;

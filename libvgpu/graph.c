@@ -296,8 +296,10 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (!__atomic_load_n(&vgpu_nexecs, __ATOMIC_RELAXED) || !vgpu_active())
+	if (!__atomic_load_n(&vgpu_nexecs, __ATOMIC_RELAXED) || !vgpu_active()) {
+		vgpu_launch_gate();
 		return real(e, h);
+	}
 	pthread_mutex_lock(&vgpu_graph_lk);
 	{
 		struct grec *r = *find(&vgpu_execs, e);
@@ -308,8 +310,10 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h)
 		}
 	}
 	pthread_mutex_unlock(&vgpu_graph_lk);
-	if (!s)
+	if (!s) {
+		vgpu_launch_gate();
 		return real(e, h);
+	}
 	if (s->n > 16 && !(tx = calloc((size_t)s->n, sizeof(*tx)))) {
 		unref(s);
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -327,8 +331,10 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h)
 		if (rc)
 			break;
 	}
-	if (!rc)
+	if (!rc) {
+		vgpu_launch_gate();	/* no lock held: it may sleep */
 		rc = real(e, h);
+	}
 	for (int j = 0; j < (rc ? i : s->n); j++) {
 		if (rc)
 			vgpu_tx_abort(&tx[j]);

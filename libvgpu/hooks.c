@@ -48,7 +48,9 @@ int vgpu_real_load(int lib, int noload)
 		h = NULL;
 		for (int i = 0; i < VGPU_HOOK_COUNT; i++)
 			if (vgpu_hooks[i].lib == lib)
-				vgpu_real[i] = vgpu_dlsym(vgpu_handle[lib], vgpu_hooks[i].name);
+				__atomic_store_n(&vgpu_real[i],
+						 vgpu_dlsym(vgpu_handle[lib], vgpu_hooks[i].name),
+						 __ATOMIC_RELAXED);
 		__atomic_store_n(&vgpu_loaded[lib], 1, __ATOMIC_RELEASE);
 		vgpu_log(VGPU_LOG_DEBUG, "resolved %s", vgpu_lib_names[lib]);
 	}

@@ -54,6 +54,13 @@ extern const char *const vgpu_lib_names[VGPU_LIB_COUNT];
 int vgpu_real_load(int lib, int noload);
 void *vgpu_real_get(int id);
 #define REAL(sym) ((vgpu_pfn_##sym)vgpu_real_get(VGPU_HOOK_##sym))
+/* The same without a call once resolved (launch paths). */
+static inline void *vgpu_real_hot(int id)
+{
+	void *fn = __atomic_load_n(&vgpu_real[id], __ATOMIC_RELAXED);
+
+	return fn ? fn : vgpu_real_get(id);
+}
 
 /* The wrapper of the hooked symbol whose real address is fn, or fn. */
 void *vgpu_hook_wrap(int lib, void *fn);

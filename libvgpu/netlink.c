@@ -223,6 +223,14 @@ int vgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out)
 			break;
 		case VGPU_A_PROC_TENANT_ID: out->tenant_id = attr_u32(a); break;
 		case VGPU_A_PROC_DEFAULT_POLICY: out->policy = attr_u32(a); break;
+		case VGPU_A_PROC_MEMS:
+			attr_str(a, out->mems, sizeof(out->mems));
+			out->has_mems = 1;
+			break;
+		case VGPU_A_PROC_CPUS:
+			attr_str(a, out->cpus, sizeof(out->cpus));
+			out->has_cpus = 1;
+			break;
 		case VGPU_A_PROC_GPU:
 			if (out->ngpu < VGPU_GPU_MAX) {
 				parse_gpu(a, &out->gpu[out->ngpu]);

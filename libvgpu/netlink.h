@@ -25,6 +25,11 @@ struct vgpu_reg {
 	uint32_t policy;	/* enum vgpu_default_policy */
 	int ngpu;
 	struct vgpu_reg_gpu gpu[VGPU_GPU_MAX];
+	/* The effective placement (node and CPU lists, "0-1,3"); absent
+	 * (has_ 0) when unrestricted. */
+	int has_mems, has_cpus;
+	char mems[VGPU_LIST_LEN_MAX + 1];
+	char cpus[VGPU_LIST_LEN_MAX + 1];
 };
 
 /* A NETLINK_GENERIC socket (SOCK_CLOEXEC); -errno on failure. */

@@ -31,6 +31,8 @@ static int vgpu_pass_said;
 
 static int dev_ioctl(void *ctx, unsigned long req, void *arg)
 {
+	if (req == VGPU_IOC_CHARGE)
+		vgpu_placement_sync();	/* a budget refill: a slow path */
 	return ioctl(*(int *)ctx, req, arg) < 0 ? -errno : 0;
 }
 
@@ -45,6 +47,9 @@ static void pass(const char *why, int err)
 
 static void undo(void)
 {
+	vgpu_gate_reset();
+	if (vgpu_proc.gate)
+		munmap((void *)vgpu_proc.gate, sizeof(*vgpu_proc.gate));
 	if (vgpu_proc.page)
 		munmap(vgpu_proc.page, sizeof(*vgpu_proc.page));
 	if (vgpu_proc.nlfd >= 0)
@@ -52,6 +57,7 @@ static void undo(void)
 	if (vgpu_proc.devfd >= 0)
 		close(vgpu_proc.devfd);
 	vgpu_proc.page = NULL;
+	vgpu_proc.gate = NULL;
 	vgpu_proc.nlfd = vgpu_proc.devfd = -1;
 }
 
@@ -63,10 +69,36 @@ static double ms_since(const struct timespec *t0)
 	return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
+/*
+ * The read-only gate page (launch.c): a module without one (older) or a
+ * page of another version leaves launches ungated.
+ */
+static void map_gate(struct vgpu_proc *p)
+{
+	void *m = mmap(NULL, sizeof(*p->gate), PROT_READ, MAP_SHARED, p->devfd,
+		       VGPU_DEV_GATE_OFFSET);
+
+	if (m == MAP_FAILED) {
+		vgpu_log(VGPU_LOG_INFO, "no compute gate page (%s): launches are not "
+			 "gated", strerror(errno));
+		return;
+	}
+	p->gate = m;
+	if (p->gate->version != VGPU_DEV_PAGE_VERSION) {
+		vgpu_log(VGPU_LOG_WARN, "unknown compute gate page version %u: launches "
+			 "are not gated", p->gate->version);
+		munmap(m, sizeof(*p->gate));
+		p->gate = NULL;
+		return;
+	}
+	vgpu_gate_start(p->page, p->gate);
+}
+
 static int do_register(void)
 {
 	struct vgpu_proc *p = &vgpu_proc;
 	struct timespec t0;
+	uint32_t seq;
 	void *m;
 	int rc;
 
@@ -102,6 +134,8 @@ static int do_register(void)
 		undo();
 		return VGPU_ST_PASS;
 	}
+	/* Before the request: a change after it is then noticed. */
+	seq = __atomic_load_n(&p->page->placement_seq, __ATOMIC_ACQUIRE);
 	rc = vgpu_nl_register(p->nlfd, p->family, p->devfd, &p->reg);
 	if (rc) {
 		vgpu_log(VGPU_LOG_ERROR, "proc-register failed: %s", strerror(-rc));
@@ -119,6 +153,8 @@ static int do_register(void)
 		undo();
 		return VGPU_ST_DENIED;
 	}
+	map_gate(p);
+	vgpu_placement_start(seq, &p->reg);
 	p->charger.page = p->page;
 	p->charger.ioctl = dev_ioctl;
 	p->charger.ctx = &p->devfd;
@@ -182,6 +218,8 @@ static void atfork_child(void)
 	pthread_mutex_init(&vgpu_proc.nl_lk, NULL);
 	vgpu_ptrmap_reset();
 	vgpu_devmap_reset();
+	vgpu_gate_reset();
+	vgpu_placement_reset();
 }
 
 void vgpu_register_atfork(void)

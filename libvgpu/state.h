@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "charge.h"
+#include "gate.h"
 #include "hooks.h"
 #include "netlink.h"
 #include "ptrmap.h"
@@ -27,6 +28,7 @@ struct vgpu_proc {
 	int nlfd, devfd;
 	uint16_t family;
 	struct vgpu_dev_page *page;
+	const struct vgpu_dev_gate *gate;	/* read-only; NULL without one */
 	struct vgpu_reg reg;
 	int slot[VGPU_GPU_MAX];		/* inventory index -> reg.gpu[], or -1 */
 	struct vgpu_charger charger;
@@ -84,5 +86,42 @@ void vgpu_release_cb(const struct vgpu_alloc *a, void *arg);
 int vgpu_take(uint32_t kind, uint64_t key, struct vgpu_alloc *a);
 void vgpu_put_back(const struct vgpu_alloc *a);
 void vgpu_free_done(int taken, const struct vgpu_alloc *a, CUresult rc);
+
+/* current.c: the launch's GPU (the current context's), the gate's ops. */
+extern struct vgpu_gate vgpu_gate;
+/* A context of inventory GPU gpu exists (created, retained, seen); if
+ * current, it is now this thread's current context. */
+void vgpu_ctx_note(CUcontext c, int gpu, int current);
+/* The context is gone: forget it. */
+void vgpu_ctx_forget(CUcontext c);
+/* Registration: turn the gate on (gate page mapped) or reset it (fork). */
+void vgpu_gate_start(struct vgpu_dev_page *page, const struct vgpu_dev_gate *gate);
+void vgpu_gate_reset(void);
+
+/* Before a launch (launch.c, graph.c): the gate's fast path, inlined and
+ * without a call; the rest (registration on first use, the GPU to find,
+ * the closed gate) in vgpu_launch_slow(). */
+void vgpu_launch_slow(void);
+static inline void vgpu_launch_gate(void)
+{
+	if (__builtin_expect(!vgpu_gate_pass(&vgpu_gate), 0))
+		vgpu_launch_slow();
+}
+
+/* placement.c: the memory policy follows the tenant's NUMA nodes. */
+extern uint32_t vgpu_placement_seen;	/* placement_seq of the cached answer */
+/* At registration: seq read before proc-register, the reply's mems. */
+void vgpu_placement_start(uint32_t seq, const struct vgpu_reg *reg);
+/* A slow path: refresh the placement if the page says it changed (one
+ * VGPU_IOC_PLACEMENT), then bind this thread if it is not bound to it. */
+void vgpu_placement_sync(void);
+void vgpu_placement_reset(void);
+/* The allocation fast path's check: one load of the page and a compare. */
+static inline void vgpu_placement_poll(void)
+{
+	if (__builtin_expect(__atomic_load_n(&vgpu_proc.page->placement_seq, __ATOMIC_RELAXED) !=
+			     __atomic_load_n(&vgpu_placement_seen, __ATOMIC_RELAXED), 0))
+		vgpu_placement_sync();
+}
 
 #endif

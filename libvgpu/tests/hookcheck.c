@@ -97,7 +97,22 @@ static const struct want wants[] = {
 	{ "cuGraphAddMemAllocNode", 11040, 0, "cuGraphAddMemAllocNode", "vgpu" },
 	{ "cuGraphInstantiate", 12000, 0, "cuGraphInstantiateWithFlags", "vgpu" },
 	{ "cuGraphInstantiate", 11000, 0, "cuGraphInstantiate_v2", "vgpu" },
+	{ "cuGraphLaunch", 10000, 0, "cuGraphLaunch", "vgpu" },
 	{ "cuGraphLaunch", 10000, 2, "cuGraphLaunch_ptsz", "vgpu" },
+	/* Every submission path passes the compute gate. */
+	{ "cuLaunchKernel", 4000, 0, "cuLaunchKernel", "vgpu" },
+	{ "cuLaunchKernel", 4000, 2, "cuLaunchKernel_ptsz", "vgpu" },
+	{ "cuLaunchKernel", 13000, 2, "cuLaunchKernel_ptsz", "vgpu" },
+	{ "cuLaunchKernelEx", 11060, 0, "cuLaunchKernelEx", "vgpu" },
+	{ "cuLaunchKernelEx", 12000, 2, "cuLaunchKernelEx_ptsz", "vgpu" },
+	{ "cuLaunchCooperativeKernel", 9000, 0, "cuLaunchCooperativeKernel", "vgpu" },
+	{ "cuLaunchCooperativeKernel", 9000, 2, "cuLaunchCooperativeKernel_ptsz", "vgpu" },
+	/* The current context's GPU is tracked. */
+	{ "cuCtxSetCurrent", 4000, 0, "cuCtxSetCurrent", "vgpu" },
+	{ "cuCtxPushCurrent", 4000, 0, "cuCtxPushCurrent_v2", "vgpu" },
+	{ "cuCtxPushCurrent", 2000, 0, "cuCtxPushCurrent", "vgpu" },
+	{ "cuCtxPopCurrent", 4000, 0, "cuCtxPopCurrent_v2", "vgpu" },
+	{ "cuCtxPopCurrent", 2000, 0, "cuCtxPopCurrent", "vgpu" },
 	{ "cuCtxCreate", 11040, 0, "cuCtxCreate_v3", "vgpu" },
 	{ "cuCtxCreate", 3020, 0, "cuCtxCreate_v2", "vgpu" },
 	{ "cuCtxDestroy", 4000, 0, "cuCtxDestroy_v2", "vgpu" },
@@ -111,8 +126,9 @@ static const struct want wants[] = {
 	{ "cuGetProcAddress", 11030, 0, "cuGetProcAddress", "vgpu" },
 	{ "cuInit", 2000, 0, "cuInit", "vgpu" },
 	/* Unhooked: the driver's own. */
-	{ "cuLaunchKernel", 4000, 0, "cuLaunchKernel", "cuda" },
-	{ "cuLaunchKernel", 4000, 2, "cuLaunchKernel_ptsz", "cuda" },
+	{ "cuLaunchHostFunc", 10000, 0, "cuLaunchHostFunc", "cuda" },
+	{ "cuLaunchHostFunc", 10000, 2, "cuLaunchHostFunc_ptsz", "cuda" },
+	{ "cuCtxSynchronize", 2000, 0, "cuCtxSynchronize", "cuda" },
 	{ "cuMemcpyHtoD", 3020, 2, "cuMemcpyHtoD_v2_ptds", "cuda" },
 	{ "cuCtxSynchronize", 13000, 0, "cuCtxSynchronize_v2", "cuda" },
 	{ "cuMemAllocHost", 3020, 0, "cuMemAllocHost_v2", "cuda" },
@@ -210,14 +226,14 @@ int main(int argc, char **argv)
 		       "the wrapper of each of the %d hooked names\n", n);
 	{
 		const char *s1, *s2, *s3;
-		const char *i1 = where(dlsym(cu, "cuLaunchKernel"), &s1);
+		const char *i1 = where(dlsym(cu, "cuLaunchHostFunc"), &s1);
 		const char *i2 = where(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2"), &s2);
 		const char *i3 = where(dlsym(nv, "nvmlDeviceGetCount_v2"), &s3);
 		void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 		void *vm = libc ? dlvsym(libc, "malloc", "GLIBC_2.2.5") : NULL;
 
 		if (strcmp(i1, "cuda") || strcmp(i2, "vgpu") || strcmp(i3, "nvml") || !vm)
-			fail("dlsym", "cuLaunchKernel in %s, RTLD_DEFAULT cuMemAlloc_v2 in %s, "
+			fail("dlsym", "cuLaunchHostFunc in %s, RTLD_DEFAULT cuMemAlloc_v2 in %s, "
 			     "nvmlDeviceGetCount_v2 in %s, dlvsym malloc %p", i1, i2, i3, vm);
 		else
 			printf("PASS: libvgpu: dlsym and dlvsym pass unhooked names through and "

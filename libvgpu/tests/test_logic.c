@@ -2,7 +2,8 @@
 /*
  * libvgpu's pure logic under ASan and UBSan: the allocation map, the
  * charging protocol against a simulated module, array sizes, the view
- * formula, netlink reply parsing and the hook table. Prints
+ * formula, netlink reply parsing, the hook table, the compute launch gate
+ * against a fake gate page and a stub ioctl layer, the node-list parser. Prints
  * "PASS: libvgpu: logic: ..." / "FAIL: ..." lines; exit status 1 on failure.
  */
 #include <errno.h>
@@ -16,9 +17,12 @@
 
 #include "../arraysize.h"
 #include "../charge.h"
+#include "../gate.h"
 #include "../netlink.h"
+#include "../nodelist.h"
 #include "../ptrmap.h"
 #include "../views.h"
+#include "test_gate.h"
 
 static int failed;
 
@@ -326,7 +330,11 @@ static void test_netlink(void)
 		((struct nlattr *)(b + nest))->nla_len = (uint16_t)(in - nest);
 		off = in;
 	}
+	off = put(b, off, VGPU_A_PROC_MEMS, "0-1,3", 6);
+	off = put(b, off, VGPU_A_PROC_CPUS, "0-15", 5);
 	vgpu_nl_parse_reg(b, off, &r);
+	CHECK(r.has_mems && !strcmp(r.mems, "0-1,3") && r.has_cpus && !strcmp(r.cpus, "0-15"),
+	      "netlink", "placement: mems \"%s\", cpus \"%s\"", r.mems, r.cpus);
 	CHECK(r.pid == 42 && r.in_tenant && !strcmp(r.tenant, "team-a") && r.tenant_id == 3 &&
 	      r.policy == VGPU_DEFAULT_POLICY_DENY && r.ngpu == 2, "netlink", "header fields");
 	CHECK(r.gpu[0].vram_max == 1ULL << 30 && !r.gpu[0].denied && r.gpu[0].vram == 16ULL << 30 &&
@@ -336,7 +344,7 @@ static void test_netlink(void)
 	/* Truncated input must not be read past. */
 	vgpu_nl_parse_reg(b, off - 3, &r);
 	printf("PASS: libvgpu: logic: proc-register reply parsing (nested gpu entries, "
-	       "unlimited, denied, truncated)\n");
+	       "unlimited, denied, mems and cpus, truncated)\n");
 }
 
 /* ---- the hook table ---- */
@@ -375,5 +383,6 @@ int main(void)
 	test_sizes();
 	test_netlink();
 	test_table();
+	failed |= test_gate_all();
 	return failed;
 }

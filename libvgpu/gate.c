@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slow path of the launch gate (gate.h): the tenant does not hold the
+ * GPU. If the process submitted work to it since it last drained, it
+ * drains first (ops->drain, timed) so that the module can hand the GPU to
+ * the next tenant; then it sleeps in VGPU_IOC_WAIT until its tenant is
+ * granted (EINTR: ask again), and the launch goes. No lock is held here:
+ * other threads that meet the closed gate wait too, each in its own WAIT.
+ * A WAIT that fails otherwise (ENOTTY from an older module, ESRCH once the
+ * registration ended, ...) turns the gate off for that GPU: launches pass
+ * through rather than block forever.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "gate.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+__thread struct vgpu_gate_tls vgpu_gate_tls __attribute__((tls_model("initial-exec")));
+
+void vgpu_gate_slow(struct vgpu_gate *gt)
+{
+	const struct vgpu_dev_gate *gp = __atomic_load_n(&gt->gate, __ATOMIC_ACQUIRE);
+	uint64_t *launches;
+	int gpu;
+
+	if (!gp)
+		return;
+	gpu = __atomic_load_n(&gt->one_gpu, __ATOMIC_RELAXED);
+	if (gpu < 0)
+		gpu = gt->ops->gpu(gt->ctx);
+	if (gpu < 0 || gpu >= VGPU_DEV_GPUS)
+		return;
+	launches = (uint64_t *)&gt->page->gpu[gpu].launches;
+	while (!__atomic_load_n(&gt->off[gpu], __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&gp->gpu[gpu].granted, __ATOMIC_ACQUIRE)) {
+		struct vgpu_dev_wait w = { .gpu = (uint32_t)gpu };
+		uint64_t n = __atomic_load_n(launches, __ATOMIC_RELAXED);
+		int rc;
+
+		if (n != __atomic_load_n(&gt->seen[gpu], __ATOMIC_RELAXED)) {
+			uint64_t t0 = now_ns();
+
+			gt->ops->drain(gt->ctx, gpu);
+			w.drain_ns = now_ns() - t0;
+			__atomic_store_n(&gt->seen[gpu], n, __ATOMIC_RELAXED);
+		}
+		rc = gt->ops->wait(gt->ctx, &w);
+		if (rc == -EINTR)
+			continue;
+		if (rc && !__atomic_exchange_n(&gt->off[gpu], 1, __ATOMIC_RELAXED))
+			gt->ops->failed(gt->ctx, gpu, -rc);
+		break;	/* granted (the module said so), or no gate any more */
+	}
+	__atomic_fetch_add(launches, 1, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The compute launch gate (issue #5): before a kernel or a graph is
+ * submitted, one word of the read-only gate page (uapi/vgpu_dev.h, struct
+ * vgpu_dev_gate) says whether the process's tenant holds the GPU. While it
+ * does, a launch counts itself in the page's launches and goes: no system
+ * call, no lock, no clock read. Otherwise the slow path drains the work
+ * the process queued since it last waited, then sleeps in VGPU_IOC_WAIT
+ * until the tenant is granted.
+ *
+ * Pure logic: draining, waiting and finding the launch's GPU are function
+ * pointers, so the host tests drive it against a fake page and the
+ * benchmark (bench/gate-bench.c) measures the very same fast path.
+ */
+#ifndef VGPU_GATE_H
+#define VGPU_GATE_H
+
+#include <stdint.h>
+
+#include "../uapi/vgpu_dev.h"
+
+/* one_gpu when the launch's GPU must be found per thread. */
+#define VGPU_GATE_RESOLVE (-1)
+
+struct vgpu_gate_ops {
+	/* The inventory GPU of a launch from this thread (its current
+	 * context's), or < 0: not gated (outside the inventory, unknown);
+	 * may refresh vgpu_gate_tls. */
+	int (*gpu)(void *ctx);
+	/* Wait until the work the process queued on gpu has completed. */
+	void (*drain)(void *ctx, int gpu);
+	/* ioctl(VGPU_IOC_WAIT): 0 once the tenant is granted, or -errno. */
+	int (*wait)(void *ctx, struct vgpu_dev_wait *w);
+	/* WAIT failed with err (other than EINTR): gpu is no longer gated. */
+	void (*failed)(void *ctx, int gpu, int err);
+};
+
+struct vgpu_gate {
+	/* NULL: no gate (unregistered, module absent or without a gate
+	 * page); set once registered, before the state is published. */
+	const struct vgpu_dev_gate *gate;
+	struct vgpu_dev_page *page;
+	/* The process's only GPU so far, or VGPU_GATE_RESOLVE: then the
+	 * thread's vgpu_gate_tls says, while its gen is gen. */
+	int one_gpu;
+	unsigned int gen;
+	const struct vgpu_gate_ops *ops;
+	void *ctx;
+	/* Per GPU: page launches when the process last drained, and
+	 * whether WAIT failed (then launches pass through). */
+	uint64_t seen[VGPU_DEV_GPUS];
+	uint8_t off[VGPU_DEV_GPUS];
+};
+
+/* Per thread: the current context and its GPU (< 0: not gated). */
+struct vgpu_gate_tls {
+	void *cur;
+	int gpu;
+	unsigned int gen;	/* 0 never matches */
+};
+extern __thread struct vgpu_gate_tls vgpu_gate_tls __attribute__((tls_model("initial-exec")));
+
+/*
+ * The fast path of a launch, inlined into each launch wrapper, without a
+ * call: 1 when the tenant holds the launch's GPU (the launch is counted in
+ * the page and may go), 0 when vgpu_gate_slow() must decide. Loads: the
+ * gate pointer, one_gpu (else the thread's cache and gen), the grant
+ * word; one relaxed increment.
+ */
+static inline int vgpu_gate_pass(struct vgpu_gate *gt)
+{
+	const struct vgpu_dev_gate *gp = __atomic_load_n(&gt->gate, __ATOMIC_ACQUIRE);
+	int g = __atomic_load_n(&gt->one_gpu, __ATOMIC_RELAXED);
+
+	if (g < 0 && vgpu_gate_tls.gen == __atomic_load_n(&gt->gen, __ATOMIC_RELAXED))
+		g = vgpu_gate_tls.gpu;
+	if (__builtin_expect(!gp || g < 0 ||
+			     !__atomic_load_n(&gp->gpu[g].granted, __ATOMIC_RELAXED), 0))
+		return 0;
+	__atomic_fetch_add(&gt->page->gpu[g].launches, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+/* Everything else: no gate (pass), the GPU to be found (ops->gpu), or the
+ * gate closed: drain if the process launched on the GPU since it last
+ * drained, sleep in WAIT (retried on EINTR), count the launch. */
+void vgpu_gate_slow(struct vgpu_gate *gt);
+
+#endif

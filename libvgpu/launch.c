@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel launches pass the compute gate (gate.h) before the driver sees
+ * them: cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel and
+ * their per-thread-stream (_ptsz) forms; cuGraphLaunch(_ptsz) in graph.c.
+ *
+ * Each wrapper is two tail calls: while the tenant holds the GPU, the
+ * inlined fast path (a few loads, one relaxed increment) and a jump to
+ * the driver with the caller's arguments untouched; otherwise a jump to
+ * the wrapper's slow twin, which resolves the driver, registers on first
+ * use, finds the GPU, drains and waits (vgpu_launch_slow), then calls the
+ * driver. Unregistered processes, GPUs outside the inventory and a module
+ * without a gate page pass through the slow twin ungated.
+ */
+#include "state.h"
+
+#define LAUNCH(sym, params, args)						\
+static __attribute__((noinline)) CUresult sym##_slow params			\
+{										\
+	vgpu_pfn_##sym real = REAL(sym);					\
+										\
+	if (!real)								\
+		return CUDA_ERROR_NOT_INITIALIZED;				\
+	vgpu_launch_slow();							\
+	return real args;							\
+}										\
+										\
+VGPU_EXPORT CUresult sym params							\
+{										\
+	vgpu_pfn_##sym real = (vgpu_pfn_##sym)					\
+		__atomic_load_n(&vgpu_real[VGPU_HOOK_##sym], __ATOMIC_RELAXED);	\
+										\
+	if (__builtin_expect(real && vgpu_gate_pass(&vgpu_gate), 1))		\
+		return real args;						\
+	return sym##_slow args;							\
+}
+
+#define KERNEL_PARAMS								\
+	(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,		\
+	 unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,	\
+	 unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,	\
+	 void **kernelParams, void **extra)
+#define KERNEL_ARGS								\
+	(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,	\
+	 sharedMemBytes, hStream, kernelParams, extra)
+#define COOP_PARAMS								\
+	(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,		\
+	 unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,	\
+	 unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,	\
+	 void **kernelParams)
+#define COOP_ARGS								\
+	(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ,	\
+	 sharedMemBytes, hStream, kernelParams)
+#define EX_PARAMS (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+#define EX_ARGS (config, f, kernelParams, extra)
+
+LAUNCH(cuLaunchKernel, KERNEL_PARAMS, KERNEL_ARGS)
+LAUNCH(cuLaunchKernel_ptsz, KERNEL_PARAMS, KERNEL_ARGS)
+LAUNCH(cuLaunchKernelEx, EX_PARAMS, EX_ARGS)
+LAUNCH(cuLaunchKernelEx_ptsz, EX_PARAMS, EX_ARGS)
+LAUNCH(cuLaunchCooperativeKernel, COOP_PARAMS, COOP_ARGS)
+LAUNCH(cuLaunchCooperativeKernel_ptsz, COOP_PARAMS, COOP_ARGS)

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The compute launch gate (gate.c) against a fake gate page and a stub
+ * ioctl layer, and the node-list parser (nodelist.c), under ASan and
+ * UBSan; part of test-logic-asan. Prints PASS/FAIL lines; returns 1 on
+ * failure.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../gate.h"
+#include "../nodelist.h"
+#include "test_gate.h"
+
+static int failed;
+
+#define CHECK(cond, what, ...) do { \
+	if (!(cond)) { \
+		printf("FAIL: libvgpu: logic: %s: ", what); \
+		printf(__VA_ARGS__); \
+		printf("\n"); \
+		failed = 1; \
+		return; \
+	} \
+} while (0)
+
+/* ---- the gate against a fake module ---- */
+
+static struct vgpu_dev_page page;
+static struct vgpu_dev_gate gpage;
+
+static struct fake {
+	pthread_mutex_t lk;
+	pthread_cond_t cv;
+	int resolve_gpu;		/* what ops->gpu answers */
+	int resolves, drains, waits, fails, fail_err;
+	int eintr;			/* WAIT answers EINTR this many times */
+	int wait_err;			/* WAIT fails with this (0: it works) */
+	int block;			/* WAIT sleeps until the test grants */
+	int sleeping;
+	uint64_t drain_ns, drain_sleep_ns;
+	int order_ok;			/* a drain was never after its wait */
+	int last_drains;
+} fk = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, .order_ok = 1 };
+
+static int f_gpu(void *ctx)
+{
+	(void)ctx;
+	__atomic_add_fetch(&fk.resolves, 1, __ATOMIC_RELAXED);
+	return fk.resolve_gpu;
+}
+
+static void f_drain(void *ctx, int gpu)
+{
+	struct timespec ts = { 0, (long)fk.drain_sleep_ns };
+
+	(void)ctx;
+	(void)gpu;
+	if (fk.drain_sleep_ns)
+		nanosleep(&ts, NULL);
+	pthread_mutex_lock(&fk.lk);
+	fk.drains++;
+	pthread_mutex_unlock(&fk.lk);
+}
+
+/* The module's side: sleeps (a condition variable, no spinning) until
+ * the tenant is granted. */
+static int f_wait(void *ctx, struct vgpu_dev_wait *w)
+{
+	int rc = 0;
+
+	(void)ctx;
+	pthread_mutex_lock(&fk.lk);
+	fk.waits++;
+	fk.drain_ns = w->drain_ns;
+	if (fk.drains < fk.last_drains)
+		fk.order_ok = 0;
+	if (fk.eintr > 0) {
+		fk.eintr--;
+		rc = -EINTR;
+	} else if (fk.wait_err) {
+		rc = -fk.wait_err;
+	} else if (fk.block) {
+		fk.sleeping++;
+		pthread_cond_broadcast(&fk.cv);
+		while (!__atomic_load_n(&gpage.gpu[w->gpu].granted, __ATOMIC_ACQUIRE))
+			pthread_cond_wait(&fk.cv, &fk.lk);
+		fk.sleeping--;
+	}
+	pthread_mutex_unlock(&fk.lk);
+	return rc;
+}
+
+static void f_failed(void *ctx, int gpu, int err)
+{
+	(void)ctx;
+	(void)gpu;
+	fk.fails++;
+	fk.fail_err = err;
+}
+
+static const struct vgpu_gate_ops f_ops = { f_gpu, f_drain, f_wait, f_failed };
+static struct vgpu_gate gt = { .page = &page, .one_gpu = 1, .gen = 7, .ops = &f_ops };
+
+/* A launch as launch.c makes it: fast path, else slow path. */
+static void launch(void)
+{
+	if (!vgpu_gate_pass(&gt))
+		vgpu_gate_slow(&gt);
+}
+
+static void *launcher(void *arg)
+{
+	(void)arg;
+	launch();
+	return NULL;
+}
+
+static void test_gate_paths(void)
+{
+	pthread_t t[4];
+
+	/* No gate page: nothing asked, nothing counted. */
+	launch();
+	CHECK(!fk.waits && !fk.drains && !fk.resolves && !page.gpu[1].launches, "gate",
+	      "no gate: %d waits, %d drains", fk.waits, fk.drains);
+	gt.gate = &gpage;
+	/* Granted: no wait, no drain, counted. */
+	gpage.gpu[1].granted = 1;
+	for (int i = 0; i < 1000; i++)
+		CHECK(vgpu_gate_pass(&gt), "gate", "granted but the fast path said no");
+	CHECK(page.gpu[1].launches == 1000 && !fk.waits && !fk.drains, "gate",
+	      "granted: %llu launches, %d waits, %d drains",
+	      (unsigned long long)page.gpu[1].launches, fk.waits, fk.drains);
+	/* Closed after launches: drain (timed), then wait, then launch. */
+	gpage.gpu[1].granted = 0;
+	fk.drain_sleep_ns = 2000000;
+	fk.last_drains = 1;
+	launch();
+	CHECK(fk.drains == 1 && fk.waits == 1 && fk.order_ok, "gate",
+	      "closed: %d drains, %d waits, drain first %d", fk.drains, fk.waits, fk.order_ok);
+	CHECK(fk.drain_ns >= 2000000 && fk.drain_ns < 1000000000ULL, "gate",
+	      "drain_ns %llu for a 2 ms drain", (unsigned long long)fk.drain_ns);
+	CHECK(page.gpu[1].launches == 1001, "gate", "the waited launch is not counted");
+	/* Closed, nothing launched since the drain: the launch after the
+	 * wait counts, so the next closed gate drains again; a process that
+	 * drained and launched nothing does not. */
+	gt.seen[1] = page.gpu[1].launches;
+	fk.drain_sleep_ns = 0;
+	fk.last_drains = 1;
+	launch();
+	CHECK(fk.drains == 1 && fk.waits == 2 && fk.drain_ns == 0, "gate",
+	      "idle since the drain: %d drains, %d waits, drain_ns %llu", fk.drains, fk.waits,
+	      (unsigned long long)fk.drain_ns);
+	/* EINTR: asked again, drained once. */
+	fk.eintr = 2;
+	fk.last_drains = 2;
+	launch();
+	CHECK(fk.drains == 2 && fk.waits == 5 && !fk.fails, "gate",
+	      "EINTR x2: %d drains, %d waits", fk.drains, fk.waits);
+	/* Threads meeting the closed gate all sleep in WAIT (no spinning),
+	 * and all go once the tenant is granted. */
+	fk.block = 1;
+	fk.waits = 0;
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, launcher, NULL);
+	pthread_mutex_lock(&fk.lk);
+	while (fk.sleeping < 4)
+		pthread_cond_wait(&fk.cv, &fk.lk);
+	__atomic_store_n(&gpage.gpu[1].granted, 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&fk.cv);
+	pthread_mutex_unlock(&fk.lk);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	CHECK(fk.waits == 4 && page.gpu[1].launches == 1007, "gate",
+	      "4 threads: %d waits, %llu launches", fk.waits,
+	      (unsigned long long)page.gpu[1].launches);
+	fk.block = 0;
+	/* Several GPUs: the thread's cache, else ops->gpu; < 0: ungated. */
+	gt.one_gpu = VGPU_GATE_RESOLVE;
+	gpage.gpu[3].granted = 1;
+	vgpu_gate_tls.gen = 7;
+	vgpu_gate_tls.gpu = 3;
+	CHECK(vgpu_gate_pass(&gt) && page.gpu[3].launches == 1 && !fk.resolves, "gate",
+	      "thread cache: launches %llu, resolves %d",
+	      (unsigned long long)page.gpu[3].launches, fk.resolves);
+	gt.gen = 8;
+	fk.resolve_gpu = 3;
+	launch();
+	CHECK(page.gpu[3].launches == 2 && fk.resolves == 1, "gate",
+	      "stale cache: launches %llu, resolves %d",
+	      (unsigned long long)page.gpu[3].launches, fk.resolves);
+	fk.resolve_gpu = -1;
+	launch();
+	CHECK(page.gpu[3].launches == 2 && fk.resolves == 2, "gate", "outside the inventory counted");
+	/* WAIT failing (an older module: ENOTTY): said once, then launches
+	 * pass through without blocking. */
+	gt.one_gpu = 2;
+	fk.waits = 0;
+	fk.wait_err = ENOTTY;
+	for (int i = 0; i < 3; i++)
+		launch();
+	CHECK(fk.fails == 1 && fk.fail_err == ENOTTY && fk.waits == 1 &&
+	      page.gpu[2].launches == 3, "gate", "ENOTTY: %d failures said, %d waits, %llu launches",
+	      fk.fails, fk.waits, (unsigned long long)page.gpu[2].launches);
+	printf("PASS: libvgpu: logic: launch gate on a fake page (granted: counted, no wait; "
+	       "closed: a 2 ms drain timed, then WAIT; idle: no drain; EINTR retried; "
+	       "4 threads sleep until granted; per-thread GPU; ENOTTY said once, then "
+	       "passes through)\n");
+}
+
+/* ---- node lists ---- */
+
+static void test_nodelist(void)
+{
+	static const struct {
+		const char *s;
+		int rc;
+		uint64_t w0, w15;
+	} cases[] = {
+		{ "0-1,3", 3, 0xb, 0 },
+		{ "0", 1, 1, 0 },
+		{ "", 0, 0, 0 },
+		{ "\n", 0, 0, 0 },
+		{ "0-1,3\n", 3, 0xb, 0 },
+		{ "2-3,0-3", 4, 0xf, 0 },
+		{ "1023", 1, 0, 1ULL << 63 },
+		{ "0-1023", 1024, ~0ULL, ~0ULL },
+		{ "63-64", 2, 1ULL << 63, 0 },
+		{ "1024", -ERANGE, 0, 0 },
+		{ "99999999999999999999999", -ERANGE, 0, 0 },
+		{ "1-0", -EINVAL, 0, 0 },
+		{ "0,,1", -EINVAL, 0, 0 },
+		{ ",0", -EINVAL, 0, 0 },
+		{ "0,", -EINVAL, 0, 0 },
+		{ "0-", -EINVAL, 0, 0 },
+		{ "-1", -EINVAL, 0, 0 },
+		{ "0 ,1", -EINVAL, 0, 0 },
+		{ "a", -EINVAL, 0, 0 },
+		{ "0-1x", -EINVAL, 0, 0 },
+		{ "0:2", -EINVAL, 0, 0 },
+	};
+	uint64_t m[16], small[1];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = vgpu_nodelist_parse(cases[i].s, m, 1024);
+
+		CHECK(rc == cases[i].rc && m[0] == cases[i].w0 && m[15] == cases[i].w15,
+		      "node list", "\"%s\": %d, words %#llx %#llx", cases[i].s, rc,
+		      (unsigned long long)m[0], (unsigned long long)m[15]);
+	}
+	CHECK(vgpu_nodelist_parse("0-1,3", m, 1024) == 3 && vgpu_nodelist_last(m, 1024) == 3,
+	      "node list", "last node");
+	CHECK(vgpu_nodelist_parse("", m, 1024) == 0 && vgpu_nodelist_last(m, 1024) == -1,
+	      "node list", "last of none");
+	CHECK(vgpu_nodelist_parse("63", small, 64) == 1 && vgpu_nodelist_parse("64", small, 64) ==
+	      -ERANGE && !small[0], "node list", "a one-word mask");
+	CHECK(vgpu_nodelist_parse(NULL, small, 64) == -EINVAL, "node list", "NULL");
+	printf("PASS: libvgpu: logic: node-list parser (%zu lists: ranges, overlaps, "
+	       "newline, node 1023, malformed, out of range)\n", sizeof(cases) / sizeof(cases[0]));
+}
+
+int test_gate_all(void)
+{
+	test_gate_paths();
+	test_nodelist();
+	return failed;
+}
