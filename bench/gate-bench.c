@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * gate-bench: the cost of libvgpu's compute launch gate on the fast path
+ * (the tenant holds the GPU), natively, without a GPU or the module.
+ *
+ * It links libvgpu's gate code (libvgpu/gate.c, gate.h: the very
+ * vgpu_gate_pass() and vgpu_gate_slow() the library inlines and calls)
+ * against a gate page and a process page in plain memory, granted = 1,
+ * and a stub "driver" with cuLaunchKernel's eleven arguments. Two ways
+ * in, both through a function pointer as a program calls the driver:
+ *
+ *   bare    the stub itself (the program without libvgpu)
+ *   gated   a wrapper built as libvgpu/launch.c builds its wrappers: the
+ *           real function from a slot, the inlined gate fast path, a tail
+ *           call to the real function (the slow twin only when closed)
+ *
+ * gated-tls is the same with the GPU taken from the thread's cache (a
+ * process that has used more than one GPU). Calls are timed in batches
+ * (clock_gettime around 1000 calls), bare and gated batches alternating;
+ * the table gives the median and 99th percentile of ns per call over
+ * the batches, and "added" the same of the paired differences.
+ *
+ *   gate-bench [CALLS]        default 10000000 per path
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../libvgpu/gate.h"
+
+#define BATCH 1000
+
+typedef int (*launch_fn)(void *f, unsigned int gx, unsigned int gy, unsigned int gz,
+			 unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+			 void *stream, void **params, void **extra);
+
+static __attribute__((noinline)) int stub(void *f, unsigned int gx, unsigned int gy,
+					  unsigned int gz, unsigned int bx, unsigned int by,
+					  unsigned int bz, unsigned int shmem, void *stream,
+					  void **params, void **extra)
+{
+	__asm__ volatile("" : : "r"(f), "r"(gx), "r"(gy), "r"(gz), "r"(bx), "r"(by), "r"(bz),
+			 "r"(shmem), "r"(stream), "r"(params), "r"(extra) : "memory");
+	return 0;
+}
+
+static launch_fn real_slot = stub;	/* as libvgpu's vgpu_real[] */
+
+static struct vgpu_dev_page page;
+static struct vgpu_dev_gate gpage;
+
+static int no_gpu(void *ctx)
+{
+	(void)ctx;
+	return -1;
+}
+
+static void no_drain(void *ctx, int gpu)
+{
+	(void)ctx;
+	(void)gpu;
+}
+
+static int no_wait(void *ctx, struct vgpu_dev_wait *w)
+{
+	(void)ctx;
+	(void)w;
+	return 0;
+}
+
+static void no_fail(void *ctx, int gpu, int err)
+{
+	(void)ctx;
+	(void)gpu;
+	(void)err;
+}
+
+static const struct vgpu_gate_ops ops = { no_gpu, no_drain, no_wait, no_fail };
+static struct vgpu_gate gt = {
+	.gate = &gpage, .page = &page, .one_gpu = 0, .gen = 1, .ops = &ops,
+};
+
+#define PARAMS (void *f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, \
+		unsigned int by, unsigned int bz, unsigned int shmem, void *stream, \
+		void **params, void **extra)
+#define ARGS (f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra)
+
+static __attribute__((noinline)) int gated_slow PARAMS
+{
+	vgpu_gate_slow(&gt);
+	return real_slot ARGS;
+}
+
+static __attribute__((noinline)) int gated PARAMS
+{
+	launch_fn real = __atomic_load_n(&real_slot, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(real && vgpu_gate_pass(&gt), 1))
+		return real ARGS;
+	return gated_slow ARGS;
+}
+
+static launch_fn volatile entry_bare = stub, entry_gated = gated;
+
+static uint64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static double batch(launch_fn fn)
+{
+	void *params[1] = { NULL };
+	uint64_t t0 = now_ns();
+
+	for (int i = 0; i < BATCH; i++)
+		fn((void *)1, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL);
+	return (double)(now_ns() - t0) / BATCH;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void row(const char *name, double *v, long n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp);
+	printf("%-10s %9.2f %9.2f\n", name, v[n / 2], v[n * 99 / 100]);
+}
+
+/* Alternate bare and gated batches; print gated and added rows. */
+static void run(long batches, const char *gname, const char *aname, double *bare,
+		double *g, double *d, int print_bare)
+{
+	for (long i = 0; i < batches; i++) {
+		bare[i] = batch(entry_bare);
+		g[i] = batch(entry_gated);
+		d[i] = g[i] - bare[i];
+	}
+	if (print_bare)
+		row("bare", bare, batches);
+	row(gname, g, batches);
+	row(aname, d, batches);
+}
+
+int main(int argc, char **argv)
+{
+	long calls = argc > 1 ? atol(argv[1]) : 10000000L, batches = calls / BATCH;
+	double *bare, *g, *d;
+	cpu_set_t set;
+	int cpu = sched_getcpu();
+
+	if (batches < 100) {
+		fprintf(stderr, "gate-bench: at least %d calls\n", 100 * BATCH);
+		return 2;
+	}
+	if (cpu >= 0) {	/* one CPU: no migration in the middle of a batch */
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	bare = calloc((size_t)batches, sizeof(*bare));
+	g = calloc((size_t)batches, sizeof(*g));
+	d = calloc((size_t)batches, sizeof(*d));
+	if (!bare || !g || !d)
+		return 1;
+	gpage.version = VGPU_DEV_PAGE_VERSION;
+	gpage.gpu[0].granted = 1;
+	gpage.gpu[1].granted = 1;
+	for (long i = 0; i < batches / 10; i++)		/* warm up */
+		batch(entry_bare), batch(entry_gated);
+
+	printf("# %ld calls per path, batches of %d, ns per launch\n", calls, BATCH);
+	printf("%-10s %9s %9s\n", "path", "median_ns", "p99_ns");
+	run(batches, "gated", "added", bare, g, d, 1);
+	/* More than one GPU: the thread's cache names it. */
+	gt.one_gpu = VGPU_GATE_RESOLVE;
+	vgpu_gate_tls.gen = gt.gen;
+	vgpu_gate_tls.gpu = 1;
+	run(batches, "gated-tls", "added-tls", bare, g, d, 0);
+	if (page.gpu[0].launches < (uint64_t)calls || page.gpu[1].launches < (uint64_t)calls) {
+		fprintf(stderr, "gate-bench: launches not counted (%llu, %llu)\n",
+			(unsigned long long)page.gpu[0].launches,
+			(unsigned long long)page.gpu[1].launches);
+		return 1;
+	}
+	free(bare);
+	free(g);
+	free(d);
+	return 0;
+}
