@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 
 #include "gpu.h"
+#include "proc.h"
 #include "tenant.h"
 #include "vgpu.h"
 
@@ -24,20 +25,36 @@ static int __init vgpu_init(void)
 	err = vgpu_selftest();
 	if (err)
 		goto err_out;
-	err = vgpu_nl_register();
+	err = vgpu_dev_init();
 	if (err)
 		goto err_out;
+	err = vgpu_proc_init();
+	if (err)
+		goto err_dev;
+	err = vgpu_nl_register();
+	if (err)
+		goto err_proc;
 	pr_info("vgpu: loaded\n");
 	return 0;
 
+err_proc:
+	vgpu_proc_exit();
+err_dev:
+	vgpu_dev_exit();
 err_out:
 	return err;
 }
 
 static void __exit vgpu_exit(void)
 {
-	/* No handler runs once the family is gone; then free the state. */
+	/*
+	 * No handler runs once the family is gone. No /dev/vgpu file is open
+	 * (each holds the module), so no process is registered. Then free
+	 * the state.
+	 */
 	vgpu_nl_unregister();
+	vgpu_proc_exit();
+	vgpu_dev_exit();
 
 	mutex_lock(&vgpu_lock);
 	vgpu_tenant_destroy_all();

@@ -7,6 +7,7 @@
 #include <linux/slab.h>
 #include <net/genetlink.h>
 
+#include "acct.h"
 #include "gpu.h"
 #include "nl_gen.h"
 #include "tenant.h"
@@ -164,6 +165,7 @@ int vgpu_nl_gpu_add_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 
 	vgpu_gpu_insert(gpu);
+	vgpu_acct_gpu_add(gpu->index, gpu->vram);
 	vgpu_changed();
 	vgpu_gpu_notify(gpu, VGPU_CMD_GPU_ADD_NTF);
 	mutex_unlock(&vgpu_lock);
@@ -199,6 +201,9 @@ static struct vgpu_gpu *vgpu_gpu_lookup(struct genl_info *info)
  * @skb: request
  * @info: request attributes and extack
  *
+ * Refused while bytes are charged on the GPU (after taking unspent
+ * budgets back).
+ *
  * Return: 0 or a negative errno with the extack message set.
  */
 int vgpu_nl_gpu_del_doit(struct sk_buff *skb, struct genl_info *info)
@@ -216,6 +221,12 @@ int vgpu_nl_gpu_del_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_GPU_INDEX],
 				    "GPU is named in a tenant's gpus");
 		err = -EBUSY;
+		goto out_unlock;
+	}
+	err = vgpu_acct_gpu_del(gpu->index);
+	if (err) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_GPU_INDEX],
+				    "GPU has allocations");
 		goto out_unlock;
 	}
 	vgpu_gpu_notify(gpu, VGPU_CMD_GPU_DEL_NTF);

@@ -35,14 +35,15 @@ static size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t)
 	       nla_total_size(PATH_MAX) +		/* cgroup */
 	       nla_total_size_64bit(sizeof(u64)) +	/* cgroup-id */
 	       nla_total_size(0) +			/* cgroup-removed */
-	       vgpu_quota_msg_size(&t->quota);
+	       vgpu_quota_msg_size(&t->quota) +
+	       vgpu_acct_usage_msg_size();
 }
 
 /*
  * Writes one tenant; its cgroup path is relative to the root of @ns. @cb
  * is the dump in progress, or NULL.
  */
-static int vgpu_tenant_fill(struct sk_buff *skb, const struct vgpu_tenant *t,
+static int vgpu_tenant_fill(struct sk_buff *skb, struct vgpu_tenant *t,
 			    struct cgroup_namespace *ns, u32 portid, u32 seq, int flags,
 			    u8 cmd, struct netlink_callback *cb)
 {
@@ -77,6 +78,11 @@ static int vgpu_tenant_fill(struct sk_buff *skb, const struct vgpu_tenant *t,
 		genlmsg_cancel(skb, hdr);
 		goto out_free;
 	}
+	err = vgpu_acct_usage_put(skb, &t->bucket);
+	if (err) {
+		genlmsg_cancel(skb, hdr);
+		goto out_free;
+	}
 	genlmsg_end(skb, hdr);
 	err = 0;
 out_free:
@@ -89,7 +95,7 @@ out_free:
  * seen from the host: relative to the initial cgroup namespace, which is
  * init_task's (init_cgroup_ns itself is not exported to modules).
  */
-static void vgpu_tenant_notify(const struct vgpu_tenant *t, u8 cmd)
+static void vgpu_tenant_notify(struct vgpu_tenant *t, u8 cmd)
 {
 	struct sk_buff *msg;
 
@@ -230,6 +236,7 @@ int vgpu_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 			NL_SET_ERR_MSG(info->extack, "too many tenants");
 		goto err_unlock;
 	}
+	vgpu_acct_bucket_add(&t->bucket, &t->quota);
 	vgpu_changed();
 	vgpu_tenant_notify(t, VGPU_CMD_TENANT_NEW_NTF);
 	mutex_unlock(&vgpu_lock);
@@ -246,6 +253,8 @@ err_unlock:
  * @skb: request
  * @info: request attributes and extack
  *
+ * Refused while processes are registered to the tenant.
+ *
  * Return: 0 or a negative errno with the extack message set.
  */
 int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
@@ -257,6 +266,12 @@ int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(t)) {
 		mutex_unlock(&vgpu_lock);
 		return PTR_ERR(t);
+	}
+	if (vgpu_acct_bucket_del(&t->bucket)) {
+		mutex_unlock(&vgpu_lock);
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_TENANT_NAME],
+				    "tenant has registered processes");
+		return -EBUSY;
 	}
 	vgpu_tenant_notify(t, VGPU_CMD_TENANT_DEL_NTF);
 	vgpu_tenant_remove(t);
@@ -274,7 +289,9 @@ int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
  *
  * Quotas the request names are set, those in the clear attribute unset,
  * the others kept. The result is checked whole before it replaces the
- * tenant's quotas: on error nothing changed.
+ * tenant's quotas: on error nothing changed. A vram-max below what the
+ * tenant holds is accepted: its budgets are taken back and its new
+ * charges fail until its usage drops.
  *
  * Return: 0 or a negative errno with the extack message set.
  */
@@ -313,6 +330,7 @@ int vgpu_nl_tenant_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_unlock;
 
 	vgpu_quota_copy(&t->quota, &quota);
+	vgpu_acct_bucket_set(&t->bucket, &t->quota);
 	vgpu_changed();
 	vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
 out_unlock:

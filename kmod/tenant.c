@@ -49,6 +49,7 @@ struct vgpu_tenant *vgpu_tenant_alloc(const char *name)
 	}
 	strscpy(t->name, name, sizeof(t->name));
 	INIT_HLIST_NODE(&t->hnode);
+	vgpu_bucket_init(&t->bucket);
 	return t;
 }
 

@@ -9,6 +9,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "acct.h"
 #include "quota.h"
 
 struct cgroup;
@@ -26,6 +27,7 @@ struct task_struct;
  * @cgroup_id: cgroup_id(@cgrp), key of the membership hash
  * @hnode: link in the membership hash
  * @quota: quotas
+ * @bucket: VRAM accounting of the tenant's processes (vgpu_acct_lock)
  */
 struct vgpu_tenant {
 	u32 id;
@@ -34,6 +36,7 @@ struct vgpu_tenant {
 	u64 cgroup_id;
 	struct hlist_node hnode;
 	struct vgpu_quota_set quota;
+	struct vgpu_bucket bucket;
 };
 
 struct vgpu_tenant *vgpu_tenant_alloc(const char *name);

@@ -8,7 +8,9 @@
  *
  * Lock order: vgpu_lock is taken before the cgroup core's locks
  * (cgroup_path_ns() and the cgroup look-ups run under it) and never inside
- * them.
+ * them, and before vgpu_acct_lock (acct.h), the spinlock of the VRAM
+ * accounting and the process registry, which is never held across a
+ * sleep.
  */
 #ifndef _VGPU_VGPU_H
 #define _VGPU_VGPU_H

@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu: VRAM accounting.
+ *
+ * Every tenant has a bucket (struct vgpu_bucket, in the tenant), and the
+ * processes outside every tenant share vgpu_default_bucket. Per bucket and
+ * GPU the module keeps @charged, the bytes it has given the bucket's
+ * processes: what they hold (@used in their pages) plus their unspent
+ * budgets (@avail). Per GPU it keeps @held, the sum over all buckets of
+ * max(charged, reservation), where the reservation is the tenant's
+ * vram-min on the GPUs it may use. A bucket may be charged up to
+ *
+ *	min(limit, capacity - (held - max(charged, reservation))) - charged
+ *
+ * more bytes, in O(1). Everything is under vgpu_acct_lock; see
+ * Documentation/vram.md for the model.
+ */
+#include <linux/atomic.h>
+#include <linux/bits.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <net/netlink.h>
+
+#include "acct.h"
+#include "proc.h"
+#include "quota.h"
+
+DEFINE_SPINLOCK(vgpu_acct_lock);
+
+/* The processes outside every tenant: unlimited, no reservation. */
+struct vgpu_bucket vgpu_default_bucket = {
+	.vram_max = U64_MAX,
+	.vram_min = 0,
+	.gpus = ~0ULL,
+	.procs = LIST_HEAD_INIT(vgpu_default_bucket.procs),
+};
+
+/*
+ * Per GPU index, present or not: @held and @charged are kept for every
+ * index, so a GPU added later starts with the reservations of the tenants
+ * that may use it.
+ */
+struct vgpu_acct_gpu {
+	bool present;
+	u64 capacity;
+	u64 held;
+	u64 charged;
+};
+
+static struct vgpu_acct_gpu vgpu_acct_gpus[VGPU_GPU_MAX];
+
+/**
+ * vgpu_bucket_init() - initialise a bucket with no limit and nothing charged
+ * @b: bucket, zeroed or not
+ */
+void vgpu_bucket_init(struct vgpu_bucket *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->vram_max = U64_MAX;
+	b->gpus = ~0ULL;
+	INIT_LIST_HEAD(&b->procs);
+}
+
+static u64 vgpu_bucket_reserve(const struct vgpu_bucket *b, u32 index)
+{
+	return b->gpus & BIT_ULL(index) ? b->vram_min : 0;
+}
+
+/* What the bucket keeps from others on a GPU: its charges or reservation. */
+static u64 vgpu_bucket_hold(const struct vgpu_bucket *b, u32 index)
+{
+	return max(b->usage[index].charged, vgpu_bucket_reserve(b, index));
+}
+
+/*
+ * Adds @u->charged over the time since the last call to the integral.
+ * byte_sec += charged * dt / 1e9 exactly: whole seconds, then the rest
+ * through a 128-bit product, its remainder kept in byte_ns.
+ */
+static void vgpu_usage_integrate(struct vgpu_usage *u, u64 now)
+{
+	u64 dt = now - u->stamp, whole, q, rem;
+	u32 ns;
+
+	u->stamp = now;
+	if (!u->charged || !dt)
+		return;
+	whole = div_u64_rem(dt, NSEC_PER_SEC, &ns);
+	if (check_mul_overflow(u->charged, whole, &whole))
+		whole = U64_MAX;
+	q = mul_u64_u64_div_u64(u->charged, ns, NSEC_PER_SEC);
+	/* The exact remainder, below 1e9: wrapping arithmetic is enough. */
+	rem = u->charged * ns - q * NSEC_PER_SEC;
+	u->byte_ns += rem;
+	if (u->byte_ns >= NSEC_PER_SEC) {
+		u->byte_ns -= NSEC_PER_SEC;
+		q++;
+	}
+	if (check_add_overflow(whole, q, &whole) ||
+	    check_add_overflow(u->byte_sec, whole, &u->byte_sec))
+		u->byte_sec = U64_MAX;
+}
+
+/* Sets what a bucket is charged on a GPU, keeping every sum in step. */
+static void vgpu_acct_set_charged(struct vgpu_bucket *b, u32 index, u64 charged)
+{
+	struct vgpu_acct_gpu *gpu = &vgpu_acct_gpus[index];
+	struct vgpu_usage *u = &b->usage[index];
+
+	lockdep_assert_held(&vgpu_acct_lock);
+	vgpu_usage_integrate(u, ktime_get_ns());
+	gpu->held -= vgpu_bucket_hold(b, index);
+	gpu->charged -= u->charged;
+	u->charged = charged;
+	gpu->held += vgpu_bucket_hold(b, index);
+	gpu->charged += charged;
+	if (charged > u->peak)
+		u->peak = charged;
+}
+
+/**
+ * vgpu_acct_uncharge() - take bytes off a bucket's charges on a GPU
+ * @b: bucket
+ * @index: GPU index
+ * @bytes: bytes, at most what is charged
+ *
+ * Context: vgpu_acct_lock held.
+ */
+void vgpu_acct_uncharge(struct vgpu_bucket *b, u32 index, u64 bytes)
+{
+	u64 charged = b->usage[index].charged;
+
+	if (WARN_ON_ONCE(bytes > charged))
+		bytes = charged;
+	if (bytes)
+		vgpu_acct_set_charged(b, index, charged - bytes);
+}
+
+/* Copies the limits of @q into @b; returns true when they became tighter. */
+static bool vgpu_bucket_set_limits(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
+{
+	u64 vram_max = q->set & VGPU_QUOTA_VRAM_MAX ? q->vram_max : U64_MAX;
+	u64 gpus = q->set & VGPU_QUOTA_GPUS ? q->gpus : ~0ULL;
+	bool tighter = vram_max < b->vram_max || (b->gpus & ~gpus);
+	u32 i;
+
+	for (i = 0; i < VGPU_GPU_MAX; i++)
+		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
+	b->vram_max = vram_max;
+	b->vram_min = q->set & VGPU_QUOTA_VRAM_MIN ? q->vram_min : 0;
+	b->gpus = gpus;
+	for (i = 0; i < VGPU_GPU_MAX; i++)
+		vgpu_acct_gpus[i].held += vgpu_bucket_hold(b, i);
+	return tighter;
+}
+
+/**
+ * vgpu_acct_bucket_add() - start accounting a new tenant's bucket
+ * @b: the bucket, from vgpu_bucket_init()
+ * @q: the tenant's quotas
+ *
+ * Context: vgpu_lock held.
+ */
+void vgpu_acct_bucket_add(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
+{
+	spin_lock(&vgpu_acct_lock);
+	vgpu_bucket_set_limits(b, q);
+	spin_unlock(&vgpu_acct_lock);
+}
+
+/**
+ * vgpu_acct_bucket_set() - follow a change of a tenant's quotas
+ * @b: the tenant's bucket
+ * @q: its new quotas
+ *
+ * When the limit went down or a GPU left the gpus mask, every budget of
+ * the tenant's processes is taken back at once, so that new allocations
+ * are charged against the new limit.
+ *
+ * Context: vgpu_lock held.
+ */
+void vgpu_acct_bucket_set(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
+{
+	spin_lock(&vgpu_acct_lock);
+	if (vgpu_bucket_set_limits(b, q))
+		vgpu_acct_reclaim_bucket(b);
+	spin_unlock(&vgpu_acct_lock);
+}
+
+/**
+ * vgpu_acct_bucket_del() - stop accounting a tenant's bucket
+ * @b: the tenant's bucket
+ *
+ * Refused while processes are registered to it (dead ones are reaped
+ * first).
+ *
+ * Context: vgpu_lock held.
+ * Return: 0, or -EBUSY when processes are still registered.
+ */
+int vgpu_acct_bucket_del(struct vgpu_bucket *b)
+{
+	LIST_HEAD(dead);
+	int err = 0;
+	u32 i;
+
+	spin_lock(&vgpu_acct_lock);
+	vgpu_proc_reap_bucket(b, &dead);
+	if (b->nprocs) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	for (i = 0; i < VGPU_GPU_MAX; i++)
+		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
+	b->vram_min = 0;
+out_unlock:
+	spin_unlock(&vgpu_acct_lock);
+	vgpu_proc_put_list(&dead);
+	return err;
+}
+
+/**
+ * vgpu_acct_gpu_add() - start accounting a GPU
+ * @index: GPU index
+ * @vram: its capacity
+ *
+ * Context: vgpu_lock held.
+ */
+void vgpu_acct_gpu_add(u32 index, u64 vram)
+{
+	spin_lock(&vgpu_acct_lock);
+	vgpu_acct_gpus[index].capacity = min(vram, VGPU_ACCT_BYTES_MAX);
+	vgpu_acct_gpus[index].present = true;
+	spin_unlock(&vgpu_acct_lock);
+}
+
+/**
+ * vgpu_acct_gpu_del() - stop accounting a GPU nothing is charged on
+ * @index: GPU index
+ *
+ * Unspent budgets on the GPU are taken back first; what processes hold
+ * keeps the GPU.
+ *
+ * Context: vgpu_lock held.
+ * Return: 0, or -EBUSY when bytes are still charged on the GPU.
+ */
+int vgpu_acct_gpu_del(u32 index)
+{
+	struct vgpu_proc *p;
+	LIST_HEAD(dead);
+	int err = 0;
+
+	spin_lock(&vgpu_acct_lock);
+	vgpu_proc_reap_all(&dead);
+	list_for_each_entry(p, &vgpu_procs, node)
+		vgpu_acct_reclaim(p, index);
+	if (vgpu_acct_gpus[index].charged)
+		err = -EBUSY;
+	else
+		vgpu_acct_gpus[index].present = false;
+	spin_unlock(&vgpu_acct_lock);
+	vgpu_proc_put_list(&dead);
+	return err;
+}
+
+/**
+ * vgpu_acct_gpu_ok() - whether a GPU index may be charged
+ * @index: GPU index, any value
+ *
+ * Context: vgpu_acct_lock held.
+ * Return: true when the GPU is in the inventory.
+ */
+bool vgpu_acct_gpu_ok(u32 index)
+{
+	return index < VGPU_GPU_MAX && vgpu_acct_gpus[index].present;
+}
+
+static atomic64_t *vgpu_avail(const struct vgpu_proc *p, u32 index)
+{
+	return (atomic64_t *)&p->df->page->gpu[index].avail;
+}
+
+/**
+ * vgpu_acct_reclaim() - take a process's unspent budget on a GPU back
+ * @p: live registered process
+ * @index: GPU index
+ *
+ * Exchanges the page's @avail with 0; what it held, bounded by what the
+ * module gave, comes off the process's grant and its bucket's charges.
+ *
+ * Context: vgpu_acct_lock held.
+ * Return: bytes taken back.
+ */
+u64 vgpu_acct_reclaim(struct vgpu_proc *p, u32 index)
+{
+	s64 avail;
+	u64 take;
+
+	if (!p->granted[index])
+		return 0;
+	avail = atomic64_xchg(vgpu_avail(p, index), 0);
+	take = avail > 0 ? min_t(u64, avail, p->granted[index]) : 0;
+	p->granted[index] -= take;
+	vgpu_acct_uncharge(p->bucket, index, take);
+	return take;
+}
+
+/**
+ * vgpu_acct_reclaim_bucket() - take back every budget of a bucket's processes
+ * @b: bucket
+ *
+ * Context: vgpu_acct_lock held.
+ */
+void vgpu_acct_reclaim_bucket(struct vgpu_bucket *b)
+{
+	struct vgpu_proc *p;
+	u32 i;
+
+	lockdep_assert_held(&vgpu_acct_lock);
+	list_for_each_entry(p, &b->procs, bnode) {
+		for (i = 0; i < VGPU_GPU_MAX; i++)
+			vgpu_acct_reclaim(p, i);
+	}
+}
+
+/**
+ * vgpu_acct_proc_used() - what a process holds on a GPU
+ * @p: live registered process
+ * @index: GPU index
+ *
+ * Context: vgpu_acct_lock held.
+ * Return: @used from its page, never more than the module gave it.
+ */
+u64 vgpu_acct_proc_used(const struct vgpu_proc *p, u32 index)
+{
+	return min_t(u64, READ_ONCE(p->df->page->gpu[index].used), p->granted[index]);
+}
+
+/* What others leave of a GPU to bucket @b: capacity less their holds. */
+static u64 vgpu_acct_free(const struct vgpu_bucket *b, u32 index)
+{
+	const struct vgpu_acct_gpu *gpu = &vgpu_acct_gpus[index];
+	u64 others = gpu->held - vgpu_bucket_hold(b, index);
+
+	return gpu->capacity > others ? gpu->capacity - others : 0;
+}
+
+/*
+ * Room of bucket @b on GPU @index: how many more bytes it may be charged.
+ * *@gpu_bound says whether the GPU (others' charges and reservations)
+ * rather than the bucket's own limit is what bounds it.
+ */
+static u64 vgpu_acct_room(const struct vgpu_bucket *b, u32 index, bool *gpu_bound)
+{
+	u64 limit = min(b->vram_max, vgpu_acct_gpus[index].capacity);
+	u64 free = vgpu_acct_free(b, index);
+	u64 top = min(limit, free);
+	u64 charged = b->usage[index].charged;
+
+	if (gpu_bound)
+		*gpu_bound = free < limit;
+	return top > charged ? top - charged : 0;
+}
+
+/* The budget for a bucket with @room left: none near the limit. */
+static u64 vgpu_acct_budget(u64 room)
+{
+	return round_down(min(room >> VGPU_BUDGET_SHIFT, VGPU_BUDGET_MAX), VGPU_BUDGET_STEP);
+}
+
+/**
+ * vgpu_acct_denied() - whether a process may not use a GPU
+ * @p: registered process
+ * @index: GPU index in the inventory
+ *
+ * Context: vgpu_acct_lock held.
+ * Return: true outside the tenant's gpus mask, or outside every tenant
+ * under the deny default policy.
+ */
+bool vgpu_acct_denied(const struct vgpu_proc *p, u32 index)
+{
+	if (!p->tenant)
+		return vgpu_default_policy == VGPU_DEFAULT_POLICY_DENY;
+	return !(p->bucket->gpus & BIT_ULL(index));
+}
+
+/**
+ * vgpu_acct_charge() - VGPU_IOC_CHARGE: give a process at least @bytes
+ * @p: live registered process, allowed on the GPU
+ * @index: GPU index in the inventory
+ * @bytes: bytes the process needs now
+ * @keep: out: the budget sized for the process now
+ * @dead: list collecting the processes found dead (put after unlocking)
+ *
+ * When the bucket is short, the unspent budgets of its processes on the
+ * GPU are taken back (the caller's included); when the GPU itself is
+ * short, those of every process on it. Then either @bytes and a budget
+ * are added to the page's @avail and charged, or nothing is.
+ *
+ * Context: vgpu_acct_lock held.
+ * Return: 0, or -ENOMEM (counted as a failure).
+ */
+int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
+		     struct list_head *dead)
+{
+	struct vgpu_bucket *b = p->bucket;
+	struct vgpu_proc *q;
+	u64 room, grant;
+	bool gpu_bound;
+
+	room = vgpu_acct_room(b, index, &gpu_bound);
+	if (bytes > room) {
+		vgpu_proc_reap_bucket(b, dead);
+		list_for_each_entry(q, &b->procs, bnode)
+			vgpu_acct_reclaim(q, index);
+		room = vgpu_acct_room(b, index, &gpu_bound);
+	}
+	if (bytes > room && gpu_bound) {
+		vgpu_proc_reap_all(dead);
+		list_for_each_entry(q, &vgpu_procs, node)
+			vgpu_acct_reclaim(q, index);
+		room = vgpu_acct_room(b, index, NULL);
+	}
+	if (bytes > room) {
+		b->usage[index].failures++;
+		return -ENOMEM;
+	}
+
+	*keep = vgpu_acct_budget(room - bytes);
+	grant = bytes + *keep;
+	atomic64_add(grant, vgpu_avail(p, index));
+	p->granted[index] += grant;
+	vgpu_acct_set_charged(b, index, b->usage[index].charged + grant);
+	return 0;
+}
+
+/**
+ * vgpu_acct_release() - VGPU_IOC_RELEASE: take unspent budget back
+ * @p: live registered process
+ * @index: GPU index
+ * @bytes: most bytes to take
+ *
+ * Takes min(@bytes, avail) off the page's @avail with a compare-and-swap
+ * loop (never below 0) and off the process's grant and bucket.
+ *
+ * Context: vgpu_acct_lock held.
+ * Return: bytes taken back.
+ */
+u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes)
+{
+	atomic64_t *avail = vgpu_avail(p, index);
+	s64 old = atomic64_read(avail);
+	u64 take;
+
+	do {
+		take = old > 0 ? min_t(u64, old, bytes) : 0;
+		if (!take)
+			return 0;
+	} while (!atomic64_try_cmpxchg(avail, &old, old - take));
+
+	take = min(take, p->granted[index]);
+	p->granted[index] -= take;
+	vgpu_acct_uncharge(p->bucket, index, take);
+	return take;
+}
+
+/**
+ * vgpu_acct_meminfo() - VGPU_IOC_MEMINFO: the GPU as the tenant sees it
+ * @p: live registered process, allowed on the GPU
+ * @mi: its @gpu names a GPU of the inventory; the rest is filled
+ *
+ * Context: vgpu_acct_lock held.
+ */
+void vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi)
+{
+	const struct vgpu_acct_gpu *gpu = &vgpu_acct_gpus[mi->gpu];
+	struct vgpu_bucket *b = p->bucket;
+	struct vgpu_proc *q;
+	u64 used = 0;
+
+	if (!p->tenant) {
+		used = vgpu_acct_proc_used(p, mi->gpu);
+	} else {
+		list_for_each_entry(q, &b->procs, bnode)
+			used += vgpu_acct_proc_used(q, mi->gpu);
+	}
+	mi->capacity = gpu->capacity;
+	mi->limit = b->vram_max;
+	mi->tenant_used = used;
+	mi->room = vgpu_acct_free(b, mi->gpu);
+}
+
+/* One GPU's line of a tenant's usage, copied out under the lock. */
+struct vgpu_usage_snap {
+	u32 gpu;
+	u64 current_bytes;
+	u64 peak;
+	u64 failures;
+	u64 budget;
+	u64 byte_sec;
+};
+
+/**
+ * vgpu_acct_usage_msg_size() - room vgpu_acct_usage_put() needs at most
+ *
+ * Return: bytes of attributes.
+ */
+size_t vgpu_acct_usage_msg_size(void)
+{
+	return VGPU_GPU_MAX * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
+			       5 * nla_total_size_64bit(sizeof(u64)));
+}
+
+static int vgpu_acct_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *snap)
+{
+	u64 now = ktime_get_ns(), cur[VGPU_GPU_MAX] = { 0 };
+	struct vgpu_proc *p;
+	LIST_HEAD(dead);
+	int n = 0;
+	u32 i;
+
+	spin_lock(&vgpu_acct_lock);
+	vgpu_proc_reap_bucket(b, &dead);
+	list_for_each_entry(p, &b->procs, bnode) {
+		for (i = 0; i < VGPU_GPU_MAX; i++) {
+			if (p->granted[i])
+				cur[i] += vgpu_acct_proc_used(p, i);
+		}
+	}
+	for (i = 0; i < VGPU_GPU_MAX; i++) {
+		struct vgpu_usage *u = &b->usage[i];
+
+		if (!u->charged && !u->peak && !u->failures)
+			continue;
+		vgpu_usage_integrate(u, now);
+		snap[n] = (struct vgpu_usage_snap) {
+			.gpu = i,
+			.current_bytes = min(cur[i], u->charged),
+			.peak = u->peak,
+			.failures = u->failures,
+			.byte_sec = u->byte_sec,
+		};
+		snap[n].budget = u->charged - snap[n].current_bytes;
+		n++;
+	}
+	spin_unlock(&vgpu_acct_lock);
+	vgpu_proc_put_list(&dead);
+	return n;
+}
+
+/**
+ * vgpu_acct_usage_put() - add a bucket's usage nests to a message
+ * @skb: message
+ * @b: bucket
+ *
+ * One VGPU_A_TENANT_USAGE nest per GPU on which the bucket has anything
+ * charged or ever had, integrating byte-seconds up to now. Dead processes
+ * of the bucket are reaped first, so vram-current is exact.
+ *
+ * Context: may sleep (allocates).
+ * Return: 0, -ENOMEM or -EMSGSIZE.
+ */
+int vgpu_acct_usage_put(struct sk_buff *skb, struct vgpu_bucket *b)
+{
+	struct vgpu_usage_snap *snap;
+	struct nlattr *nest;
+	int err = 0, i, n;
+
+	snap = kmalloc_array(VGPU_GPU_MAX, sizeof(*snap), GFP_KERNEL);
+	if (!snap)
+		return -ENOMEM;
+	n = vgpu_acct_usage_snapshot(b, snap);
+	for (i = 0; i < n; i++) {
+		nest = nla_nest_start(skb, VGPU_A_TENANT_USAGE);
+		if (!nest ||
+		    nla_put_u32(skb, VGPU_A_USAGE_GPU, snap[i].gpu) ||
+		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_CURRENT, snap[i].current_bytes,
+				      VGPU_A_USAGE_PAD) ||
+		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_PEAK, snap[i].peak,
+				      VGPU_A_USAGE_PAD) ||
+		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_FAILURES, snap[i].failures,
+				      VGPU_A_USAGE_PAD) ||
+		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_BUDGET, snap[i].budget,
+				      VGPU_A_USAGE_PAD) ||
+		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_BYTE_SECONDS, snap[i].byte_sec,
+				      VGPU_A_USAGE_PAD)) {
+			err = -EMSGSIZE;
+			break;
+		}
+		nla_nest_end(skb, nest);
+	}
+	kfree(snap);
+	return err;
+}

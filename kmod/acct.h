@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vgpu: VRAM accounting, kept by the module for every tenant, for the
+ * default bucket (processes outside every tenant) and for every GPU.
+ *
+ * One spinlock, vgpu_acct_lock, protects all of it together with the
+ * process registry (proc.c): the accounting state of every bucket and GPU,
+ * the limits each bucket copies from its tenant's quotas, the registered
+ * processes and their grants, and the host's default policy. Nothing
+ * sleeps under it. Lock order: vgpu_lock (mutex), then vgpu_acct_lock.
+ * See Documentation/vram.md.
+ */
+#ifndef _VGPU_ACCT_H
+#define _VGPU_ACCT_H
+
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include "../uapi/vgpu.h"
+#include "../uapi/vgpu_dev.h"
+
+struct sk_buff;
+struct vgpu_dev_file;
+struct vgpu_proc;
+struct vgpu_quota_set;
+
+/* The largest capacity the accounting works with (sums never overflow). */
+#define VGPU_ACCT_BYTES_MAX	(1ULL << 62)
+/* Budgets: a fraction of the room left, in steps, at most a ceiling. */
+#define VGPU_BUDGET_SHIFT	3
+#define VGPU_BUDGET_STEP	(2ULL << 20)
+#define VGPU_BUDGET_MAX		(256ULL << 20)
+
+extern spinlock_t vgpu_acct_lock;
+
+/**
+ * struct vgpu_usage - accounting of one bucket on one GPU
+ * @charged: bytes given to the bucket's processes (their used + avail),
+ *	as the module counts them
+ * @peak: most bytes ever charged at once
+ * @failures: charges refused for want of quota or VRAM
+ * @byte_sec: time integral of @charged, in byte-seconds (saturating)
+ * @byte_ns: remainder of the integral below one byte-second, byte-ns
+ * @stamp: ktime_get_ns() of the last integration
+ */
+struct vgpu_usage {
+	u64 charged;
+	u64 peak;
+	u64 failures;
+	u64 byte_sec;
+	u64 byte_ns;
+	u64 stamp;
+};
+
+/**
+ * struct vgpu_bucket - what VRAM is charged to: a tenant, or the default
+ *	bucket of the processes outside every tenant
+ * @vram_max: the tenant's vram-max, U64_MAX when unset
+ * @vram_min: the tenant's vram-min, 0 when unset
+ * @gpus: mask of the GPUs the tenant may use, all bits when unset
+ * @nprocs: registered processes charged to this bucket
+ * @procs: those processes (struct vgpu_proc.bnode)
+ * @usage: accounting per GPU index
+ *
+ * Everything is protected by vgpu_acct_lock.
+ */
+struct vgpu_bucket {
+	u64 vram_max;
+	u64 vram_min;
+	u64 gpus;
+	unsigned int nprocs;
+	struct list_head procs;
+	struct vgpu_usage usage[VGPU_GPU_MAX];
+};
+
+extern struct vgpu_bucket vgpu_default_bucket;
+
+void vgpu_bucket_init(struct vgpu_bucket *b);
+void vgpu_acct_bucket_add(struct vgpu_bucket *b, const struct vgpu_quota_set *q);
+void vgpu_acct_bucket_set(struct vgpu_bucket *b, const struct vgpu_quota_set *q);
+int vgpu_acct_bucket_del(struct vgpu_bucket *b);
+void vgpu_acct_gpu_add(u32 index, u64 vram);
+int vgpu_acct_gpu_del(u32 index);
+bool vgpu_acct_gpu_ok(u32 index);
+void vgpu_acct_uncharge(struct vgpu_bucket *b, u32 index, u64 bytes);
+u64 vgpu_acct_reclaim(struct vgpu_proc *p, u32 index);
+void vgpu_acct_reclaim_bucket(struct vgpu_bucket *b);
+u64 vgpu_acct_proc_used(const struct vgpu_proc *p, u32 index);
+bool vgpu_acct_denied(const struct vgpu_proc *p, u32 index);
+int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
+		     struct list_head *dead);
+u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes);
+void vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi);
+size_t vgpu_acct_usage_msg_size(void);
+int vgpu_acct_usage_put(struct sk_buff *skb, struct vgpu_bucket *b);
+
+#endif /* _VGPU_ACCT_H */

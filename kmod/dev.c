@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu: /dev/vgpu, the data path between libvgpu and the module.
+ *
+ * Each open file has one zeroed page (struct vgpu_dev_page) that its
+ * process maps shared and registers over netlink (nl_proc.c). The page's
+ * per-GPU @avail is the process's budget, spent without system calls; the
+ * ioctls charge more (VGPU_IOC_CHARGE), give budget back
+ * (VGPU_IOC_RELEASE) and describe a GPU as the tenant sees it
+ * (VGPU_IOC_MEMINFO). See uapi/vgpu_dev.h and Documentation/vram.md.
+ *
+ * The file holds the module (.owner), so the module cannot go while a
+ * process has it open. Closing it ends the registration bound to it.
+ */
+#include <linux/fs.h>
+#include <linux/gfp.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+
+#include "acct.h"
+#include "proc.h"
+
+static int vgpu_dev_open(struct inode *inode, struct file *file)
+{
+	struct vgpu_dev_file *df;
+
+	df = kzalloc(sizeof(*df), GFP_KERNEL);
+	if (!df)
+		return -ENOMEM;
+	BUILD_BUG_ON(sizeof(struct vgpu_dev_page) > PAGE_SIZE);
+	BUILD_BUG_ON(VGPU_DEV_GPUS != VGPU_GPU_MAX);
+	df->page = (struct vgpu_dev_page *)get_zeroed_page(GFP_KERNEL);
+	if (!df->page) {
+		kfree(df);
+		return -ENOMEM;
+	}
+	df->page->version = VGPU_DEV_PAGE_VERSION;
+	file->private_data = df;
+	return nonseekable_open(inode, file);
+}
+
+static int vgpu_dev_release(struct inode *inode, struct file *file)
+{
+	struct vgpu_dev_file *df = file->private_data;
+	LIST_HEAD(dead);
+
+	spin_lock(&vgpu_acct_lock);
+	if (df->proc)
+		vgpu_proc_end(df->proc, &dead);
+	spin_unlock(&vgpu_acct_lock);
+	vgpu_proc_put_list(&dead);
+
+	/* Every mapping is gone: each held a reference to this file. */
+	free_page((unsigned long)df->page);
+	kfree(df);
+	return 0;
+}
+
+/*
+ * Maps the page: exactly one page at offset 0, shared, never executable,
+ * not inherited by fork (the child is not registered) and not growable.
+ */
+static int vgpu_dev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct vgpu_dev_file *df = file->private_data;
+
+	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE ||
+	    !(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
+		return -EINVAL;
+	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	return vm_insert_page(vma, vma->vm_start, virt_to_page(df->page));
+}
+
+/*
+ * The registration of @df if the caller is its process (threads included);
+ * a forked child that inherited the file is not registered.
+ */
+static struct vgpu_proc *vgpu_dev_proc(struct vgpu_dev_file *df)
+{
+	struct vgpu_proc *p = df->proc;
+
+	lockdep_assert_held(&vgpu_acct_lock);
+	if (!p || p->pid != task_tgid(current))
+		return NULL;
+	return p;
+}
+
+/* Checks common to the ioctls: registered, a GPU of the inventory, allowed. */
+static struct vgpu_proc *vgpu_dev_check(struct vgpu_dev_file *df, u32 gpu, bool allowed)
+{
+	struct vgpu_proc *p = vgpu_dev_proc(df);
+
+	if (!p)
+		return ERR_PTR(-ESRCH);
+	if (!vgpu_acct_gpu_ok(gpu))
+		return ERR_PTR(-ENODEV);
+	if (allowed && vgpu_acct_denied(p, gpu))
+		return ERR_PTR(-EACCES);
+	return p;
+}
+
+static int vgpu_dev_charge(struct vgpu_dev_file *df, struct vgpu_dev_charge *c)
+{
+	struct vgpu_proc *p;
+	LIST_HEAD(dead);
+	int err;
+
+	spin_lock(&vgpu_acct_lock);
+	p = vgpu_dev_check(df, c->gpu, true);
+	if (IS_ERR(p))
+		err = PTR_ERR(p);
+	else
+		err = vgpu_acct_charge(p, c->gpu, c->bytes, &c->keep, &dead);
+	spin_unlock(&vgpu_acct_lock);
+	vgpu_proc_put_list(&dead);
+	return err;
+}
+
+static int vgpu_dev_release_budget(struct vgpu_dev_file *df, struct vgpu_dev_charge *c)
+{
+	struct vgpu_proc *p;
+	int err = 0;
+
+	spin_lock(&vgpu_acct_lock);
+	p = vgpu_dev_check(df, c->gpu, false);
+	if (IS_ERR(p)) {
+		err = PTR_ERR(p);
+	} else {
+		c->bytes = vgpu_acct_release(p, c->gpu, c->bytes);
+		c->keep = 0;
+	}
+	spin_unlock(&vgpu_acct_lock);
+	return err;
+}
+
+static int vgpu_dev_meminfo(struct vgpu_dev_file *df, struct vgpu_dev_meminfo *mi)
+{
+	struct vgpu_proc *p;
+	int err = 0;
+
+	spin_lock(&vgpu_acct_lock);
+	p = vgpu_dev_check(df, mi->gpu, true);
+	if (IS_ERR(p))
+		err = PTR_ERR(p);
+	else
+		vgpu_acct_meminfo(p, mi);
+	spin_unlock(&vgpu_acct_lock);
+	return err;
+}
+
+/*
+ * The arguments are copied in and out around the work, which runs under
+ * vgpu_acct_lock and never touches user memory.
+ */
+static long vgpu_dev_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct vgpu_dev_file *df = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	struct vgpu_dev_meminfo mi;
+	struct vgpu_dev_charge c;
+	int err;
+
+	switch (cmd) {
+	case VGPU_IOC_CHARGE:
+	case VGPU_IOC_RELEASE:
+		if (copy_from_user(&c, uarg, sizeof(c)))
+			return -EFAULT;
+		if (c.flags)
+			return -EINVAL;
+		if (cmd == VGPU_IOC_CHARGE)
+			err = vgpu_dev_charge(df, &c);
+		else
+			err = vgpu_dev_release_budget(df, &c);
+		if (err)
+			return err;
+		return copy_to_user(uarg, &c, sizeof(c)) ? -EFAULT : 0;
+	case VGPU_IOC_MEMINFO:
+		if (copy_from_user(&mi, uarg, sizeof(mi)))
+			return -EFAULT;
+		if (mi.flags)
+			return -EINVAL;
+		err = vgpu_dev_meminfo(df, &mi);
+		if (err)
+			return err;
+		return copy_to_user(uarg, &mi, sizeof(mi)) ? -EFAULT : 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
+const struct file_operations vgpu_dev_fops = {
+	.owner		= THIS_MODULE,
+	.open		= vgpu_dev_open,
+	.release	= vgpu_dev_release,
+	.mmap		= vgpu_dev_mmap,
+	.unlocked_ioctl	= vgpu_dev_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.llseek		= no_llseek,
+};
+
+static struct miscdevice vgpu_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "vgpu",
+	.fops	= &vgpu_dev_fops,
+	.mode	= 0666,
+};
+
+/**
+ * vgpu_dev_init() - create /dev/vgpu
+ *
+ * Return: 0 or a negative errno from misc_register().
+ */
+int __init vgpu_dev_init(void)
+{
+	return misc_register(&vgpu_misc);
+}
+
+/**
+ * vgpu_dev_exit() - remove /dev/vgpu
+ *
+ * Called at module exit, when no file is open (each holds the module).
+ */
+void vgpu_dev_exit(void)
+{
+	misc_deregister(&vgpu_misc);
+}

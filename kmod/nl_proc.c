@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu: netlink handlers of the GPU processes and host settings
+ * (proc-register, proc-get, host-get, host-set).
+ *
+ * proc-register runs in the registering process's context: its identity
+ * (thread group, cgroup, hence tenant) comes from current, never from the
+ * request, which only names its /dev/vgpu file descriptor.
+ */
+#include <linux/capability.h>
+#include <linux/err.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched.h>
+#include <net/genetlink.h>
+
+#include "acct.h"
+#include "gpu.h"
+#include "nl_gen.h"
+#include "proc.h"
+#include "tenant.h"
+#include "vgpu.h"
+
+/* Position of a proc-get dump. */
+struct vgpu_proc_dump_ctx {
+	u64 serial;	/* last registration sent or skipped */
+	bool done;	/* every process to send was sent */
+};
+
+static size_t vgpu_proc_register_msg_size(void)
+{
+	size_t gpu = nla_total_size(0) +			/* nest */
+		     nla_total_size(sizeof(u32)) +		/* index */
+		     nla_total_size(VGPU_UUID_LEN + 1) +	/* uuid */
+		     2 * nla_total_size_64bit(sizeof(u64)) +	/* vram, vram-max */
+		     nla_total_size(0);				/* denied */
+
+	return nla_total_size(sizeof(u32)) +			/* pid */
+	       nla_total_size(VGPU_NAME_LEN_MAX + 1) +		/* tenant */
+	       2 * nla_total_size(sizeof(u32)) +		/* tenant-id, policy */
+	       VGPU_GPU_MAX * gpu;
+}
+
+/*
+ * The reply of proc-register: who the process is and, per GPU of the
+ * inventory, its capacity, the tenant's limit and whether it is denied.
+ */
+static int vgpu_proc_register_fill(struct sk_buff *msg, struct genl_info *info,
+				   const struct vgpu_tenant *t)
+{
+	struct vgpu_gpu *gpu;
+	struct nlattr *nest;
+	bool denied;
+	void *hdr;
+	u32 i;
+
+	lockdep_assert_held(&vgpu_lock);
+	hdr = genlmsg_put(msg, info->snd_portid, info->snd_seq, &vgpu_nl_family, 0,
+			  VGPU_CMD_PROC_REGISTER);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, VGPU_A_PROC_PID, task_tgid_vnr(current)) ||
+	    (t && nla_put_string(msg, VGPU_A_PROC_TENANT, t->name)) ||
+	    (t && nla_put_u32(msg, VGPU_A_PROC_TENANT_ID, t->id)) ||
+	    nla_put_u32(msg, VGPU_A_PROC_DEFAULT_POLICY, vgpu_default_policy))
+		goto err_cancel;
+
+	vgpu_for_each_gpu(gpu, i) {
+		if (t)
+			denied = !vgpu_quota_uses_gpu(&t->quota, i);
+		else
+			denied = vgpu_default_policy == VGPU_DEFAULT_POLICY_DENY;
+		nest = nla_nest_start(msg, VGPU_A_PROC_GPU);
+		if (!nest ||
+		    nla_put_u32(msg, VGPU_A_PROC_GPU_INDEX, i) ||
+		    (gpu->uuid[0] && nla_put_string(msg, VGPU_A_PROC_GPU_UUID, gpu->uuid)) ||
+		    nla_put_u64_64bit(msg, VGPU_A_PROC_GPU_VRAM, gpu->vram, VGPU_A_PROC_GPU_PAD) ||
+		    (t && (t->quota.set & VGPU_QUOTA_VRAM_MAX) &&
+		     nla_put_u64_64bit(msg, VGPU_A_PROC_GPU_VRAM_MAX, t->quota.vram_max,
+				       VGPU_A_PROC_GPU_PAD)) ||
+		    (denied && nla_put_flag(msg, VGPU_A_PROC_GPU_DENIED)))
+			goto err_cancel;
+		nla_nest_end(msg, nest);
+	}
+	genlmsg_end(msg, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(msg, hdr);
+	return -EMSGSIZE;
+}
+
+/**
+ * vgpu_nl_proc_register_doit() - handle proc-register: register the caller
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * The calling process becomes a GPU user charged to the tenant it belongs
+ * to now, with the page of its /dev/vgpu file (attribute fd) as its
+ * accounting page, until the socket that sent this is released, the file
+ * closed or the process gone.
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_proc_register_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *fd_attr = info->attrs[VGPU_A_PROC_FD];
+	struct vgpu_tenant *t;
+	struct vgpu_proc *p;
+	struct sk_buff *msg;
+	struct fd f;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, VGPU_A_PROC_FD)) {
+		NL_SET_ERR_MSG(info->extack, "fd is required");
+		return -EINVAL;
+	}
+	f = fdget(nla_get_u32(fd_attr));
+	if (!f.file || f.file->f_op != &vgpu_dev_fops) {
+		NL_SET_ERR_MSG_ATTR(info->extack, fd_attr, "fd is not an open /dev/vgpu");
+		err = -EBADF;
+		goto out_fdput;
+	}
+
+	err = -ENOMEM;
+	p = vgpu_proc_alloc();
+	if (!p)
+		goto out_fdput;
+	msg = genlmsg_new(vgpu_proc_register_msg_size(), GFP_KERNEL);
+	if (!msg)
+		goto out_put;
+
+	mutex_lock(&vgpu_lock);
+	t = vgpu_tenant_of_task(current);
+	err = vgpu_proc_register_fill(msg, info, t);
+	if (!err)
+		err = vgpu_proc_link(p, f.file->private_data, t, genl_info_net(info),
+				     info->snd_portid);
+	mutex_unlock(&vgpu_lock);
+	if (err == -EBUSY)
+		NL_SET_ERR_MSG_ATTR(info->extack, fd_attr, "/dev/vgpu file already registered");
+	else if (err == -EEXIST)
+		NL_SET_ERR_MSG(info->extack, "this socket already registered a process");
+	if (err) {
+		nlmsg_free(msg);
+		goto out_put;
+	}
+
+	err = genlmsg_reply(msg, info);
+	/* A process that cannot hear it is registered would never know. */
+	if (err)
+		vgpu_proc_unregister(p);
+out_put:
+	vgpu_proc_put(p);
+out_fdput:
+	fdput(f);
+	return err;
+}
+
+/* One process of a proc-get dump. */
+static int vgpu_proc_fill(struct sk_buff *skb, const struct vgpu_proc *p, u32 pid,
+			  struct netlink_callback *cb)
+{
+	struct nlattr *nest;
+	u64 used, budget;
+	void *hdr;
+	u32 i;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &vgpu_nl_family, NLM_F_MULTI, VGPU_CMD_PROC_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, VGPU_A_PROC_PID, pid) ||
+	    (p->tenant && nla_put_string(skb, VGPU_A_PROC_TENANT, p->tenant->name)) ||
+	    (p->tenant && nla_put_u32(skb, VGPU_A_PROC_TENANT_ID, p->tenant->id)))
+		goto err_cancel;
+	for (i = 0; i < VGPU_GPU_MAX; i++) {
+		if (!p->granted[i])
+			continue;
+		used = vgpu_acct_proc_used(p, i);
+		budget = p->granted[i] - used;
+		nest = nla_nest_start(skb, VGPU_A_PROC_GPU);
+		if (!nest ||
+		    nla_put_u32(skb, VGPU_A_PROC_GPU_INDEX, i) ||
+		    nla_put_u64_64bit(skb, VGPU_A_PROC_GPU_VRAM_USED, used, VGPU_A_PROC_GPU_PAD) ||
+		    nla_put_u64_64bit(skb, VGPU_A_PROC_GPU_VRAM_BUDGET, budget,
+				      VGPU_A_PROC_GPU_PAD))
+			goto err_cancel;
+		nla_nest_end(skb, nest);
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+
+err_cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/**
+ * vgpu_nl_proc_get_dumpit() - handle a proc-get dump
+ * @skb: message to fill
+ * @cb: dump state, kept in @cb->ctx
+ *
+ * One message per registered process, in registration order, with its
+ * pid in the reader's pid namespace (processes without one there are left
+ * out) and its usage on each GPU where it holds anything. Callers without
+ * CAP_NET_ADMIN see only the processes of their own tenant. Dead processes
+ * are reaped first.
+ *
+ * Return: bytes written, 0 at the end, or a negative errno.
+ */
+int vgpu_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct vgpu_proc_dump_ctx *ctx = (void *)cb->ctx;
+	struct pid_namespace *ns = task_active_pid_ns(current);
+	bool admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	struct vgpu_tenant *own = NULL;
+	struct vgpu_proc *p;
+	LIST_HEAD(dead);
+	int err = 0;
+	u32 pid;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	if (ctx->done)
+		return 0;
+
+	mutex_lock(&vgpu_lock);
+	if (!admin) {
+		own = vgpu_tenant_of_task(current);
+		if (!own)
+			goto out_done;
+	}
+	spin_lock(&vgpu_acct_lock);
+	vgpu_proc_reap_all(&dead);
+	list_for_each_entry(p, &vgpu_procs, node) {
+		if (p->serial <= ctx->serial || (!admin && p->tenant != own))
+			continue;
+		pid = pid_nr_ns(p->pid, ns);
+		if (pid) {
+			err = vgpu_proc_fill(skb, p, pid, cb);
+			if (err)
+				break;
+		}
+		ctx->serial = p->serial;
+	}
+	spin_unlock(&vgpu_acct_lock);
+out_done:
+	if (!err)
+		ctx->done = true;
+	mutex_unlock(&vgpu_lock);
+	vgpu_proc_put_list(&dead);
+
+	if (err && !skb->len)
+		return err;
+	return skb->len;
+}
+
+/**
+ * vgpu_nl_host_get_doit() - handle host-get: host-wide settings
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Readable by everyone.
+ *
+ * Return: 0 or a negative errno.
+ */
+int vgpu_nl_host_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	u32 policy, procs;
+	void *hdr;
+
+	msg = genlmsg_new(2 * nla_total_size(sizeof(u32)), GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	spin_lock(&vgpu_acct_lock);
+	policy = vgpu_default_policy;
+	procs = vgpu_proc_count();
+	spin_unlock(&vgpu_acct_lock);
+
+	hdr = genlmsg_put(msg, info->snd_portid, info->snd_seq, &vgpu_nl_family, 0,
+			  VGPU_CMD_HOST_GET);
+	if (!hdr ||
+	    nla_put_u32(msg, VGPU_A_HOST_DEFAULT_POLICY, policy) ||
+	    nla_put_u32(msg, VGPU_A_HOST_PROCS, procs)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/**
+ * vgpu_nl_host_set_doit() - handle host-set: change host-wide settings
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Switching the default policy to deny takes back the budgets of the
+ * processes outside every tenant; what they hold stays charged until
+ * freed, and their new charges fail with EACCES.
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_host_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	u32 policy;
+
+	if (GENL_REQ_ATTR_CHECK(info, VGPU_A_HOST_DEFAULT_POLICY)) {
+		NL_SET_ERR_MSG(info->extack, "default-policy is required");
+		return -EINVAL;
+	}
+	policy = nla_get_u32(info->attrs[VGPU_A_HOST_DEFAULT_POLICY]);
+
+	mutex_lock(&vgpu_lock);
+	spin_lock(&vgpu_acct_lock);
+	vgpu_default_policy = policy;
+	if (policy == VGPU_DEFAULT_POLICY_DENY)
+		vgpu_acct_reclaim_bucket(&vgpu_default_bucket);
+	spin_unlock(&vgpu_acct_lock);
+	mutex_unlock(&vgpu_lock);
+	return 0;
+}

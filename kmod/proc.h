@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vgpu: the registry of GPU processes (proc.c) and the state of an open
+ * /dev/vgpu file (dev.c).
+ *
+ * Registrations, grants and the binding between a file and its process are
+ * protected by vgpu_acct_lock (acct.h).
+ */
+#ifndef _VGPU_PROC_H
+#define _VGPU_PROC_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include "../uapi/vgpu.h"
+#include "../uapi/vgpu_dev.h"
+
+struct file_operations;
+struct net;
+struct pid;
+struct vgpu_bucket;
+struct vgpu_tenant;
+
+/**
+ * struct vgpu_dev_file - an open /dev/vgpu
+ * @page: the shared page, allocated at open, freed at the last close
+ * @proc: the live registration bound to this file, or NULL
+ */
+struct vgpu_dev_file {
+	struct vgpu_dev_page *page;
+	struct vgpu_proc *proc;
+};
+
+/**
+ * struct vgpu_proc - a registered GPU process
+ * @ref: references: the registry's while registered, and its creator's
+ * @pid: the process (thread group leader's struct pid)
+ * @net: network namespace of the registering socket (key, no reference:
+ *	the entry goes before the socket does)
+ * @portid: netlink port id of the registering socket (key)
+ * @serial: registration number, increasing; the order of proc-get dumps
+ * @df: the /dev/vgpu file whose page is the process's; NULL once the
+ *	registration has ended
+ * @tenant: tenant at registration, NULL outside every tenant
+ * @bucket: what the process is charged to: @tenant's bucket or
+ *	vgpu_default_bucket
+ * @hnode: link in the (net, portid) hash
+ * @bnode: link in @bucket->procs
+ * @node: link in the list of every registered process
+ * @granted: per GPU index, bytes the module has given the process and
+ *	charged to @bucket (its used + avail as far as the module knows)
+ */
+struct vgpu_proc {
+	struct kref ref;
+	struct pid *pid;
+	struct net *net;
+	u32 portid;
+	u64 serial;
+	struct vgpu_dev_file *df;
+	struct vgpu_tenant *tenant;
+	struct vgpu_bucket *bucket;
+	struct hlist_node hnode;
+	struct list_head bnode;
+	struct list_head node;
+	u64 granted[VGPU_GPU_MAX];
+};
+
+extern const struct file_operations vgpu_dev_fops;
+extern u32 vgpu_default_policy;
+extern struct list_head vgpu_procs;
+
+/* proc.c */
+struct vgpu_proc *vgpu_proc_alloc(void);
+void vgpu_proc_put(struct vgpu_proc *p);
+int vgpu_proc_link(struct vgpu_proc *p, struct vgpu_dev_file *df,
+		   struct vgpu_tenant *t, struct net *net, u32 portid);
+void vgpu_proc_end(struct vgpu_proc *p, struct list_head *dead);
+void vgpu_proc_unregister(struct vgpu_proc *p);
+void vgpu_proc_put_list(struct list_head *dead);
+bool vgpu_proc_dead(const struct vgpu_proc *p);
+void vgpu_proc_reap_bucket(struct vgpu_bucket *b, struct list_head *dead);
+void vgpu_proc_reap_all(struct list_head *dead);
+unsigned int vgpu_proc_count(void);
+int vgpu_proc_init(void);
+void vgpu_proc_exit(void);
+
+/* dev.c */
+int vgpu_dev_init(void);
+void vgpu_dev_exit(void);
+
+#endif /* _VGPU_PROC_H */
