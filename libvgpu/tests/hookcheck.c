@@ -250,6 +250,39 @@ int main(int argc, char **argv)
 	}
 	check_procaddr(gpa);
 	{
+		/* The gate's entry points, explicitly: both flavours, both ways. */
+		static const char *const launches[] = {
+			"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
+			"cuGraphLaunch",
+		};
+		char want[64];
+		int lbad = 0, ln = 0;
+
+		for (size_t i = 0; i < sizeof(launches) / sizeof(launches[0]); i++) {
+			for (int fl = 0; fl <= 2; fl += 2) {
+				const char *s1, *s2, *i1, *i2;
+				void *p = NULL;
+
+				snprintf(want, sizeof(want), "%s%s", launches[i], fl ? "_ptsz" : "");
+				gpa(launches[i], &p, 13000, (cuuint64_t)fl, NULL);
+				i1 = where(p, &s1);
+				i2 = where(dlsym(cu, want), &s2);
+				ln += 2;
+				if (strcmp(i1, "vgpu") || strcmp(s1, want) || strcmp(i2, "vgpu") ||
+				    strcmp(s2, want)) {
+					fail("launch entry points", "%s flags %d: cuGetProcAddress "
+					     "gave %s in %s, dlsym %s in %s", launches[i], fl, s1, i1,
+					     s2, i2);
+					lbad++;
+				}
+			}
+		}
+		if (!lbad)
+			printf("PASS: libvgpu: the launch entry points resolve to the gate's "
+			       "wrappers through cuGetProcAddress@13000 (flags 0 and 2 -> _ptsz) "
+			       "and dlsym (%d look-ups)\n", ln);
+	}
+	{
 		CUresult (*get)(const void **, const CUuuid *) =
 			(CUresult (*)(const void **, const CUuuid *))dlsym(cu, "cuGetExportTable");
 		const char *s, *in = where((void *)get, &s);

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Host tests of libvgpu (the preloaded interposer), against simgpu, with
-# vgpu.ko absent (enforcement is tested in the VM suites). Run from the
+# vgpu.ko absent (enforcement and the compute gate with the module are
+# tested in the VM suites; the gate's logic against a fake page here). Run from the
 # repository root. One line per check:
 #   PASS: libvgpu: <what>    or    FAIL: libvgpu: <what>: <detail>
 # Exit status: 0 when every check passed.
@@ -117,6 +118,38 @@ for flav in "" "-p"; do
 		fail "$name" "$(grep -v ' ok$' "$work/client.out" | head -n 3 | tr '\n' ' ') $(head -c 300 "$work/client.err")"
 	fi
 done
+# ---- the compute gate with the module absent: every launch reaches simgpu ----
+kernels() { # PID: kernels simgpu ran for it
+	"$sim/simgpu-stat" | awk -v p="$1" '$1 == "proc" && $2 == p {
+		for (i = 3; i < NF; i++) if ($i == "kernels") k += $(i + 1) } END { print k + 0 }'
+}
+out=$(LD_PRELOAD=$PRE "$lib/tests/launchcheck" 2>"$work/launch.err")
+rc=$?
+pid=$(echo "$out" | sed -n 's/^pid //p')
+n=$(echo "$out" | sed -n 's/^launched //p')
+k=$(kernels "$pid")
+inlib=$(echo "$out" | grep -c ' in libvgpu: 0$')
+if [ "$rc" = 0 ] && [ "$n" = 6 ] && [ "$k" = 6 ] && [ "$inlib" = 6 ]; then
+	pass "module absent: cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel (+_ptsz) wrappers pass launches through (6 of 6 run by simgpu; contexts via SetCurrent/Push/Pop)"
+else
+	fail "launches pass through with the module absent" "exit $rc, launched $n, simgpu ran $k, $inlib wrappers: $(echo "$out" | grep -v ': 0$' | tr '\n' ' ') $(head -c 200 "$work/launch.err")"
+fi
+read -ra pattern <<<'launch 100000 count 50 streams 4 threads 4 , async 10000 count 20 , sync , graph 100000 count 8'
+for flav in "" "-p"; do
+	$C ${flav:+"$flav"} "${pattern[@]}" >/dev/null 2>&1 &
+	wait $!
+	want=$(kernels $!)
+	LD_PRELOAD=$PRE $C ${flav:+"$flav"} "${pattern[@]}" >"$work/pat.out" 2>/dev/null &
+	wait $!
+	rc=$?
+	got=$(kernels $!)
+	if [ "$rc" = 0 ] && [ "$got" = "$want" ] && [ "$got" -gt 0 ]; then
+		pass "module absent: simgpu-client ${flav:+$flav }launch patterns (4 threads x 4 streams, async, graphs) run the same $got kernels as without libvgpu"
+	else
+		fail "simgpu-client ${flav:+$flav }launch patterns" "exit $rc, $got kernels with libvgpu, $want without: $(grep -v ' ok$' "$work/pat.out" | head -n 2 | tr '\n' ' ')"
+	fi
+done
+
 a=$($C info , nvml 2>&1 | sed 's/procs [0-9]*//')
 b=$(LD_PRELOAD=$PRE $C info , nvml 2>/dev/null | sed 's/procs [0-9]*//')
 if [ "$a" = "$b" ]; then
