@@ -152,11 +152,12 @@ static CUresult created(struct measure *m, CUresult rc, CUcontext *pctx)
 
 	if (rc || !pctx)
 		return rc;
-	vgpu_ctx_note(*pctx, m->gpu, 1);	/* created current */
 	rc = measure_end(m, *pctx);
 	if (rc && destroy) {
 		destroy(*pctx);
 		*pctx = NULL;
+	} else if (!rc) {
+		vgpu_ctx_note(*pctx, m->gpu, 1);	/* created current */
 	}
 	return rc;
 }
