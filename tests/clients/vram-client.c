@@ -28,7 +28,9 @@
  *                       MAX for SECS seconds, then "stress held B" (ok)
  *   hold MS             sleep, holding everything
  *   fork                the rest of the script runs in a child; the parent
- *                       waits for it and exits with its status
+ *                       waits for it, holds on for 2 s more (so that what
+ *                       the child's end changed can be observed), then
+ *                       exits with the child's status
  *   exec PROG ARGS...   replace the process (the rest of the line is PROG's)
  */
 #include <dlfcn.h>
@@ -486,6 +488,7 @@ static int run(char **av, int ac)
 			waitpid(pid, &st, 0);
 			printf("fork parent: child exited %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128);
 			fflush(stdout);
+			sleep(2);
 			exit(WIFEXITED(st) ? WEXITSTATUS(st) : 1);
 		}
 	} else if (!strcmp(cmd, "hold") && ac == 2) {

@@ -15,18 +15,27 @@ check "add with an absolute path and every quota" \
 check "add with a relative path and no quota" vgpuctl tenant add team-b cgroup team-b
 check "nested tenant inside team-a" vgpuctl tenant add inner cgroup team-a/inner weight 5
 id_a=$(stat -c %i $cg/team-a)
+# json_has WHAT JSON FRAGMENT...: every fragment appears in the JSON.
+json_has() {
+	local what=$1 j=$2 f
+	shift 2
+	for f in "$@"; do
+		case $j in
+		*"$f"*) ;;
+		*) fail "$what" "no $f in $j"; return ;;
+		esac
+	done
+	pass "$what"
+}
 j=$(vgpuctl -j tenant show team-a | tr -d ' \n')
-case $j in
-"[{\"name\":\"team-a\",\"id\":"[0-9]*",\"cgroup\":\"/team-a\",\"cgroup_id\":$id_a,\"cgroup_removed\":false,\"vram_max\":8589934592,\"vram_min\":1073741824,\"gpus\":[0,1],\"weight\":70,\"compute_max\":3750,\"priority\":\"high\",\"cpus\":\"0-1\",\"mems\":\"0\"}]")
-	pass "json of a tenant with every quota" ;;
-*) fail "json of a tenant with every quota" "$j" ;;
-esac
+json_has "json of a tenant with every quota" "$j" '[{"name":"team-a","id":' \
+	'"cgroup":"/team-a",' "\"cgroup_id\":$id_a," '"cgroup_removed":false,' \
+	'"vram_max":8589934592,' '"vram_min":1073741824,' '"gpus":[0,1],' '"weight":70,' \
+	'"compute_max":3750,' '"priority":"high",' '"cpus":"0-1",' '"mems":"0"' '"usage":[]'
+check_eq "one object for one tenant" 1 "$(echo "$j" | grep -o '"name":' | wc -l)"
 j=$(vgpuctl -j tenant show team-b | tr -d ' \n')
-case $j in
-*"\"vram_max\":null,\"vram_min\":null,\"gpus\":null,\"weight\":null,\"compute_max\":null,\"priority\":null,\"cpus\":null,\"mems\":null}]")
-	pass "unset quotas are null" ;;
-*) fail "unset quotas are null" "$j" ;;
-esac
+json_has "unset quotas are null" "$j" '"vram_max":null,' '"vram_min":null,' '"gpus":null,' \
+	'"weight":null,' '"compute_max":null,' '"priority":null,' '"cpus":null,' '"mems":null'
 check_out "plain show" "tenant team-a id" vgpuctl tenant show
 check_out "plain show has the quotas" "vram-max 8GiB" vgpuctl tenant show team-a
 n=$(vgpuctl -j tenant show | tr -d ' \n' | grep -o '"name":' | wc -l)

@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The kernel half of per-tenant VRAM limits, driven with vgpu-devtest
-# inside the VM: tests/vm/run tests/tools/vram-vm.sh
-suite=vram
+# inside the VM.
+suite=vram-kernel
 . /tests/suite-lib.sh
 
 cg=/sys/fs/cgroup
