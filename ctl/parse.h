@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Pure parsers and formatters of vgpuctl's arguments. Nothing here does I/O
+ * Pure parsers and formatters of vgpuctl's arguments (parse.c, and
+ * parse_sched.c for scheduling and placement). Nothing here does I/O
  * (except vgpu_cgroup_mount(), which reads a mounts file it is given), so
- * tests/unit/test_parse.c can check every function in isolation.
+ * tests/unit/test_parse.c and test_parse_sched.c can check every function
+ * in isolation.
  *
  * Every parser takes a NUL-terminated string, rejects the empty string,
  * leading or trailing junk (spaces included), signs where none is allowed
@@ -50,5 +52,16 @@ int vgpu_cgroup_mount(const char *mounts_file, char *out, size_t outlen);
 int vgpu_cgroup_path(const char *mnt, const char *arg, char *out, size_t outlen);
 
 bool vgpu_matches(const char *arg, const char *word);
+
+/* parse_sched.c: scheduling and placement values. */
+
+/* Longest refresh interval of vgpuctl top, in seconds (a day). */
+#define VGPU_SECONDS_MAX	86400
+
+int vgpu_parse_placement(const char *s, uint32_t *out);
+const char *vgpu_placement_name(uint32_t placement);
+int vgpu_parse_onoff(const char *s, bool *out);
+int vgpu_parse_seconds(const char *s, uint64_t *ns);
+void vgpu_format_ns(uint64_t ns, char *out, size_t outlen);
 
 #endif /* VGPU_CTL_PARSE_H */

@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Pure parsers and formatters of the scheduling and placement values of
+ * vgpuctl (see parse.h): placement modes, on/off switches, the refresh
+ * interval of top and durations in nanoseconds. Kept apart from parse.c,
+ * with the same rules: no I/O, 0 or -1, *out untouched on error.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../uapi/vgpu.h"
+#include "parse.h"
+
+/** vgpu_parse_placement() - "manual" or "auto" into enum vgpu_placement. */
+int vgpu_parse_placement(const char *s, uint32_t *out)
+{
+	if (!strcmp(s, "manual"))
+		*out = VGPU_PLACEMENT_MANUAL;
+	else if (!strcmp(s, "auto"))
+		*out = VGPU_PLACEMENT_AUTO;
+	else
+		return -1;
+	return 0;
+}
+
+/** vgpu_placement_name() - name of a placement mode, or NULL if unknown. */
+const char *vgpu_placement_name(uint32_t placement)
+{
+	switch (placement) {
+	case VGPU_PLACEMENT_MANUAL:
+		return "manual";
+	case VGPU_PLACEMENT_AUTO:
+		return "auto";
+	}
+	return NULL;
+}
+
+/** vgpu_parse_onoff() - "on" (true) or "off" (false). */
+int vgpu_parse_onoff(const char *s, bool *out)
+{
+	if (!strcmp(s, "on"))
+		*out = true;
+	else if (!strcmp(s, "off"))
+		*out = false;
+	else
+		return -1;
+	return 0;
+}
+
+/**
+ * vgpu_parse_seconds() - parse a positive number of seconds
+ * @s: "1", "0.2", "2.500": decimal, at most 3 decimals, no unit
+ * @ns: the duration in nanoseconds, 1 ms to VGPU_SECONDS_MAX seconds
+ *
+ * Return: 0, or -1 when malformed, zero or too large.
+ */
+int vgpu_parse_seconds(const char *s, uint64_t *ns)
+{
+	uint64_t ip = 0, ms = 0;
+	unsigned int ndig = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		ip = ip * 10 + (uint64_t)(*s - '0');
+		if (ip > VGPU_SECONDS_MAX)
+			return -1;
+	}
+	if (*s == '.') {
+		s++;
+		if (*s < '0' || *s > '9')
+			return -1;
+		for (; *s >= '0' && *s <= '9'; s++) {
+			if (++ndig > 3)
+				return -1;
+			ms = ms * 10 + (uint64_t)(*s - '0');
+		}
+		for (; ndig < 3; ndig++)
+			ms *= 10;
+	}
+	if (*s)
+		return -1;
+	ms += ip * 1000;
+	if (!ms || ms > (uint64_t)VGPU_SECONDS_MAX * 1000)
+		return -1;
+	*ns = ms * 1000000;
+	return 0;
+}
+
+/**
+ * vgpu_format_ns() - print nanoseconds as seconds
+ * @ns: the duration
+ * @out: "1.234s", "0.5s", "12s", "0s": to the millisecond (rounded down),
+ *       no trailing zeros
+ * @outlen: size of @out (32 is always enough)
+ */
+void vgpu_format_ns(uint64_t ns, char *out, size_t outlen)
+{
+	unsigned long long s = ns / 1000000000ULL;
+	unsigned int ms = (unsigned int)(ns % 1000000000ULL / 1000000);
+
+	if (!ms)
+		snprintf(out, outlen, "%llus", s);
+	else if (ms % 100 == 0)
+		snprintf(out, outlen, "%llu.%us", s, ms / 100);
+	else if (ms % 10 == 0)
+		snprintf(out, outlen, "%llu.%02us", s, ms / 10);
+	else
+		snprintf(out, outlen, "%llu.%03us", s, ms);
+}
