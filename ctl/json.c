@@ -4,6 +4,8 @@
  * followed by a newline when it closes, so that each one is a line of its
  * own in compact mode (vgpuctl monitor -j prints one object per line).
  */
+#include <math.h>
+
 #include "json.h"
 
 /**
@@ -165,6 +167,21 @@ void vgpu_json_s64(struct vgpu_json *j, const char *key, int64_t val)
 {
 	member(j, key);
 	fprintf(j->f, "%lld", (long long)val);
+	value_done(j);
+}
+
+/**
+ * vgpu_json_fixed() - a number member with @decimals digits after the point
+ *
+ * Not finite values (which JSON cannot write) are written as null.
+ */
+void vgpu_json_fixed(struct vgpu_json *j, const char *key, double val, int decimals)
+{
+	member(j, key);
+	if (isfinite(val))
+		fprintf(j->f, "%.*f", decimals, val);
+	else
+		fputs("null", j->f);
 	value_done(j);
 }
 

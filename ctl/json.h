@@ -27,6 +27,7 @@ void vgpu_json_arr_close(struct vgpu_json *j);
 void vgpu_json_str(struct vgpu_json *j, const char *key, const char *val);
 void vgpu_json_u64(struct vgpu_json *j, const char *key, uint64_t val);
 void vgpu_json_s64(struct vgpu_json *j, const char *key, int64_t val);
+void vgpu_json_fixed(struct vgpu_json *j, const char *key, double val, int decimals);
 void vgpu_json_bool(struct vgpu_json *j, const char *key, bool val);
 void vgpu_json_null(struct vgpu_json *j, const char *key);
 void vgpu_json_escape(FILE *f, const char *s);

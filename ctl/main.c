@@ -6,7 +6,7 @@
  *
  * Options, object dispatch and the top-level help live here; each object
  * is a file of its own (gpu.c and probe.c, tenant.c, monitor.c, proc.c for
- * ps, host.c for show and set).
+ * ps, host.c for show and set, top.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -21,7 +21,7 @@ static void usage(FILE *f)
 	fputs("Usage: vgpuctl [OPTIONS] OBJECT { COMMAND | help }\n"
 	      "       vgpuctl [-V | --version]\n"
 	      "       vgpuctl [-h | --help | help]\n"
-	      "       vgpuctl [OPTIONS] { ps | show | set KEY VALUE }\n"
+	      "       vgpuctl [OPTIONS] { ps | show | set KEY VALUE | top [-d SECONDS] [-n N] }\n"
 	      "OBJECT := { gpu | tenant | monitor }\n"
 	      "OPTIONS := { -j[son] | -p[retty] }\n"
 	      "  -j, --json     print JSON\n"
@@ -37,6 +37,8 @@ static void usage(FILE *f)
 	vgpu_usage_ps(f);
 	fputc('\n', f);
 	vgpu_usage_host(f);
+	fputc('\n', f);
+	vgpu_usage_top(f);
 }
 
 struct object {
@@ -52,6 +54,7 @@ static const struct object objects[] = {
 	{ "ps", vgpu_cmd_ps },
 	{ "show", vgpu_cmd_show },
 	{ "set", vgpu_cmd_set },
+	{ "top", vgpu_cmd_top },
 };
 
 int main(int argc, char **argv)

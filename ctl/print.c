@@ -305,3 +305,40 @@ void vgpu_print_flag(const char *jkey, const char *ptext, bool val)
 		fputs(ptext, pr.f);
 	}
 }
+
+/** vgpu_print_ns() - nanoseconds: an integer in JSON, "1.234s" in plain. */
+void vgpu_print_ns(const char *jkey, const char *pkey, bool has, uint64_t ns)
+{
+	char buf[32];
+
+	if (pr.json) {
+		vgpu_print_u64(jkey, pkey, has, ns);
+	} else if (has) {
+		vgpu_format_ns(ns, buf, sizeof(buf));
+		plain_key(pkey);
+		fputs(buf, pr.f);
+	}
+}
+
+/**
+ * vgpu_print_fixed() - a decimal number with @decimals digits after the point
+ * @jkey: JSON key (a number there, without @unit)
+ * @pkey: plain key
+ * @has: absent unless set
+ * @val: the value
+ * @decimals: digits after the point, 0 to 9
+ * @unit: plain only, appended to the number ("%", "s"), or NULL
+ */
+void vgpu_print_fixed(const char *jkey, const char *pkey, bool has, double val,
+		      int decimals, const char *unit)
+{
+	if (pr.json) {
+		if (has)
+			vgpu_json_fixed(&pr.j, jkey, val, decimals);
+		else
+			vgpu_json_null(&pr.j, jkey);
+	} else if (has) {
+		plain_key(pkey);
+		fprintf(pr.f, "%.*f%s", decimals, val, unit ? unit : "");
+	}
+}

@@ -35,5 +35,8 @@ void vgpu_print_size(const char *jkey, const char *pkey, bool has, uint64_t val)
 void vgpu_print_pct(const char *jkey, const char *pkey, bool has, uint32_t bp);
 void vgpu_print_mask(const char *jkey, const char *pkey, bool has, uint64_t mask);
 void vgpu_print_flag(const char *jkey, const char *ptext, bool val);
+void vgpu_print_ns(const char *jkey, const char *pkey, bool has, uint64_t ns);
+void vgpu_print_fixed(const char *jkey, const char *pkey, bool has, double val,
+		      int decimals, const char *unit);
 
 #endif /* VGPU_CTL_PRINT_H */

@@ -25,16 +25,19 @@ void vgpu_usage_tenant(FILE *f)
 	      "       vgpuctl tenant help\n"
 	      "QUOTA VALUE := { vram-max SIZE | vram-min SIZE | gpus LIST | weight N |\n"
 	      "                 compute-max PCT | priority { low | normal | high } |\n"
-	      "                 cpus LIST | mems LIST }\n"
+	      "                 cpus LIST | mems LIST | placement { manual | auto } |\n"
+	      "                 exclusive { on | off } }\n"
 	      "NAME := 1-63 printable characters, no spaces\n"
 	      "PATH := cgroup v2 directory, absolute or relative to the cgroup2 mount\n"
 	      "SIZE := NUMBER[.FRACTION][B|K|Ki|KiB|KB|M|...|T|Ti|TiB|TB] (powers of 1024)\n"
 	      "LIST := NUMBER[-NUMBER][,...] (\"0-3,8\")\n"
 	      "N    := 1-10000\n"
-	      "PCT  := 0-100 with at most 2 decimals, optional % (\"37.5%\")\n", f);
+	      "PCT  := 0-100 with at most 2 decimals, optional % (\"37.5%\")\n"
+	      "After a change of cpus, mems, placement, exclusive or gpus, the CPUs and\n"
+	      "nodes in force are written to the cgroup's cpuset.cpus and cpuset.mems.\n", f);
 }
 
-enum quota_type { Q_SIZE, Q_GPUS, Q_WEIGHT, Q_PCT, Q_PRIO, Q_CPUS, Q_MEMS };
+enum quota_type { Q_SIZE, Q_GPUS, Q_WEIGHT, Q_PCT, Q_PRIO, Q_CPUS, Q_MEMS, Q_PLACE, Q_ONOFF };
 
 struct quota_key {
 	const char *name;
@@ -52,6 +55,8 @@ static const struct quota_key quota_keys[] = {
 	{ "priority", VGPU_QUOTA_PRIORITY, VGPU_A_TENANT_PRIORITY, Q_PRIO },
 	{ "cpus", VGPU_QUOTA_CPUS, VGPU_A_TENANT_CPUS, Q_CPUS },
 	{ "mems", VGPU_QUOTA_MEMS, VGPU_A_TENANT_MEMS, Q_MEMS },
+	{ "placement", VGPU_QUOTA_PLACEMENT, VGPU_A_TENANT_PLACEMENT, Q_PLACE },
+	{ "exclusive", VGPU_QUOTA_EXCLUSIVE, VGPU_A_TENANT_EXCLUSIVE, Q_ONOFF },
 };
 
 #define NQUOTAS	(sizeof(quota_keys) / sizeof(quota_keys[0]))
@@ -64,6 +69,22 @@ struct tenant_conf {
 	uint64_t u64[NQUOTAS];	/* numeric values, by quota_keys index */
 	char list[NQUOTAS][VGPU_LIST_LEN_MAX + 1];	/* cpus, mems */
 };
+
+/**
+ * vgpu_quota_attr() - the attribute of a quota
+ * @bit: one VGPU_QUOTA_* bit
+ *
+ * Return: its VGPU_A_TENANT_*, or 0 when vgpuctl does not know it.
+ */
+int vgpu_quota_attr(uint32_t bit)
+{
+	size_t i;
+
+	for (i = 0; i < NQUOTAS; i++)
+		if (quota_keys[i].bit == bit)
+			return quota_keys[i].attr;
+	return 0;
+}
 
 static const struct quota_key *find_quota(const char *name)
 {
@@ -80,7 +101,8 @@ static int parse_quota(struct tenant_conf *c, const struct quota_key *q,
 		       const char *val, bool allow_none)
 {
 	size_t i = (size_t)(q - quota_keys);
-	uint32_t u32;
+	uint32_t u32 = 0;
+	bool on = false;
 	const char *what = "", *hint = "";
 	int bad = 0;
 
@@ -128,6 +150,18 @@ static int parse_quota(struct tenant_conf *c, const struct quota_key *q,
 		bad = vgpu_parse_list_norm(val, VGPU_LIST_NODE_MAX, c->list[i],
 					   sizeof(c->list[i]));
 		break;
+	case Q_PLACE:
+		what = "PLACEMENT";
+		hint = " (manual or auto)";
+		bad = vgpu_parse_placement(val, &u32);
+		c->u64[i] = u32;
+		break;
+	case Q_ONOFF:
+		what = "VALUE";
+		hint = " (on or off)";
+		bad = vgpu_parse_onoff(val, &on);
+		c->u64[i] = on;
+		break;
 	}
 	if (bad)
 		return vgpu_usage_error("invalid %s \"%s\" for %s%s", what, val, q->name, hint);
@@ -153,6 +187,8 @@ static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
 		case Q_WEIGHT:
 		case Q_PCT:
 		case Q_PRIO:
+		case Q_PLACE:
+		case Q_ONOFF:
 			err = nla_put_u32(msg, q->attr, (uint32_t)c->u64[i]);
 			break;
 		case Q_CPUS:
@@ -166,7 +202,11 @@ static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
 	return err;
 }
 
-/* Send a tenant mutation built from @name, @cgroup (or NULL) and @c. */
+/*
+ * Send a tenant mutation built from @name, @cgroup (or NULL) and @c, then,
+ * when @c names what decides its CPUs and nodes, write them to its cgroup
+ * (placement.c).
+ */
 static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 		       const struct tenant_conf *c)
 {
@@ -180,6 +220,13 @@ static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 	ret = vgpu_open(&nl);
 	if (ret)
 		return ret;
+	if (cmd == VGPU_CMD_TENANT_SET) {
+		ret = vgpu_placement_prepare(&nl, name, c->seen);
+		if (ret) {
+			vgpu_nl_close(&nl);
+			return ret;
+		}
+	}
 	msg = vgpu_nl_msg(&nl, cmd, false);
 	if (msg && (nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0 ||
 		    (cgroup && nla_put_string(msg, VGPU_A_TENANT_CGROUP, cgroup) < 0) ||
@@ -188,6 +235,8 @@ static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 		return vgpu_put_failed(msg);
 	}
 	ret = vgpu_send(&nl, msg, NULL, NULL);
+	if (!ret && c)
+		ret = vgpu_placement_sync(&nl, name, cmd == VGPU_CMD_TENANT_NEW, c->seen);
 	vgpu_nl_close(&nl);
 	return ret;
 }
@@ -300,6 +349,10 @@ static struct nla_policy tenant_policy[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_CLEAR] = { .type = NLA_U32 },
 	[VGPU_A_TENANT_CGROUP_REMOVED] = { .type = NLA_FLAG },
 	[VGPU_A_TENANT_USAGE] = { .type = NLA_NESTED },
+	[VGPU_A_TENANT_PLACEMENT] = { .type = NLA_U32 },
+	[VGPU_A_TENANT_EXCLUSIVE] = { .type = NLA_U32 },
+	[VGPU_A_TENANT_CPUS_EFFECTIVE] = { .type = NLA_STRING },
+	[VGPU_A_TENANT_MEMS_EFFECTIVE] = { .type = NLA_STRING },
 };
 
 static struct nla_policy usage_policy[VGPU_A_USAGE_MAX + 1] = {
@@ -309,10 +362,20 @@ static struct nla_policy usage_policy[VGPU_A_USAGE_MAX + 1] = {
 	[VGPU_A_USAGE_VRAM_FAILURES] = { .type = NLA_U64 },
 	[VGPU_A_USAGE_VRAM_BUDGET] = { .type = NLA_U64 },
 	[VGPU_A_USAGE_VRAM_BYTE_SECONDS] = { .type = NLA_U64 },
+	[VGPU_A_USAGE_GPU_TIME_NS] = { .type = NLA_U64 },
+	[VGPU_A_USAGE_THROTTLED_NS] = { .type = NLA_U64 },
+	[VGPU_A_USAGE_GRANTS] = { .type = NLA_U64 },
 };
 
-/* Parse the next usage nest of @nlh after *@pos (NULL: from the start). */
-static int next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb)
+/**
+ * vgpu_tenant_next_usage() - parse the next usage nest of a tenant reply
+ * @nlh: the message
+ * @pos: the nest returned last, NULL at first; updated
+ * @utb: VGPU_A_USAGE_MAX + 1 slots
+ *
+ * Return: 1 with @utb filled, 0 after the last one, -EPROTO when malformed.
+ */
+int vgpu_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb)
 {
 	struct genlmsghdr *g = nlmsg_data(nlh);
 	struct nlattr *head = genlmsg_attrdata(g, 0), *a;
@@ -350,7 +413,7 @@ int vgpu_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb)
 
 	if (genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, tenant_policy) < 0)
 		return -EPROTO;
-	while ((ret = next_usage(nlh, &pos, utb)) > 0)
+	while ((ret = vgpu_tenant_next_usage(nlh, &pos, utb)) > 0)
 		;
 	return ret;
 }
@@ -381,7 +444,7 @@ static void print_usage(struct nlmsghdr *nlh, bool lines)
 	if (!vgpu_print_json() && !lines)
 		return;
 	vgpu_print_arr_open("usage");
-	while (next_usage(nlh, &pos, u) > 0) {
+	while (vgpu_tenant_next_usage(nlh, &pos, u) > 0) {
 		vgpu_print_sub_open("    ");
 		vgpu_print_u64("gpu", "gpu", u[VGPU_A_USAGE_GPU], u32_attr(u[VGPU_A_USAGE_GPU]));
 		vgpu_print_size("vram_current", "vram", u[VGPU_A_USAGE_VRAM_CURRENT],
@@ -395,6 +458,12 @@ static void print_usage(struct nlmsghdr *nlh, bool lines)
 		vgpu_print_u64("vram_byte_seconds", "byte-seconds",
 			       u[VGPU_A_USAGE_VRAM_BYTE_SECONDS],
 			       u64_attr(u[VGPU_A_USAGE_VRAM_BYTE_SECONDS]));
+		/* Counters: 0 when absent (a module without the scheduler). */
+		vgpu_print_ns("gpu_time_ns", "gpu-time", true,
+			      u64_attr(u[VGPU_A_USAGE_GPU_TIME_NS]));
+		vgpu_print_ns("throttled_ns", "throttled", true,
+			      u64_attr(u[VGPU_A_USAGE_THROTTLED_NS]));
+		vgpu_print_u64("grants", "grants", true, u64_attr(u[VGPU_A_USAGE_GRANTS]));
 		vgpu_print_sub_close();
 	}
 	vgpu_print_arr_close();
@@ -412,6 +481,8 @@ void vgpu_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_line
 	bool removed = tb[VGPU_A_TENANT_CGROUP_REMOVED];
 	struct nlattr *prio = tb[VGPU_A_TENANT_PRIORITY];
 	const char *pname = prio ? vgpu_priority_name(nla_get_u32(prio)) : NULL;
+	struct nlattr *place = tb[VGPU_A_TENANT_PLACEMENT];
+	const char *plname = place ? vgpu_placement_name(nla_get_u32(place)) : NULL;
 
 	vgpu_print_str("name", "tenant", str_attr(tb[VGPU_A_TENANT_NAME]));
 	vgpu_print_u64("id", "id", tb[VGPU_A_TENANT_ID], u32_attr(tb[VGPU_A_TENANT_ID]));
@@ -436,6 +507,15 @@ void vgpu_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_line
 		vgpu_print_str("priority", "priority", pname);
 	vgpu_print_str("cpus", "cpus", str_attr(tb[VGPU_A_TENANT_CPUS]));
 	vgpu_print_str("mems", "mems", str_attr(tb[VGPU_A_TENANT_MEMS]));
+	if (place && !plname)	/* a placement this vgpuctl does not know */
+		vgpu_print_u64("placement", "placement", true, nla_get_u32(place));
+	else
+		vgpu_print_str("placement", "placement", plname);
+	vgpu_print_flag("exclusive", "exclusive", u32_attr(tb[VGPU_A_TENANT_EXCLUSIVE]));
+	vgpu_print_str("cpus_effective", "cpus-effective",
+		       str_attr(tb[VGPU_A_TENANT_CPUS_EFFECTIVE]));
+	vgpu_print_str("mems_effective", "mems-effective",
+		       str_attr(tb[VGPU_A_TENANT_MEMS_EFFECTIVE]));
 	if (!vgpu_print_json())
 		vgpu_print_flag(NULL, "(cgroup removed)", removed);
 	print_usage(nlh, usage_lines);

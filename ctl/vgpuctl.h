@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the command files of vgpuctl (gpu.c, probe.c, tenant.c, proc.c,
- * host.c, monitor.c) share with main.c and util.c.
+ * What the command files of vgpuctl (gpu.c, probe.c, tenant.c and
+ * placement.c, proc.c, host.c, monitor.c, top.c) share with main.c and
+ * util.c.
  */
 #ifndef VGPU_CTL_VGPUCTL_H
 #define VGPU_CTL_VGPUCTL_H
@@ -33,6 +34,7 @@ int vgpu_cmd_monitor(int argc, char **argv);
 int vgpu_cmd_ps(int argc, char **argv);
 int vgpu_cmd_show(int argc, char **argv);
 int vgpu_cmd_set(int argc, char **argv);
+int vgpu_cmd_top(int argc, char **argv);
 int vgpu_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
 
 /* Usage texts, also printed by "help". */
@@ -41,6 +43,7 @@ void vgpu_usage_tenant(FILE *f);
 void vgpu_usage_monitor(FILE *f);
 void vgpu_usage_ps(FILE *f);
 void vgpu_usage_host(FILE *f);
+void vgpu_usage_top(FILE *f);
 
 /* util.c */
 int vgpu_usage_error(const char *fmt, ...)
@@ -74,5 +77,13 @@ int vgpu_gpu_parse(struct nlmsghdr *nlh, struct nlattr **tb);
 void vgpu_gpu_print(struct nlattr **tb);
 int vgpu_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb);
 void vgpu_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines);
+int vgpu_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb);
+int vgpu_quota_attr(uint32_t bit);
+
+/* placement.c: the quotas that decide a tenant's CPUs and nodes. */
+#define VGPU_PLACEMENT_QUOTAS	(VGPU_QUOTA_CPUS | VGPU_QUOTA_MEMS | VGPU_QUOTA_PLACEMENT | \
+				 VGPU_QUOTA_EXCLUSIVE | VGPU_QUOTA_GPUS)
+int vgpu_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen);
+int vgpu_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen);
 
 #endif /* VGPU_CTL_VGPUCTL_H */

@@ -4,8 +4,11 @@
 # Host tests of vgpuctl (no kernel module needed), run from the repo root:
 # - tests/unit/test_parse.c, built and run normally (build/unit/) and under
 #   AddressSanitizer + UBSan (build/asan/): suites "parse" and "parse-asan";
+#   likewise tests/unit/test_parse_sched.c (placement, on/off, seconds) and
+#   tests/unit/test_cpuset.c (the cpuset writer against a fake cgroup tree
+#   in a temporary directory): "parse_sched[-asan]", "cpuset[-asan]";
 # - tests/unit/test_print.c (replies built with libnl, printed by tenant
-#   show, ps and show), the same way: suites "print" and "print-asan";
+#   show, ps, show and top), the same way: suites "print" and "print-asan";
 # - vgpuctl's and vgpu-nlsend's behaviour without the module (help, usage
 #   errors, the privilege check, the module-not-loaded message, gpu probe
 #   without NVML and against simgpu's NVML), with the normal build and with
@@ -27,6 +30,7 @@ oneline() { head -c 400 "$1" | tr '\n' '|'; }
 
 CC=${CC:-cc}
 WARN=(-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror)
+# shellcheck disable=SC2054 # one -fsanitize= argument
 SAN=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -90,9 +94,29 @@ else
 	fail parse-asan "test_parse builds with ASan and UBSan" "$(oneline "$tmp/cc.err")"
 fi
 
+# The other libc-only unit tests: NAME and the ctl/ file it tests.
+for unit in parse_sched:ctl/parse_sched.c cpuset:ctl/cpuset.c; do
+	name=${unit%%:*} src=${unit#*:}
+	for mode in "$name" "$name-asan"; do
+		if [ "$mode" = "$name" ]; then
+			flags=(-O2 -g) out=build/unit/test_$name what="with -Wall -Wextra -Werror"
+		else
+			flags=(-O1 -g "${SAN[@]}") out=build/asan/test_$name what="with ASan and UBSan"
+		fi
+		if [ "$tools_ok" = 1 ] &&
+		   "$CC" "${WARN[@]}" "${flags[@]}" "tests/unit/test_$name.c" "$src" \
+			-o "$out" 2> "$tmp/cc.err"; then
+			pass "$mode" "test_$name builds $what"
+			run_unit "$mode" "$out" "$name"
+		else
+			fail "$mode" "test_$name builds $what" "$(oneline "$tmp/cc.err")"
+		fi
+	done
+done
+
 # test_print links the reply printers, hence libnl and libcap.
-PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/print.c ctl/json.c ctl/parse.c
-	    ctl/util.c ctl/nl.c)
+PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/placement.c ctl/cpuset.c ctl/print.c
+	    ctl/json.c ctl/parse.c ctl/parse_sched.c ctl/util.c ctl/nl.c)
 for mode in print print-asan; do
 	if [ "$mode" = print ]; then
 		flags=(-O2 -g) out=build/unit/test_print what="with -Wall -Wextra -Werror"
@@ -126,8 +150,9 @@ if [ "$tools_ok" = 1 ]; then
 	# shellcheck disable=SC2046
 	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
 		-I"${NVML_INC:-build/deps/nvml/usr/include}" \
-		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/json.c ctl/print.c ctl/gpu.c \
-		ctl/probe.c ctl/tenant.c ctl/proc.c ctl/host.c ctl/monitor.c \
+		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_sched.c ctl/json.c \
+		ctl/print.c ctl/gpu.c ctl/probe.c ctl/tenant.c ctl/placement.c ctl/cpuset.c \
+		ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
 		-o build/asan/ctl/vgpuctl \
 		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \
@@ -184,9 +209,14 @@ cli_checks() {
 	expect_help "$s" "$v" show help
 	expect_help "$s" "$v" set help
 	expect_help "$s" "$v" -j set -h
+	expect_help "$s" "$v" top help
+	expect_help "$s" "$v" to -h
+	expect_help "$s" "$v" -j top --help
 	run "$v" help
 	local o
-	for o in "vgpuctl gpu probe" "vgpuctl ps" "vgpuctl show" "vgpuctl set default"; do
+	for o in "vgpuctl gpu probe" "vgpuctl ps" "vgpuctl show" "vgpuctl set default" \
+		 "vgpuctl top [-d SECONDS] [-n ITERATIONS]" "placement { manual | auto }" \
+		 "exclusive { on | off }"; do
 		if grep -qF -- "$o" "$tmp/out"; then pass "$s" "help names $o"
 		else fail "$s" "help names $o" "$(oneline "$tmp/out")"; fi
 	done
@@ -272,6 +302,47 @@ cli_checks() {
 	expect_error "$s" 2 'Error: unexpected argument "x" for gpu probe.' "$v" gpu probe x
 	expect_error "$s" 2 'Error: unexpected argument "--dry-run" for gpu probe.' "$v" gpu probe --dry-run --dry-run
 	expect_error "$s" 2 'Error: unexpected argument "x" for gpu probe.' nocap "$v" gpu probe x
+
+	# Placement keys (issue #6).
+	expect_error "$s" 2 'Error: invalid PLACEMENT "fixed" for placement (manual or auto).' \
+		"$v" tenant add a cgroup a placement fixed
+	expect_error "$s" 2 'Error: invalid PLACEMENT "Auto" for placement (manual or auto).' \
+		"$v" tenant set a placement Auto
+	expect_error "$s" 2 'Error: invalid PLACEMENT "none" for placement (manual or auto).' \
+		"$v" tenant add a cgroup a placement none
+	expect_error "$s" 2 'Error: invalid VALUE "yes" for exclusive (on or off).' \
+		"$v" tenant add a cgroup a exclusive yes
+	expect_error "$s" 2 'Error: invalid VALUE "1" for exclusive (on or off).' \
+		"$v" tenant set a exclusive 1
+	expect_error "$s" 2 'Error: invalid VALUE "none" for exclusive (on or off).' \
+		"$v" tenant add a cgroup a exclusive none
+	expect_error "$s" 2 'Error: missing value for exclusive.' "$v" tenant set a placement auto exclusive
+	expect_error "$s" 2 'Error: duplicate key "placement" for tenant set.' \
+		"$v" tenant set a placement auto placement none
+	expect_error "$s" 2 'Error: duplicate key "exclusive" for tenant add.' \
+		"$v" tenant add a cgroup a exclusive on exclusive off
+	expect_error "$s" 2 'Error: unknown key "cpus-effective" for tenant set.' \
+		"$v" tenant set a cpus-effective 0
+	expect_error "$s" 2 'Error: invalid PLACEMENT "x" for placement (manual or auto).' \
+		nocap "$v" tenant set a placement x
+
+	# top (issue #5): usage errors exit 2 before anything is opened.
+	expect_error "$s" 2 'Error: unexpected argument "x" for top.' "$v" top x
+	expect_error "$s" 2 'Error: unexpected argument "-j" for top.' "$v" top -j
+	expect_error "$s" 2 'Error: missing value for -d.' "$v" top -d
+	expect_error "$s" 2 'Error: missing value for -n.' "$v" top -d 1 -n
+	expect_error "$s" 2 'Error: duplicate option "-d" for top.' "$v" top -d 1 -d 2
+	expect_error "$s" 2 'Error: duplicate option "--iterations" for top.' "$v" top -n 1 --iterations 2
+	local d
+	for d in 0 0.0 -1 1.2345 .5 1. 1s 86401 abc ""; do
+		expect_error "$s" 2 "Error: invalid SECONDS \"$d\" for -d (0.001-86400, at most 3 decimals)." \
+			"$v" top -d "$d"
+	done
+	expect_error "$s" 2 'Error: invalid SECONDS "0" for --delay (0.001-86400, at most 3 decimals).' \
+		"$v" top --delay 0
+	for d in 0 -1 x 4294967296 1.5; do
+		expect_error "$s" 2 "Error: invalid ITERATIONS \"$d\" for -n (1-4294967295)." "$v" top -n "$d"
+	done
 	probe_checks "$s" "$v"
 
 	if [ -d /sys/module/vgpu ]; then
@@ -291,6 +362,9 @@ cli_checks() {
 		expect_error "$s" 1 "$nomod" "$v" -j ps
 		expect_error "$s" 1 "$nomod" "$v" show
 		expect_error "$s" 1 "$nomod" "$v" -p show
+		expect_error "$s" 1 "$nomod" "$v" top -n 2 -d 0.2
+		expect_error "$s" 1 "$nomod" "$v" -j top -n 1 -d 0.001
+		expect_error "$s" 1 "$nomod" "$v" to
 		if has_net_admin; then
 			expect_error "$s" 1 "$nomod" "$v" set default deny
 			if [ "${#simgpu_env[@]}" -gt 0 ]; then
@@ -299,6 +373,8 @@ cli_checks() {
 			expect_error "$s" 1 "$nomod" "$v" gpu add 0 vram 1G
 			expect_error "$s" 1 "$nomod" "$v" tenant add a cgroup a vram-max 1.5G gpus 0-1 cpus 0-3,8
 			expect_error "$s" 1 "$nomod" "$v" tenant set a vram-max none weight 5
+			expect_error "$s" 1 "$nomod" "$v" tenant add a cgroup a placement auto exclusive on
+			expect_error "$s" 1 "$nomod" "$v" tenant set a placement none exclusive off cpus none
 			expect_error "$s" 1 "$nomod" "$v" tenant del a
 		fi
 		expect_error "$s" 1 "$nomod" "$n" gpu-get
@@ -317,6 +393,8 @@ cli_checks() {
 		expect_error "$s" 1 "$msg" nocap "$v" gpu del 0
 		expect_error "$s" 1 "$msg" nocap "$v" tenant add a cgroup a
 		expect_error "$s" 1 "$msg" nocap "$v" tenant set a weight 3
+		expect_error "$s" 1 "$msg" nocap "$v" tenant set a placement auto exclusive on
+		[ -d /sys/module/vgpu ] || expect_error "$s" 1 "$nomod" nocap "$v" top -n 1
 		expect_error "$s" 1 "$msg" nocap "$v" tenant del a
 		expect_error "$s" 1 "$msg" nocap "$v" set default deny
 		expect_error "$s" 1 "$msg" nocap "$v" gpu probe
@@ -484,7 +562,10 @@ else
 		   cgroup_removed compute_max usage vram_current vram_peak vram_failures \
 		   vram_budget vram_byte_seconds byte-seconds "gpu probe" dry-run \
 		   libnvidia-ml.so.1 "vgpuctl ps" PID TENANT BUDGET "set default" allow deny \
-		   '"procs"' '"default"' status; do
+		   '"procs"' '"default"' status "vgpuctl top" placement exclusive manual auto \
+		   cpus_effective mems_effective cpus-effective mems-effective cpuset.cpus \
+		   cpuset.mems cgroup.subtree_control gpu_time_ns throttled_ns grants gpu-time \
+		   interval_s elapsed_s SHARE THROTTLED; do
 		grep -q -- "$key" "$tmp/man.txt" || missing="$missing $key"
 	done
 	if [ -z "$missing" ]; then

@@ -2,13 +2,14 @@
 /*
  * Unit tests of vgpuctl's reply printing without the module: replies are
  * built with libnl as the kernel would send them and handed to the print
- * functions of tenant show (usage), ps and show; plain and JSON output are
- * compared whole. proc.c and host.c are included to reach their static
- * reply handlers. One line per check: "PASS: print: <what>" or "FAIL:
+ * functions of tenant show (usage, placement), ps, show and top; plain and
+ * JSON output are compared whole. proc.c, host.c and top.c are included to
+ * reach their static reply handlers. One line per check: "PASS: print: <what>" or "FAIL:
  * print: <what>: <detail>". Exits 1 if any check failed.
  *
  *   cc -std=c11 -D_GNU_SOURCE $(pkg-config --cflags libnl-genl-3.0 libcap) \
- *      tests/unit/test_print.c ctl/{tenant,print,json,parse,util,nl}.c \
+ *      tests/unit/test_print.c \
+ *      ctl/{tenant,placement,cpuset,print,json,parse,parse_sched,util,nl}.c \
  *      $(pkg-config --libs libnl-genl-3.0 libcap)
  */
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 
 #include "../../ctl/host.c"
 #include "../../ctl/proc.c"
+#include "../../ctl/top.c"
 
 static int failures;
 
@@ -97,9 +99,14 @@ static const char *end(void)
 	return buf;
 }
 
-static void tenant_case(const char *what, bool usage, bool json, bool lines, const char *want)
+/* The placement keys of a tenant that has none set. */
+#define NO_PLACEMENT_JSON \
+	"\"placement\":null,\"exclusive\":false,\"cpus_effective\":null,\"mems_effective\":null"
+
+/* Print the tenant reply @msg (freed) and compare with @want. */
+static void msg_case(const char *what, struct nl_msg *msg, bool json, bool lines,
+		     const char *want)
 {
-	struct nl_msg *msg = tenant(usage);
 	struct nlattr *tb[VGPU_A_TENANT_MAX + 1];
 	int r;
 
@@ -115,6 +122,88 @@ static void tenant_case(const char *what, bool usage, bool json, bool lines, con
 	nlmsg_free(msg);
 }
 
+static void tenant_case(const char *what, bool usage, bool json, bool lines, const char *want)
+{
+	msg_case(what, tenant(usage), json, lines, want);
+}
+
+/* A usage nest with the scheduler's counters. */
+static void put_sched(struct nl_msg *msg, uint32_t gpu, uint64_t vram, uint64_t gpu_time,
+		      uint64_t throttled, uint64_t grants)
+{
+	struct nlattr *n = nla_nest_start(msg, VGPU_A_TENANT_USAGE);
+
+	nla_put_u32(msg, VGPU_A_USAGE_GPU, gpu);
+	nla_put_u64(msg, VGPU_A_USAGE_VRAM_CURRENT, vram);
+	nla_put_u64(msg, VGPU_A_USAGE_GPU_TIME_NS, gpu_time);
+	nla_put_u64(msg, VGPU_A_USAGE_THROTTLED_NS, throttled);
+	nla_put_u64(msg, VGPU_A_USAGE_GRANTS, grants);
+	nla_nest_end(msg, n);
+}
+
+/* A tenant with placement auto, exclusive, and what is in force. */
+static struct nl_msg *placed(uint32_t placement, uint32_t exclusive, bool effective)
+{
+	struct nl_msg *msg = tenant(false);
+
+	nla_put_string(msg, VGPU_A_TENANT_CPUS, "0-3");
+	nla_put_u32(msg, VGPU_A_TENANT_PLACEMENT, placement);
+	nla_put_u32(msg, VGPU_A_TENANT_EXCLUSIVE, exclusive);
+	if (effective) {
+		nla_put_string(msg, VGPU_A_TENANT_CPUS_EFFECTIVE, "2-3");
+		nla_put_string(msg, VGPU_A_TENANT_MEMS_EFFECTIVE, "1");
+	}
+	return msg;
+}
+
+#define TENANT_A_JSON(cpus) \
+	"{\"name\":\"a\",\"id\":1,\"cgroup\":\"/a\",\"cgroup_id\":null," \
+	"\"cgroup_removed\":false,\"vram_max\":8589934592,\"vram_min\":null," \
+	"\"gpus\":null,\"weight\":null,\"compute_max\":null,\"priority\":null," \
+	"\"cpus\":" cpus ",\"mems\":null,"
+
+static void test_sched_placement(void)
+{
+	struct nl_msg *msg;
+
+	msg = tenant(false);
+	put_sched(msg, 0, 1ULL << 30, 1234000000, 500000000, 12);
+	put_sched(msg, 2, 0, 60010000000ULL, 999999, 0);
+	msg_case("tenant show: gpu-time, throttled and grants on the usage line", msg,
+		 false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB\n"
+		 "    gpu 0 vram 1GiB gpu-time 1.234s throttled 0.5s grants 12\n"
+		 "    gpu 2 vram 0 gpu-time 60.01s throttled 0s grants 0\n");
+	msg = tenant(false);
+	put_sched(msg, 0, 1ULL << 30, 1234000000, 500000000, 12);
+	msg_case("tenant show -j: gpu_time_ns, throttled_ns, grants in ns and counts", msg,
+		 true, true,
+		 TENANT_A_JSON("null") NO_PLACEMENT_JSON ",\"usage\":["
+		 "{\"gpu\":0,\"vram_current\":1073741824,\"vram_peak\":null,"
+		 "\"vram_budget\":null,\"vram_failures\":null,\"vram_byte_seconds\":null,"
+		 "\"gpu_time_ns\":1234000000,\"throttled_ns\":500000000,\"grants\":12}]}\n");
+
+	msg_case("tenant show: placement auto exclusive and what is in force",
+		 placed(VGPU_PLACEMENT_AUTO, 1, true), false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB cpus 0-3 placement auto exclusive"
+		 " cpus-effective 2-3 mems-effective 1\n");
+	msg_case("tenant show -j: placement, exclusive, cpus_effective, mems_effective",
+		 placed(VGPU_PLACEMENT_AUTO, 1, true), true, true,
+		 TENANT_A_JSON("\"0-3\"") "\"placement\":\"auto\",\"exclusive\":true,"
+		 "\"cpus_effective\":\"2-3\",\"mems_effective\":\"1\",\"usage\":[]}\n");
+	msg_case("tenant show: manual, exclusive off: no exclusive word",
+		 placed(VGPU_PLACEMENT_MANUAL, 0, false), false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB cpus 0-3 placement manual\n");
+	msg_case("tenant show -j: exclusive 0 is false, absent effective lists null",
+		 placed(VGPU_PLACEMENT_MANUAL, 0, false), true, true,
+		 TENANT_A_JSON("\"0-3\"") "\"placement\":\"manual\",\"exclusive\":false,"
+		 "\"cpus_effective\":null,\"mems_effective\":null,\"usage\":[]}\n");
+	msg_case("tenant show -j: an unknown placement as its number",
+		 placed(7, 1, false), true, true,
+		 TENANT_A_JSON("\"0-3\"") "\"placement\":7,\"exclusive\":true,"
+		 "\"cpus_effective\":null,\"mems_effective\":null,\"usage\":[]}\n");
+}
+
 static void test_tenant(void)
 {
 	struct nlattr *tb[VGPU_A_TENANT_MAX + 1], *n;
@@ -122,8 +211,10 @@ static void test_tenant(void)
 
 	tenant_case("tenant show: one usage line per GPU", true, false, true,
 		    "tenant a id 1 cgroup /a vram-max 8GiB\n"
-		    "    gpu 0 vram 1GiB peak 2GiB budget 64MiB failures 3 byte-seconds 123456\n"
-		    "    gpu 1 vram 0 peak 4KiB budget 0 failures 0 byte-seconds 0\n");
+		    "    gpu 0 vram 1GiB peak 2GiB budget 64MiB failures 3 byte-seconds 123456"
+		    " gpu-time 0s throttled 0s grants 0\n"
+		    "    gpu 1 vram 0 peak 4KiB budget 0 failures 0 byte-seconds 0"
+		    " gpu-time 0s throttled 0s grants 0\n");
 	tenant_case("tenant show: no usage, no usage line", false, false, true,
 		    "tenant a id 1 cgroup /a vram-max 8GiB\n");
 	tenant_case("monitor: usage left out of the event line", true, false, false,
@@ -132,16 +223,18 @@ static void test_tenant(void)
 		    "{\"name\":\"a\",\"id\":1,\"cgroup\":\"/a\",\"cgroup_id\":null,"
 		    "\"cgroup_removed\":false,\"vram_max\":8589934592,\"vram_min\":null,"
 		    "\"gpus\":null,\"weight\":null,\"compute_max\":null,\"priority\":null,"
-		    "\"cpus\":null,\"mems\":null,\"usage\":["
+		    "\"cpus\":null,\"mems\":null," NO_PLACEMENT_JSON ",\"usage\":["
 		    "{\"gpu\":0,\"vram_current\":1073741824,\"vram_peak\":2147483648,"
-		    "\"vram_budget\":67108864,\"vram_failures\":3,\"vram_byte_seconds\":123456},"
+		    "\"vram_budget\":67108864,\"vram_failures\":3,\"vram_byte_seconds\":123456,"
+		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0},"
 		    "{\"gpu\":1,\"vram_current\":0,\"vram_peak\":4096,\"vram_budget\":0,"
-		    "\"vram_failures\":0,\"vram_byte_seconds\":0}]}\n");
+		    "\"vram_failures\":0,\"vram_byte_seconds\":0,"
+		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0}]}\n");
 	tenant_case("tenant show -j: no usage is []", false, true, true,
 		    "{\"name\":\"a\",\"id\":1,\"cgroup\":\"/a\",\"cgroup_id\":null,"
 		    "\"cgroup_removed\":false,\"vram_max\":8589934592,\"vram_min\":null,"
 		    "\"gpus\":null,\"weight\":null,\"compute_max\":null,\"priority\":null,"
-		    "\"cpus\":null,\"mems\":null,\"usage\":[]}\n");
+		    "\"cpus\":null,\"mems\":null," NO_PLACEMENT_JSON ",\"usage\":[]}\n");
 
 	msg = tenant(true);
 	n = nla_nest_start(msg, VGPU_A_TENANT_USAGE);
@@ -240,9 +333,121 @@ static void test_host(void)
 		  "{\"default\":9,\"procs\":3}\n");
 }
 
+/* A tenant reply for top: @id, @name, quotas, and usage on GPU @gpu (-1: none). */
+static struct nl_msg *top_tenant(uint32_t id, const char *name, int gpu, uint64_t gpu_time,
+				 uint64_t throttled)
+{
+	struct nl_msg *msg = reply(VGPU_CMD_TENANT_GET);
+
+	nla_put_string(msg, VGPU_A_TENANT_NAME, name);
+	nla_put_u32(msg, VGPU_A_TENANT_ID, id);
+	if (id == 2) {
+		nla_put_u32(msg, VGPU_A_TENANT_WEIGHT, 300);
+		nla_put_u32(msg, VGPU_A_TENANT_COMPUTE_MAX, 5000);
+		nla_put_u32(msg, VGPU_A_TENANT_PRIORITY, VGPU_PRIORITY_HIGH);
+		nla_put_u64(msg, VGPU_A_TENANT_VRAM_MAX, 8ULL << 30);
+	}
+	if (gpu >= 0)
+		put_sched(msg, (uint32_t)gpu, 1ULL << 30, gpu_time, throttled, 1);
+	if (id == 1)	/* a second GPU, idle */
+		put_sched(msg, 1, 0, 500000000, 0, 1);
+	return msg;
+}
+
+static void collect(struct top_sample *s, struct nl_msg *msg)
+{
+	if (top_collect(nlmsg_hdr(msg), s))
+		result(false, "top: collect a reply", "failed", "0");
+	nlmsg_free(msg);
+}
+
+/* Two dumps one second apart: prev at t=1s, cur at t=2s (elapsed 2s). */
+static void samples(struct top_sample *prev, struct top_sample *cur)
+{
+	memset(prev, 0, sizeof(*prev));
+	memset(cur, 0, sizeof(*cur));
+	collect(prev, top_tenant(2, "b", 0, 1000000000, 0));
+	collect(prev, top_tenant(1, "a", 0, 0, 0));
+	collect(prev, top_tenant(3, "c", -1, 0, 0));
+	prev->t = 1000000000;
+	sort_key(prev);
+	collect(cur, top_tenant(2, "b", 0, 1250000000, 500000000));
+	collect(cur, top_tenant(4, "d", 0, 100000000, 0));	/* new: counts from 0 */
+	collect(cur, top_tenant(1, "a", 0, 500000000, 0));
+	collect(cur, top_tenant(3, "c", -1, 0, 0));
+	cur->t = 2000000000;
+}
+
+static void top_case(const char *what, bool json, bool tty, unsigned long block,
+		     const char *want)
+{
+	struct top_sample prev, cur;
+	int r;
+
+	samples(&prev, &cur);
+	begin(json);
+	r = top_print(&prev, &cur, 2000000000, tty, block);
+	result(!r && !strcmp(end(), want), what, r ? "top_print failed" : buf, want);
+	free(buf);
+	free(prev.v);
+	free(cur.v);
+}
+
+#define TOP_TABLE \
+	"TENANT  GPU  SHARE  THROTTLED  WEIGHT  COMPUTE-MAX  PRIORITY  VRAM  VRAM-MAX\n" \
+	"a       0    50.0%  0.0%       100     -            normal    1GiB  -\n" \
+	"a       1    0.0%   0.0%       100     -            normal    0     -\n" \
+	"b       0    25.0%  50.0%      300     50%          high      1GiB  8GiB\n" \
+	"c       -    0.0%   0.0%       100     -            normal    0     -\n" \
+	"d       0    10.0%  0.0%       100     -            normal    1GiB  -\n"
+
+static void test_top(void)
+{
+	struct top_sample empty = { 0 }, none = { .t = 1000 };
+
+	top_case("top: a block with its header, by name then GPU", false, false, 0,
+		 "vgpuctl top: elapsed 2.000s interval 1.000s tenants 4\n" TOP_TABLE);
+	top_case("top: later blocks after a blank line", false, false, 1,
+		 "\nvgpuctl top: elapsed 2.000s interval 1.000s tenants 4\n" TOP_TABLE);
+	top_case("top on a terminal: the screen cleared, no blank line", false, true, 3,
+		 "\033[H\033[2Jvgpuctl top: elapsed 2.000s interval 1.000s tenants 4\n"
+		 TOP_TABLE);
+	top_case("top -j: one object per interval on a line", true, false, 1,
+		 "{\"elapsed_s\":2.000,\"interval_s\":1.000,\"tenants\":["
+		 "{\"name\":\"a\",\"id\":1,\"gpu\":0,\"share\":50.00,\"throttled\":0.00,"
+		 "\"weight\":100,\"compute_max\":null,\"priority\":\"normal\","
+		 "\"vram_current\":1073741824,\"vram_max\":null},"
+		 "{\"name\":\"a\",\"id\":1,\"gpu\":1,\"share\":0.00,\"throttled\":0.00,"
+		 "\"weight\":100,\"compute_max\":null,\"priority\":\"normal\","
+		 "\"vram_current\":0,\"vram_max\":null},"
+		 "{\"name\":\"b\",\"id\":2,\"gpu\":0,\"share\":25.00,\"throttled\":50.00,"
+		 "\"weight\":300,\"compute_max\":5000,\"priority\":\"high\","
+		 "\"vram_current\":1073741824,\"vram_max\":8589934592},"
+		 "{\"name\":\"c\",\"id\":3,\"gpu\":null,\"share\":0.00,\"throttled\":0.00,"
+		 "\"weight\":100,\"compute_max\":null,\"priority\":\"normal\","
+		 "\"vram_current\":0,\"vram_max\":null},"
+		 "{\"name\":\"d\",\"id\":4,\"gpu\":0,\"share\":10.00,\"throttled\":0.00,"
+		 "\"weight\":100,\"compute_max\":null,\"priority\":\"normal\","
+		 "\"vram_current\":1073741824,\"vram_max\":null}]}\n");
+
+	begin(false);
+	top_print(&empty, &none, 1000, false, 0);
+	result(!strcmp(end(), "vgpuctl top: elapsed 0.000s interval 0.000s tenants 0\n"
+		       "TENANT  GPU  SHARE  THROTTLED  WEIGHT  COMPUTE-MAX  PRIORITY  VRAM  VRAM-MAX\n"),
+	       "top: no tenant, the headers", buf, "headers only");
+	free(buf);
+	begin(true);
+	top_print(&empty, &none, 1000, false, 0);
+	result(!strcmp(end(), "{\"elapsed_s\":0.000,\"interval_s\":0.000,\"tenants\":[]}\n"),
+	       "top -j: no tenant, an empty array", buf, "{...,\"tenants\":[]}");
+	free(buf);
+}
+
 int main(void)
 {
 	test_tenant();
+	test_sched_placement();
+	test_top();
 	test_ps();
 	test_host();
 	return failures ? 1 : 0;
