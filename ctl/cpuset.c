@@ -8,6 +8,8 @@
  *     it is not listed yet (the controller must be enabled in every
  *     ancestor for ROOT/a/b to have cpuset files);
  *  3. writes cpuset.cpus, then cpuset.mems, of ROOT/a/b ("" inherits).
+ * With "" for both and no cpuset files in ROOT/a/b, there is nothing to
+ * do (and no need for the controller).
  * If a step fails, what the earlier ones changed is put back (the previous
  * cpuset.cpus, then -cpuset in the subtree_control files it enabled,
  * deepest first), so that a failure leaves the tree as it was.
@@ -275,7 +277,10 @@ out:
  *       "Error: " and the final period
  * @errlen: size of @err
  *
- * A value equal to what the file holds already is not written again.
+ * A value equal to what the file holds already is not written again, and
+ * when @cpus and @mems are both "" and the cgroup has no cpuset files (the
+ * controller is not enabled above it), nothing is done: its processes
+ * inherit their parent's CPUs and nodes already.
  *
  * Return: VGPU_CPUSET_OK; VGPU_CPUSET_GONE when the cgroup directory does
  * not exist and VGPU_CPUSET_ROOT for the root cgroup (nothing is touched
@@ -309,6 +314,10 @@ int vgpu_cpuset_apply(const char *root, const char *cgroup, const char *cpus,
 	path_of(&w, w.clen, NULL, path);
 	if (stat(path, &st) || !S_ISDIR(st.st_mode))
 		return VGPU_CPUSET_GONE;
+	/* Nothing to restrict, no cpuset files: it inherits already. */
+	path_of(&w, w.clen, "cpuset.cpus", path);
+	if (!*cpus && !*mems && stat(path, &st) && errno == ENOENT)
+		return VGPU_CPUSET_OK;
 	ret = check_controller(&w);
 	if (!ret)
 		ret = enable_ancestors(&w);

@@ -166,6 +166,18 @@ static void test_skips(void)
 	int r;
 
 	fresh_tree();
+	put("cgroup.controllers", "cpu memory\n");	/* not even offered */
+	unlink(at("a/b/cpuset.cpus"));
+	unlink(at("a/b/cpuset.mems"));
+	r = vgpu_cpuset_apply(root, "/a/b", "", "", err, sizeof(err));
+	result(r == VGPU_CPUSET_OK && !err[0], "nothing to restrict and no cpuset files: OK",
+	       "returned %d (%s)", r, err);
+	expect("the controller is not enabled for nothing", "cgroup.subtree_control",
+	       "cpu memory\n");
+	r = vgpu_cpuset_apply(root, "/a/b", "1", "", err, sizeof(err));
+	result(r == -1, "but a CPU to restrict to needs the controller", "returned %d", r);
+
+	fresh_tree();
 	r = vgpu_cpuset_apply(root, "/a/gone", "1", "0", err, sizeof(err));
 	result(r == VGPU_CPUSET_GONE, "a removed cgroup is GONE", "returned %d (%s)", r, err);
 	expect("nothing enabled for a removed cgroup", "cgroup.subtree_control", "cpu memory\n");
