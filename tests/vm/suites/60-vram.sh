@@ -171,7 +171,7 @@ check_out "the module sees no process left" "procs 0" vgpuctl show
 i=0
 while [ $i -lt 100 ]; do
 	for k in 1 2 3 4 5; do
-		in_cg a vram-client stress 2 5 64M >/dev/null 2>&1 &
+		/tmp/in_cg a vram-client stress 2 5 64M >/dev/null 2>&1 &
 		eval "p$k=\$!"
 	done
 	sleep 0.$((RANDOM % 9 + 1)) 2>/dev/null || usleep $((i % 7 * 50000 + 20000))
