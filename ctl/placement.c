@@ -151,8 +151,9 @@ static int fail_and_restore(struct vgpu_nl *nl, const char *name, bool added, ui
 	if (err) {
 		const char *m = nl->msg[0] ? nl->msg : strerror(-err);
 
-		fprintf(stderr, "Error: cannot %s tenant %s: %s%s\n",
-			added ? "delete again the new" : "restore the previous quotas of",
+		fprintf(stderr, added ?
+			"Error: cannot delete tenant %s again, it stays added: %s%s\n" :
+			"Error: cannot give tenant %s its previous quotas back, the change stays: %s%s\n",
 			name, m, m[0] && m[strlen(m) - 1] == '.' ? "" : ".");
 	}
 	return VGPU_EXIT_ERR;
