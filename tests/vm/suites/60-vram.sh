@@ -45,7 +45,7 @@ usage() {
 
 # truth CGROUP GPU: bytes simgpu's shared state holds for the cgroup.
 truth() {
-	simgpu-stat | awk -v c="$1" -v g="$2" '$1 == "cgroup" && $2 == c && $4 == g { print $6 }'
+	simgpu-stat | awk -v c="$1" -v g="$2" '$1 == "cgroup" && $2 == c && $4 == g { v = $6 } END { print v + 0 }'
 }
 
 mkdir -p $cg/a $cg/b $cg/c $cg/outside
