@@ -7,6 +7,8 @@
  *   vram-bench pairs N SIZE     N alloc+free pairs: median, p99 in ns
  *   vram-bench init             time of cuInit (registration happens there)
  *   vram-bench hold MS          cuInit, then sleep MS (for mass start-up)
+ *   vram-bench now              CLOCK_MONOTONIC in ns (for shell timing)
+ *   vram-bench spawn N PROG...  run PROG N times (fork, exec, wait): mean ns
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -14,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef CUresult (*getproc_t)(const char *, void **, int, cuuint64_t,
 			      CUdriverProcAddressQueryResult *);
@@ -68,6 +72,28 @@ int main(int argc, char **argv)
 	CUcontext ctx;
 	uint64_t t0, t1;
 
+	if (argc == 2 && !strcmp(argv[1], "now")) {
+		printf("%llu\n", (unsigned long long)now_ns());
+		return 0;
+	}
+	if (argc > 3 && !strcmp(argv[1], "spawn")) {
+		int n = atoi(argv[2]);
+
+		t0 = now_ns();
+		for (int i = 0; i < n; i++) {
+			pid_t pid = fork();
+			int st;
+
+			if (pid == 0) {
+				execv(argv[3], argv + 3);
+				_exit(127);
+			}
+			if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+				return 1;
+		}
+		printf("spawn_ns %llu\n", (unsigned long long)((now_ns() - t0) / (uint64_t)(n > 0 ? n : 1)));
+		return 0;
+	}
 	if (argc < 2 || load()) {
 		fprintf(stderr, "usage: vram-bench pairs N SIZE | init | hold MS\n");
 		return 2;
