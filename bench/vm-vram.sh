@@ -52,9 +52,9 @@ printf '%-28s %10s\n' libvgpu "$v"
 printf '%-28s %10s\n' added "$((v - b))"
 
 echo
-echo "== a program that never touches CUDA: fork+exec+exit of env, mean of 200 =="
-b=$($B spawn 200 /usr/bin/env | field spawn_ns)
-v=$(LD_PRELOAD=$PRE $B spawn 200 /usr/bin/env | field spawn_ns)
+echo "== a program that never touches CUDA: fork+exec+exit of env -i, mean of 200 =="
+b=$($B spawn 200 /usr/bin/env -i | field spawn_ns)
+v=$(LD_PRELOAD=$PRE $B spawn 200 /usr/bin/env -i | field spawn_ns)
 printf '%-28s %10s\n' path ns_per_run
 printf '%-28s %10s\n' bare "$b"
 printf '%-28s %10s\n' libvgpu "$v"
