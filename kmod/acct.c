@@ -64,6 +64,7 @@ void vgpu_bucket_init(struct vgpu_bucket *b)
 	b->vram_max = U64_MAX;
 	b->gpus = ~0ULL;
 	INIT_LIST_HEAD(&b->procs);
+	vgpu_sched_bucket_init(&b->sched);
 }
 
 static u64 vgpu_bucket_reserve(const struct vgpu_bucket *b, u32 index)
@@ -170,6 +171,7 @@ void vgpu_acct_bucket_add(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
 {
 	spin_lock(&vgpu_acct_lock);
 	vgpu_bucket_set_limits(b, q);
+	vgpu_sched_bucket_add(&b->sched, q);
 	spin_unlock(&vgpu_acct_lock);
 }
 
@@ -189,6 +191,7 @@ void vgpu_acct_bucket_set(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
 	spin_lock(&vgpu_acct_lock);
 	if (vgpu_bucket_set_limits(b, q))
 		vgpu_acct_reclaim_bucket(b);
+	vgpu_sched_bucket_set(&b->sched, q);
 	spin_unlock(&vgpu_acct_lock);
 }
 
@@ -217,6 +220,7 @@ int vgpu_acct_bucket_del(struct vgpu_bucket *b)
 	for (i = 0; i < VGPU_GPU_MAX; i++)
 		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
 	b->vram_min = 0;
+	vgpu_sched_bucket_del(&b->sched);
 out_unlock:
 	spin_unlock(&vgpu_acct_lock);
 	vgpu_proc_put_list(&dead);
@@ -235,6 +239,7 @@ void vgpu_acct_gpu_add(u32 index, u64 vram)
 	spin_lock(&vgpu_acct_lock);
 	vgpu_acct_gpus[index].capacity = min(vram, VGPU_ACCT_BYTES_MAX);
 	vgpu_acct_gpus[index].present = true;
+	vgpu_sched_gpu_add(index);
 	spin_unlock(&vgpu_acct_lock);
 }
 
@@ -243,7 +248,7 @@ void vgpu_acct_gpu_add(u32 index, u64 vram)
  * @index: GPU index
  *
  * Unspent budgets on the GPU are taken back first; what processes hold
- * keeps the GPU.
+ * keeps the GPU. Its compute scheduler stops and forgets its state.
  *
  * Context: vgpu_lock held.
  * Return: 0, or -EBUSY when bytes are still charged on the GPU.
@@ -264,6 +269,8 @@ int vgpu_acct_gpu_del(u32 index)
 		vgpu_acct_gpus[index].present = false;
 	spin_unlock(&vgpu_acct_lock);
 	vgpu_proc_put_list(&dead);
+	if (!err)
+		vgpu_sched_gpu_del(index);
 	return err;
 }
 
@@ -502,6 +509,7 @@ struct vgpu_usage_snap {
 	u64 failures;
 	u64 budget;
 	u64 byte_sec;
+	struct vgpu_sched_counters sched;
 };
 
 /**
@@ -512,7 +520,7 @@ struct vgpu_usage_snap {
 size_t vgpu_acct_usage_msg_size(void)
 {
 	return VGPU_GPU_MAX * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
-			       5 * nla_total_size_64bit(sizeof(u64)));
+			       8 * nla_total_size_64bit(sizeof(u64)));
 }
 
 static int vgpu_acct_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *snap)
@@ -533,8 +541,10 @@ static int vgpu_acct_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_sna
 	}
 	for (i = 0; i < VGPU_GPU_MAX; i++) {
 		struct vgpu_usage *u = &b->usage[i];
+		struct vgpu_sched_counters sc;
 
-		if (!u->charged && !u->peak && !u->failures)
+		vgpu_sched_counters(&b->sched, i, &sc);
+		if (!u->charged && !u->peak && !u->failures && !sc.grants && !sc.throttled_ns)
 			continue;
 		vgpu_usage_integrate(u, now);
 		snap[n] = (struct vgpu_usage_snap) {
@@ -543,6 +553,7 @@ static int vgpu_acct_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_sna
 			.peak = u->peak,
 			.failures = u->failures,
 			.byte_sec = u->byte_sec,
+			.sched = sc,
 		};
 		snap[n].budget = u->charged - snap[n].current_bytes;
 		n++;
@@ -558,7 +569,8 @@ static int vgpu_acct_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_sna
  * @b: bucket
  *
  * One VGPU_A_TENANT_USAGE nest per GPU on which the bucket has anything
- * charged or ever had, integrating byte-seconds up to now. Dead processes
+ * charged or ever had, or was ever granted or throttled, integrating
+ * byte-seconds and compute time up to now. Dead processes
  * of the bucket are reaped first, so vram-current is exact.
  *
  * Context: may sleep (allocates).
@@ -587,6 +599,12 @@ int vgpu_acct_usage_put(struct sk_buff *skb, struct vgpu_bucket *b)
 		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_BUDGET, snap[i].budget,
 				      VGPU_A_USAGE_PAD) ||
 		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_BYTE_SECONDS, snap[i].byte_sec,
+				      VGPU_A_USAGE_PAD) ||
+		    nla_put_u64_64bit(skb, VGPU_A_USAGE_GPU_TIME_NS, snap[i].sched.gpu_time_ns,
+				      VGPU_A_USAGE_PAD) ||
+		    nla_put_u64_64bit(skb, VGPU_A_USAGE_THROTTLED_NS, snap[i].sched.throttled_ns,
+				      VGPU_A_USAGE_PAD) ||
+		    nla_put_u64_64bit(skb, VGPU_A_USAGE_GRANTS, snap[i].sched.grants,
 				      VGPU_A_USAGE_PAD)) {
 			err = -EMSGSIZE;
 			break;

@@ -19,6 +19,7 @@
 
 #include "../uapi/vgpu.h"
 #include "../uapi/vgpu_dev.h"
+#include "sched.h"
 
 struct sk_buff;
 struct vgpu_dev_file;
@@ -62,8 +63,9 @@ struct vgpu_usage {
  * @nprocs: registered processes charged to this bucket
  * @procs: those processes (struct vgpu_proc.bnode)
  * @usage: accounting per GPU index
+ * @sched: compute scheduling state, under vgpu_sched_lock (sched.h)
  *
- * Everything is protected by vgpu_acct_lock.
+ * Everything else is protected by vgpu_acct_lock.
  */
 struct vgpu_bucket {
 	u64 vram_max;
@@ -72,6 +74,7 @@ struct vgpu_bucket {
 	unsigned int nprocs;
 	struct list_head procs;
 	struct vgpu_usage usage[VGPU_GPU_MAX];
+	struct vgpu_sched_bucket sched;
 };
 
 extern struct vgpu_bucket vgpu_default_bucket;

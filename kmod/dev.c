@@ -8,6 +8,9 @@
  * ioctls charge more (VGPU_IOC_CHARGE), give budget back
  * (VGPU_IOC_RELEASE) and describe a GPU as the tenant sees it
  * (VGPU_IOC_MEMINFO). See uapi/vgpu_dev.h and Documentation/vram.md.
+ * A second page, the gate, is mapped read-only at VGPU_DEV_GATE_OFFSET:
+ * it shows the compute grants of the process's tenant, and VGPU_IOC_WAIT
+ * sleeps until one comes (Documentation/compute.md).
  *
  * The file holds the module (.owner), so the module cannot go while a
  * process has it open. Closing it ends the registration bound to it.
@@ -40,6 +43,14 @@ static int vgpu_dev_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	}
 	df->page->version = VGPU_DEV_PAGE_VERSION;
+	BUILD_BUG_ON(sizeof(struct vgpu_dev_gate) > PAGE_SIZE);
+	df->gate = (struct vgpu_dev_gate *)get_zeroed_page(GFP_KERNEL);
+	if (!df->gate) {
+		free_page((unsigned long)df->page);
+		kfree(df);
+		return -ENOMEM;
+	}
+	df->gate->version = VGPU_DEV_PAGE_VERSION;
 	file->private_data = df;
 	return nonseekable_open(inode, file);
 }
@@ -56,25 +67,38 @@ static int vgpu_dev_release(struct inode *inode, struct file *file)
 	vgpu_proc_put_list(&dead);
 
 	/* Every mapping is gone: each held a reference to this file. */
+	free_page((unsigned long)df->gate);
 	free_page((unsigned long)df->page);
 	kfree(df);
 	return 0;
 }
 
 /*
- * Maps the page: exactly one page at offset 0, shared, never executable,
- * not inherited by fork (the child is not registered) and not growable.
+ * Maps one page, shared, never executable, not inherited by fork (the
+ * child is not registered) and not growable: the accounting page at
+ * offset 0, or the gate at VGPU_DEV_GATE_OFFSET, which is read-only (a
+ * writable mapping is refused with EACCES, and mprotect cannot make it so).
  */
 static int vgpu_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	struct vgpu_dev_file *df = file->private_data;
+	void *page = df->page;
 
-	if (vma->vm_pgoff || vma->vm_end - vma->vm_start != PAGE_SIZE ||
+	if (vma->vm_pgoff == VGPU_DEV_GATE_OFFSET >> PAGE_SHIFT)
+		page = df->gate;
+	else if (vma->vm_pgoff)
+		return -EINVAL;
+	if (vma->vm_end - vma->vm_start != PAGE_SIZE ||
 	    !(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
+	if (page == df->gate) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EACCES;
+		vma->vm_flags &= ~VM_MAYWRITE;
+	}
 	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
 	vma->vm_flags &= ~VM_MAYEXEC;
-	return vm_insert_page(vma, vma->vm_start, virt_to_page(df->page));
+	return vm_insert_page(vma, vma->vm_start, virt_to_page(page));
 }
 
 /*
@@ -155,6 +179,28 @@ static int vgpu_dev_meminfo(struct vgpu_dev_file *df, struct vgpu_dev_meminfo *m
 }
 
 /*
+ * VGPU_IOC_WAIT: the checks of the other ioctls, then a sleep outside
+ * vgpu_acct_lock, holding a reference to the registration.
+ */
+static int vgpu_dev_wait(struct vgpu_dev_file *df, struct vgpu_dev_wait *w)
+{
+	struct vgpu_proc *p;
+	int err;
+
+	spin_lock(&vgpu_acct_lock);
+	p = vgpu_dev_check(df, w->gpu, true);
+	if (IS_ERR(p)) {
+		spin_unlock(&vgpu_acct_lock);
+		return PTR_ERR(p);
+	}
+	kref_get(&p->ref);
+	spin_unlock(&vgpu_acct_lock);
+	err = vgpu_sched_wait(&p->sched, w->gpu, w->drain_ns, &w->waited_ns);
+	vgpu_proc_put(p);
+	return err;
+}
+
+/*
  * The arguments are copied in and out around the work, which runs under
  * vgpu_acct_lock and never touches user memory.
  */
@@ -164,6 +210,7 @@ static long vgpu_dev_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 	void __user *uarg = (void __user *)arg;
 	struct vgpu_dev_meminfo mi;
 	struct vgpu_dev_charge c;
+	struct vgpu_dev_wait w;
 	int err;
 
 	switch (cmd) {
@@ -189,6 +236,18 @@ static long vgpu_dev_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		if (err)
 			return err;
 		return copy_to_user(uarg, &mi, sizeof(mi)) ? -EFAULT : 0;
+	case VGPU_IOC_WAIT:
+		if (copy_from_user(&w, uarg, sizeof(w)))
+			return -EFAULT;
+		if (w.flags)
+			return -EINVAL;
+		w.waited_ns = 0;
+		err = vgpu_dev_wait(df, &w);
+		if (err && err != -EINTR)
+			return err;
+		if (copy_to_user(uarg, &w, sizeof(w)))
+			return -EFAULT;
+		return err;
 	default:
 		return -ENOTTY;
 	}

@@ -9,6 +9,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 
+#include "acct.h"
 #include "gpu.h"
 #include "proc.h"
 #include "tenant.h"
@@ -22,6 +23,7 @@ static int __init vgpu_init(void)
 {
 	int err;
 
+	vgpu_sched_init(&vgpu_default_bucket.sched);
 	err = vgpu_selftest();
 	if (err)
 		goto err_out;
@@ -55,6 +57,7 @@ static void __exit vgpu_exit(void)
 	vgpu_nl_unregister();
 	vgpu_proc_exit();
 	vgpu_dev_exit();
+	vgpu_sched_exit();
 
 	mutex_lock(&vgpu_lock);
 	vgpu_tenant_destroy_all();

@@ -117,7 +117,7 @@ static void vgpu_page_clear(struct vgpu_dev_page *page)
  *
  * The entry is charged to @t's bucket, or to the default bucket. It gets
  * a reference of the registry's; the page is cleared and marked
- * registered.
+ * registered; the gate page shows the bucket's compute grants.
  *
  * Context: vgpu_lock held (so that @t stays a tenant).
  * Return: 0, -EBUSY when @df is already registered, -EEXIST when the
@@ -156,6 +156,7 @@ int vgpu_proc_link(struct vgpu_proc *p, struct vgpu_dev_file *df,
 	list_add_tail(&p->bnode, &b->procs);
 	b->nprocs++;
 	vgpu_proc_nr++;
+	vgpu_sched_proc_link(&p->sched, &b->sched, df->page, df->gate);
 out_unlock:
 	spin_unlock(&vgpu_acct_lock);
 	return err;
@@ -167,9 +168,11 @@ out_unlock:
  * @dead: list that receives the entry with the registry's reference, for
  *	vgpu_proc_put_list() once the lock is released
  *
- * Every byte granted to the process is taken off its bucket, the page's
- * slots are cleared and its @registered flag reset, and the entry leaves
- * the registry. Nothing happens to an entry that is not registered.
+ * The process leaves the compute schedulers (its waits end, a holder left
+ * without processes gives its GPUs up). Every byte granted to the process
+ * is taken off its bucket, the page's slots are cleared and its
+ * @registered flag reset, and the entry leaves the registry. Nothing
+ * happens to an entry that is not registered.
  *
  * Context: vgpu_acct_lock held.
  */
@@ -181,6 +184,7 @@ void vgpu_proc_end(struct vgpu_proc *p, struct list_head *dead)
 	lockdep_assert_held(&vgpu_acct_lock);
 	if (!p->df)
 		return;
+	vgpu_sched_proc_end(&p->sched);
 	for (i = 0; i < VGPU_GPU_MAX; i++) {
 		vgpu_acct_uncharge(p->bucket, i, p->granted[i]);
 		p->granted[i] = 0;

@@ -15,6 +15,7 @@
 
 #include "../uapi/vgpu.h"
 #include "../uapi/vgpu_dev.h"
+#include "sched.h"
 
 struct file_operations;
 struct net;
@@ -25,10 +26,12 @@ struct vgpu_tenant;
 /**
  * struct vgpu_dev_file - an open /dev/vgpu
  * @page: the shared page, allocated at open, freed at the last close
+ * @gate: the read-only gate page (compute grants), likewise
  * @proc: the live registration bound to this file, or NULL
  */
 struct vgpu_dev_file {
 	struct vgpu_dev_page *page;
+	struct vgpu_dev_gate *gate;
 	struct vgpu_proc *proc;
 };
 
@@ -50,6 +53,7 @@ struct vgpu_dev_file {
  * @node: link in the list of every registered process
  * @granted: per GPU index, bytes the module has given the process and
  *	charged to @bucket (its used + avail as far as the module knows)
+ * @sched: compute scheduling state (vgpu_sched_lock)
  */
 struct vgpu_proc {
 	struct kref ref;
@@ -64,6 +68,7 @@ struct vgpu_proc {
 	struct list_head bnode;
 	struct list_head node;
 	u64 granted[VGPU_GPU_MAX];
+	struct vgpu_sched_proc sched;
 };
 
 extern const struct file_operations vgpu_dev_fops;

@@ -1,0 +1,647 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu: compute time-slicing, the decisions of the per-GPU schedulers.
+ *
+ * Each GPU is held by one bucket (a tenant, or the default bucket) at a
+ * time. Among the buckets with demand (a process waiting in VGPU_IOC_WAIT
+ * for the GPU, or the holder still launching) and compute-max budget, the
+ * highest priority class wins, then the smallest virtual time (weighted
+ * fair queueing: vtime += held ns x 100 / weight). The holder keeps the
+ * GPU for slices of slice_us, renewed while no other bucket of its class
+ * or higher is a better pick; a higher class preempts it at once; it gives
+ * the GPU up when it made no launch for idle_us while others wait; its
+ * compute-max budget (refilled every period_us) bounds its holding time.
+ * A revoked holder is charged until its processes that launched lately
+ * have drained (come back to VGPU_IOC_WAIT or ended), or drain_timeout_us.
+ *
+ * Every decision is vgpu_sched_run(), under vgpu_sched_lock, from process
+ * context (waits, registrations, quota changes) or from the GPU's hrtimer
+ * (softirq), which is re-armed for the next deadline. See
+ * Documentation/compute.md.
+ */
+#include <linux/bits.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+
+#include "quota.h"
+#include "sched.h"
+
+static unsigned int slice_us = 10000;
+module_param(slice_us, uint, 0644);
+MODULE_PARM_DESC(slice_us, "Length of a compute slice, us (default 10000, at least 100)");
+
+static unsigned int idle_us = 2000;
+module_param(idle_us, uint, 0644);
+MODULE_PARM_DESC(idle_us, "A holder without launches for this long gives the GPU up when others wait, us (default 2000, at least 100)");
+
+static unsigned int period_us = 100000;
+module_param(period_us, uint, 0644);
+MODULE_PARM_DESC(period_us, "Period of the compute-max budgets, us (default 100000, at least 1000)");
+
+static unsigned int drain_timeout_us = 100000;
+module_param(drain_timeout_us, uint, 0644);
+MODULE_PARM_DESC(drain_timeout_us, "Longest wait for a revoked holder to drain, us (default 100000)");
+
+DEFINE_SPINLOCK(vgpu_sched_lock);
+struct vgpu_sched vgpu_scheds[VGPU_GPU_MAX];
+/* Every bucket (tenants and the default one), for a GPU's removal. */
+static LIST_HEAD(vgpu_sched_buckets);
+
+static u64 vgpu_param_ns(const unsigned int *us, unsigned int min)
+{
+	return (u64)max(READ_ONCE(*us), min) * NSEC_PER_USEC;
+}
+
+static u64 vgpu_slice_ns(void)
+{
+	return vgpu_param_ns(&slice_us, 100);
+}
+
+static u64 vgpu_idle_ns(void)
+{
+	return vgpu_param_ns(&idle_us, 100);
+}
+
+static u64 vgpu_period_ns(void)
+{
+	return vgpu_param_ns(&period_us, 1000);
+}
+
+/* How often a holder is looked at while its idleness matters. */
+static u64 vgpu_tick_ns(void)
+{
+	return clamp_t(u64, vgpu_idle_ns() / 2, 50 * NSEC_PER_USEC, NSEC_PER_MSEC);
+}
+
+static u32 vgpu_sched_index(const struct vgpu_sched *s)
+{
+	return s - vgpu_scheds;
+}
+
+static struct vgpu_sched_ent *vgpu_sched_ent(const struct vgpu_sched *s,
+					     struct vgpu_sched_bucket *sb)
+{
+	return &sb->ent[vgpu_sched_index(s)];
+}
+
+static struct vgpu_sched_bucket *vgpu_sched_owner(struct vgpu_sched_ent *e, u32 index)
+{
+	return container_of(e - index, struct vgpu_sched_bucket, ent[0]);
+}
+
+/**
+ * vgpu_sched_granted() - whether a bucket holds a GPU now
+ * @s: the GPU's scheduler
+ * @sb: bucket
+ *
+ * Context: vgpu_sched_lock held.
+ * Return: true when @sb holds the grant and it is not being revoked.
+ */
+bool vgpu_sched_granted(const struct vgpu_sched *s, const struct vgpu_sched_bucket *sb)
+{
+	return s->present && s->holder == sb && !s->draining;
+}
+
+/* Brings a capped bucket's budget to period @epoch. */
+static void vgpu_sched_refill(struct vgpu_sched_bucket *sb, struct vgpu_sched_ent *e,
+			      u64 epoch, u64 period)
+{
+	s64 quota = div_u64(period * sb->compute_max, 10000);
+	u64 k = epoch > e->epoch ? epoch - e->epoch : 1;
+
+	if (e->epoch == epoch)
+		return;
+	e->epoch = epoch;
+	/* Debt is repaid by the periods that passed, at most a full budget. */
+	if (e->budget >= 0 || !quota || k > div64_u64(-e->budget, quota))
+		e->budget = quota;
+	else
+		e->budget = min_t(s64, e->budget + (s64)k * quota, quota);
+}
+
+/* Budget left now, S64_MAX when uncapped. */
+static s64 vgpu_sched_budget(struct vgpu_sched_bucket *sb, struct vgpu_sched_ent *e, u64 now)
+{
+	u64 period = vgpu_period_ns();
+
+	if (!sb->capped)
+		return S64_MAX;
+	vgpu_sched_refill(sb, e, div64_u64(now, period), period);
+	return e->budget;
+}
+
+static bool vgpu_sched_eligible(struct vgpu_sched *s, struct vgpu_sched_bucket *sb, u64 now)
+{
+	return (sb->gpus & BIT_ULL(vgpu_sched_index(s))) &&
+	       vgpu_sched_budget(sb, vgpu_sched_ent(s, sb), now) > 0;
+}
+
+/* Charges the holder from @s->charged_to to @now. */
+static void vgpu_sched_charge(struct vgpu_sched *s, u64 now)
+{
+	struct vgpu_sched_bucket *sb = s->holder;
+	struct vgpu_sched_ent *e = vgpu_sched_ent(s, sb);
+	u64 from = s->charged_to, period, epoch, end;
+
+	if (now <= from)
+		return;
+	s->charged_to = now;
+	e->gpu_time_ns += now - from;
+	e->vtime += div_u64((now - from) * VGPU_WEIGHT_DEFAULT, sb->weight);
+	if (!sb->capped)
+		return;
+	/* Each period's share of the interval goes to that period's budget. */
+	period = vgpu_period_ns();
+	while (from < now) {
+		epoch = div64_u64(from, period);
+		end = min(now, (epoch + 1) * period);
+		vgpu_sched_refill(sb, e, epoch, period);
+		e->budget -= end - from;
+		from = end;
+	}
+}
+
+/* Notes which of the holder's processes launched since the last look. */
+static void vgpu_sched_sample(struct vgpu_sched *s, u64 now)
+{
+	u32 g = vgpu_sched_index(s);
+	struct vgpu_sched_proc *sp;
+	u64 n;
+
+	list_for_each_entry(sp, &s->holder->procs, node) {
+		n = READ_ONCE(sp->page->gpu[g].launches);
+		if (n == sp->seen[g])
+			continue;
+		sp->seen[g] = n;
+		sp->moved[g] = now;
+		s->last_active = now;
+	}
+}
+
+/* Opens or closes the gate of every process of @sb on the GPU. */
+static void vgpu_sched_gate(struct vgpu_sched *s, struct vgpu_sched_bucket *sb, bool open)
+{
+	u32 g = vgpu_sched_index(s);
+	struct vgpu_sched_proc *sp;
+
+	list_for_each_entry(sp, &sb->procs, node) {
+		if (open) {
+			WRITE_ONCE(sp->gate->gpu[g].seq, sp->gate->gpu[g].seq + 1);
+			smp_wmb();	/* seq before granted */
+		}
+		WRITE_ONCE(sp->gate->gpu[g].granted, open);
+	}
+}
+
+/**
+ * vgpu_sched_ent_sync() - follow a change of a bucket's waiters or of the holder
+ * @s: the GPU's scheduler
+ * @sb: bucket
+ * @now: ktime_get_ns()
+ *
+ * Keeps @sb in the active list while it waits or holds (a bucket that
+ * joins re-enters at the smallest virtual time of its class, so idleness
+ * earns no burst) and its throttled time running while it waits without
+ * holding.
+ *
+ * Context: vgpu_sched_lock held.
+ */
+void vgpu_sched_ent_sync(struct vgpu_sched *s, struct vgpu_sched_bucket *sb, u64 now)
+{
+	struct vgpu_sched_ent *e = vgpu_sched_ent(s, sb), *o;
+	bool want = s->present && (e->waiters || s->holder == sb);
+	bool throttled = want && e->waiters && s->holder != sb;
+	u32 g = vgpu_sched_index(s);
+	bool any = false;
+	u64 min_vt = 0;
+
+	if (want && list_empty(&e->node)) {
+		list_for_each_entry(o, &s->active, node) {
+			if (vgpu_sched_owner(o, g)->priority != sb->priority)
+				continue;
+			if (!any || (s64)(o->vtime - min_vt) < 0)
+				min_vt = o->vtime;
+			any = true;
+		}
+		if (any && (s64)(min_vt - e->vtime) > 0)
+			e->vtime = min_vt;
+		list_add_tail(&e->node, &s->active);
+	} else if (!want && !list_empty(&e->node)) {
+		list_del_init(&e->node);
+	}
+
+	if (throttled && !e->throttled_since) {
+		e->throttled_since = now ?: 1;
+	} else if (!throttled && e->throttled_since) {
+		e->throttled_ns += now - e->throttled_since;
+		e->throttled_since = 0;
+	}
+}
+
+/*
+ * The best bucket other than the holder that waits and may be granted:
+ * highest class, then smallest virtual time, then the longest in the list.
+ */
+static struct vgpu_sched_bucket *vgpu_sched_pick(struct vgpu_sched *s, u64 now)
+{
+	struct vgpu_sched_bucket *best = NULL, *sb;
+	struct vgpu_sched_ent *e, *be = NULL;
+	u32 g = vgpu_sched_index(s);
+
+	list_for_each_entry(e, &s->active, node) {
+		sb = vgpu_sched_owner(e, g);
+		if (sb == s->holder || !e->waiters || !vgpu_sched_eligible(s, sb, now))
+			continue;
+		if (!best || sb->priority > best->priority ||
+		    (sb->priority == best->priority && (s64)(e->vtime - be->vtime) < 0)) {
+			best = sb;
+			be = e;
+		}
+	}
+	return best;
+}
+
+static void vgpu_sched_grant(struct vgpu_sched *s, struct vgpu_sched_bucket *sb, u64 now)
+{
+	s->holder = sb;
+	s->draining = false;
+	s->drainers = 0;
+	s->grant_start = now;
+	s->charged_to = now;
+	s->last_active = now;
+	s->slice_end = now + vgpu_slice_ns();
+	vgpu_sched_ent(s, sb)->grants++;
+	vgpu_sched_ent_sync(s, sb, now);
+	vgpu_sched_gate(s, sb, true);
+	wake_up_all(&s->wq);
+}
+
+/*
+ * Closes the holder's gates and counts the processes to wait for: those
+ * that launched during the grant within the last idle_us and do not wait.
+ */
+static void vgpu_sched_revoke(struct vgpu_sched *s, u64 now)
+{
+	u32 g = vgpu_sched_index(s);
+	u64 idle = vgpu_idle_ns();
+	struct vgpu_sched_proc *sp;
+
+	vgpu_sched_gate(s, s->holder, false);
+	s->draining = true;
+	s->drain_end = now + vgpu_param_ns(&drain_timeout_us, 0);
+	s->drainers = 0;
+	list_for_each_entry(sp, &s->holder->procs, node) {
+		if (sp->waiting[g] || sp->moved[g] < s->grant_start || now - sp->moved[g] >= idle)
+			continue;
+		sp->draining |= BIT_ULL(g);
+		s->drainers++;
+	}
+}
+
+/* Ends the holder's turn (charged up to @now by the caller). */
+static void vgpu_sched_handover(struct vgpu_sched *s, u64 now)
+{
+	struct vgpu_sched_bucket *sb = s->holder;
+	u32 g = vgpu_sched_index(s);
+	struct vgpu_sched_proc *sp;
+
+	if (!s->draining)
+		vgpu_sched_gate(s, sb, false);
+	list_for_each_entry(sp, &sb->procs, node)
+		sp->draining &= ~BIT_ULL(g);
+	s->holder = NULL;
+	s->draining = false;
+	s->drainers = 0;
+	vgpu_sched_ent_sync(s, sb, now);
+}
+
+static bool vgpu_sched_must_revoke(struct vgpu_sched *s, u64 now)
+{
+	struct vgpu_sched_bucket *sb = s->holder, *best;
+	struct vgpu_sched_ent *e = vgpu_sched_ent(s, sb);
+	bool idle;
+
+	if (!sb->nprocs || !vgpu_sched_eligible(s, sb, now))
+		return true;	/* gone, denied, or out of budget */
+	best = vgpu_sched_pick(s, now);
+	if (best && best->priority > sb->priority)
+		return true;	/* preemption */
+	idle = !e->waiters && now - s->last_active >= vgpu_idle_ns();
+	if (idle && (best || sb->capped))
+		return true;	/* work conservation; keep a capped budget */
+	return now >= s->slice_end && best && best->priority == sb->priority &&
+	       (s64)(vgpu_sched_ent(s, best)->vtime - e->vtime) < 0;
+}
+
+/* When the scheduler must look again, U64_MAX for never. */
+static u64 vgpu_sched_next(struct vgpu_sched *s, u64 now)
+{
+	struct vgpu_sched_bucket *sb = s->holder;
+	struct vgpu_sched_ent *e;
+	u64 next, period;
+
+	if (!sb) {
+		if (list_empty(&s->active))
+			return U64_MAX;
+		/* Waiters are all out of budget: look again at the refill. */
+		period = vgpu_period_ns();
+		return (div64_u64(now, period) + 1) * period;
+	}
+	if (s->draining)
+		return s->drain_end;
+	e = vgpu_sched_ent(s, sb);
+	next = s->slice_end;
+	if (sb->capped)
+		next = min_t(u64, next, now + max_t(s64, e->budget, 0));
+	if (sb->capped || !list_is_singular(&s->active) ||
+	    now - s->last_active < vgpu_idle_ns())
+		next = min(next, now + vgpu_tick_ns());
+	return next;
+}
+
+/* One decision; returns when to look again (U64_MAX: never). */
+static u64 vgpu_sched_run(struct vgpu_sched *s, u64 now)
+{
+	struct vgpu_sched_bucket *best;
+
+	if (!s->present)
+		return U64_MAX;
+	if (s->holder) {
+		vgpu_sched_sample(s, now);
+		vgpu_sched_charge(s, now);
+		if (!s->draining) {
+			if (vgpu_sched_must_revoke(s, now))
+				vgpu_sched_revoke(s, now);
+			else if (now >= s->slice_end)
+				s->slice_end = now + vgpu_slice_ns();
+		}
+		if (s->draining &&
+		    (!s->drainers || !s->holder->nprocs || now >= s->drain_end))
+			vgpu_sched_handover(s, now);
+	}
+	if (!s->holder) {
+		best = vgpu_sched_pick(s, now);
+		if (best)
+			vgpu_sched_grant(s, best, now);
+	}
+	return vgpu_sched_next(s, now);
+}
+
+/**
+ * vgpu_sched_update() - take a decision on a GPU and arm its timer
+ * @s: the GPU's scheduler
+ * @now: ktime_get_ns()
+ *
+ * Context: vgpu_sched_lock held (any context).
+ */
+void vgpu_sched_update(struct vgpu_sched *s, u64 now)
+{
+	u64 next = vgpu_sched_run(s, now);
+
+	if (next == U64_MAX)
+		return;
+	next = max(next, now + 10 * NSEC_PER_USEC);
+	hrtimer_start(&s->timer, ns_to_ktime(next), HRTIMER_MODE_ABS_SOFT);
+}
+
+/*
+ * The timer re-arms itself through vgpu_sched_update() (hrtimer_start() in
+ * the callback is allowed: the core does not enqueue it again).
+ */
+static enum hrtimer_restart vgpu_sched_timer(struct hrtimer *timer)
+{
+	struct vgpu_sched *s = container_of(timer, struct vgpu_sched, timer);
+
+	spin_lock(&vgpu_sched_lock);
+	vgpu_sched_update(s, ktime_get_ns());
+	spin_unlock(&vgpu_sched_lock);
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * vgpu_sched_bucket_init() - initialise a bucket's scheduling state
+ * @sb: state, zeroed
+ *
+ * Weight 100, normal priority, no compute-max, every GPU.
+ */
+void vgpu_sched_bucket_init(struct vgpu_sched_bucket *sb)
+{
+	u32 i;
+
+	INIT_LIST_HEAD(&sb->node);
+	INIT_LIST_HEAD(&sb->procs);
+	sb->weight = VGPU_WEIGHT_DEFAULT;
+	sb->priority = VGPU_PRIORITY_NORMAL;
+	sb->gpus = ~0ULL;
+	for (i = 0; i < VGPU_GPU_MAX; i++)
+		INIT_LIST_HEAD(&sb->ent[i].node);
+}
+
+/* Copies the quotas the schedulers use; returns true when the cap changed. */
+static bool vgpu_sched_copy(struct vgpu_sched_bucket *sb, const struct vgpu_quota_set *q)
+{
+	bool capped = q->set & VGPU_QUOTA_COMPUTE_MAX;
+	bool changed = capped != sb->capped || (capped && q->compute_max != sb->compute_max);
+
+	sb->weight = max(vgpu_quota_weight(q), 1U);
+	sb->priority = vgpu_quota_priority(q);
+	sb->capped = capped;
+	sb->compute_max = capped ? q->compute_max : 0;
+	sb->gpus = q->set & VGPU_QUOTA_GPUS ? q->gpus : ~0ULL;
+	return changed;
+}
+
+/**
+ * vgpu_sched_bucket_add() - start scheduling a new tenant's bucket
+ * @sb: state from vgpu_sched_bucket_init()
+ * @q: the tenant's quotas
+ */
+void vgpu_sched_bucket_add(struct vgpu_sched_bucket *sb, const struct vgpu_quota_set *q)
+{
+	spin_lock_bh(&vgpu_sched_lock);
+	vgpu_sched_copy(sb, q);
+	list_add_tail(&sb->node, &vgpu_sched_buckets);
+	spin_unlock_bh(&vgpu_sched_lock);
+}
+
+/**
+ * vgpu_sched_bucket_set() - follow a change of a tenant's quotas
+ * @sb: the tenant's state
+ * @q: its new quotas
+ *
+ * Weight, priority, compute-max and gpus take effect at once: every GPU
+ * takes a decision, and its waiters look again (a GPU taken out of gpus
+ * ends their waits with EACCES). A new compute-max starts with a full
+ * budget.
+ */
+void vgpu_sched_bucket_set(struct vgpu_sched_bucket *sb, const struct vgpu_quota_set *q)
+{
+	u64 now = ktime_get_ns();
+	struct vgpu_sched *s;
+	u32 i;
+
+	spin_lock_bh(&vgpu_sched_lock);
+	if (vgpu_sched_copy(sb, q)) {
+		for (i = 0; i < VGPU_GPU_MAX; i++) {
+			if (vgpu_scheds[i].holder == sb)
+				vgpu_sched_charge(&vgpu_scheds[i], now);
+			sb->ent[i].budget = 0;
+			sb->ent[i].epoch = U64_MAX;
+		}
+	}
+	for (i = 0; i < VGPU_GPU_MAX; i++) {
+		s = &vgpu_scheds[i];
+		if (!s->present)
+			continue;
+		vgpu_sched_update(s, now);
+		s->kick++;
+		wake_up_all(&s->wq);
+	}
+	spin_unlock_bh(&vgpu_sched_lock);
+}
+
+/**
+ * vgpu_sched_bucket_del() - stop scheduling a tenant's bucket
+ * @sb: the tenant's state; it has no registered process
+ */
+void vgpu_sched_bucket_del(struct vgpu_sched_bucket *sb)
+{
+	u64 now = ktime_get_ns();
+	struct vgpu_sched *s;
+	u32 i;
+
+	spin_lock_bh(&vgpu_sched_lock);
+	WARN_ON_ONCE(sb->nprocs);
+	for (i = 0; i < VGPU_GPU_MAX; i++) {
+		s = &vgpu_scheds[i];
+		if (s->holder == sb) {
+			vgpu_sched_charge(s, now);
+			vgpu_sched_handover(s, now);
+			vgpu_sched_update(s, now);
+		}
+		list_del_init(&sb->ent[i].node);
+	}
+	list_del_init(&sb->node);
+	spin_unlock_bh(&vgpu_sched_lock);
+}
+
+/**
+ * vgpu_sched_gpu_add() - start scheduling a GPU
+ * @index: GPU index
+ *
+ * Context: vgpu_acct_lock held.
+ */
+void vgpu_sched_gpu_add(u32 index)
+{
+	struct vgpu_sched *s = &vgpu_scheds[index];
+
+	spin_lock_bh(&vgpu_sched_lock);
+	s->present = true;
+	s->holder = NULL;
+	s->draining = false;
+	s->drainers = 0;
+	spin_unlock_bh(&vgpu_sched_lock);
+}
+
+/**
+ * vgpu_sched_gpu_del() - stop scheduling a GPU and forget its state
+ * @index: GPU index
+ *
+ * The holder's gates close, every bucket's state and counters on the GPU
+ * are dropped, and its waiters wake up (their waits end with ENODEV).
+ *
+ * Context: may sleep (waits for the timer); vgpu_acct_lock not held.
+ */
+void vgpu_sched_gpu_del(u32 index)
+{
+	struct vgpu_sched *s = &vgpu_scheds[index];
+	struct vgpu_sched_bucket *sb;
+	struct vgpu_sched_ent *e;
+	u32 waiters;
+
+	spin_lock_bh(&vgpu_sched_lock);
+	if (s->holder)
+		vgpu_sched_handover(s, ktime_get_ns());
+	s->present = false;
+	list_for_each_entry(sb, &vgpu_sched_buckets, node) {
+		e = &sb->ent[index];
+		list_del_init(&e->node);
+		waiters = e->waiters;	/* theirs to drop as they leave */
+		memset(e, 0, sizeof(*e));
+		INIT_LIST_HEAD(&e->node);
+		e->waiters = waiters;
+	}
+	s->kick++;
+	wake_up_all(&s->wq);
+	spin_unlock_bh(&vgpu_sched_lock);
+	hrtimer_cancel(&s->timer);
+}
+
+/**
+ * vgpu_sched_counters() - a bucket's compute counters on a GPU, up to now
+ * @sb: bucket
+ * @index: GPU index
+ * @c: out
+ */
+void vgpu_sched_counters(struct vgpu_sched_bucket *sb, u32 index,
+			 struct vgpu_sched_counters *c)
+{
+	struct vgpu_sched *s = &vgpu_scheds[index];
+	struct vgpu_sched_ent *e = &sb->ent[index];
+	u64 now = ktime_get_ns();
+
+	spin_lock_bh(&vgpu_sched_lock);
+	if (s->present && s->holder == sb)
+		vgpu_sched_charge(s, now);
+	c->gpu_time_ns = e->gpu_time_ns;
+	c->throttled_ns = e->throttled_ns;
+	if (e->throttled_since)
+		c->throttled_ns += now - e->throttled_since;
+	c->grants = e->grants;
+	spin_unlock_bh(&vgpu_sched_lock);
+}
+
+/**
+ * vgpu_sched_init() - set the schedulers up
+ * @def: the default bucket's state
+ */
+void __init vgpu_sched_init(struct vgpu_sched_bucket *def)
+{
+	struct vgpu_sched *s;
+	u32 i;
+
+	for (i = 0; i < VGPU_GPU_MAX; i++) {
+		s = &vgpu_scheds[i];
+		hrtimer_init(&s->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
+		s->timer.function = vgpu_sched_timer;
+		init_waitqueue_head(&s->wq);
+		INIT_LIST_HEAD(&s->active);
+	}
+	vgpu_sched_bucket_init(def);
+	list_add_tail(&def->node, &vgpu_sched_buckets);
+}
+
+/**
+ * vgpu_sched_exit() - stop every scheduler
+ *
+ * Called at module exit, when no process is registered and no netlink
+ * handler runs: no timer is armed again once the GPUs are marked absent.
+ */
+void vgpu_sched_exit(void)
+{
+	u32 i;
+
+	spin_lock_bh(&vgpu_sched_lock);
+	for (i = 0; i < VGPU_GPU_MAX; i++)
+		vgpu_scheds[i].present = false;
+	INIT_LIST_HEAD(&vgpu_sched_buckets);
+	spin_unlock_bh(&vgpu_sched_lock);
+	for (i = 0; i < VGPU_GPU_MAX; i++)
+		hrtimer_cancel(&vgpu_scheds[i].timer);
+}
