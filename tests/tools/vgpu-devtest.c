@@ -33,7 +33,18 @@
  *   new-socket           open another netlink socket, leaving the old open
  *   new-dev              open and map another /dev/vgpu, leaving the old open
  *   mmap-check           try the mappings the module must refuse (private,
- *                        two pages, offset 4096, executable)
+ *                        two pages, offset 8192, executable, a writable gate)
+ *   gate [GPU]           map the gate page (read-only, offset 4096) if not
+ *                        yet, print it: "gate version=V", then one line
+ *                        per GPU with a grant or a seq (or GPU's)
+ *   gate-check           the gate cannot be written: mprotect(PROT_WRITE)
+ *                        and a write through /proc/self/mem are refused
+ *   wait GPU [DRAIN_NS]  VGPU_IOC_WAIT: "wait gpu=G waited_us=U granted=X"
+ *   alarm MS             deliver SIGALRM (no SA_RESTART) in MS ms
+ *   run GPU MS [GAP_US]  for MS ms, launch like libvgpu's gate: when the
+ *                        gate is open count a launch in the page and sleep
+ *                        GAP_US (default 500), else WAIT; prints launches,
+ *                        waits and the time spent waiting
  *   close-socket         close the netlink socket
  *   close-dev            unmap and close /dev/vgpu
  *   hold [SECONDS]       print "holding pid=P" and sleep (default: forever)
@@ -48,6 +59,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -57,6 +69,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -78,6 +91,7 @@
 
 static int dev_fd = -1;
 static struct vgpu_dev_page *page;
+static const struct vgpu_dev_gate *gate;
 static int nl_fd = -1;
 static uint16_t family;
 static uint32_t nl_seq;
@@ -104,7 +118,14 @@ static const char *errname(int e)
 	case ENOTTY: return "ENOTTY";
 	case EAGAIN: return "EAGAIN";
 	case EOPNOTSUPP: return "EOPNOTSUPP";
-	default: return "E?";
+	case EINTR: return "EINTR";
+	case EIO: return "EIO";
+	default: {
+		static char buf[16];
+
+		snprintf(buf, sizeof(buf), "E%d", e);
+		return buf;
+	}
 	}
 }
 
@@ -583,10 +604,17 @@ static void usage_nest_cb(struct nlattr *a, void *arg)
 	    !u[VGPU_A_USAGE_VRAM_BYTE_SECONDS])
 		return;
 	printf("usage tenant=%s gpu=%u current=%" PRIu64 " peak=%" PRIu64 " failures=%" PRIu64
-	       " budget=%" PRIu64 " byte_seconds=%" PRIu64 "\n", (const char *)arg,
+	       " budget=%" PRIu64 " byte_seconds=%" PRIu64, (const char *)arg,
 	       get_u32(u[VGPU_A_USAGE_GPU]), get_u64(u[VGPU_A_USAGE_VRAM_CURRENT]),
 	       get_u64(u[VGPU_A_USAGE_VRAM_PEAK]), get_u64(u[VGPU_A_USAGE_VRAM_FAILURES]),
 	       get_u64(u[VGPU_A_USAGE_VRAM_BUDGET]), get_u64(u[VGPU_A_USAGE_VRAM_BYTE_SECONDS]));
+	if (u[VGPU_A_USAGE_GPU_TIME_NS])
+		printf(" gpu_time_ns=%" PRIu64, get_u64(u[VGPU_A_USAGE_GPU_TIME_NS]));
+	if (u[VGPU_A_USAGE_THROTTLED_NS])
+		printf(" throttled_ns=%" PRIu64, get_u64(u[VGPU_A_USAGE_THROTTLED_NS]));
+	if (u[VGPU_A_USAGE_GRANTS])
+		printf(" grants=%" PRIu64, get_u64(u[VGPU_A_USAGE_GRANTS]));
+	printf("\n");
 }
 
 static void tenant_cb(struct nlattr **tb, int max, void *arg)
@@ -682,6 +710,9 @@ static int step_close_socket(void)
 
 static int step_close_dev(void)
 {
+	if (gate)
+		munmap((void *)gate, 4096);
+	gate = NULL;
 	if (page)
 		munmap(page, 4096);
 	page = NULL;
@@ -701,8 +732,11 @@ static int step_mmap_check(void)
 	} bad[] = {
 		{ "private", 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, 0 },
 		{ "two_pages", 8192, PROT_READ | PROT_WRITE, MAP_SHARED, 0 },
-		{ "offset", 4096, PROT_READ | PROT_WRITE, MAP_SHARED, 4096 },
+		{ "offset", 4096, PROT_READ | PROT_WRITE, MAP_SHARED, 8192 },
 		{ "exec", 4096, PROT_READ | PROT_EXEC, MAP_SHARED, 0 },
+		{ "gate_write", 4096, PROT_READ | PROT_WRITE, MAP_SHARED, VGPU_DEV_GATE_OFFSET },
+		{ "gate_exec", 4096, PROT_READ | PROT_EXEC, MAP_SHARED, VGPU_DEV_GATE_OFFSET },
+		{ "gate_two_pages", 8192, PROT_READ, MAP_SHARED, VGPU_DEV_GATE_OFFSET },
 	};
 	unsigned int i, refused = 0;
 	void *p;
@@ -722,6 +756,135 @@ static int step_mmap_check(void)
 	}
 	printf("\n");
 	return refused == i ? 0 : -EINVAL;
+}
+
+static int gate_map(void)
+{
+	void *p;
+
+	if (gate)
+		return 0;
+	if (dev_fd < 0)
+		return -EBADF;
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, dev_fd, VGPU_DEV_GATE_OFFSET);
+	if (p == MAP_FAILED)
+		return -errno;
+	gate = p;
+	return 0;
+}
+
+static uint32_t granted_of(uint32_t gpu)
+{
+	return __atomic_load_n(&gate->gpu[gpu].granted, __ATOMIC_ACQUIRE);
+}
+
+static int step_gate(int gpu)
+{
+	uint32_t i;
+	int err = gate_map();
+
+	if (err)
+		return err;
+	printf("gate version=%u\n", gate->version);
+	for (i = 0; i < VGPU_DEV_GPUS; i++) {
+		if (gpu >= 0 ? (int)i != gpu : (!gate->gpu[i].granted && !gate->gpu[i].seq))
+			continue;
+		printf("gate gpu=%u granted=%u seq=%u\n", i, granted_of(i), gate->gpu[i].seq);
+	}
+	return 0;
+}
+
+static int step_gate_check(void)
+{
+	int err = gate_map(), fd, mp, wr;
+	uint32_t one = 1;
+
+	if (err)
+		return err;
+	mp = mprotect((void *)gate, 4096, PROT_READ | PROT_WRITE) ? errno : 0;
+	fd = open("/proc/self/mem", O_RDWR | O_CLOEXEC);
+	wr = 0;
+	if (fd >= 0) {
+		if (pwrite(fd, &one, sizeof(one), (off_t)(uintptr_t)&gate->gpu[0].granted) < 0)
+			wr = errno;
+		close(fd);
+	}
+	printf("gate-check mprotect=%s proc_mem=%s\n", mp ? errname(mp) : "allowed",
+	       wr ? errname(wr) : "written");
+	return mp && wr ? 0 : -EINVAL;
+}
+
+static int do_wait(uint32_t gpu, uint64_t drain_ns, uint64_t *waited_ns)
+{
+	struct vgpu_dev_wait w = { .gpu = gpu, .drain_ns = drain_ns };
+
+	if (dev_fd < 0)
+		return -EBADF;
+	if (ioctl(dev_fd, VGPU_IOC_WAIT, &w))
+		return -errno;
+	*waited_ns = w.waited_ns;
+	return 0;
+}
+
+static int step_wait(uint32_t gpu, uint64_t drain_ns)
+{
+	uint64_t waited = 0;
+	int err = gate_map();
+
+	if (!err)
+		err = do_wait(gpu, drain_ns, &waited);
+	if (err)
+		return err;
+	printf("wait gpu=%u waited_us=%" PRIu64 " granted=%u seq=%u\n", gpu, waited / 1000,
+	       gpu < VGPU_DEV_GPUS ? granted_of(gpu) : 0,
+	       gpu < VGPU_DEV_GPUS ? gate->gpu[gpu].seq : 0);
+	return 0;
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+}
+
+static int step_alarm(uint64_t ms)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };	/* no SA_RESTART */
+	struct itimerval it = { .it_value = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000 } };
+
+	if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
+		return -errno;
+	return 0;
+}
+
+/* libvgpu's gate (libvgpu/gate.c) with a launch that sleeps GAP_US. */
+static int step_run(uint32_t gpu, uint64_t ms, uint64_t gap_us)
+{
+	uint64_t launches = 0, waits = 0, waited = 0, w;
+	double end = now_us() + ms * 1000.0, t0 = now_us();
+	struct timespec gap = { (time_t)(gap_us / 1000000), (long)(gap_us % 1000000) * 1000 };
+	int err = gate_map();
+
+	if (err)
+		return err;
+	if (!page || check_gpu(gpu))
+		return -EINVAL;
+	while (now_us() < end) {
+		if (!granted_of(gpu)) {
+			err = do_wait(gpu, 0, &w);
+			if (err == -EINTR)
+				continue;
+			if (err)
+				return err;
+			waits++;
+			waited += w;
+		}
+		__atomic_fetch_add(&page->gpu[gpu].launches, 1, __ATOMIC_RELAXED);
+		launches++;
+		nanosleep(&gap, NULL);
+	}
+	printf("run gpu=%u ms=%.0f launches=%" PRIu64 " waits=%" PRIu64 " waited_ms=%" PRIu64
+	       "\n", gpu, (now_us() - t0) / 1000, launches, waits, waited / 1000000);
+	return 0;
 }
 
 static int step_hold(long secs)
@@ -808,6 +971,7 @@ static int step_parallel(long n)
 			close(go[1]);
 			step_close_socket();
 			dev_fd = -1;
+			gate = NULL;
 			page = NULL;
 			err = step_open();
 			if (!err)
@@ -941,7 +1105,44 @@ int main(int argc, char **argv)
 		} else if (!strcmp(step, "new-dev")) {
 			dev_fd = -1;
 			page = NULL;
+			gate = NULL;
 			err = step_open();
+		} else if (!strcmp(step, "gate")) {
+			int gpu = -1;
+
+			if (i + 1 < argc && !parse_u64(argv[i + 1], &a)) {
+				gpu = (int)a;
+				i++;
+			}
+			err = step_gate(gpu);
+		} else if (!strcmp(step, "gate-check")) {
+			err = step_gate_check();
+		} else if (!strcmp(step, "wait")) {
+			NEED(1);
+			if (parse_u64(argv[++i], &a))
+				return usage();
+			if (i + 1 < argc && !parse_u64(argv[i + 1], &b))
+				i++;
+			else
+				b = 0;
+			err = step_wait((uint32_t)a, b);
+		} else if (!strcmp(step, "alarm")) {
+			NEED(1);
+			if (parse_u64(argv[++i], &a))
+				return usage();
+			err = step_alarm(a);
+		} else if (!strcmp(step, "run")) {
+			NEED(2);
+			if (parse_u64(argv[i + 1], &a) || parse_u64(argv[i + 2], &b))
+				return usage();
+			i += 2;
+			{
+				uint64_t gap = 500;
+
+				if (i + 1 < argc && !parse_u64(argv[i + 1], &gap))
+					i++;
+				err = step_run((uint32_t)a, b, gap);
+			}
 		} else if (!strcmp(step, "mmap-check")) {
 			err = step_mmap_check();
 		} else if (!strcmp(step, "close-socket")) {
