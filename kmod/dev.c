@@ -26,6 +26,7 @@
 #include <linux/uaccess.h>
 
 #include "acct.h"
+#include "placement.h"
 #include "proc.h"
 
 static int vgpu_dev_open(struct inode *inode, struct file *file)
@@ -178,6 +179,22 @@ static int vgpu_dev_meminfo(struct vgpu_dev_file *df, struct vgpu_dev_meminfo *m
 	return err;
 }
 
+/* VGPU_IOC_PLACEMENT: the nodes of the caller's tenant and its page's seq. */
+static int vgpu_dev_placement(struct vgpu_dev_file *df, struct vgpu_dev_placement *pl)
+{
+	struct vgpu_proc *p;
+	int err = 0;
+
+	spin_lock(&vgpu_acct_lock);
+	p = vgpu_dev_proc(df);
+	if (p)
+		vgpu_place_get(p, pl);
+	else
+		err = -ESRCH;
+	spin_unlock(&vgpu_acct_lock);
+	return err;
+}
+
 /*
  * VGPU_IOC_WAIT: the checks of the other ioctls, then a sleep outside
  * vgpu_acct_lock, holding a reference to the registration.
@@ -208,6 +225,7 @@ static long vgpu_dev_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 {
 	struct vgpu_dev_file *df = file->private_data;
 	void __user *uarg = (void __user *)arg;
+	struct vgpu_dev_placement pl;
 	struct vgpu_dev_meminfo mi;
 	struct vgpu_dev_charge c;
 	struct vgpu_dev_wait w;
@@ -248,6 +266,11 @@ static long vgpu_dev_ioctl(struct file *file, unsigned int cmd, unsigned long ar
 		if (copy_to_user(uarg, &w, sizeof(w)))
 			return -EFAULT;
 		return err;
+	case VGPU_IOC_PLACEMENT:
+		err = vgpu_dev_placement(df, &pl);
+		if (err)
+			return err;
+		return copy_to_user(uarg, &pl, sizeof(pl)) ? -EFAULT : 0;
 	default:
 		return -ENOTTY;
 	}

@@ -2,6 +2,7 @@
 /*
  * vgpu: netlink handlers of the GPU inventory (gpu-add, gpu-del, gpu-get).
  */
+#include <linux/bits.h>
 #include <linux/nodemask.h>
 #include <linux/numa.h>
 #include <linux/slab.h>
@@ -164,10 +165,17 @@ int vgpu_nl_gpu_add_doit(struct sk_buff *skb, struct genl_info *info)
 		goto err_unlock;
 	}
 
+	/* Tenants with auto placement may gain the GPU's node. */
+	err = vgpu_place_prepare_gpus(vgpu_gpu_present() | BIT_ULL(gpu->index), gpu,
+				      info->extack);
+	if (err)
+		goto err_unlock;
+
 	vgpu_gpu_insert(gpu);
 	vgpu_acct_gpu_add(gpu->index, gpu->vram);
 	vgpu_changed();
 	vgpu_gpu_notify(gpu, VGPU_CMD_GPU_ADD_NTF);
+	vgpu_place_commit_gpus();
 	mutex_unlock(&vgpu_lock);
 	return 0;
 
@@ -223,8 +231,14 @@ int vgpu_nl_gpu_del_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -EBUSY;
 		goto out_unlock;
 	}
+	/* Tenants with auto placement and no gpus quota may lose its node. */
+	err = vgpu_place_prepare_gpus(vgpu_gpu_present() & ~BIT_ULL(gpu->index), NULL,
+				      info->extack);
+	if (err)
+		goto out_unlock;
 	err = vgpu_acct_gpu_del(gpu->index);
 	if (err) {
+		vgpu_place_abort();
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_GPU_INDEX],
 				    "GPU has allocations");
 		goto out_unlock;
@@ -232,6 +246,7 @@ int vgpu_nl_gpu_del_doit(struct sk_buff *skb, struct genl_info *info)
 	vgpu_gpu_notify(gpu, VGPU_CMD_GPU_DEL_NTF);
 	vgpu_gpu_remove(gpu);
 	vgpu_changed();
+	vgpu_place_commit_gpus();
 out_unlock:
 	mutex_unlock(&vgpu_lock);
 	return err;

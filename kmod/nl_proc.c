@@ -40,12 +40,14 @@ static size_t vgpu_proc_register_msg_size(void)
 	return nla_total_size(sizeof(u32)) +			/* pid */
 	       nla_total_size(VGPU_NAME_LEN_MAX + 1) +		/* tenant */
 	       2 * nla_total_size(sizeof(u32)) +		/* tenant-id, policy */
+	       vgpu_place_msg_size(NULL) +			/* cpus, mems */
 	       VGPU_GPU_MAX * gpu;
 }
 
 /*
  * The reply of proc-register: who the process is and, per GPU of the
- * inventory, its capacity, the tenant's limit and whether it is denied.
+ * inventory, its capacity, the tenant's limit and whether it is denied;
+ * and the tenant's effective CPUs and nodes when restricted.
  */
 static int vgpu_proc_register_fill(struct sk_buff *msg, struct genl_info *info,
 				   const struct vgpu_tenant *t)
@@ -64,7 +66,8 @@ static int vgpu_proc_register_fill(struct sk_buff *msg, struct genl_info *info,
 	if (nla_put_u32(msg, VGPU_A_PROC_PID, task_tgid_vnr(current)) ||
 	    (t && nla_put_string(msg, VGPU_A_PROC_TENANT, t->name)) ||
 	    (t && nla_put_u32(msg, VGPU_A_PROC_TENANT_ID, t->id)) ||
-	    nla_put_u32(msg, VGPU_A_PROC_DEFAULT_POLICY, vgpu_default_policy))
+	    nla_put_u32(msg, VGPU_A_PROC_DEFAULT_POLICY, vgpu_default_policy) ||
+	    (t && vgpu_place_put(msg, &t->place, VGPU_A_PROC_CPUS, VGPU_A_PROC_MEMS)))
 		goto err_cancel;
 
 	vgpu_for_each_gpu(gpu, i) {
@@ -100,7 +103,8 @@ err_cancel:
  * The calling process becomes a GPU user charged to the tenant it belongs
  * to now, with the page of its /dev/vgpu file (attribute fd) as its
  * accounting page, until the socket that sent this is released, the file
- * closed or the process gone.
+ * closed or the process gone. When its tenant's CPUs are restricted, every
+ * thread of the process is pinned to them.
  *
  * Return: 0 or a negative errno with the extack message set.
  */
@@ -138,6 +142,8 @@ int vgpu_nl_proc_register_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!err)
 		err = vgpu_proc_link(p, f.file->private_data, t, genl_info_net(info),
 				     info->snd_portid);
+	if (!err)
+		vgpu_place_pin_proc(p);
 	mutex_unlock(&vgpu_lock);
 	if (err == -EBUSY)
 		NL_SET_ERR_MSG_ATTR(info->extack, fd_attr, "/dev/vgpu file already registered");

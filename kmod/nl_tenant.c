@@ -36,6 +36,7 @@ static size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t)
 	       nla_total_size_64bit(sizeof(u64)) +	/* cgroup-id */
 	       nla_total_size(0) +			/* cgroup-removed */
 	       vgpu_quota_msg_size(&t->quota) +
+	       vgpu_place_msg_size(&t->place) +
 	       vgpu_acct_usage_msg_size();
 }
 
@@ -74,7 +75,9 @@ static int vgpu_tenant_fill(struct sk_buff *skb, struct vgpu_tenant *t,
 	    nla_put_string(skb, VGPU_A_TENANT_CGROUP, path) ||
 	    nla_put_u64_64bit(skb, VGPU_A_TENANT_CGROUP_ID, t->cgroup_id, VGPU_A_TENANT_PAD) ||
 	    (vgpu_tenant_cgroup_removed(t) && nla_put_flag(skb, VGPU_A_TENANT_CGROUP_REMOVED)) ||
-	    vgpu_quota_put(skb, &t->quota)) {
+	    vgpu_quota_put(skb, &t->quota) ||
+	    vgpu_place_put(skb, &t->place, VGPU_A_TENANT_CPUS_EFFECTIVE,
+			   VGPU_A_TENANT_MEMS_EFFECTIVE)) {
 		genlmsg_cancel(skb, hdr);
 		goto out_free;
 	}
@@ -90,12 +93,18 @@ out_free:
 	return err;
 }
 
-/*
- * Sends a notification. There is no single reader, so paths are written as
- * seen from the host: relative to the initial cgroup namespace, which is
- * init_task's (init_cgroup_ns itself is not exported to modules).
+/**
+ * vgpu_tenant_notify() - tell the monitor group about a tenant
+ * @t: tenant
+ * @cmd: VGPU_CMD_TENANT_*_NTF
+ *
+ * There is no single reader, so paths are written as seen from the host:
+ * relative to the initial cgroup namespace, which is init_task's
+ * (init_cgroup_ns itself is not exported to modules).
+ *
+ * Context: vgpu_lock held.
  */
-static void vgpu_tenant_notify(struct vgpu_tenant *t, u8 cmd)
+void vgpu_tenant_notify(struct vgpu_tenant *t, u8 cmd)
 {
 	struct sk_buff *msg;
 
@@ -229,6 +238,9 @@ int vgpu_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = vgpu_quota_check(&t->quota, NULL, attrs, info->extack);
 	if (err)
 		goto err_unlock;
+	err = vgpu_place_prepare(t, &t->quota, attrs, info->extack);
+	if (err)
+		goto err_unlock;
 
 	err = vgpu_tenant_insert(t);
 	if (err) {
@@ -237,6 +249,7 @@ int vgpu_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 		goto err_unlock;
 	}
 	vgpu_acct_bucket_add(&t->bucket, &t->quota);
+	vgpu_place_commit(t);
 	vgpu_changed();
 	vgpu_tenant_notify(t, VGPU_CMD_TENANT_NEW_NTF);
 	mutex_unlock(&vgpu_lock);
@@ -328,9 +341,13 @@ int vgpu_nl_tenant_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = vgpu_quota_check(&quota, t, info->attrs, info->extack);
 	if (err)
 		goto out_unlock;
+	err = vgpu_place_prepare(t, &quota, info->attrs, info->extack);
+	if (err)
+		goto out_unlock;
 
 	vgpu_quota_copy(&t->quota, &quota);
 	vgpu_acct_bucket_set(&t->bucket, &t->quota);
+	vgpu_place_commit(t);
 	vgpu_changed();
 	vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
 out_unlock:

@@ -58,12 +58,14 @@ void vgpu_quota_copy(struct vgpu_quota_set *dst, const struct vgpu_quota_set *sr
 	dst->priority = src->priority;
 	cpumask_copy(dst->cpus, src->cpus);
 	dst->mems = src->mems;
+	dst->placement = src->placement;
+	dst->exclusive = src->exclusive;
 }
 
 /**
  * vgpu_quota_given() - quotas present in a request
  * @attrs: parsed VGPU_A_TENANT_* attributes, at least up to
- *	VGPU_A_TENANT_MEMS
+ *	VGPU_A_TENANT_EXCLUSIVE
  *
  * Return: bits of enum vgpu_quota.
  */
@@ -87,6 +89,10 @@ u32 vgpu_quota_given(struct nlattr **attrs)
 		given |= VGPU_QUOTA_CPUS;
 	if (attrs[VGPU_A_TENANT_MEMS])
 		given |= VGPU_QUOTA_MEMS;
+	if (attrs[VGPU_A_TENANT_PLACEMENT])
+		given |= VGPU_QUOTA_PLACEMENT;
+	if (attrs[VGPU_A_TENANT_EXCLUSIVE])
+		given |= VGPU_QUOTA_EXCLUSIVE;
 	return given;
 }
 
@@ -144,7 +150,7 @@ static int vgpu_parse_mems(nodemask_t *mask, const struct nlattr *attr,
  * vgpu_quota_apply() - set the quotas a request names
  * @q: scratch quotas, changed even on error
  * @attrs: parsed VGPU_A_TENANT_* attributes, at least up to
- *	VGPU_A_TENANT_MEMS, already checked against the policy
+ *	VGPU_A_TENANT_EXCLUSIVE, already checked against the policy
  * @extack: error report
  *
  * Checks what can be checked on each value alone (the CPU and node lists);
@@ -169,6 +175,10 @@ int vgpu_quota_apply(struct vgpu_quota_set *q, struct nlattr **attrs,
 		q->compute_max = nla_get_u32(attrs[VGPU_A_TENANT_COMPUTE_MAX]);
 	if (attrs[VGPU_A_TENANT_PRIORITY])
 		q->priority = nla_get_u32(attrs[VGPU_A_TENANT_PRIORITY]);
+	if (attrs[VGPU_A_TENANT_PLACEMENT])
+		q->placement = nla_get_u32(attrs[VGPU_A_TENANT_PLACEMENT]);
+	if (attrs[VGPU_A_TENANT_EXCLUSIVE])
+		q->exclusive = nla_get_u32(attrs[VGPU_A_TENANT_EXCLUSIVE]);
 	if (attrs[VGPU_A_TENANT_CPUS]) {
 		err = vgpu_parse_cpus(q->cpus, attrs[VGPU_A_TENANT_CPUS], extack);
 		if (err)
@@ -268,7 +278,7 @@ static int vgpu_put_list(struct sk_buff *skb, int type, int nbits, const unsigne
  */
 size_t vgpu_quota_msg_size(const struct vgpu_quota_set *q)
 {
-	size_t size = 3 * nla_total_size_64bit(sizeof(u64)) + 3 * nla_total_size(sizeof(u32));
+	size_t size = 3 * nla_total_size_64bit(sizeof(u64)) + 5 * nla_total_size(sizeof(u32));
 
 	if (q->set & VGPU_QUOTA_CPUS)
 		size += nla_total_size(vgpu_list_len(cpumask_pr_args(q->cpus)));
@@ -306,6 +316,12 @@ int vgpu_quota_put(struct sk_buff *skb, const struct vgpu_quota_set *q)
 		return -EMSGSIZE;
 	if ((q->set & VGPU_QUOTA_PRIORITY) &&
 	    nla_put_u32(skb, VGPU_A_TENANT_PRIORITY, q->priority))
+		return -EMSGSIZE;
+	if ((q->set & VGPU_QUOTA_PLACEMENT) &&
+	    nla_put_u32(skb, VGPU_A_TENANT_PLACEMENT, q->placement))
+		return -EMSGSIZE;
+	if ((q->set & VGPU_QUOTA_EXCLUSIVE) &&
+	    nla_put_u32(skb, VGPU_A_TENANT_EXCLUSIVE, q->exclusive))
 		return -EMSGSIZE;
 	if ((q->set & VGPU_QUOTA_CPUS) &&
 	    vgpu_put_list(skb, VGPU_A_TENANT_CPUS, cpumask_pr_args(q->cpus)))

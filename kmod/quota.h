@@ -18,7 +18,7 @@ struct sk_buff;
 struct vgpu_tenant;
 
 /* Every quota, as bits of enum vgpu_quota. */
-#define VGPU_QUOTA_ALL		(VGPU_QUOTA_MEMS * 2 - 1)
+#define VGPU_QUOTA_ALL		(VGPU_QUOTA_EXCLUSIVE * 2 - 1)
 
 /**
  * struct vgpu_quota_set - the quotas of a tenant
@@ -32,6 +32,9 @@ struct vgpu_tenant;
  * @priority: enum vgpu_priority (unset: VGPU_PRIORITY_NORMAL)
  * @cpus: CPUs of the tenant's processes, all online when set
  * @mems: memory nodes of the tenant's processes, all with memory when set
+ * @placement: enum vgpu_placement (unset: VGPU_PLACEMENT_MANUAL)
+ * @exclusive: 1 when the tenant's CPUs are shared with no other exclusive
+ *	tenant (unset: 0); see placement.c
  */
 struct vgpu_quota_set {
 	u32 set;
@@ -43,6 +46,8 @@ struct vgpu_quota_set {
 	u32 priority;
 	cpumask_var_t cpus;
 	nodemask_t mems;
+	u32 placement;
+	u32 exclusive;
 };
 
 int vgpu_quota_init(struct vgpu_quota_set *q);

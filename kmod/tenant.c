@@ -32,7 +32,7 @@ static DEFINE_HASHTABLE(vgpu_tenant_hash, 8);
  * vgpu_tenant_alloc() - allocate a tenant that is in no table yet
  * @name: valid name, see vgpu_name_valid()
  *
- * The tenant has no cgroup and no quota set.
+ * The tenant has no cgroup, no quota set and an unrestricted placement.
  *
  * Return: the tenant, or NULL when out of memory.
  */
@@ -43,14 +43,20 @@ struct vgpu_tenant *vgpu_tenant_alloc(const char *name)
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		return NULL;
-	if (vgpu_quota_init(&t->quota)) {
-		kfree(t);
-		return NULL;
-	}
+	if (vgpu_quota_init(&t->quota))
+		goto err_free;
+	if (vgpu_place_init(&t->place))
+		goto err_quota;
 	strscpy(t->name, name, sizeof(t->name));
 	INIT_HLIST_NODE(&t->hnode);
 	vgpu_bucket_init(&t->bucket);
 	return t;
+
+err_quota:
+	vgpu_quota_destroy(&t->quota);
+err_free:
+	kfree(t);
+	return NULL;
 }
 
 /**
@@ -65,6 +71,7 @@ void vgpu_tenant_free(struct vgpu_tenant *t)
 		return;
 	if (t->cgrp)
 		cgroup_put(t->cgrp);
+	vgpu_place_tenant_free(t);
 	vgpu_quota_destroy(&t->quota);
 	kfree(t);
 }

@@ -10,10 +10,12 @@
 #include <linux/types.h>
 
 #include "acct.h"
+#include "placement.h"
 #include "quota.h"
 
 struct cgroup;
 struct task_struct;
+struct vgpu_place_change;
 
 /* Most tenants the table holds. */
 #define VGPU_TENANT_MAX		4096
@@ -28,6 +30,8 @@ struct task_struct;
  * @hnode: link in the membership hash
  * @quota: quotas
  * @bucket: VRAM accounting of the tenant's processes (vgpu_acct_lock)
+ * @place: placement in force (placement.c)
+ * @pending: placement prepared by a request being handled, or NULL
  */
 struct vgpu_tenant {
 	u32 id;
@@ -37,6 +41,8 @@ struct vgpu_tenant {
 	struct hlist_node hnode;
 	struct vgpu_quota_set quota;
 	struct vgpu_bucket bucket;
+	struct vgpu_place place;
+	struct vgpu_place_change *pending;
 };
 
 struct vgpu_tenant *vgpu_tenant_alloc(const char *name);
@@ -53,5 +59,8 @@ struct vgpu_tenant *vgpu_tenant_next(unsigned long *id);
 bool vgpu_tenant_cgroup_removed(const struct vgpu_tenant *t);
 u64 vgpu_tenant_reserved(u32 index, const struct vgpu_tenant *skip);
 bool vgpu_tenant_names_gpu(u32 index);
+
+/* nl_tenant.c */
+void vgpu_tenant_notify(struct vgpu_tenant *t, u8 cmd);
 
 #endif /* _VGPU_TENANT_H */

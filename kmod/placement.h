@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vgpu: CPU and NUMA placement of a tenant's processes (placement.c).
+ * See Documentation/placement.md.
+ */
+#ifndef _VGPU_PLACEMENT_H
+#define _VGPU_PLACEMENT_H
+
+#include <linux/cpumask.h>
+#include <linux/nodemask.h>
+#include <linux/types.h>
+
+struct netlink_ext_ack;
+struct nlattr;
+struct pid;
+struct sk_buff;
+struct vgpu_dev_placement;
+struct vgpu_gpu;
+struct vgpu_proc;
+struct vgpu_quota_set;
+struct vgpu_tenant;
+
+/**
+ * struct vgpu_place - the placement in force for a tenant's processes
+ * @cpus_set: @cpus restricts the processes (else every CPU)
+ * @mems_set: @mems restricts their memory (else every node)
+ * @cpus: the CPUs, meaningful when @cpus_set
+ * @mems: the nodes, meaningful when @mems_set
+ * @nodes: auto placement: the NUMA nodes of the tenant's GPUs it was
+ *	derived from (empty for manual placement)
+ *
+ * A tenant's is written under vgpu_lock and vgpu_acct_lock together and
+ * may be read under either.
+ */
+struct vgpu_place {
+	bool cpus_set;
+	bool mems_set;
+	cpumask_var_t cpus;
+	nodemask_t mems;
+	nodemask_t nodes;
+};
+
+int vgpu_place_init(struct vgpu_place *pl);
+void vgpu_place_destroy(struct vgpu_place *pl);
+void vgpu_place_tenant_free(struct vgpu_tenant *t);
+
+int vgpu_place_prepare(struct vgpu_tenant *t, const struct vgpu_quota_set *q,
+		       struct nlattr **attrs, struct netlink_ext_ack *extack);
+int vgpu_place_prepare_gpus(u64 present, const struct vgpu_gpu *added,
+			    struct netlink_ext_ack *extack);
+void vgpu_place_commit(struct vgpu_tenant *t);
+void vgpu_place_commit_gpus(void);
+void vgpu_place_abort(void);
+
+size_t vgpu_place_msg_size(const struct vgpu_place *pl);
+int vgpu_place_put(struct sk_buff *skb, const struct vgpu_place *pl, int cpus_type,
+		   int mems_type);
+
+/* place_proc.c */
+void vgpu_place_pin(struct pid *pid, const struct cpumask *mask);
+void vgpu_place_pin_proc(struct vgpu_proc *p);
+void vgpu_place_get(const struct vgpu_proc *p, struct vgpu_dev_placement *out);
+
+#endif /* _VGPU_PLACEMENT_H */
