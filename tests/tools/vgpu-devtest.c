@@ -47,7 +47,14 @@
  *                        waits and the time spent waiting
  *   close-socket         close the netlink socket
  *   close-dev            unmap and close /dev/vgpu
- *   hold [SECONDS]       print "holding pid=P" and sleep (default: forever)
+ *   hold [SECONDS]       start two threads (unless "threads" did) that sleep
+ *                        too, print "holding pid=P" and sleep (default:
+ *                        forever)
+ *   threads N            start N threads that sleep forever
+ *   placement            VGPU_IOC_PLACEMENT: "placement seq=S flags=F mems=L"
+ *                        (L a node list, or -)
+ *   wait-placement SECONDS  wait until the page's placement_seq moves, then
+ *                        do "placement" (ETIMEDOUT when it does not)
  *   fork-hold SECONDS    fork a child that keeps every fd, tries a CHARGE
  *                        (prints "child charge errno=..."), then sleeps
  *   bench-register N     N rounds of open, mmap, register, close; prints
@@ -57,6 +64,7 @@
  *   exec PROG [ARG...]   exec PROG with the rest of the arguments
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -119,6 +127,7 @@ static const char *errname(int e)
 	case EAGAIN: return "EAGAIN";
 	case EOPNOTSUPP: return "EOPNOTSUPP";
 	case EINTR: return "EINTR";
+	case ETIMEDOUT: return "ETIMEDOUT";
 	case EIO: return "EIO";
 	default: {
 		static char buf[16];
@@ -390,6 +399,10 @@ static void register_cb(struct nlattr **tb, int max, void *arg)
 	if (tb[VGPU_A_PROC_DEFAULT_POLICY])
 		printf(" policy=%s", get_u32(tb[VGPU_A_PROC_DEFAULT_POLICY]) ? "deny" : "allow");
 	printf(" page_registered=%u\n", page ? page->registered : 0);
+	if (tb[VGPU_A_PROC_CPUS] || tb[VGPU_A_PROC_MEMS])
+		printf("placement cpus=%s mems=%s\n",
+		       tb[VGPU_A_PROC_CPUS] ? (char *)ATTR_DATA(tb[VGPU_A_PROC_CPUS]) : "-",
+		       tb[VGPU_A_PROC_MEMS] ? (char *)ATTR_DATA(tb[VGPU_A_PROC_MEMS]) : "-");
 	for_each_attr(VGPU_A_PROC_GPU, register_gpu_cb, NULL);
 }
 
@@ -758,6 +771,66 @@ static int step_mmap_check(void)
 	return refused == i ? 0 : -EINVAL;
 }
 
+static unsigned int nthreads;
+
+static void *thread_sleep(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int step_threads(unsigned long n)
+{
+	pthread_t t;
+	int err;
+
+	for (; n; n--) {
+		err = pthread_create(&t, NULL, thread_sleep, NULL);
+		if (err)
+			return -err;
+		pthread_detach(t);
+		nthreads++;
+	}
+	return 0;
+}
+
+static int step_placement(void)
+{
+	struct vgpu_dev_placement pl;
+	unsigned int i, n = 0;
+
+	memset(&pl, 0, sizeof(pl));
+	if (dev_fd < 0)
+		return -EBADF;
+	if (ioctl(dev_fd, VGPU_IOC_PLACEMENT, &pl))
+		return -errno;
+	printf("placement seq=%u flags=%u mems=", pl.seq, pl.flags);
+	for (i = 0; i < sizeof(pl.mems) * 8; i++) {
+		if (pl.mems[i / 64] & (1ULL << (i % 64)))
+			printf("%s%u", n++ ? "," : "", i);
+	}
+	printf("%s\n", n ? "" : "-");
+	return 0;
+}
+
+static int step_wait_placement(long secs)
+{
+	uint32_t seq;
+	double end = now_us() + secs * 1e6;
+
+	if (!page)
+		return -EBADF;
+	seq = __atomic_load_n(&page->placement_seq, __ATOMIC_ACQUIRE);
+	while (__atomic_load_n(&page->placement_seq, __ATOMIC_ACQUIRE) == seq) {
+		if (now_us() > end)
+			return -ETIMEDOUT;
+		usleep(20000);
+	}
+	return step_placement();
+}
+
 static int gate_map(void)
 {
 	void *p;
@@ -889,6 +962,13 @@ static int step_run(uint32_t gpu, uint64_t ms, uint64_t gap_us)
 
 static int step_hold(long secs)
 {
+	int err;
+
+	if (!nthreads) {
+		err = step_threads(2);
+		if (err)
+			return err;
+	}
 	printf("holding pid=%d\n", getpid());
 	fflush(stdout);
 	if (secs < 0)
@@ -1157,6 +1237,16 @@ int main(int argc, char **argv)
 				i++;
 			}
 			err = step_hold(secs);
+		} else if (!strcmp(step, "threads") || !strcmp(step, "wait-placement")) {
+			NEED(1);
+			if (parse_u64(argv[++i], &a))
+				return usage();
+			if (!strcmp(step, "threads"))
+				err = step_threads((unsigned long)a);
+			else
+				err = step_wait_placement((long)a);
+		} else if (!strcmp(step, "placement")) {
+			err = step_placement();
 		} else if (!strcmp(step, "fork-hold")) {
 			NEED(1);
 			if (parse_u64(argv[++i], &a))

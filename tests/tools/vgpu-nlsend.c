@@ -83,6 +83,10 @@ static const enum atype tenant_types[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_CGROUP_REMOVED] = T_FLAG,
 	[VGPU_A_TENANT_PAD] = T_PAD,
 	[VGPU_A_TENANT_USAGE] = T_NEST,
+	[VGPU_A_TENANT_PLACEMENT] = T_U32,
+	[VGPU_A_TENANT_EXCLUSIVE] = T_U32,
+	[VGPU_A_TENANT_CPUS_EFFECTIVE] = T_STR,
+	[VGPU_A_TENANT_MEMS_EFFECTIVE] = T_STR,
 };
 
 static const enum atype usage_types[VGPU_A_USAGE_MAX + 1] = {
@@ -103,6 +107,8 @@ static const enum atype proc_types[VGPU_A_PROC_MAX + 1] = {
 	[VGPU_A_PROC_DEFAULT_POLICY] = T_U32,
 	[VGPU_A_PROC_GPU] = T_NEST,
 	[VGPU_A_PROC_PAD] = T_PAD,
+	[VGPU_A_PROC_MEMS] = T_STR,
+	[VGPU_A_PROC_CPUS] = T_STR,
 };
 
 static const enum atype proc_gpu_types[VGPU_A_PROC_GPU_MAX + 1] = {
