@@ -269,6 +269,12 @@ static struct vgpu_sched_bucket *vgpu_sched_pick(struct vgpu_sched *s, u64 now)
 
 static void vgpu_sched_grant(struct vgpu_sched *s, struct vgpu_sched_bucket *sb, u64 now)
 {
+	u32 g = vgpu_sched_index(s);
+	struct vgpu_sched_proc *sp;
+
+	/* Launches from now on are the grant's. */
+	list_for_each_entry(sp, &sb->procs, node)
+		sp->seen[g] = READ_ONCE(sp->page->gpu[g].launches);
 	s->holder = sb;
 	s->draining = false;
 	s->drainers = 0;
@@ -284,12 +290,13 @@ static void vgpu_sched_grant(struct vgpu_sched *s, struct vgpu_sched_bucket *sb,
 
 /*
  * Closes the holder's gates and counts the processes to wait for: those
- * that launched during the grant within the last idle_us and do not wait.
+ * that launched during the grant (or left a wait for it) and do not wait.
+ * One that stopped launching may still be synchronising with its queued
+ * work, which is the holder's to pay for: it is waited for too.
  */
 static void vgpu_sched_revoke(struct vgpu_sched *s, u64 now)
 {
 	u32 g = vgpu_sched_index(s);
-	u64 idle = vgpu_idle_ns();
 	struct vgpu_sched_proc *sp;
 
 	vgpu_sched_gate(s, s->holder, false);
@@ -297,7 +304,7 @@ static void vgpu_sched_revoke(struct vgpu_sched *s, u64 now)
 	s->drain_end = now + vgpu_param_ns(&drain_timeout_us, 0);
 	s->drainers = 0;
 	list_for_each_entry(sp, &s->holder->procs, node) {
-		if (sp->waiting[g] || sp->moved[g] < s->grant_start || now - sp->moved[g] >= idle)
+		if (sp->waiting[g] || sp->moved[g] < s->grant_start)
 			continue;
 		sp->draining |= BIT_ULL(g);
 		s->drainers++;
