@@ -7,7 +7,9 @@
  *  2. adds +cpuset to the cgroup.subtree_control of ROOT and ROOT/a where
  *     it is not listed yet (the controller must be enabled in every
  *     ancestor for ROOT/a/b to have cpuset files);
- *  3. writes cpuset.cpus, then cpuset.mems, of ROOT/a/b ("" inherits).
+ *  3. writes cpuset.cpus, then cpuset.mems, of ROOT/a/b ("" inherits; for
+ *     a cgroup with processes, which the kernel will not empty, the
+ *     parent's effective list is written instead).
  * With "" for both and no cpuset files in ROOT/a/b, there is nothing to
  * do (and no need for the controller).
  * If a step fails, what the earlier ones changed is put back (the previous
@@ -220,6 +222,34 @@ fail:
 	return -1;
 }
 
+/*
+ * Write @val to the cgroup's @file. The kernel (6.1) refuses to empty the
+ * cpuset of a cgroup that has processes (ENOSPC), so "" (inherit) then
+ * becomes the parent's effective list, which is what inheriting gives.
+ */
+static int write_list(struct writer *w, const char *path, const char *file,
+		      const char *val)
+{
+	char ppath[CPUSET_PATH_MAX], eff[64];
+	char *pval = NULL;
+	size_t plen = w->clen;
+	int r = write_ctl(path, val);
+
+	if (r != -ENOSPC || *val)
+		return r;
+	while (plen && w->cgroup[plen - 1] != '/')
+		plen--;
+	if (plen)
+		plen--;			/* the parent, without its trailing '/' */
+	snprintf(eff, sizeof(eff), "%s.effective", file);
+	path_of(w, plen, eff, ppath);
+	if (read_ctl(ppath, &pval))
+		return r;
+	r = write_ctl(path, pval);
+	free(pval);
+	return r;
+}
+
 /* Step 3: cpuset.cpus, then cpuset.mems; the previous cpus back on failure. */
 static int write_cpuset(struct writer *w, const char *cpus, const char *mems)
 {
@@ -242,7 +272,7 @@ static int write_cpuset(struct writer *w, const char *cpus, const char *mems)
 		goto out;
 	}
 	if (strcmp(old_cpus, cpus)) {
-		r = write_ctl(cpath, cpus);
+		r = write_list(w, cpath, "cpuset.cpus", cpus);
 		if (r) {
 			set_err(w, "write", cpath, -r);
 			goto out;
@@ -250,7 +280,7 @@ static int write_cpuset(struct writer *w, const char *cpus, const char *mems)
 		cpus_written = true;
 	}
 	if (strcmp(old_mems, mems)) {
-		r = write_ctl(mpath, mems);
+		r = write_list(w, mpath, "cpuset.mems", mems);
 		if (r) {
 			set_err(w, "write", mpath, -r);
 			if (cpus_written)
