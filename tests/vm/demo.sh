@@ -53,6 +53,45 @@ echo "== 6. What the monitor saw =="
 kill $mon
 cat /tmp/events
 run vgpuctl tenant del training
-run vgpuctl tenant show
+run vgpuctl tenant del inference
+
+echo
+echo "== 7. Tenants sharing the simulated GPUs (simgpu is this VM's libcuda.so.1) =="
+run vgpuctl gpu del 0
+run vgpuctl gpu del 1
+run vgpuctl gpu probe
+run vgpuctl tenant add training cgroup training vram-max 8G weight 70
+run vgpuctl tenant add inference cgroup inference vram-max 4G vram-min 2G weight 30 placement auto gpus 1
+export LD_PRELOAD=/usr/lib/libvgpu.so
+# in TENANT CMD...: run CMD in the tenant's cgroup, with libvgpu preloaded
+in() { sh -c 'echo $$ > /sys/fs/cgroup/'"$1"'/cgroup.procs; shift; exec "$@"' sh "$@"; }
+echo
+echo '# two processes of training hold 5G and 2G; a third asks for 2G more'
+in training vram-client alloc 5G , hold 30000 > /tmp/p1 &
+p1=$!
+in training vram-client alloc 2G , hold 30000 > /tmp/p2 &
+p2=$!
+sleep 3
+echo '# (in training) vram-client alloc 2G , alloc 1G , info'
+in training vram-client alloc 2G , alloc 1G , info
+echo '# (in training) nvidia-smi-style view through NVML'
+in training vram-client nvml
+run vgpuctl ps
+run vgpuctl tenant show training
+echo '# kill -9 of the 5G holder gives its memory back at once'
+kill -9 $p1
+sleep 1
+run vgpuctl tenant show training
+kill -9 $p2
+echo
+echo '# compute: both tenants keep GPU 1 busy; their shares follow the weights'
+vgpuctl tenant set training gpus 1 >/dev/null
+in training simgpu-client device 1 , launch 2000000 count 100000 > /dev/null 2>&1 &
+in inference simgpu-client device 1 , launch 2000000 count 100000 > /dev/null 2>&1 &
+sleep 2
+run vgpuctl top -n 2 -d 2
+killall -9 simgpu-client 2>/dev/null
+sleep 0.5
+run vgpuctl tenant show inference
 echo
 echo "== demo done =="
