@@ -63,19 +63,22 @@ run vgpuctl gpu probe
 run vgpuctl tenant add training cgroup training vram-max 8G weight 70
 run vgpuctl tenant add inference cgroup inference vram-max 4G vram-min 2G weight 30 placement auto gpus 1
 export LD_PRELOAD=/usr/lib/libvgpu.so
-# in TENANT CMD...: run CMD in the tenant's cgroup, with libvgpu preloaded
-in() { sh -c 'echo $$ > /sys/fs/cgroup/'"$1"'/cgroup.procs; shift; exec "$@"' sh "$@"; }
+# as_tenant TENANT CMD...: run CMD in the tenant's cgroup, with libvgpu
+# preloaded (a script, so that "as_tenant ... &" leaves CMD's pid in $!)
+printf '#!/bin/sh\necho $$ > /sys/fs/cgroup/$1/cgroup.procs\nshift\nexec "$@"\n' > /tmp/as_tenant
+chmod +x /tmp/as_tenant
+as_tenant() { /tmp/as_tenant "$@"; }
 echo
 echo '# two processes of training hold 5G and 2G; a third asks for 2G more'
-in training vram-client alloc 5G , hold 30000 > /tmp/p1 &
+/tmp/as_tenant training vram-client alloc 5G , hold 30000 > /tmp/p1 &
 p1=$!
-in training vram-client alloc 2G , hold 30000 > /tmp/p2 &
+/tmp/as_tenant training vram-client alloc 2G , hold 30000 > /tmp/p2 &
 p2=$!
 sleep 3
 echo '# (in training) vram-client alloc 2G , alloc 1G , info'
-in training vram-client alloc 2G , alloc 1G , info
+as_tenant training vram-client alloc 2G , alloc 1G , info
 echo '# (in training) nvidia-smi-style view through NVML'
-in training vram-client nvml
+as_tenant training vram-client nvml
 run vgpuctl ps
 run vgpuctl tenant show training
 echo '# kill -9 of the 5G holder gives its memory back at once'
@@ -83,13 +86,17 @@ kill -9 $p1
 sleep 1
 run vgpuctl tenant show training
 kill -9 $p2
+sleep 0.5
 echo
-echo '# compute: both tenants keep GPU 1 busy; their shares follow the weights'
-vgpuctl tenant set training gpus 1 >/dev/null
-in training simgpu-client device 1 , launch 2000000 count 100000 > /dev/null 2>&1 &
-in inference simgpu-client device 1 , launch 2000000 count 100000 > /dev/null 2>&1 &
+echo '# compute: both tenants keep GPU 0 busy; their shares follow the weights'
+run vgpuctl tenant set inference gpus none
+/tmp/as_tenant training simgpu-client launch 2000000 count 100000 > /tmp/c1 2>&1 &
+/tmp/as_tenant inference simgpu-client launch 2000000 count 100000 > /tmp/c2 2>&1 &
 sleep 2
-run vgpuctl top -n 2 -d 2
+echo
+echo '# vgpuctl top -n 2 -d 2'
+vgpuctl top -n 2 -d 2 | cat
+head -3 /tmp/c1 /tmp/c2
 killall -9 simgpu-client 2>/dev/null
 sleep 0.5
 run vgpuctl tenant show inference
