@@ -14,11 +14,19 @@
  *           real function from a slot, the inlined gate fast path, a tail
  *           call to the real function (the slow twin only when closed)
  *
- * gated-tls is the same with the GPU taken from the thread's cache (a
+ * Every M-th launch (M = 4) also makes a mark of the queue bound
+ * (libvgpu/queue.c, the very vgpu_queue_mark()) after the stub launch,
+ * with stub event calls that cost nothing: "gated" includes the library's
+ * own share of the marks, amortised over the batch, but not the driver's
+ * (cuEventRecord per stream of the window, every M launches, and the
+ * waits for the oldest mark, which are the point). "gated-nomark" is the
+ * same with marks off (VGPU_QUEUE_MARK=0): the launches between marks.
+ * gated-tls is "gated" with the GPU taken from the thread's cache (a
  * process that has used more than one GPU). Calls are timed in batches
  * (clock_gettime around 1000 calls), bare and gated batches alternating;
  * the table gives the median and 99th percentile of ns per call over
- * the batches, and "added" the same of the paired differences.
+ * the batches, and "added" the same of the paired differences. Launches
+ * go round robin on 2 streams.
  *
  *   gate-bench [CALLS]        default 10000000 per path
  */
@@ -29,6 +37,8 @@
 #include <time.h>
 
 #include "../libvgpu/gate.h"
+/* queue.c compiled in here: bench/Makefile links gate.c only. */
+#include "../libvgpu/queue.c"
 
 #define BATCH 1000
 
@@ -79,8 +89,87 @@ static void no_fail(void *ctx, int gpu, int err)
 
 static const struct vgpu_gate_ops ops = { no_gpu, no_drain, no_wait, no_fail };
 static struct vgpu_gate gt = {
-	.gate = &gpage, .page = &page, .one_gpu = 0, .gen = 1, .ops = &ops,
+	.gate = &gpage, .page = &page, .one_gpu = 0, .gen = 1, .mark_mask = 3, .ops = &ops,
 };
+
+/* Stub event calls: a count, nothing else. */
+static unsigned long ev_calls;
+static int ev_n;
+
+static void *ev_ctx(void *arg)
+{
+	(void)arg;
+	return (void *)&ev_ctx;
+}
+
+static int ev_create(void *arg, void **ev)
+{
+	(void)arg;
+	*ev = (void *)(uintptr_t)++ev_n;
+	ev_calls++;
+	return 0;
+}
+
+static int ev_record(void *arg, void *ev, void *stream)
+{
+	(void)arg;
+	(void)ev;
+	(void)stream;
+	ev_calls++;
+	return 0;
+}
+
+static int ev_sync(void *arg, void *ev)
+{
+	(void)arg;
+	(void)ev;
+	ev_calls++;
+	return 0;
+}
+
+static int ev_elapsed(void *arg, float *ms, void *a, void *b)
+{
+	(void)arg;
+	(void)a;
+	(void)b;
+	*ms = 0.001f;
+	ev_calls++;
+	return 0;
+}
+
+static void ev_destroy(void *arg, void *ev)
+{
+	(void)arg;
+	(void)ev;
+}
+
+static void ev_failed(void *arg, int gpu, int err)
+{
+	(void)arg;
+	(void)gpu;
+	(void)err;
+}
+
+static const struct vgpu_queue_ops qops = {
+	ev_ctx, ev_create, ev_record, ev_sync, ev_elapsed, ev_destroy, ev_failed,
+};
+static struct vgpu_queue queue = { .ops = &qops, .depth = 4 };
+static unsigned long marks;
+
+/* As libvgpu's vgpu_launch_mark(). */
+static __attribute__((noinline)) int mark(int rc)
+{
+	unsigned int m = gt.mark_mask + 1;
+	int g = vgpu_gate_tls.mark - 1;
+	void *win[VGPU_MARK_MAX];
+
+	vgpu_gate_tls.mark = 0;
+	for (unsigned int i = 0; i < m; i++)
+		win[i] = vgpu_gate_tls.win[(vgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
+	vgpu_queue_mark(&queue, g, gpage.gpu[g].seq, win, (int)m);
+	marks++;
+	return rc;
+}
 
 #define PARAMS (void *f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, \
 		unsigned int by, unsigned int bz, unsigned int shmem, void *stream, \
@@ -89,15 +178,18 @@ static struct vgpu_gate gt = {
 
 static __attribute__((noinline)) int gated_slow PARAMS
 {
-	vgpu_gate_slow(&gt);
-	return real_slot ARGS;
+	int rc;
+
+	vgpu_gate_slow(&gt, stream);
+	rc = real_slot ARGS;
+	return vgpu_gate_tls.mark ? mark(rc) : rc;
 }
 
 static __attribute__((noinline)) int gated PARAMS
 {
 	launch_fn real = __atomic_load_n(&real_slot, __ATOMIC_RELAXED);
 
-	if (__builtin_expect(real && vgpu_gate_pass(&gt), 1))
+	if (__builtin_expect(real && vgpu_gate_pass(&gt, stream), 1))
 		return real ARGS;
 	return gated_slow ARGS;
 }
@@ -118,7 +210,8 @@ static double batch(launch_fn fn)
 	uint64_t t0 = now_ns();
 
 	for (int i = 0; i < BATCH; i++)
-		fn((void *)1, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL);
+		fn((void *)1, 1, 1, 1, 32, 1, 1, 0, (void *)(uintptr_t)(0x1000 + (i & 1) * 0x40),
+		   params, NULL);
 	return (double)(now_ns() - t0) / BATCH;
 }
 
@@ -132,7 +225,7 @@ static int cmp(const void *a, const void *b)
 static void row(const char *name, double *v, long n)
 {
 	qsort(v, (size_t)n, sizeof(*v), cmp);
-	printf("%-10s %9.2f %9.2f\n", name, v[n / 2], v[n * 99 / 100]);
+	printf("%-12s %9.2f %9.2f\n", name, v[n / 2], v[n * 99 / 100]);
 }
 
 /* Alternate bare and gated batches; print gated and added rows. */
@@ -177,9 +270,13 @@ int main(int argc, char **argv)
 	for (long i = 0; i < batches / 10; i++)		/* warm up */
 		batch(entry_bare), batch(entry_gated);
 
-	printf("# %ld calls per path, batches of %d, ns per launch\n", calls, BATCH);
-	printf("%-10s %9s %9s\n", "path", "median_ns", "p99_ns");
+	printf("# %ld calls per path, batches of %d, ns per launch; marks every %u launches, "
+	       "%d in the ring\n", calls, BATCH, gt.mark_mask + 1, queue.depth);
+	printf("%-12s %9s %9s\n", "path", "median_ns", "p99_ns");
 	run(batches, "gated", "added", bare, g, d, 1);
+	gt.mark_mask = VGPU_MARK_OFF;
+	run(batches, "gated-nomark", "added-nomark", bare, g, d, 0);
+	gt.mark_mask = 3;
 	/* More than one GPU: the thread's cache names it. */
 	gt.one_gpu = VGPU_GATE_RESOLVE;
 	vgpu_gate_tls.gen = gt.gen;
@@ -191,6 +288,9 @@ int main(int argc, char **argv)
 			(unsigned long long)page.gpu[1].launches);
 		return 1;
 	}
+	printf("# %lu marks, %lu stub event calls (%.3f per launch), %lu marks skipped\n",
+	       marks, ev_calls, (double)ev_calls / (double)(page.gpu[0].launches + page.gpu[1].launches),
+	       (unsigned long)(queue.gpu[0] ? queue.gpu[0]->skipped : 0));
 	free(bare);
 	free(g);
 	free(d);

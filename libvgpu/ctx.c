@@ -220,6 +220,8 @@ static CUresult destroy(vgpu_pfn_cuCtxDestroy_v2 real, CUcontext ctx)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	if (vgpu_active())	/* its queue-bound events, while it exists */
+		vgpu_queue_ctx_gone(&vgpu_queue, ctx, 1);
 	rc = real(ctx);
 	if (rc == CUDA_SUCCESS && vgpu_active())
 		ctx_gone(ctx);
@@ -271,6 +273,19 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 	return rc;
 }
 
+/* Before a release (reset: 0) or a reset of dev's primary context that
+ * destroys it: its queue-bound events, while it exists. */
+static void primary_going(CUdevice dev, int reset)
+{
+	CUcontext c;
+
+	if (dev < 0 || dev >= VGPU_PRIMARY_MAX || !vgpu_active())
+		return;
+	c = vgpu_prim_ctx[dev];
+	if (c && (reset || __atomic_load_n(&vgpu_prim_refs[dev], __ATOMIC_ACQUIRE) == 1))
+		vgpu_queue_ctx_gone(&vgpu_queue, c, 1);
+}
+
 static void primary_gone(CUdevice dev, int reset)
 {
 	CUcontext c;
@@ -294,6 +309,7 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	primary_going(dev, 0);
 	rc = real(dev);
 	if (rc == CUDA_SUCCESS)
 		primary_gone(dev, 0);
@@ -307,6 +323,7 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	primary_going(dev, 0);
 	rc = real(dev);
 	if (rc == CUDA_SUCCESS)
 		primary_gone(dev, 0);
@@ -320,6 +337,7 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	primary_going(dev, 1);
 	rc = real(dev);
 	if (rc == CUDA_SUCCESS)
 		primary_gone(dev, 1);
@@ -333,6 +351,7 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	primary_going(dev, 1);
 	rc = real(dev);
 	if (rc == CUDA_SUCCESS)
 		primary_gone(dev, 1);

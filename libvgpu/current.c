@@ -19,8 +19,13 @@
  * (cuCtxSynchronize_v2(NULL) where the driver has the 13.0 form, else
  * cuCtxSynchronize), the wait is VGPU_IOC_WAIT on /dev/vgpu. No lock is
  * held across either.
+ *
+ * The queue bound (queue.h): its events are the driver's (created in the
+ * current context with CU_EVENT_BLOCKING_SYNC, so that waiting sleeps);
+ * M and K come from VGPU_QUEUE_MARK and VGPU_QUEUE_DEPTH at registration.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
@@ -51,12 +56,131 @@ static const struct vgpu_gate_ops vgpu_gate_ops = {
 	.failed = gate_failed,
 };
 
+#define VGPU_MARK_DEFAULT 4	/* M */
+#define VGPU_DEPTH_DEFAULT 4	/* K */
+
 /* gen: 0 never matches a thread's cache (vgpu_gate_tls, gate.c). */
 struct vgpu_gate vgpu_gate = {
 	.one_gpu = VGPU_GATE_RESOLVE,
 	.gen = 1,
+	.mark_mask = VGPU_MARK_DEFAULT - 1,
 	.ops = &vgpu_gate_ops,
 };
+
+/* ---- the queue bound's driver calls ---- */
+
+static void *q_ctx(void *arg)
+{
+	vgpu_pfn_cuCtxGetCurrent cur = REAL(cuCtxGetCurrent);
+	CUcontext c = NULL;
+
+	(void)arg;
+	return cur && !cur(&c) ? (void *)c : NULL;
+}
+
+static int q_create(void *arg, void **ev)
+{
+	vgpu_pfn_cuEventCreate f = REAL(cuEventCreate);
+
+	(void)arg;
+	return f ? (int)f((CUevent *)ev, CU_EVENT_BLOCKING_SYNC) : (int)CUDA_ERROR_NOT_FOUND;
+}
+
+static int q_record(void *arg, void *ev, void *stream)
+{
+	vgpu_pfn_cuEventRecord f = REAL(cuEventRecord);
+	CUresult rc = f ? f((CUevent)ev, (CUstream)stream) : CUDA_ERROR_NOT_FOUND;
+
+	(void)arg;
+	if (rc)
+		vgpu_log(VGPU_LOG_DEBUG, "queue bound: cuEventRecord on stream %p gave %d",
+			 stream, (int)rc);
+	return (int)rc;
+}
+
+static int q_sync(void *arg, void *ev)
+{
+	vgpu_pfn_cuEventSynchronize f = REAL(cuEventSynchronize);
+
+	(void)arg;
+	return f ? (int)f((CUevent)ev) : (int)CUDA_ERROR_NOT_FOUND;
+}
+
+static int q_elapsed(void *arg, float *ms, void *a, void *b)
+{
+	vgpu_pfn_cuEventElapsedTime_v2 f2 = REAL(cuEventElapsedTime_v2);
+	vgpu_pfn_cuEventElapsedTime f1 = REAL(cuEventElapsedTime);
+
+	(void)arg;
+	return f2 ? (int)f2(ms, (CUevent)a, (CUevent)b) :
+	       f1 ? (int)f1(ms, (CUevent)a, (CUevent)b) : (int)CUDA_ERROR_NOT_FOUND;
+}
+
+static void q_destroy(void *arg, void *ev)
+{
+	vgpu_pfn_cuEventDestroy_v2 f = REAL(cuEventDestroy_v2);
+
+	(void)arg;
+	if (f)
+		f((CUevent)ev);
+}
+
+static void q_failed(void *arg, int gpu, int err)
+{
+	(void)arg;
+	vgpu_log(VGPU_LOG_WARN, "cannot create CUDA events on GPU %d (error %d): the work "
+		 "this process queues is no longer bounded", gpu, err);
+}
+
+static const struct vgpu_queue_ops vgpu_queue_ops = {
+	.ctx = q_ctx,
+	.create = q_create,
+	.record = q_record,
+	.sync = q_sync,
+	.elapsed = q_elapsed,
+	.destroy = q_destroy,
+	.failed = q_failed,
+};
+
+struct vgpu_queue vgpu_queue = {
+	.ops = &vgpu_queue_ops,
+	.depth = VGPU_DEPTH_DEFAULT,
+};
+
+/* VGPU_QUEUE_MARK (M: 0 = off, or a power of two up to VGPU_MARK_MAX) and
+ * VGPU_QUEUE_DEPTH (K: 1 to VGPU_QUEUE_DEPTH_MAX). */
+static void queue_config(void)
+{
+	const char *m = getenv("VGPU_QUEUE_MARK"), *k = getenv("VGPU_QUEUE_DEPTH");
+	unsigned int mark = VGPU_MARK_DEFAULT, depth = VGPU_DEPTH_DEFAULT;
+	char *end;
+
+	if (m && *m) {
+		unsigned long v = strtoul(m, &end, 10);
+
+		if (*end || (v && (v > VGPU_MARK_MAX || (v & (v - 1)))))
+			vgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_MARK=\"%s\" is not 0 or a power of "
+				 "two up to %d: %u kept", m, VGPU_MARK_MAX, mark);
+		else
+			mark = (unsigned int)v;
+	}
+	if (k && *k) {
+		unsigned long v = strtoul(k, &end, 10);
+
+		if (*end || !v || v > VGPU_QUEUE_DEPTH_MAX)
+			vgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_DEPTH=\"%s\" is not 1 to %d: %u kept",
+				 k, VGPU_QUEUE_DEPTH_MAX, depth);
+		else
+			depth = (unsigned int)v;
+	}
+	vgpu_queue.depth = (int)depth;
+	__atomic_store_n(&vgpu_gate.mark_mask, mark ? mark - 1 : VGPU_MARK_OFF, __ATOMIC_RELAXED);
+	if (mark)
+		vgpu_log(VGPU_LOG_DEBUG, "queue bound: a mark every %u launches of a thread, "
+			 "%u marks per GPU", mark, depth);
+	else
+		vgpu_log(VGPU_LOG_DEBUG, "queue bound off (VGPU_QUEUE_MARK=0)");
+}
 
 static void bump_gen(void)
 {
@@ -183,11 +307,29 @@ static int gate_gpu(void *ctx)
 	return vgpu_gate_tls.gen && vgpu_gate_tls.cur == c ? vgpu_gate_tls.gpu : VGPU_GPU_NONE;
 }
 
-void vgpu_launch_slow(void)
+void vgpu_launch_slow(void *stream)
 {
 	if (__atomic_load_n(&vgpu_proc.state, __ATOMIC_ACQUIRE) == VGPU_ST_UNSET)
 		vgpu_ensure();	/* a launch before any other hooked call */
-	vgpu_gate_slow(&vgpu_gate);
+	vgpu_gate_slow(&vgpu_gate, stream);
+}
+
+/* After the thread's M-th launch (rc: the driver's answer): mark the
+ * streams of its last M launches. */
+void vgpu_launch_mark(CUresult rc)
+{
+	const struct vgpu_dev_gate *gp = __atomic_load_n(&vgpu_gate.gate, __ATOMIC_ACQUIRE);
+	unsigned int m = __atomic_load_n(&vgpu_gate.mark_mask, __ATOMIC_RELAXED) + 1;
+	int g = vgpu_gate_tls.mark - 1;
+	void *win[VGPU_MARK_MAX];
+
+	vgpu_gate_tls.mark = 0;
+	if (rc != CUDA_SUCCESS || !gp || !m || m > VGPU_MARK_MAX || g < 0 || g >= VGPU_DEV_GPUS)
+		return;
+	for (unsigned int i = 0; i < m; i++)
+		win[i] = vgpu_gate_tls.win[(vgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
+	vgpu_queue_mark(&vgpu_queue, g, __atomic_load_n(&gp->gpu[g].seq, __ATOMIC_RELAXED),
+			win, (int)m);
 }
 
 static void gate_drain(void *ctx, int gpu)
@@ -208,8 +350,10 @@ static int gate_wait(void *ctx, struct vgpu_dev_wait *w)
 	vgpu_placement_sync();	/* a slow path: the placement may have moved */
 	if (ioctl(fd, VGPU_IOC_WAIT, w) < 0)
 		return -errno;
-	vgpu_log(VGPU_LOG_DEBUG, "GPU %u: drained in %llu ns, waited %llu ns", w->gpu,
-		 (unsigned long long)w->drain_ns, (unsigned long long)w->waited_ns);
+	vgpu_log(VGPU_LOG_DEBUG, "GPU %u: drained in %llu ns, waited %llu ns; device time "
+		 "measured by events so far %llu ns", w->gpu, (unsigned long long)w->drain_ns,
+		 (unsigned long long)w->waited_ns,
+		 (unsigned long long)vgpu_queue_dev_ns(&vgpu_queue, (int)w->gpu));
 	return 0;
 }
 
@@ -227,6 +371,7 @@ void vgpu_gate_start(struct vgpu_dev_page *page, const struct vgpu_dev_gate *gat
 {
 	vgpu_gate.page = page;
 	vgpu_gate.ctx = &vgpu_proc.devfd;
+	queue_config();
 	__atomic_store_n(&vgpu_gate.gate, gate, __ATOMIC_RELEASE);
 }
 
@@ -238,6 +383,8 @@ void vgpu_gate_reset(void)
 	vgpu_gate.one_gpu = VGPU_GATE_RESOLVE;
 	memset(vgpu_gate.seen, 0, sizeof(vgpu_gate.seen));
 	memset(vgpu_gate.off, 0, sizeof(vgpu_gate.off));
+	vgpu_gate_tls.mark = 0;
+	vgpu_queue_reset(&vgpu_queue);
 	pthread_mutex_init(&vgpu_ctxmap_lk, NULL);
 	memset(vgpu_ctxmap, 0, sizeof(vgpu_ctxmap));
 	vgpu_seen = VGPU_SEEN_NONE;

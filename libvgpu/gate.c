@@ -25,14 +25,14 @@ static uint64_t now_ns(void)
 
 __thread struct vgpu_gate_tls vgpu_gate_tls __attribute__((tls_model("initial-exec")));
 
-void vgpu_gate_slow(struct vgpu_gate *gt)
+void vgpu_gate_slow(struct vgpu_gate *gt, void *stream)
 {
 	const struct vgpu_dev_gate *gp = __atomic_load_n(&gt->gate, __ATOMIC_ACQUIRE);
 	uint64_t *launches;
 	int gpu;
 
-	if (!gp)
-		return;
+	if (vgpu_gate_tls.mark || !gp)
+		return;	/* the fast path counted it (a mark is due), or no gate */
 	gpu = __atomic_load_n(&gt->one_gpu, __ATOMIC_RELAXED);
 	if (gpu < 0)
 		gpu = gt->ops->gpu(gt->ctx);
@@ -60,4 +60,6 @@ void vgpu_gate_slow(struct vgpu_gate *gt)
 		break;	/* granted (the module said so), or no gate any more */
 	}
 	__atomic_fetch_add(launches, 1, __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&gt->off[gpu], __ATOMIC_RELAXED) && vgpu_gate_note(gt, stream))
+		vgpu_gate_tls.mark = gpu + 1;
 }

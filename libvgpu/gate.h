@@ -8,6 +8,12 @@
  * the process queued since it last waited, then sleeps in VGPU_IOC_WAIT
  * until the tenant is granted.
  *
+ * Every M-th launch of a thread (M = mark_mask + 1, a power of two) also
+ * leaves the fast path after being counted: the wrapper makes the launch,
+ * then marks the streams of the thread's last M launches with events
+ * (queue.h), which bounds the work the process keeps queued. The other
+ * launches only store their stream in the thread's window.
+ *
  * Pure logic: draining, waiting and finding the launch's GPU are function
  * pointers, so the host tests drive it against a fake page and the
  * benchmark (bench/gate-bench.c) measures the very same fast path.
@@ -21,6 +27,10 @@
 
 /* one_gpu when the launch's GPU must be found per thread. */
 #define VGPU_GATE_RESOLVE (-1)
+/* The largest M: the thread's window of streams. */
+#define VGPU_MARK_MAX 16
+/* mark_mask that never marks (the queue bound off). */
+#define VGPU_MARK_OFF (~0U)
 
 struct vgpu_gate_ops {
 	/* The inventory GPU of a launch from this thread (its current
@@ -44,6 +54,9 @@ struct vgpu_gate {
 	 * thread's vgpu_gate_tls says, while its gen is gen. */
 	int one_gpu;
 	unsigned int gen;
+	/* M - 1: a thread's launch n (from 0) marks when (n & mark_mask)
+	 * == mark_mask; VGPU_MARK_OFF: never. */
+	unsigned int mark_mask;
 	const struct vgpu_gate_ops *ops;
 	void *ctx;
 	/* Per GPU: page launches when the process last drained, and
@@ -52,22 +65,39 @@ struct vgpu_gate {
 	uint8_t off[VGPU_DEV_GPUS];
 };
 
-/* Per thread: the current context and its GPU (< 0: not gated). */
+/* Per thread: the current context and its GPU (< 0: not gated); the
+ * thread's gated launches, the streams of the last VGPU_MARK_MAX (by n),
+ * and a mark due after the launch in progress (its GPU + 1, 0: none). */
 struct vgpu_gate_tls {
 	void *cur;
 	int gpu;
 	unsigned int gen;	/* 0 never matches */
+	unsigned int n;
+	int mark;
+	void *win[VGPU_MARK_MAX];
 };
 extern __thread struct vgpu_gate_tls vgpu_gate_tls __attribute__((tls_model("initial-exec")));
 
+/* Note a gated launch on stream in the thread's window; 1 when it is the
+ * M-th (a mark is due after it). */
+static inline int vgpu_gate_note(struct vgpu_gate *gt, void *stream)
+{
+	unsigned int n = vgpu_gate_tls.n++, m = __atomic_load_n(&gt->mark_mask, __ATOMIC_RELAXED);
+
+	vgpu_gate_tls.win[n & (VGPU_MARK_MAX - 1)] = stream;
+	return (n & m) == m;
+}
+
 /*
- * The fast path of a launch, inlined into each launch wrapper, without a
- * call: 1 when the tenant holds the launch's GPU (the launch is counted in
- * the page and may go), 0 when vgpu_gate_slow() must decide. Loads: the
- * gate pointer, one_gpu (else the thread's cache and gen), the grant
- * word; one relaxed increment.
+ * The fast path of a launch on stream, inlined into each launch wrapper,
+ * without a call: 1 when the tenant holds the launch's GPU (the launch is
+ * counted in the page and may go), 0 when vgpu_gate_slow() must decide:
+ * the gate closed, or the launch was counted and is the thread's M-th
+ * (vgpu_gate_tls.mark set). Loads: the gate pointer, one_gpu (else the
+ * thread's cache and gen), the grant word, mark_mask; one relaxed
+ * increment; the thread's counter and one store in its window.
  */
-static inline int vgpu_gate_pass(struct vgpu_gate *gt)
+static inline int vgpu_gate_pass(struct vgpu_gate *gt, void *stream)
 {
 	const struct vgpu_dev_gate *gp = __atomic_load_n(&gt->gate, __ATOMIC_ACQUIRE);
 	int g = __atomic_load_n(&gt->one_gpu, __ATOMIC_RELAXED);
@@ -78,12 +108,17 @@ static inline int vgpu_gate_pass(struct vgpu_gate *gt)
 			     !__atomic_load_n(&gp->gpu[g].granted, __ATOMIC_RELAXED), 0))
 		return 0;
 	__atomic_fetch_add(&gt->page->gpu[g].launches, 1, __ATOMIC_RELAXED);
-	return 1;
+	if (__builtin_expect(!vgpu_gate_note(gt, stream), 1))
+		return 1;
+	vgpu_gate_tls.mark = g + 1;
+	return 0;
 }
 
-/* Everything else: no gate (pass), the GPU to be found (ops->gpu), or the
- * gate closed: drain if the process launched on the GPU since it last
- * drained, sleep in WAIT (retried on EINTR), count the launch. */
-void vgpu_gate_slow(struct vgpu_gate *gt);
+/* Everything else: a mark due (counted already: nothing to do), no gate
+ * (pass), the GPU to be found (ops->gpu), or the gate closed: drain if
+ * the process launched on the GPU since it last drained, sleep in WAIT
+ * (retried on EINTR), count the launch and note it in the window (which
+ * may make a mark due). */
+void vgpu_gate_slow(struct vgpu_gate *gt, void *stream);
 
 #endif

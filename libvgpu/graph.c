@@ -285,8 +285,9 @@ VGPU_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
 	return rc;
 }
 
-static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h)
+static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h, int ptsz)
 {
+	void *st = ptsz && !h ? (void *)CU_STREAM_PER_THREAD : (void *)h;
 	struct vgpu_tx stack_tx[16], *tx = stack_tx;
 	struct gsnap *s = NULL;
 	CUcontext ctx = NULL;
@@ -297,8 +298,8 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h)
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (!__atomic_load_n(&vgpu_nexecs, __ATOMIC_RELAXED) || !vgpu_active()) {
-		vgpu_launch_gate();
-		return real(e, h);
+		vgpu_launch_gate(st);
+		return vgpu_launch_done(real(e, h));
 	}
 	pthread_mutex_lock(&vgpu_graph_lk);
 	{
@@ -311,8 +312,8 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h)
 	}
 	pthread_mutex_unlock(&vgpu_graph_lk);
 	if (!s) {
-		vgpu_launch_gate();
-		return real(e, h);
+		vgpu_launch_gate(st);
+		return vgpu_launch_done(real(e, h));
 	}
 	if (s->n > 16 && !(tx = calloc((size_t)s->n, sizeof(*tx)))) {
 		unref(s);
@@ -332,8 +333,8 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h)
 			break;
 	}
 	if (!rc) {
-		vgpu_launch_gate();	/* no lock held: it may sleep */
-		rc = real(e, h);
+		vgpu_launch_gate(st);	/* no lock held: it may sleep */
+		rc = vgpu_launch_done(real(e, h));
 	}
 	for (int j = 0; j < (rc ? i : s->n); j++) {
 		if (rc)
@@ -355,10 +356,10 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h)
 
 VGPU_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
-	return launch(REAL(cuGraphLaunch), hGraphExec, hStream);
+	return launch(REAL(cuGraphLaunch), hGraphExec, hStream, 0);
 }
 
 VGPU_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
-	return launch(REAL(cuGraphLaunch_ptsz), hGraphExec, hStream);
+	return launch(REAL(cuGraphLaunch_ptsz), hGraphExec, hStream, 1);
 }

@@ -9,20 +9,26 @@
  * the driver with the caller's arguments untouched; otherwise a jump to
  * the wrapper's slow twin, which resolves the driver, registers on first
  * use, finds the GPU, drains and waits (vgpu_launch_slow), then calls the
- * driver. Unregistered processes, GPUs outside the inventory and a module
- * without a gate page pass through the slow twin ungated.
+ * driver, and after the thread's every M-th launch marks its streams
+ * (vgpu_launch_done: the queue bound, queue.h). Unregistered processes,
+ * GPUs outside the inventory and a module without a gate page pass
+ * through the slow twin ungated and unmarked.
+ *
+ * The stream of a launch, for the marks: hStream (config->hStream for
+ * cuLaunchKernelEx); 0 in a _ptsz form is the thread's per-thread stream,
+ * named CU_STREAM_PER_THREAD so that the event goes where the launch went.
  */
 #include "state.h"
 
-#define LAUNCH(sym, params, args)						\
+#define LAUNCH(sym, params, args, stream)					\
 static __attribute__((noinline)) CUresult sym##_slow params			\
 {										\
 	vgpu_pfn_##sym real = REAL(sym);					\
 										\
 	if (!real)								\
 		return CUDA_ERROR_NOT_INITIALIZED;				\
-	vgpu_launch_slow();							\
-	return real args;							\
+	vgpu_launch_slow(stream);						\
+	return vgpu_launch_done(real args);					\
 }										\
 										\
 VGPU_EXPORT CUresult sym params							\
@@ -30,7 +36,7 @@ VGPU_EXPORT CUresult sym params							\
 	vgpu_pfn_##sym real = (vgpu_pfn_##sym)					\
 		__atomic_load_n(&vgpu_real[VGPU_HOOK_##sym], __ATOMIC_RELAXED);	\
 										\
-	if (__builtin_expect(real && vgpu_gate_pass(&vgpu_gate), 1))		\
+	if (__builtin_expect(real && vgpu_gate_pass(&vgpu_gate, stream), 1))	\
 		return real args;						\
 	return sym##_slow args;							\
 }
@@ -54,9 +60,14 @@ VGPU_EXPORT CUresult sym params							\
 #define EX_PARAMS (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 #define EX_ARGS (config, f, kernelParams, extra)
 
-LAUNCH(cuLaunchKernel, KERNEL_PARAMS, KERNEL_ARGS)
-LAUNCH(cuLaunchKernel_ptsz, KERNEL_PARAMS, KERNEL_ARGS)
-LAUNCH(cuLaunchKernelEx, EX_PARAMS, EX_ARGS)
-LAUNCH(cuLaunchKernelEx_ptsz, EX_PARAMS, EX_ARGS)
-LAUNCH(cuLaunchCooperativeKernel, COOP_PARAMS, COOP_ARGS)
-LAUNCH(cuLaunchCooperativeKernel_ptsz, COOP_PARAMS, COOP_ARGS)
+#define ST(h) ((void *)(h))
+#define ST_PTSZ(h) ((void *)((h) ? (h) : CU_STREAM_PER_THREAD))
+#define EX_ST(c) ((void *)((c) ? (c)->hStream : NULL))
+#define EX_ST_PTSZ(c) ((void *)((c) && (c)->hStream ? (c)->hStream : CU_STREAM_PER_THREAD))
+
+LAUNCH(cuLaunchKernel, KERNEL_PARAMS, KERNEL_ARGS, ST(hStream))
+LAUNCH(cuLaunchKernel_ptsz, KERNEL_PARAMS, KERNEL_ARGS, ST_PTSZ(hStream))
+LAUNCH(cuLaunchKernelEx, EX_PARAMS, EX_ARGS, EX_ST(config))
+LAUNCH(cuLaunchKernelEx_ptsz, EX_PARAMS, EX_ARGS, EX_ST_PTSZ(config))
+LAUNCH(cuLaunchCooperativeKernel, COOP_PARAMS, COOP_ARGS, ST(hStream))
+LAUNCH(cuLaunchCooperativeKernel_ptsz, COOP_PARAMS, COOP_ARGS, ST_PTSZ(hStream))

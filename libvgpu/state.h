@@ -15,6 +15,7 @@
 #include "hooks.h"
 #include "netlink.h"
 #include "ptrmap.h"
+#include "queue.h"
 
 enum vgpu_state {
 	VGPU_ST_UNSET,		/* not yet asked (or a forked child) */
@@ -98,15 +99,26 @@ void vgpu_ctx_forget(CUcontext c);
 void vgpu_gate_start(struct vgpu_dev_page *page, const struct vgpu_dev_gate *gate);
 void vgpu_gate_reset(void);
 
-/* Before a launch (launch.c, graph.c): the gate's fast path, inlined and
- * without a call; the rest (registration on first use, the GPU to find,
- * the closed gate) in vgpu_launch_slow(). */
-void vgpu_launch_slow(void);
-static inline void vgpu_launch_gate(void)
+/* Before a launch on stream (launch.c, graph.c): the gate's fast path,
+ * inlined and without a call; the rest (registration on first use, the
+ * GPU to find, the closed gate) in vgpu_launch_slow(). After it,
+ * vgpu_launch_done() with the driver's answer: the mark, when due
+ * (queue.h). */
+void vgpu_launch_slow(void *stream);
+static inline void vgpu_launch_gate(void *stream)
 {
-	if (__builtin_expect(!vgpu_gate_pass(&vgpu_gate), 0))
-		vgpu_launch_slow();
+	if (__builtin_expect(!vgpu_gate_pass(&vgpu_gate, stream), 0))
+		vgpu_launch_slow(stream);
 }
+void vgpu_launch_mark(CUresult rc);
+static inline CUresult vgpu_launch_done(CUresult rc)
+{
+	if (__builtin_expect(vgpu_gate_tls.mark != 0, 0))
+		vgpu_launch_mark(rc);
+	return rc;
+}
+/* The queue bound's ring: ctx.c tells it of contexts going away. */
+extern struct vgpu_queue vgpu_queue;
 
 /* placement.c: the memory policy follows the tenant's NUMA nodes. */
 extern uint32_t vgpu_placement_seen;	/* placement_seq of the cached answer */

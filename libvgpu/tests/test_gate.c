@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "../gate.h"
+#include "../queue.h"
 #include "../nodelist.h"
 #include "test_gate.h"
 
@@ -103,13 +104,14 @@ static void f_failed(void *ctx, int gpu, int err)
 }
 
 static const struct vgpu_gate_ops f_ops = { f_gpu, f_drain, f_wait, f_failed };
-static struct vgpu_gate gt = { .page = &page, .one_gpu = 1, .gen = 7, .ops = &f_ops };
+static struct vgpu_gate gt = { .page = &page, .one_gpu = 1, .gen = 7,
+				.mark_mask = VGPU_MARK_OFF, .ops = &f_ops };
 
 /* A launch as launch.c makes it: fast path, else slow path. */
 static void launch(void)
 {
-	if (!vgpu_gate_pass(&gt))
-		vgpu_gate_slow(&gt);
+	if (!vgpu_gate_pass(&gt, NULL))
+		vgpu_gate_slow(&gt, NULL);
 }
 
 static void *launcher(void *arg)
@@ -131,7 +133,7 @@ static void test_gate_paths(void)
 	/* Granted: no wait, no drain, counted. */
 	gpage.gpu[1].granted = 1;
 	for (int i = 0; i < 1000; i++)
-		CHECK(vgpu_gate_pass(&gt), "gate", "granted but the fast path said no");
+		CHECK(vgpu_gate_pass(&gt, NULL), "gate", "granted but the fast path said no");
 	CHECK(page.gpu[1].launches == 1000 && !fk.waits && !fk.drains, "gate",
 	      "granted: %llu launches, %d waits, %d drains",
 	      (unsigned long long)page.gpu[1].launches, fk.waits, fk.drains);
@@ -184,7 +186,7 @@ static void test_gate_paths(void)
 	gpage.gpu[3].granted = 1;
 	vgpu_gate_tls.gen = 7;
 	vgpu_gate_tls.gpu = 3;
-	CHECK(vgpu_gate_pass(&gt) && page.gpu[3].launches == 1 && !fk.resolves, "gate",
+	CHECK(vgpu_gate_pass(&gt, NULL) && page.gpu[3].launches == 1 && !fk.resolves, "gate",
 	      "thread cache: launches %llu, resolves %d",
 	      (unsigned long long)page.gpu[3].launches, fk.resolves);
 	gt.gen = 8;
@@ -210,6 +212,311 @@ static void test_gate_paths(void)
 	       "closed: a 2 ms drain timed, then WAIT; idle: no drain; EINTR retried; "
 	       "4 threads sleep until granted; per-thread GPU; ENOTTY said once, then "
 	       "passes through)\n");
+}
+
+/* ---- the queue bound against a fake GPU ---- */
+
+/*
+ * A fake GPU that runs nothing by itself (the worst case: work completes
+ * only when the library waits for it). Per stream: launches submitted and
+ * completed; an event remembers its stream's submitted count when
+ * recorded, and cuEventSynchronize completes the stream up to it. Every
+ * event call is counted, with the launch it came after.
+ */
+#define QS 8
+#define QEV 256
+
+static struct qfake {
+	pthread_mutex_t lk;
+	uint64_t sub[QS], done[QS];
+	struct fev {
+		int live, recorded;
+		int stream;
+		uint64_t target;
+	} ev[QEV];
+	int nev, creates, destroys, records, syncs, elapseds, calls_off_mark, errors;
+	int create_err, failed_said;
+	uint64_t launch_n;		/* the launch the calls come after */
+	int marking;			/* inside a mark */
+	uint64_t max_out, bound;
+	int over;
+} qf = { .lk = PTHREAD_MUTEX_INITIALIZER };
+
+static char qstreams[QS];
+static int qctx_tag;
+
+static int qs_index(void *stream)
+{
+	return (int)((char *)stream - qstreams);
+}
+
+static void q_call(void)
+{
+	if (!qf.marking)
+		qf.calls_off_mark++;
+}
+
+static void *q_ctx(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	q_call();
+	pthread_mutex_unlock(&qf.lk);
+	return &qctx_tag;
+}
+
+static int q_create(void *arg, void **ev)
+{
+	int rc = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	q_call();
+	if (qf.create_err || qf.nev == QEV) {
+		rc = qf.create_err ? qf.create_err : 2;
+	} else {
+		qf.ev[qf.nev].live = 1;
+		*ev = &qf.ev[qf.nev++];
+		qf.creates++;
+	}
+	pthread_mutex_unlock(&qf.lk);
+	return rc;
+}
+
+static int q_record(void *arg, void *ev, void *stream)
+{
+	struct fev *e = ev;
+
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	q_call();
+	if (!e->live)
+		qf.errors++;
+	e->recorded = 1;
+	e->stream = qs_index(stream);
+	e->target = qf.sub[e->stream];
+	qf.records++;
+	pthread_mutex_unlock(&qf.lk);
+	return 0;
+}
+
+static int q_sync(void *arg, void *ev)
+{
+	struct fev *e = ev;
+
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	q_call();
+	if (!e->live || !e->recorded)
+		qf.errors++;
+	{	/* queued at the moment of the wait */
+		uint64_t out = 0;
+
+		for (int i = 0; i < QS; i++)
+			out += qf.sub[i] - qf.done[i];
+		if (out > qf.max_out)
+			qf.max_out = out;
+		if (out > qf.bound)
+			qf.over++;
+	}
+	if (qf.done[e->stream] < e->target)
+		qf.done[e->stream] = e->target;
+	qf.syncs++;
+	pthread_mutex_unlock(&qf.lk);
+	return 0;
+}
+
+/* 2 ms of device time per launch of the stream. */
+static int q_elapsed(void *arg, float *ms, void *a, void *b)
+{
+	struct fev *x = a, *y = b;
+
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	q_call();
+	if (!x->live || !y->live || x->stream != y->stream)
+		qf.errors++;
+	*ms = (float)(y->target - x->target) * 2.0f;
+	qf.elapseds++;
+	pthread_mutex_unlock(&qf.lk);
+	return 0;
+}
+
+static void q_destroy(void *arg, void *ev)
+{
+	struct fev *e = ev;
+
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	if (!e->live)
+		qf.errors++;
+	e->live = 0;
+	qf.destroys++;
+	pthread_mutex_unlock(&qf.lk);
+}
+
+static void q_failed(void *arg, int gpu, int err)
+{
+	(void)arg;
+	(void)gpu;
+	(void)err;
+	qf.failed_said++;
+}
+
+static const struct vgpu_queue_ops q_ops = {
+	q_ctx, q_create, q_record, q_sync, q_elapsed, q_destroy, q_failed,
+};
+static struct vgpu_queue q = { .ops = &q_ops, .depth = 4 };
+static struct vgpu_dev_page qpage;
+static struct vgpu_dev_gate qgpage;
+static struct vgpu_gate qgt = { .gate = &qgpage, .page = &qpage, .one_gpu = 0, .gen = 1,
+				.mark_mask = 3, .ops = &f_ops };
+
+/* A launch as launch.c makes it, on a fake stream: the gate, the fake
+ * driver's submission, the mark when due (as vgpu_launch_mark()); then
+ * the work queued and not known complete, against the bound. */
+static void qlaunch(int st)
+{
+	uint64_t out = 0;
+
+	if (!vgpu_gate_pass(&qgt, &qstreams[st]))
+		vgpu_gate_slow(&qgt, &qstreams[st]);
+	pthread_mutex_lock(&qf.lk);
+	qf.sub[st]++;
+	qf.launch_n++;
+	pthread_mutex_unlock(&qf.lk);
+	if (vgpu_gate_tls.mark) {
+		unsigned int m = qgt.mark_mask + 1;
+		int g = vgpu_gate_tls.mark - 1;
+		void *win[VGPU_MARK_MAX];
+
+		vgpu_gate_tls.mark = 0;
+		for (unsigned int i = 0; i < m; i++)
+			win[i] = vgpu_gate_tls.win[(vgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
+		__atomic_add_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
+		vgpu_queue_mark(&q, g, qgpage.gpu[g].seq, win, (int)m);
+		__atomic_sub_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_lock(&qf.lk);
+	for (int i = 0; i < QS; i++)
+		out += qf.sub[i] - qf.done[i];
+	if (out > qf.max_out)
+		qf.max_out = out;
+	if (out > qf.bound)
+		qf.over++;
+	pthread_mutex_unlock(&qf.lk);
+}
+
+static void *qlauncher(void *arg)
+{
+	int st = (int)(intptr_t)arg;
+
+	vgpu_gate_tls.n = 0;
+	for (int i = 0; i < 100; i++)
+		qlaunch(st);
+	return NULL;
+}
+
+static void qreset(void)
+{
+	vgpu_queue_ctx_gone(&q, &qctx_tag, 1);
+	vgpu_queue_reset(&q);
+	pthread_mutex_lock(&qf.lk);
+	memset(qf.sub, 0, sizeof(qf.sub));
+	memset(qf.done, 0, sizeof(qf.done));
+	qf.max_out = 0;
+	qf.over = 0;
+	qf.creates = qf.destroys = qf.records = qf.syncs = qf.elapseds = 0;
+	qf.calls_off_mark = 0;
+	qf.nev = 0;
+	memset(qf.ev, 0, sizeof(qf.ev));
+	pthread_mutex_unlock(&qf.lk);
+	vgpu_gate_tls.n = 0;
+}
+
+static void test_queue(void)
+{
+	int syncs_at[64], nsync = 0, last_syncs = 0;
+	uint64_t dev;
+	pthread_t t[4];
+
+	qgpage.gpu[0].granted = 1;
+	qgpage.gpu[0].seq = 5;
+	/* M = 4, K = 4, one thread, 100 launches round robin on 2 streams
+	 * (the case where every 4th launch is on the same stream). */
+	vgpu_gate_tls.n = 0;
+	qf.bound = (4 + 1) * 4;
+	for (int i = 0; i < 100; i++) {
+		qlaunch(i & 1);
+		if (qf.syncs != last_syncs && nsync < 64)
+			syncs_at[nsync++] = i;
+		last_syncs = qf.syncs;
+	}
+	CHECK(!qf.calls_off_mark && qf.records == 25 * 2 && qf.creates <= 4 * 2 + 4 * 2 &&
+	      !qf.errors, "queue bound", "burst: %d event calls outside marks, %d records, "
+	      "%d creates, %d errors", qf.calls_off_mark, qf.records, qf.creates, qf.errors);
+	/* Marks after launches 3, 7, ..., 99 (from 0); the ring is full
+	 * from the 5th: each then waits for the oldest mark (2 events). */
+	CHECK(qf.syncs == 21 * 2 && nsync == 21 && syncs_at[0] == 19 && syncs_at[20] == 99,
+	      "queue bound", "burst: %d syncs at %d launches, first after launch %d", qf.syncs,
+	      nsync, nsync ? syncs_at[0] : -1);
+	for (int i = 0; i < nsync; i++)
+		CHECK(syncs_at[i] == 19 + 4 * i, "queue bound", "wait %d after launch %d", i,
+		      syncs_at[i]);
+	CHECK(!qf.over && qf.max_out == 20, "queue bound",
+	      "burst: up to %llu launches queued, bound %llu",
+	      (unsigned long long)qf.max_out, (unsigned long long)qf.bound);
+	/* Measured: 20 pairs of consecutive waited marks per stream, each 2
+	 * launches of 2 ms apart. */
+	dev = vgpu_queue_dev_ns(&q, 0);
+	CHECK(dev == 2 * 20 * 4000000ULL && qf.elapseds == 2 * 20, "queue bound",
+	      "measured %llu ns in %d elapsed times", (unsigned long long)dev, qf.elapseds);
+	/* A new grant: the 4 marks still in the ring were recorded in the
+	 * old one (measured: 4 ms per stream each); the next, the first of
+	 * the new grant, is not measured from its predecessor. */
+	qgpage.gpu[0].seq = 6;
+	for (int i = 0; i < 20; i++)
+		qlaunch(i & 1);
+	CHECK(vgpu_queue_dev_ns(&q, 0) == dev + 2 * 4 * 4000000ULL && qf.elapseds == 2 * 24,
+	      "queue bound", "a new grant: %llu ns measured, %d elapsed times",
+	      (unsigned long long)vgpu_queue_dev_ns(&q, 0), qf.elapseds);
+	/* The context goes away: every event destroyed, none twice. */
+	vgpu_queue_ctx_gone(&q, &qctx_tag, 1);
+	CHECK(qf.creates == qf.destroys && !qf.errors, "queue bound",
+	      "context gone: %d created, %d destroyed, %d errors", qf.creates, qf.destroys,
+	      qf.errors);
+	/* One stream: (K + 1) x M as well, and reached. */
+	qreset();
+	for (int i = 0; i < 100; i++)
+		qlaunch(3);
+	CHECK(!qf.over && qf.max_out == 20 && qf.records == 25 && qf.syncs == 21, "queue bound",
+	      "one stream: %llu queued, %d records, %d syncs", (unsigned long long)qf.max_out,
+	      qf.records, qf.syncs);
+	/* 4 threads, a stream each: K x M + T x M. */
+	qreset();
+	qf.bound = 4 * 4 + 4 * 4;
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, qlauncher, (void *)(intptr_t)(i + 2));
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	CHECK(!qf.over && !qf.errors && qf.records == 100 && !qf.calls_off_mark, "queue bound",
+	      "4 threads: up to %llu queued (bound %llu), %d records, %d errors",
+	      (unsigned long long)qf.max_out, (unsigned long long)qf.bound, qf.records, qf.errors);
+	/* Events cannot be created: said once, then no bound, no calls. */
+	qreset();
+	qf.create_err = 999;
+	qf.bound = ~0ULL;
+	for (int i = 0; i < 100; i++)
+		qlaunch(i & 1);
+	CHECK(qf.failed_said == 1 && !qf.records && !qf.syncs && q.off, "queue bound",
+	      "no events: said %d times, %d records", qf.failed_said, qf.records);
+	qf.create_err = 0;
+	qreset();
+	printf("PASS: libvgpu: logic: queue bound on a fake GPU (M = 4, K = 4: 100 launches on 2 "
+	       "streams wait for the oldest mark after launches 19, 23, ..., 99 and never have "
+	       "more than 20 queued; no event call between marks; 160 ms measured, none across a "
+	       "grant; events destroyed with their context; one stream; 4 threads within "
+	       "K x M + T x M; event creation failing said once, then no bound)\n");
 }
 
 /* ---- node lists ---- */
@@ -266,6 +573,7 @@ static void test_nodelist(void)
 int test_gate_all(void)
 {
 	test_gate_paths();
+	test_queue();
 	test_nodelist();
 	return failed;
 }

@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The queue bound (queue.h): marks of events after every M-th launch of a
+ * thread, a ring of K marks per GPU, a wait for the oldest when it is
+ * full. No lock is held across a call of ops.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "queue.h"
+
+#define VGPU_QAVAIL (4 * VGPU_MARK_MAX)
+
+static struct vgpu_qgpu *qgpu(struct vgpu_queue *q, int g)
+{
+	struct vgpu_qgpu *qg = __atomic_load_n(&q->gpu[g], __ATOMIC_ACQUIRE), *none = NULL;
+
+	if (qg)
+		return qg;
+	qg = calloc(1, sizeof(*qg));
+	if (!qg)
+		return NULL;
+	pthread_mutex_init(&qg->lk, NULL);
+	if (!__atomic_compare_exchange_n(&q->gpu[g], &none, qg, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		pthread_mutex_destroy(&qg->lk);
+		free(qg);
+		qg = none;
+	}
+	return qg;
+}
+
+/* An empty slot, else the oldest full one, else NULL (all busy). */
+static struct vgpu_qslot *pick(struct vgpu_qgpu *qg, int depth)
+{
+	struct vgpu_qslot *best = NULL;
+
+	for (int i = 0; i < depth; i++) {
+		struct vgpu_qslot *s = &qg->slot[i];
+
+		if (s->state == VGPU_QS_EMPTY)
+			return s;
+		if (s->state == VGPU_QS_FULL && (!best || s->seq < best->seq))
+			best = s;
+	}
+	return best;
+}
+
+/* Take the prev entry of (stream, ctx) out; its ev is NULL if none. */
+static struct vgpu_qev take_prev(struct vgpu_qgpu *qg, void *stream, void *ctx)
+{
+	struct vgpu_qev e = { 0 };
+
+	for (int i = 0; i < VGPU_MARK_MAX; i++)
+		if (qg->prev[i].ev && qg->prev[i].stream == stream && qg->prev[i].ctx == ctx) {
+			e = qg->prev[i];
+			qg->prev[i].ev = NULL;
+			break;
+		}
+	return e;
+}
+
+/* Install e as its stream's prev; an entry evicted goes to *out. */
+static void put_prev(struct vgpu_qgpu *qg, struct vgpu_qev e, struct vgpu_qev *out, int *nout)
+{
+	int slot = -1;
+
+	for (int i = 0; i < VGPU_MARK_MAX; i++)
+		if (!qg->prev[i].ev || (qg->prev[i].stream == e.stream && qg->prev[i].ctx == e.ctx)) {
+			slot = i;
+			if (qg->prev[i].ev)
+				break;
+		}
+	if (slot < 0)
+		slot = (int)(qg->prev_next++ % VGPU_MARK_MAX);
+	if (qg->prev[slot].ev)
+		out[(*nout)++] = qg->prev[slot];
+	qg->prev[slot] = e;
+}
+
+void vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *win, int m)
+{
+	struct vgpu_qev old[VGPU_MARK_MAX], prv[VGPU_MARK_MAX], made[VGPU_MARK_MAX];
+	struct vgpu_qev avail[VGPU_QAVAIL];
+	void *d[VGPU_MARK_MAX], *ctx;
+	int nd = 0, nold = 0, navail = 0, nmade = 0, depth = q->depth;
+	struct vgpu_qgpu *qg;
+	struct vgpu_qslot *s;
+	uint64_t dev = 0;
+	unsigned int gen;
+
+	if (g < 0 || g >= VGPU_DEV_GPUS || __atomic_load_n(&q->off, __ATOMIC_RELAXED))
+		return;
+	if (m > VGPU_MARK_MAX)
+		m = VGPU_MARK_MAX;
+	if (depth < 1 || depth > VGPU_QUEUE_DEPTH_MAX)
+		depth = depth < 1 ? 1 : VGPU_QUEUE_DEPTH_MAX;
+	qg = qgpu(q, g);
+	ctx = q->ops->ctx(q->arg);
+	if (!qg || !ctx)
+		return;
+	for (int i = 0; i < m; i++) {
+		int j = 0;
+
+		while (j < nd && d[j] != win[i])
+			j++;
+		if (j == nd)
+			d[nd++] = win[i];
+	}
+
+	pthread_mutex_lock(&qg->lk);
+	gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
+	s = pick(qg, depth);
+	if (!s) {
+		qg->skipped++;
+		pthread_mutex_unlock(&qg->lk);
+		return;
+	}
+	if (s->state == VGPU_QS_FULL) {
+		nold = s->n;
+		memcpy(old, s->e, sizeof(old[0]) * (size_t)nold);
+		for (int i = 0; i < nold; i++)
+			prv[i] = take_prev(qg, old[i].stream, old[i].ctx);
+		qg->waits++;
+	}
+	s->state = VGPU_QS_BUSY;
+	s->seq = ++qg->seq;
+	s->n = 0;
+	/* Unused events of this context for the new mark. */
+	for (int i = 0; i < qg->nspare && navail < nd; ) {
+		if (qg->spare[i].ctx == ctx) {
+			avail[navail++] = qg->spare[i];
+			qg->spare[i] = qg->spare[--qg->nspare];
+		} else {
+			i++;
+		}
+	}
+	qg->marks++;
+	pthread_mutex_unlock(&qg->lk);
+
+	/* The ring was full: wait for its oldest mark (sleeps), and measure
+	 * from the previous mark of each stream within the same grant. */
+	for (int i = 0; i < nold; i++)
+		q->ops->sync(q->arg, old[i].ev);
+	for (int i = 0; i < nold; i++) {
+		float ms;
+
+		if (!prv[i].ev)
+			continue;
+		if (prv[i].grant == old[i].grant &&
+		    !q->ops->elapsed(q->arg, &ms, prv[i].ev, old[i].ev) && ms > 0)
+			dev += (uint64_t)((double)ms * 1e6);
+		avail[navail++] = prv[i];
+	}
+
+	/* Record the new mark: an event on each stream of the window. */
+	for (int j = 0; j < nd; j++) {
+		struct vgpu_qev e = { NULL, ctx, d[j], grant };
+		int k, rc;
+
+		for (k = 0; k < navail && avail[k].ctx != ctx; k++)
+			;
+		if (k < navail) {
+			e.ev = avail[k].ev;
+			avail[k] = avail[--navail];
+		} else if ((rc = q->ops->create(q->arg, &e.ev)) != 0) {
+			if (!__atomic_exchange_n(&q->off, 1, __ATOMIC_RELAXED))
+				q->ops->failed(q->arg, g, rc);
+			break;
+		}
+		if (q->ops->record(q->arg, e.ev, d[j])) {
+			avail[navail++] = e;	/* kept for another time */
+			continue;
+		}
+		made[nmade++] = e;
+	}
+
+	pthread_mutex_lock(&qg->lk);
+	if (gen != __atomic_load_n(&q->gen, __ATOMIC_RELAXED)) {
+		/* A context went away meanwhile: these events may be its, and
+		 * gone with it. Forget them (a few leaked at worst). */
+		s->state = VGPU_QS_EMPTY;
+		pthread_mutex_unlock(&qg->lk);
+		return;
+	}
+	for (int i = 0; i < nold; i++)
+		put_prev(qg, old[i], avail, &navail);
+	memcpy(s->e, made, sizeof(made[0]) * (size_t)nmade);
+	s->n = nmade;
+	s->state = nmade ? VGPU_QS_FULL : VGPU_QS_EMPTY;
+	qg->events += (uint64_t)nmade;
+	qg->dev_ns += dev;
+	while (navail && qg->nspare < VGPU_QUEUE_SPARE)
+		qg->spare[qg->nspare++] = avail[--navail];
+	pthread_mutex_unlock(&qg->lk);
+	for (int i = 0; i < navail; i++)
+		q->ops->destroy(q->arg, avail[i].ev);
+}
+
+void vgpu_queue_ctx_gone(struct vgpu_queue *q, void *ctx, int destroy)
+{
+	for (int g = 0; g < VGPU_DEV_GPUS; g++) {
+		struct vgpu_qgpu *qg = __atomic_load_n(&q->gpu[g], __ATOMIC_ACQUIRE);
+		void *out[VGPU_QUEUE_DEPTH_MAX * VGPU_MARK_MAX + VGPU_MARK_MAX + VGPU_QUEUE_SPARE];
+		int n = 0;
+
+		if (!qg)
+			continue;
+		pthread_mutex_lock(&qg->lk);
+		__atomic_add_fetch(&q->gen, 1, __ATOMIC_RELAXED);
+		for (int i = 0; i < VGPU_QUEUE_DEPTH_MAX; i++) {
+			struct vgpu_qslot *s = &qg->slot[i];
+			int k = 0;
+
+			if (s->state != VGPU_QS_FULL)
+				continue;	/* a busy slot's mark drops its events */
+			for (int j = 0; j < s->n; j++) {
+				if (s->e[j].ctx == ctx)
+					out[n++] = s->e[j].ev;
+				else
+					s->e[k++] = s->e[j];
+			}
+			s->n = k;
+			if (!k)
+				s->state = VGPU_QS_EMPTY;
+		}
+		for (int i = 0; i < VGPU_MARK_MAX; i++)
+			if (qg->prev[i].ev && qg->prev[i].ctx == ctx) {
+				out[n++] = qg->prev[i].ev;
+				qg->prev[i].ev = NULL;
+			}
+		for (int i = 0; i < qg->nspare; ) {
+			if (qg->spare[i].ctx == ctx) {
+				out[n++] = qg->spare[i].ev;
+				qg->spare[i] = qg->spare[--qg->nspare];
+			} else {
+				i++;
+			}
+		}
+		pthread_mutex_unlock(&qg->lk);
+		for (int i = 0; destroy && i < n; i++)
+			q->ops->destroy(q->arg, out[i]);
+	}
+}
+
+uint64_t vgpu_queue_dev_ns(struct vgpu_queue *q, int g)
+{
+	struct vgpu_qgpu *qg;
+	uint64_t v;
+
+	if (g < 0 || g >= VGPU_DEV_GPUS || !(qg = __atomic_load_n(&q->gpu[g], __ATOMIC_ACQUIRE)))
+		return 0;
+	pthread_mutex_lock(&qg->lk);
+	v = qg->dev_ns;
+	pthread_mutex_unlock(&qg->lk);
+	return v;
+}
+
+void vgpu_queue_reset(struct vgpu_queue *q)
+{
+	for (int g = 0; g < VGPU_DEV_GPUS; g++) {
+		free(q->gpu[g]);	/* the child is single-threaded */
+		q->gpu[g] = NULL;
+	}
+	q->off = 0;
+	q->gen = 0;
+}

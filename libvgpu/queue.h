@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The queue bound of the compute gate (issue #5): a process must not keep
+ * more work queued on a GPU than it can drain quickly when its grant is
+ * revoked, or the module's hand-over waits for it (and, past the drain
+ * timeout, the next tenant's work queues behind it).
+ *
+ * Every M-th launch of a thread (gate.h: vgpu_gate_tls.mark) makes a
+ * *mark*: after the launch, one event is recorded on each distinct
+ * stream among the thread's last M launches, so every launch of the
+ * thread is followed on its stream by an event of some mark. The marks of
+ * a process on a GPU live in a ring of K slots; a mark that finds the
+ * ring full first waits (cuEventSynchronize on events created with
+ * CU_EVENT_BLOCKING_SYNC: the thread sleeps) for the events of the oldest
+ * mark, then reuses its slot. Hence, after mark j, every launch covered
+ * by marks up to j - K has completed, and a process with T launching
+ * threads on a GPU has at most K x M + T x M launches queued there that
+ * are not known complete (K x M + M with one thread: 20 at M = K = 4).
+ *
+ * The same events measure: when the oldest mark is waited for, the time
+ * from the previous mark completed on the same stream (and within the
+ * same grant, by the gate page's seq) to this one (cuEventElapsedTime)
+ * is added to dev_ns. It is device time between two points of one
+ * stream: the stream's work in between, plus the stream's idle gaps
+ * inside the grant; streams running concurrently add up. Informational
+ * only (logged at each WAIT); the module charges by its own clock.
+ *
+ * Pure logic over function pointers (the driver's event calls), so that
+ * the host tests drive it with stubs. One mutex per GPU guards the ring,
+ * held for bookkeeping only, never across a driver call: a mark takes its
+ * slot (BUSY) and the events it needs under the lock, drops it, waits and
+ * records, then puts the slot back.
+ */
+#ifndef VGPU_QUEUE_H
+#define VGPU_QUEUE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "gate.h"
+
+#define VGPU_QUEUE_DEPTH_MAX 16		/* K */
+#define VGPU_QUEUE_SPARE (2 * VGPU_MARK_MAX)
+
+struct vgpu_queue_ops {
+	/* The calling thread's current context, or NULL. */
+	void *(*ctx)(void *arg);
+	/* A new event in the current context: 0, or the driver's error. */
+	int (*create)(void *arg, void **ev);
+	int (*record)(void *arg, void *ev, void *stream);
+	int (*sync)(void *arg, void *ev);
+	/* Milliseconds from a to b, both complete: 0, or an error. */
+	int (*elapsed)(void *arg, float *ms, void *a, void *b);
+	void (*destroy)(void *arg, void *ev);
+	/* Events cannot be created (err): no bound any more, said once. */
+	void (*failed)(void *arg, int gpu, int err);
+};
+
+struct vgpu_qev {
+	void *ev, *ctx, *stream;
+	uint32_t grant;		/* the gate page's seq when recorded */
+};
+
+enum { VGPU_QS_EMPTY, VGPU_QS_FULL, VGPU_QS_BUSY };
+
+struct vgpu_qslot {
+	int state;
+	int n;
+	uint64_t seq;		/* order of the marks */
+	struct vgpu_qev e[VGPU_MARK_MAX];
+};
+
+struct vgpu_qgpu {
+	pthread_mutex_t lk;
+	uint64_t seq;
+	struct vgpu_qslot slot[VGPU_QUEUE_DEPTH_MAX];
+	/* Per stream, the last event waited for (the start of the next
+	 * elapsed time); unused events, per context. */
+	struct vgpu_qev prev[VGPU_MARK_MAX];
+	struct vgpu_qev spare[VGPU_QUEUE_SPARE];
+	int nspare;
+	unsigned int prev_next;
+	/* Counters (under lk): marks made, events recorded, waits for an
+	 * oldest mark, marks skipped (every slot busy), device ns measured. */
+	uint64_t marks, events, waits, skipped, dev_ns;
+};
+
+struct vgpu_queue {
+	const struct vgpu_queue_ops *ops;
+	void *arg;
+	int depth;			/* K, 1..VGPU_QUEUE_DEPTH_MAX */
+	int off;			/* event creation failed: no bound */
+	unsigned int gen;		/* bumped when a context goes away */
+	struct vgpu_qgpu *gpu[VGPU_DEV_GPUS];	/* allocated at the first mark */
+};
+
+/* A mark on gpu after a launch: win holds the thread's last m streams
+ * (m = M, at most VGPU_MARK_MAX), grant the gate page's seq. */
+void vgpu_queue_mark(struct vgpu_queue *q, int gpu, uint32_t grant, void *const *win, int m);
+/* Context ctx is about to go away (destroy: 1, its events are destroyed)
+ * or has gone (0: forgotten only). */
+void vgpu_queue_ctx_gone(struct vgpu_queue *q, void *ctx, int destroy);
+/* Device ns measured on gpu so far (0 if none). */
+uint64_t vgpu_queue_dev_ns(struct vgpu_queue *q, int gpu);
+/* fork: forget everything (the events were the parent's). */
+void vgpu_queue_reset(struct vgpu_queue *q);
+
+#endif
