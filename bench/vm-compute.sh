@@ -1,11 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Compute time-slicing end to end: tenants' processes launch kernels
-# through libvgpu's gate on simgpu; simgpu's engine, which runs one kernel
-# at a time, records the device time each cgroup really got (the ground
-# truth the shares are checked against).
-suite=compute
-. /tests/suite-lib.sh
+# Compute benchmark (bench/run): share error and reclaim for the scenarios
+# of issue 5. Tenants' processes launch kernels through libvgpu's gate on
+# simgpu; simgpu's engine, which runs one kernel at a time, records the
+# device time each cgroup really got (the ground truth). Each line says
+# whether the issue's target was met under this emulated VM; these are
+# measurements, not tests (the scheduler's own checks are in
+# tests/vm/suites/65-sched-kernel.sh).
+pass() { echo "met     $1"; }
+fail() { echo "missed  $1: $2"; }
+suite_end() { :; }
+echo "== compute shares and reclaim (ground truth: simgpu's engine) =="
 
 cg=/sys/fs/cgroup
 export LD_PRELOAD=/usr/lib/libvgpu.so
