@@ -88,7 +88,7 @@ run vgpuctl tenant show training
 kill -9 $p2
 sleep 0.5
 echo
-echo '# compute: both tenants keep GPU 0 busy; their shares follow the weights'
+echo '# compute: both tenants keep GPU 0 busy (weights 70 and 30); top shows their shares'
 run vgpuctl tenant set inference gpus none
 /tmp/as_tenant training simgpu-client launch 2000000 count 100000 > /tmp/c1 2>&1 &
 /tmp/as_tenant inference simgpu-client launch 2000000 count 100000 > /tmp/c2 2>&1 &
