@@ -153,7 +153,7 @@ static void ev_failed(void *arg, int gpu, int err)
 static const struct vgpu_queue_ops qops = {
 	ev_ctx, ev_create, ev_record, ev_sync, ev_elapsed, ev_destroy, ev_failed,
 };
-static struct vgpu_queue queue = { .ops = &qops, .depth = 4 };
+static struct vgpu_queue queue = { .ops = &qops, .mark = 4, .depth = 4 };	/* fixed M */
 static unsigned long marks;
 
 /* As libvgpu's vgpu_launch_mark(). */
@@ -288,9 +288,9 @@ int main(int argc, char **argv)
 			(unsigned long long)page.gpu[1].launches);
 		return 1;
 	}
-	printf("# %lu marks, %lu stub event calls (%.3f per launch), %lu marks skipped\n",
+	printf("# %lu marks, %lu stub event calls (%.3f per launch), %lu sleeps for a slot\n",
 	       marks, ev_calls, (double)ev_calls / (double)(page.gpu[0].launches + page.gpu[1].launches),
-	       (unsigned long)(queue.gpu[0] ? queue.gpu[0]->skipped : 0));
+	       (unsigned long)(queue.gpu[0] ? queue.gpu[0]->slept : 0));
 	free(bare);
 	free(g);
 	free(d);

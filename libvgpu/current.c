@@ -142,19 +142,36 @@ static const struct vgpu_queue_ops vgpu_queue_ops = {
 	.failed = q_failed,
 };
 
+#define VGPU_TARGET_US_DEFAULT 40000	/* well within the default drain timeout */
+
 struct vgpu_queue vgpu_queue = {
 	.ops = &vgpu_queue_ops,
+	.mark = VGPU_MARK_DEFAULT,
 	.depth = VGPU_DEPTH_DEFAULT,
+	.target_ns = VGPU_TARGET_US_DEFAULT * 1000ULL,
 };
 
-/* VGPU_QUEUE_MARK (M: 0 = off, or a power of two up to VGPU_MARK_MAX) and
- * VGPU_QUEUE_DEPTH (K: 1 to VGPU_QUEUE_DEPTH_MAX). */
+/* VGPU_QUEUE_MARK (M: 0 = off, or a power of two up to VGPU_MARK_MAX),
+ * VGPU_QUEUE_DEPTH (K: 1 to VGPU_QUEUE_DEPTH_MAX) and VGPU_QUEUE_US (the
+ * queued device time M and K adapt to; 0: fixed). */
 static void queue_config(void)
 {
 	const char *m = getenv("VGPU_QUEUE_MARK"), *k = getenv("VGPU_QUEUE_DEPTH");
+	const char *us = getenv("VGPU_QUEUE_US");
 	unsigned int mark = VGPU_MARK_DEFAULT, depth = VGPU_DEPTH_DEFAULT;
+	unsigned long target = VGPU_TARGET_US_DEFAULT;
 	char *end;
 
+	if (us && *us) {
+		unsigned long v = strtoul(us, &end, 10);
+
+		if (*end || v > 10000000UL)
+			vgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_US=\"%s\" is not 0 to 10000000: %lu "
+				 "kept", us, target);
+		else
+			target = v;
+	}
+	vgpu_queue.target_ns = (uint64_t)target * 1000ULL;
 	if (m && *m) {
 		unsigned long v = strtoul(m, &end, 10);
 
@@ -174,10 +191,11 @@ static void queue_config(void)
 			depth = (unsigned int)v;
 	}
 	vgpu_queue.depth = (int)depth;
+	vgpu_queue.mark = mark ? (int)mark : 1;
 	__atomic_store_n(&vgpu_gate.mark_mask, mark ? mark - 1 : VGPU_MARK_OFF, __ATOMIC_RELAXED);
 	if (mark)
 		vgpu_log(VGPU_LOG_DEBUG, "queue bound: a mark every %u launches of a thread, "
-			 "%u marks per GPU", mark, depth);
+			 "%u marks per GPU, adapting to %lu us of queued work", mark, depth, target);
 	else
 		vgpu_log(VGPU_LOG_DEBUG, "queue bound off (VGPU_QUEUE_MARK=0)");
 }
@@ -322,14 +340,17 @@ void vgpu_launch_mark(CUresult rc)
 	unsigned int m = __atomic_load_n(&vgpu_gate.mark_mask, __ATOMIC_RELAXED) + 1;
 	int g = vgpu_gate_tls.mark - 1;
 	void *win[VGPU_MARK_MAX];
+	unsigned int m2;
 
 	vgpu_gate_tls.mark = 0;
 	if (rc != CUDA_SUCCESS || !gp || !m || m > VGPU_MARK_MAX || g < 0 || g >= VGPU_DEV_GPUS)
 		return;
 	for (unsigned int i = 0; i < m; i++)
 		win[i] = vgpu_gate_tls.win[(vgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
-	vgpu_queue_mark(&vgpu_queue, g, __atomic_load_n(&gp->gpu[g].seq, __ATOMIC_RELAXED),
-			win, (int)m);
+	m2 = (unsigned int)vgpu_queue_mark(&vgpu_queue, g,
+					   __atomic_load_n(&gp->gpu[g].seq, __ATOMIC_RELAXED), win, (int)m);
+	if (m2 != m && m2 >= 1 && m2 <= VGPU_MARK_MAX)
+		__atomic_store_n(&vgpu_gate.mark_mask, m2 - 1, __ATOMIC_RELAXED);
 }
 
 static void gate_drain(void *ctx, int gpu)

@@ -21,29 +21,15 @@ static struct vgpu_qgpu *qgpu(struct vgpu_queue *q, int g)
 	if (!qg)
 		return NULL;
 	pthread_mutex_init(&qg->lk, NULL);
+	pthread_cond_init(&qg->cv, NULL);
 	if (!__atomic_compare_exchange_n(&q->gpu[g], &none, qg, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
 		pthread_mutex_destroy(&qg->lk);
+		pthread_cond_destroy(&qg->cv);
 		free(qg);
 		qg = none;
 	}
 	return qg;
-}
-
-/* An empty slot, else the oldest full one, else NULL (all busy). */
-static struct vgpu_qslot *pick(struct vgpu_qgpu *qg, int depth)
-{
-	struct vgpu_qslot *best = NULL;
-
-	for (int i = 0; i < depth; i++) {
-		struct vgpu_qslot *s = &qg->slot[i];
-
-		if (s->state == VGPU_QS_EMPTY)
-			return s;
-		if (s->state == VGPU_QS_FULL && (!best || s->seq < best->seq))
-			best = s;
-	}
-	return best;
 }
 
 /* Take the prev entry of (stream, ctx) out; its ev is NULL if none. */
@@ -78,19 +64,127 @@ static void put_prev(struct vgpu_qgpu *qg, struct vgpu_qev e, struct vgpu_qev *o
 	qg->prev[slot] = e;
 }
 
-void vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *win, int m)
+/* Give events back: to the spares while there is room; returns how many
+ * of avail are left over (to destroy, outside the lock). Under qg->lk. */
+static int to_spares(struct vgpu_qgpu *qg, struct vgpu_qev *avail, int navail)
 {
-	struct vgpu_qev old[VGPU_MARK_MAX], prv[VGPU_MARK_MAX], made[VGPU_MARK_MAX];
-	struct vgpu_qev avail[VGPU_QAVAIL];
+	while (navail && qg->nspare < VGPU_QUEUE_SPARE)
+		qg->spare[qg->nspare++] = avail[--navail];
+	return navail;
+}
+
+/*
+ * If more than keep marks are pending on qg, wait for the oldest (its
+ * events, sleeping), measure it from the previous mark of each of its
+ * streams within the same grant, and free its slot; 1 if it waited.
+ */
+static int wait_oldest(struct vgpu_queue *q, struct vgpu_qgpu *qg, int keep)
+{
+	struct vgpu_qev old[VGPU_MARK_MAX], prv[VGPU_MARK_MAX], avail[VGPU_QAVAIL];
+	struct vgpu_qslot *s = NULL;
+	int nold, navail = 0, full = 0;
+	uint64_t dev = 0, per = 0;
+	unsigned int gen;
+
+	pthread_mutex_lock(&qg->lk);
+	gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
+	for (int i = 0; i < VGPU_QUEUE_DEPTH_MAX; i++) {
+		struct vgpu_qslot *t = &qg->slot[i];
+
+		if (t->state != VGPU_QS_FULL)
+			continue;
+		full++;
+		if (!s || t->seq < s->seq)
+			s = t;
+	}
+	if (full <= keep || !s) {
+		pthread_mutex_unlock(&qg->lk);
+		return 0;
+	}
+	nold = s->n;
+	memcpy(old, s->e, sizeof(old[0]) * (size_t)nold);
+	for (int i = 0; i < nold; i++)
+		prv[i] = take_prev(qg, old[i].stream, old[i].ctx);
+	s->state = VGPU_QS_BUSY;
+	qg->waits++;
+	pthread_mutex_unlock(&qg->lk);
+
+	for (int i = 0; i < nold; i++)
+		q->ops->sync(q->arg, old[i].ev);
+	for (int i = 0; i < nold; i++) {
+		float ms;
+
+		if (!prv[i].ev)
+			continue;
+		if (prv[i].grant == old[i].grant &&
+		    !q->ops->elapsed(q->arg, &ms, prv[i].ev, old[i].ev) && ms > 0) {
+			uint64_t ns = (uint64_t)((double)ms * 1e6);
+
+			dev += ns;
+			if (old[i].launches && ns / old[i].launches > per)
+				per = ns / old[i].launches;
+		}
+		avail[navail++] = prv[i];
+	}
+
+	pthread_mutex_lock(&qg->lk);
+	s->state = VGPU_QS_EMPTY;
+	s->n = 0;
+	pthread_cond_broadcast(&qg->cv);
+	if (gen != __atomic_load_n(&q->gen, __ATOMIC_RELAXED)) {
+		/* A context went away meanwhile: these events may be its, and
+		 * gone with it. Forget them (a few leaked at worst). */
+		pthread_mutex_unlock(&qg->lk);
+		return 1;
+	}
+	for (int i = 0; i < nold; i++)
+		put_prev(qg, old[i], avail, &navail);
+	qg->dev_ns += dev;
+	if (per)	/* written under lk, read without */
+		__atomic_store_n(&qg->launch_ns, qg->launch_ns ? (3 * qg->launch_ns + per) / 4 : per,
+				 __ATOMIC_RELAXED);
+	navail = to_spares(qg, avail, navail);
+	pthread_mutex_unlock(&qg->lk);
+	for (int i = 0; i < navail; i++)
+		q->ops->destroy(q->arg, avail[i].ev);
+	return 1;
+}
+
+/* M and the marks kept pending on qg: the configured ones, or, with a
+ * target and a measured device time per launch, the largest M (a power
+ * of two) and then the most marks that keep (marks + 1) x M launches
+ * within the target. */
+static void plan(struct vgpu_queue *q, struct vgpu_qgpu *qg, int depth, int *m, int *keep)
+{
+	uint64_t per, l;
+	int mm = 1;
+
+	*m = q->mark;
+	*keep = depth;
+	if (!q->target_ns)
+		return;
+	per = __atomic_load_n(&qg->launch_ns, __ATOMIC_RELAXED);
+	if (!per)
+		return;
+	l = q->target_ns / per;		/* launches within the target */
+	while (mm < VGPU_MARK_MAX && (uint64_t)(2 * mm) * (uint64_t)(depth + 1) <= l)
+		mm *= 2;
+	*m = mm;
+	l /= (uint64_t)mm;		/* marks within it, the newest included */
+	*keep = !l ? 0 : l - 1 > (uint64_t)depth ? depth : (int)(l - 1);
+}
+
+int vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *win, int m)
+{
+	struct vgpu_qev made[VGPU_MARK_MAX], avail[VGPU_QAVAIL];
 	void *d[VGPU_MARK_MAX], *ctx;
-	int nd = 0, nold = 0, navail = 0, nmade = 0, depth = q->depth;
+	int nd = 0, navail = 0, nmade = 0, depth = q->depth, newm, keep;
 	struct vgpu_qgpu *qg;
-	struct vgpu_qslot *s;
-	uint64_t dev = 0;
+	struct vgpu_qslot *s = NULL;
 	unsigned int gen;
 
 	if (g < 0 || g >= VGPU_DEV_GPUS || __atomic_load_n(&q->off, __ATOMIC_RELAXED))
-		return;
+		return m;
 	if (m > VGPU_MARK_MAX)
 		m = VGPU_MARK_MAX;
 	if (depth < 1 || depth > VGPU_QUEUE_DEPTH_MAX)
@@ -98,7 +192,7 @@ void vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *w
 	qg = qgpu(q, g);
 	ctx = q->ops->ctx(q->arg);
 	if (!qg || !ctx)
-		return;
+		return m;
 	for (int i = 0; i < m; i++) {
 		int j = 0;
 
@@ -108,20 +202,27 @@ void vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *w
 			d[nd++] = win[i];
 	}
 
+	/* A free slot: if the ring is full, wait for its oldest mark; if
+	 * every slot is busy in other threads, sleep until one is not. */
 	pthread_mutex_lock(&qg->lk);
-	gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
-	s = pick(qg, depth);
-	if (!s) {
-		qg->skipped++;
-		pthread_mutex_unlock(&qg->lk);
-		return;
-	}
-	if (s->state == VGPU_QS_FULL) {
-		nold = s->n;
-		memcpy(old, s->e, sizeof(old[0]) * (size_t)nold);
-		for (int i = 0; i < nold; i++)
-			prv[i] = take_prev(qg, old[i].stream, old[i].ctx);
-		qg->waits++;
+	while (!s) {
+		int full = 0;
+
+		for (int i = 0; i < depth && !s; i++) {
+			if (qg->slot[i].state == VGPU_QS_EMPTY)
+				s = &qg->slot[i];
+			full += qg->slot[i].state == VGPU_QS_FULL;
+		}
+		if (s)
+			break;
+		if (full) {
+			pthread_mutex_unlock(&qg->lk);
+			wait_oldest(q, qg, 0);
+			pthread_mutex_lock(&qg->lk);
+		} else {
+			qg->slept++;
+			pthread_cond_wait(&qg->cv, &qg->lk);
+		}
 	}
 	s->state = VGPU_QS_BUSY;
 	s->seq = ++qg->seq;
@@ -137,25 +238,11 @@ void vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *w
 	}
 	qg->marks++;
 	pthread_mutex_unlock(&qg->lk);
-
-	/* The ring was full: wait for its oldest mark (sleeps), and measure
-	 * from the previous mark of each stream within the same grant. */
-	for (int i = 0; i < nold; i++)
-		q->ops->sync(q->arg, old[i].ev);
-	for (int i = 0; i < nold; i++) {
-		float ms;
-
-		if (!prv[i].ev)
-			continue;
-		if (prv[i].grant == old[i].grant &&
-		    !q->ops->elapsed(q->arg, &ms, prv[i].ev, old[i].ev) && ms > 0)
-			dev += (uint64_t)((double)ms * 1e6);
-		avail[navail++] = prv[i];
-	}
+	gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
 
 	/* Record the new mark: an event on each stream of the window. */
 	for (int j = 0; j < nd; j++) {
-		struct vgpu_qev e = { NULL, ctx, d[j], grant };
+		struct vgpu_qev e = { NULL, ctx, d[j], grant, (uint32_t)m };
 		int k, rc;
 
 		for (k = 0; k < navail && avail[k].ctx != ctx; k++)
@@ -176,25 +263,27 @@ void vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *w
 	}
 
 	pthread_mutex_lock(&qg->lk);
+	pthread_cond_broadcast(&qg->cv);
 	if (gen != __atomic_load_n(&q->gen, __ATOMIC_RELAXED)) {
-		/* A context went away meanwhile: these events may be its, and
-		 * gone with it. Forget them (a few leaked at worst). */
-		s->state = VGPU_QS_EMPTY;
+		s->state = VGPU_QS_EMPTY;	/* a context went away: forget */
 		pthread_mutex_unlock(&qg->lk);
-		return;
+		return m;
 	}
-	for (int i = 0; i < nold; i++)
-		put_prev(qg, old[i], avail, &navail);
 	memcpy(s->e, made, sizeof(made[0]) * (size_t)nmade);
 	s->n = nmade;
 	s->state = nmade ? VGPU_QS_FULL : VGPU_QS_EMPTY;
 	qg->events += (uint64_t)nmade;
-	qg->dev_ns += dev;
-	while (navail && qg->nspare < VGPU_QUEUE_SPARE)
-		qg->spare[qg->nspare++] = avail[--navail];
+	navail = to_spares(qg, avail, navail);
 	pthread_mutex_unlock(&qg->lk);
 	for (int i = 0; i < navail; i++)
 		q->ops->destroy(q->arg, avail[i].ev);
+
+	/* Keep at most keep marks pending (fewer than K when the launches
+	 * are long). */
+	plan(q, qg, depth, &newm, &keep);
+	for (int i = 0; i <= depth && wait_oldest(q, qg, keep); i++)
+		;
+	return newm;
 }
 
 void vgpu_queue_ctx_gone(struct vgpu_queue *q, void *ctx, int destroy)

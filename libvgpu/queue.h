@@ -59,6 +59,7 @@ struct vgpu_queue_ops {
 struct vgpu_qev {
 	void *ev, *ctx, *stream;
 	uint32_t grant;		/* the gate page's seq when recorded */
+	uint32_t launches;	/* in the mark's window (M), all streams */
 };
 
 enum { VGPU_QS_EMPTY, VGPU_QS_FULL, VGPU_QS_BUSY };
@@ -72,6 +73,7 @@ struct vgpu_qslot {
 
 struct vgpu_qgpu {
 	pthread_mutex_t lk;
+	pthread_cond_t cv;		/* a slot stopped being busy */
 	uint64_t seq;
 	struct vgpu_qslot slot[VGPU_QUEUE_DEPTH_MAX];
 	/* Per stream, the last event waited for (the start of the next
@@ -81,22 +83,33 @@ struct vgpu_qgpu {
 	int nspare;
 	unsigned int prev_next;
 	/* Counters (under lk): marks made, events recorded, waits for an
-	 * oldest mark, marks skipped (every slot busy), device ns measured. */
-	uint64_t marks, events, waits, skipped, dev_ns;
+	 * oldest mark, sleeps for a slot (every one busy in other threads),
+	 * device ns measured;
+	 * device ns per launch (a moving average, 0: unknown). */
+	uint64_t marks, events, waits, slept, dev_ns;
+	uint64_t launch_ns;
 };
 
 struct vgpu_queue {
 	const struct vgpu_queue_ops *ops;
 	void *arg;
+	int mark;			/* M, 1..VGPU_MARK_MAX, a power of two */
 	int depth;			/* K, 1..VGPU_QUEUE_DEPTH_MAX */
+	/* 0: M and K fixed. Otherwise, once the device time per launch is
+	 * measured, M and the marks kept pending shrink (or M grows, up to
+	 * VGPU_MARK_MAX) so that (pending + 1) x M launches take about
+	 * this long; with launches longer than it, a mark per launch and
+	 * none kept pending (each launch waited for at its mark). */
+	uint64_t target_ns;
 	int off;			/* event creation failed: no bound */
 	unsigned int gen;		/* bumped when a context goes away */
 	struct vgpu_qgpu *gpu[VGPU_DEV_GPUS];	/* allocated at the first mark */
 };
 
 /* A mark on gpu after a launch: win holds the thread's last m streams
- * (m = M, at most VGPU_MARK_MAX), grant the gate page's seq. */
-void vgpu_queue_mark(struct vgpu_queue *q, int gpu, uint32_t grant, void *const *win, int m);
+ * (m = M, at most VGPU_MARK_MAX), grant the gate page's seq. Returns the
+ * M to use from now on. */
+int vgpu_queue_mark(struct vgpu_queue *q, int gpu, uint32_t grant, void *const *win, int m);
 /* Context ctx is about to go away (destroy: 1, its events are destroyed)
  * or has gone (0: forgotten only). */
 void vgpu_queue_ctx_gone(struct vgpu_queue *q, void *ctx, int destroy);

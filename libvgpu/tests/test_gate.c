@@ -236,11 +236,12 @@ static struct qfake {
 	} ev[QEV];
 	int nev, creates, destroys, records, syncs, elapseds, calls_off_mark, errors;
 	int create_err, failed_said;
+	float ms_per_launch;		/* device time of a launch */
 	uint64_t launch_n;		/* the launch the calls come after */
 	int marking;			/* inside a mark */
 	uint64_t max_out, bound;
 	int over;
-} qf = { .lk = PTHREAD_MUTEX_INITIALIZER };
+} qf = { .lk = PTHREAD_MUTEX_INITIALIZER, .ms_per_launch = 2.0f };
 
 static char qstreams[QS];
 static int qctx_tag;
@@ -336,7 +337,7 @@ static int q_elapsed(void *arg, float *ms, void *a, void *b)
 	q_call();
 	if (!x->live || !y->live || x->stream != y->stream)
 		qf.errors++;
-	*ms = (float)(y->target - x->target) * 2.0f;
+	*ms = (float)(y->target - x->target) * qf.ms_per_launch;
 	qf.elapseds++;
 	pthread_mutex_unlock(&qf.lk);
 	return 0;
@@ -366,7 +367,7 @@ static void q_failed(void *arg, int gpu, int err)
 static const struct vgpu_queue_ops q_ops = {
 	q_ctx, q_create, q_record, q_sync, q_elapsed, q_destroy, q_failed,
 };
-static struct vgpu_queue q = { .ops = &q_ops, .depth = 4 };
+static struct vgpu_queue q = { .ops = &q_ops, .mark = 4, .depth = 4 };
 static struct vgpu_dev_page qpage;
 static struct vgpu_dev_gate qgpage;
 static struct vgpu_gate qgt = { .gate = &qgpage, .page = &qpage, .one_gpu = 0, .gen = 1,
@@ -394,7 +395,8 @@ static void qlaunch(int st)
 		for (unsigned int i = 0; i < m; i++)
 			win[i] = vgpu_gate_tls.win[(vgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
 		__atomic_add_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
-		vgpu_queue_mark(&q, g, qgpage.gpu[g].seq, win, (int)m);
+		m = (unsigned int)vgpu_queue_mark(&q, g, qgpage.gpu[g].seq, win, (int)m);
+		qgt.mark_mask = m - 1;
 		__atomic_sub_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_lock(&qf.lk);
@@ -511,12 +513,52 @@ static void test_queue(void)
 	CHECK(qf.failed_said == 1 && !qf.records && !qf.syncs && q.off, "queue bound",
 	      "no events: said %d times, %d records", qf.failed_said, qf.records);
 	qf.create_err = 0;
+	/* Adapting to 20 ms of queued work (one stream: the time between two
+	 * marks over the launches of the window is the time per launch):
+	 * 2 ms launches give M = 2 and 4 marks pending (10 launches); 50 ms
+	 * launches M = 1 and none (each launch waited for at its mark: at
+	 * most 1 queued). */
+	qreset();
+	q.target_ns = 20000000;
+	qf.bound = ~0ULL;
+	for (int i = 0; i < 40; i++)
+		qlaunch(3);
+	qf.max_out = 0;
+	qf.bound = 10;
+	for (int i = 0; i < 100; i++)
+		qlaunch(3);
+	CHECK(!qf.over && qf.max_out == 10 && qgt.mark_mask == 1, "queue bound",
+	      "2 ms launches, 20 ms target: up to %llu queued, M = %u",
+	      (unsigned long long)qf.max_out, qgt.mark_mask + 1);
+	qreset();
+	qf.ms_per_launch = 50.0f;
+	qf.bound = ~0ULL;
+	for (int i = 0; i < 40; i++)
+		qlaunch(3);
+	qf.max_out = 0;
+	qf.bound = 1;
+	for (int i = 0; i < 100; i++)
+		qlaunch(3);
+	CHECK(!qf.over && qf.max_out == 1 && qgt.mark_mask == 0 && !qf.errors, "queue bound",
+	      "50 ms launches, 20 ms target: up to %llu queued, M = %u",
+	      (unsigned long long)qf.max_out, qgt.mark_mask + 1);
+	/* 10 us launches: M grows to 16, 4 marks pending. */
+	qreset();
+	qf.ms_per_launch = 0.01f;
+	for (int i = 0; i < 200; i++)
+		qlaunch(3);
+	CHECK(qgt.mark_mask == 15, "queue bound", "10 us launches: M = %u", qgt.mark_mask + 1);
+	q.target_ns = 0;
+	qf.ms_per_launch = 2.0f;
+	qgt.mark_mask = 3;
 	qreset();
 	printf("PASS: libvgpu: logic: queue bound on a fake GPU (M = 4, K = 4: 100 launches on 2 "
 	       "streams wait for the oldest mark after launches 19, 23, ..., 99 and never have "
 	       "more than 20 queued; no event call between marks; 160 ms measured, none across a "
 	       "grant; events destroyed with their context; one stream; 4 threads within "
-	       "K x M + T x M; event creation failing said once, then no bound)\n");
+	       "K x M + T x M; event creation failing said once, then no bound; adapting to "
+	       "20 ms: 2 ms launches M = 2 and at most 10 queued, 50 ms launches M = 1 and at "
+	       "most 1, 10 us launches M = 16)\n");
 }
 
 /* ---- node lists ---- */
