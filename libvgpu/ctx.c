@@ -5,11 +5,13 @@
  * took, the device's used memory just before and just after its creation,
  * and charges that once the context exists (a refused charge destroys the
  * context again and fails the call with CUDA_ERROR_OUT_OF_MEMORY). The
- * device's used memory is read through NVML (which needs no context);
- * without NVML, through cuMemGetInfo in a context of the same device
- * already current, else the context is not charged (logged). Other
- * processes allocating at the same moment can disturb the measurement; it
- * is clamped at 0.
+ * process's own used memory is read through NVML's running-process list
+ * (which needs no context), so other processes allocating at the same
+ * moment do not disturb it; where NVML does not give a process's usage,
+ * the device's used memory is read instead (NVML, else cuMemGetInfo in a
+ * context of the same device already current), which other processes can
+ * disturb; the measurement is clamped at 0. Without either, the context is
+ * not charged (logged).
  *
  * cuCtxDestroy gives back the context's charge and the charges of every
  * allocation bound to it (cuMemAlloc, pitch, managed, arrays, graph
@@ -18,6 +20,7 @@
  * or it is reset.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "state.h"
@@ -49,7 +52,30 @@ static int nvml_ready(void)
 	return st > 0;
 }
 
-/* Used bytes of CUDA device dev; 0 on success. */
+/* What this process holds on the NVML device h; 0 on success. */
+static int own_used(nvmlDevice_t h, uint64_t *used)
+{
+	vgpu_pfn_nvmlDeviceGetComputeRunningProcesses_v3 list =
+		REAL(nvmlDeviceGetComputeRunningProcesses_v3);
+	nvmlProcessInfo_t p[256];
+	unsigned int n = 256, i;
+	unsigned int me = (unsigned int)getpid();
+
+	if (!list || list(h, &n, p) != NVML_SUCCESS)
+		return -1;
+	*used = 0;
+	for (i = 0; i < n; i++) {
+		if (p[i].pid != me)
+			continue;
+		if (p[i].usedGpuMemory == (unsigned long long)NVML_VALUE_NOT_AVAILABLE)
+			return -1;
+		*used = p[i].usedGpuMemory;
+	}
+	return 0;
+}
+
+/* Used bytes of CUDA device dev, this process's where NVML tells them,
+ * else the whole device's; 0 on success. */
 static int dev_used(CUdevice dev, uint64_t *used)
 {
 	vgpu_pfn_cuDeviceGetUuid_v2 uuidf = REAL(cuDeviceGetUuid_v2);
@@ -63,6 +89,8 @@ static int dev_used(CUdevice dev, uint64_t *used)
 		nvmlMemory_t m;
 
 		vgpu_uuid_str(&u, s);
+		if (byuuid && !byuuid(s, &h) && !own_used(h, used))
+			return 0;
 		if (byuuid && info && !byuuid(s, &h) && !info(h, &m)) {
 			*used = m.used;
 			return 0;
