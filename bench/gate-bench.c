@@ -37,8 +37,7 @@
 #include <time.h>
 
 #include "../libvgpu/gate.h"
-/* queue.c compiled in here: bench/Makefile links gate.c only. */
-#include "../libvgpu/queue.c"
+#include "../libvgpu/queue.h"
 
 #define BATCH 1000
 

@@ -66,16 +66,20 @@ within() {
 	fi
 }
 
+# Fresh tenants for each scenario: a tenant's virtual time carries over
+# from the scenarios before it (see Documentation/compute.md).
 stop_all() {
 	killall -9 simgpu-client 2>/dev/null
 	sleep 0.5
+	for t in x y z; do
+		vgpuctl tenant del $t >/dev/null 2>&1
+		vgpuctl tenant add $t cgroup $t >/dev/null
+	done
 }
 
 # tenants x, y, z in their own cgroups
-for t in x y z; do
-	mkdir -p $cg/$t
-	vgpuctl tenant add $t cgroup $t >/dev/null
-done
+mkdir -p $cg/x $cg/y $cg/z
+stop_all
 
 # --- weighted shares under full contention for 10 s
 shares() {
