@@ -330,58 +330,36 @@ static void primary_gone(CUdevice dev, int reset)
 		ctx_gone(c);
 }
 
-VGPU_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+/* A release (@reset 0) or reset of a primary context through @real. */
+static CUresult primary_end(CUresult (*real)(CUdevice), CUdevice dev, int reset)
 {
-	vgpu_pfn_cuDevicePrimaryCtxRelease real = REAL(cuDevicePrimaryCtxRelease);
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	primary_going(dev, 0);
+	primary_going(dev, reset);
 	rc = real(dev);
 	if (rc == CUDA_SUCCESS)
-		primary_gone(dev, 0);
+		primary_gone(dev, reset);
 	return rc;
+}
+
+VGPU_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+	return primary_end(REAL(cuDevicePrimaryCtxRelease), dev, 0);
 }
 
 VGPU_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
-	vgpu_pfn_cuDevicePrimaryCtxRelease_v2 real = REAL(cuDevicePrimaryCtxRelease_v2);
-	CUresult rc;
-
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	primary_going(dev, 0);
-	rc = real(dev);
-	if (rc == CUDA_SUCCESS)
-		primary_gone(dev, 0);
-	return rc;
+	return primary_end(REAL(cuDevicePrimaryCtxRelease_v2), dev, 0);
 }
 
 VGPU_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
 {
-	vgpu_pfn_cuDevicePrimaryCtxReset real = REAL(cuDevicePrimaryCtxReset);
-	CUresult rc;
-
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	primary_going(dev, 1);
-	rc = real(dev);
-	if (rc == CUDA_SUCCESS)
-		primary_gone(dev, 1);
-	return rc;
+	return primary_end(REAL(cuDevicePrimaryCtxReset), dev, 1);
 }
 
 VGPU_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
-	vgpu_pfn_cuDevicePrimaryCtxReset_v2 real = REAL(cuDevicePrimaryCtxReset_v2);
-	CUresult rc;
-
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	primary_going(dev, 1);
-	rc = real(dev);
-	if (rc == CUDA_SUCCESS)
-		primary_gone(dev, 1);
-	return rc;
+	return primary_end(REAL(cuDevicePrimaryCtxReset_v2), dev, 1);
 }
