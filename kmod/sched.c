@@ -229,8 +229,20 @@ void vgpu_sched_ent_sync(struct vgpu_sched *s, struct vgpu_sched_bucket *sb, u64
 				min_vt = o->vtime;
 			any = true;
 		}
-		if (any && (s64)(min_vt - e->vtime) > 0)
-			e->vtime = min_vt;
+		/*
+		 * Idleness earns no burst, and history from before it costs
+		 * at most one slice: otherwise a tenant that ran alone for a
+		 * while would starve behind newcomers.
+		 */
+		if (any) {
+			u64 cap = min_vt + div_u64(vgpu_slice_ns() * VGPU_WEIGHT_DEFAULT,
+					   sb->weight);
+
+			if ((s64)(min_vt - e->vtime) > 0)
+				e->vtime = min_vt;
+			else if ((s64)(e->vtime - cap) > 0)
+				e->vtime = cap;
+		}
 		list_add_tail(&e->node, &s->active);
 	} else if (!want && !list_empty(&e->node)) {
 		list_del_init(&e->node);
