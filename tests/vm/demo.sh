@@ -96,7 +96,6 @@ sleep 2
 echo
 echo '# vgpuctl top -n 2 -d 2'
 vgpuctl top -n 2 -d 2 | cat
-head -3 /tmp/c1 /tmp/c2
 killall -9 simgpu-client 2>/dev/null
 sleep 0.5
 run vgpuctl tenant show inference
