@@ -183,12 +183,12 @@ sleep 0.1
 measure 2 y
 if [ $util_y -ge 900 ]; then pass "a killed tenant's grant goes to the other at once ($((util_y / 10))%)"
 else fail "a killed tenant's grant goes to the other at once" "$((util_y / 10)).$((util_y % 10))%"; fi
-stop_all
-
 # --- counters
 j=$(vgpuctl -j tenant show x | tr -d ' \n')
 case $j in
 *'"gpu_time_ns":'[1-9]*'"grants":'[1-9]*) pass "gpu_time_ns, throttled_ns and grants are reported" ;;
 *) fail "gpu_time_ns, throttled_ns and grants are reported" "$j" ;;
 esac
+stop_all
+
 suite_end
