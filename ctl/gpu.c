@@ -174,10 +174,7 @@ static int gpu_add(int argc, char **argv)
 
 static int gpu_del(int argc, char **argv)
 {
-	struct vgpu_nl nl;
-	struct nl_msg *msg;
 	uint32_t index;
-	int ret;
 
 	if (argc < 1)
 		return vgpu_usage_error("missing INDEX for gpu del");
@@ -185,20 +182,7 @@ static int gpu_del(int argc, char **argv)
 		return vgpu_usage_error("invalid INDEX \"%s\" for gpu del (0-63)", argv[0]);
 	if (argc > 1)
 		return vgpu_usage_error("unexpected argument \"%s\" for gpu del", argv[1]);
-	ret = vgpu_need_admin();
-	if (ret)
-		return ret;
-	ret = vgpu_open(&nl);
-	if (ret)
-		return ret;
-	msg = vgpu_nl_msg(&nl, VGPU_CMD_GPU_DEL, false);
-	if (msg && nla_put_u32(msg, VGPU_A_GPU_INDEX, index) < 0) {
-		vgpu_nl_close(&nl);
-		return vgpu_put_failed(msg);
-	}
-	ret = vgpu_send(&nl, msg, NULL, NULL);
-	vgpu_nl_close(&nl);
-	return ret;
+	return vgpu_admin_u32(VGPU_CMD_GPU_DEL, VGPU_A_GPU_INDEX, index);
 }
 
 /**

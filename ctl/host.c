@@ -84,10 +84,7 @@ int vgpu_cmd_show(int argc, char **argv)
 int vgpu_cmd_set(int argc, char **argv)
 {
 	bool has_policy = false;
-	struct vgpu_nl nl;
-	struct nl_msg *msg;
 	uint32_t policy = 0;
-	int ret;
 
 	if (vgpu_is_help(argc, argv)) {
 		vgpu_usage_host(stdout);
@@ -108,18 +105,5 @@ int vgpu_cmd_set(int argc, char **argv)
 		has_policy = true;
 	}
 
-	ret = vgpu_need_admin();
-	if (ret)
-		return ret;
-	ret = vgpu_open(&nl);
-	if (ret)
-		return ret;
-	msg = vgpu_nl_msg(&nl, VGPU_CMD_HOST_SET, false);
-	if (msg && nla_put_u32(msg, VGPU_A_HOST_DEFAULT_POLICY, policy) < 0) {
-		vgpu_nl_close(&nl);
-		return vgpu_put_failed(msg);
-	}
-	ret = vgpu_send(&nl, msg, NULL, NULL);
-	vgpu_nl_close(&nl);
-	return ret;
+	return vgpu_admin_u32(VGPU_CMD_HOST_SET, VGPU_A_HOST_DEFAULT_POLICY, policy);
 }

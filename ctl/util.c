@@ -130,6 +130,37 @@ int vgpu_send(struct vgpu_nl *nl, struct nl_msg *msg,
 }
 
 /**
+ * vgpu_admin_u32() - send a change that carries a single u32 attribute
+ * @cmd: VGPU_CMD_*
+ * @attr: the attribute
+ * @val: its value
+ *
+ * Checks CAP_NET_ADMIN first, as every change does.
+ *
+ * Return: the exit status.
+ */
+int vgpu_admin_u32(uint8_t cmd, int attr, uint32_t val)
+{
+	struct vgpu_nl nl;
+	struct nl_msg *msg;
+	int ret = vgpu_need_admin();
+
+	if (ret)
+		return ret;
+	ret = vgpu_open(&nl);
+	if (ret)
+		return ret;
+	msg = vgpu_nl_msg(&nl, cmd, false);
+	if (msg && nla_put_u32(msg, attr, val) < 0) {
+		vgpu_nl_close(&nl);
+		return vgpu_put_failed(msg);
+	}
+	ret = vgpu_send(&nl, msg, NULL, NULL);
+	vgpu_nl_close(&nl);
+	return ret;
+}
+
+/**
  * vgpu_put_failed() - report that a request did not fit its buffer
  * @msg: the request (freed)
  *

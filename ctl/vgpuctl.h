@@ -55,6 +55,7 @@ int vgpu_open(struct vgpu_nl *nl);
 int vgpu_send(struct vgpu_nl *nl, struct nl_msg *msg,
 	      vgpu_nl_reply_fn fn, void *arg);
 int vgpu_put_failed(struct nl_msg *msg);
+int vgpu_admin_u32(uint8_t cmd, int attr, uint32_t val);
 typedef int (*vgpu_put_fn)(struct nl_msg *msg, const void *arg);
 int vgpu_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
 	      vgpu_nl_reply_fn fn);
