@@ -225,6 +225,30 @@ if command -v python3 >/dev/null; then
 		bash -c '"$1" -j | python3 -c "import json,sys; json.load(sys.stdin)"' _ "$STAT"
 fi
 
+# ---- device time: queued kernels run back to back on a loaded host ----
+# The engine must not idle while a process has kernels queued, however late
+# the host thread that runs the next one wakes: 4 CPU hogs per core.
+"$STAT" reset
+hogs=()
+for _ in $(seq $((4 * $(nproc)))); do
+	sh -c 'while :; do :; done' &
+	hogs+=($!)
+done
+"$C" launch 2000000 count 100000 streams 2 >"$work/b.out" 2>&1 &
+bp=$!
+sleep 0.5
+s0=$("$STAT" | awk '$1 == "gpu" && $2 == 0 {print $8, $14}')
+sleep 2
+s1=$("$STAT" | awk '$1 == "gpu" && $2 == 0 {print $8, $14}')
+kill "$bp" "${hogs[@]}" 2>/dev/null
+wait "$bp" "${hogs[@]}" 2>/dev/null
+read -r b0 n0 <<<"$s0"
+read -r b1 n1 <<<"$s1"
+util=$(( (b1 - b0) * 1000 / (n1 - n0 > 0 ? n1 - n0 : 1) ))
+check "device time: queued 2 ms kernels keep the engine >= 97% busy beside CPU hogs" \
+	"busy $((b1 - b0)) ns over $((n1 - n0)) ns ($util/1000)" \
+	test "$util" -ge 970 -a "$util" -le 1000
+
 # ---- kill -9 mid-kernel, holding memory ----
 "$STAT" reset
 "$C" alloc 1G , launch 5000000000 >"$work/k.out" 2>&1 &

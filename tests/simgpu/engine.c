@@ -104,7 +104,13 @@ static uint64_t first_waiter(int dev)
 	return best;
 }
 
-static uint64_t engine_acquire(int dev, uint64_t ns)
+/*
+ * Take the engine for an ns-long kernel that was ready at ready_ns. It
+ * starts when both it was ready and the engine was free, which may be
+ * before this thread got here: the time a host thread takes to wake is not
+ * device time. Returns the kernel's token.
+ */
+static uint64_t engine_acquire(int dev, uint64_t ns, uint64_t ready_ns)
 {
 	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
 	uint64_t seq;
@@ -122,15 +128,21 @@ static uint64_t engine_acquire(int dev, uint64_t ns)
 			slot = waiter_add(dev, seq);	/* reset or reclaimed */
 		if ((!g->owner_pid || now >= g->owner_until) &&
 		    (slot < 0 || first_waiter(dev) == seq)) {
+			uint64_t start = ready_ns;
+
 			if (g->owner_pid)	/* its kernel is over: take over */
 				simgpu_engine_drop(dev, now, 1);
 			if (slot >= 0)
 				simgpu_shm->waiters[slot].pid = 0;
+			if (start < g->free_since)
+				start = g->free_since;
+			if (start > now)
+				start = now;
 			g->owner_pid = simgpu_pid;
 			g->owner_proc = simgpu_slot;
 			g->owner_token = seq;
-			g->owner_since = now;
-			g->owner_until = now + ns;
+			g->owner_since = start;
+			g->owner_until = start + ns;
 			break;
 		}
 		if (slot < 0)
@@ -156,15 +168,30 @@ static void engine_release(int dev, uint64_t token)
 	simgpu_state_unlock();
 }
 
-void simgpu_run_kernel(int dev, uint64_t ns)
+/*
+ * A kernel, in two steps: begin takes the engine and returns the kernel's
+ * device end (*token 0: nothing to finish); finish sleeps until then and
+ * gives the engine up. Between the two the caller may publish the end.
+ */
+uint64_t simgpu_kernel_begin(int dev, uint64_t ns, uint64_t ready_ns, uint64_t *token)
 {
-	uint64_t token;
+	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
+	uint64_t end;
 
+	*token = 0;
 	if (simgpu_exiting)
+		return ready_ns;
+	*token = engine_acquire(dev, ns, ready_ns);
+	simgpu_state_lock();
+	end = g->owner_token == *token ? g->owner_until : simgpu_now_ns() + ns;
+	simgpu_state_unlock();
+	return end;
+}
+
+void simgpu_kernel_finish(int dev, uint64_t token, uint64_t end)
+{
+	if (!token)
 		return;
-	token = engine_acquire(dev, ns);
-	if (ns)
-		simgpu_sleep_until(simgpu_shm->gpus[dev].owner_token == token ?
-				   simgpu_shm->gpus[dev].owner_until : simgpu_now_ns() + ns);
+	simgpu_sleep_until(end);
 	engine_release(dev, token);
 }

@@ -69,6 +69,7 @@ struct sg_op {
 	CUhostFn fn;
 	void *arg;
 	CUdeviceptr ptr;
+	uint64_t ready_ns;	/* when the host queued it */
 };
 
 struct CUstream_st {
@@ -80,6 +81,8 @@ struct CUstream_st {
 	uint64_t id;
 	struct sg_op *head, *tail;
 	uint64_t submitted, completed;
+	uint64_t clock_ns;	/* device time its last operation ended */
+	uint64_t run_end;	/* device end of the kernel running now, or 0 */
 	int started, destroyed;
 	pthread_cond_t cv;
 	struct CUstream_st *next;
@@ -160,7 +163,8 @@ CUresult simgpu_ctx_sync(struct CUctx_st *ctx);
 int simgpu_ctx_valid(struct CUctx_st *ctx);
 
 /* ---- engine.c ---- */
-void simgpu_run_kernel(int dev, uint64_t ns);
+uint64_t simgpu_kernel_begin(int dev, uint64_t ns, uint64_t ready_ns, uint64_t *token);
+void simgpu_kernel_finish(int dev, uint64_t token, uint64_t end);
 void simgpu_sleep_until(uint64_t deadline);
 CUresult simgpu_charge(int dev, uint64_t bytes);
 void simgpu_uncharge(int dev, uint64_t bytes);
@@ -171,6 +175,7 @@ CUresult simgpu_stream_resolve(CUstream h, int ptds, struct CUstream_st **out);
 CUresult simgpu_stream_submit(struct CUstream_st *s, struct sg_op *op);
 struct sg_op *simgpu_op_new(enum sg_op_kind kind);
 CUresult simgpu_stream_sync(struct CUstream_st *s);
+extern unsigned int simgpu_sync_waiters;
 void simgpu_stream_destroy_all(struct CUctx_st *ctx);
 
 /* ---- mem.c: a registry of every range this process handed out ---- */

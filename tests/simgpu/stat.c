@@ -28,13 +28,20 @@ static void json_str(const char *s)
 	putchar('"');
 }
 
+/* When the snapshot was taken: the clock busy_ns is read against. */
+static uint64_t snap_now;
+
+/* Device time the kernel on the engine has run so far (up to its end). */
 static uint64_t running(const struct sg_state *s, int g, int proc)
 {
 	const struct sg_gpu_shared *gp = &s->gpus[g];
+	uint64_t end = snap_now;
 
 	if (!gp->owner_pid || (proc >= 0 && gp->owner_proc != proc))
 		return 0;
-	return simgpu_now_ns() - gp->owner_since;
+	if (gp->owner_until && gp->owner_until < end)
+		end = gp->owner_until;
+	return end > gp->owner_since ? end - gp->owner_since : 0;
 }
 
 static void text(const struct sg_state *s, int ngpus)
@@ -42,10 +49,11 @@ static void text(const struct sg_state *s, int ngpus)
 	for (int g = 0; g < ngpus; g++) {
 		const struct sg_gpu_shared *gp = &s->gpus[g];
 
-		printf("gpu %d used %llu total %llu busy_ns %llu kernels %llu engine_pid %d\n",
+		printf("gpu %d used %llu total %llu busy_ns %llu kernels %llu engine_pid %d now_ns %llu\n",
 		       g, (unsigned long long)gp->used, (unsigned long long)gp->total,
 		       (unsigned long long)(gp->busy_ns + running(s, g, -1)),
-		       (unsigned long long)gp->kernels, gp->owner_pid);
+		       (unsigned long long)gp->kernels, gp->owner_pid,
+		       (unsigned long long)snap_now);
 	}
 	for (int p = 0; p < SG_MAX_PROCS; p++) {
 		const struct sg_proc_shared *sp = &s->procs[p];
@@ -147,7 +155,8 @@ static void json(const struct sg_state *s, int ngpus)
 		printf("]}");
 		sep = ",";
 	}
-	printf("],\"reclaimed\":%llu}\n", (unsigned long long)s->reclaimed);
+	printf("],\"reclaimed\":%llu,\"now_ns\":%llu}\n", (unsigned long long)s->reclaimed,
+	       (unsigned long long)snap_now);
 }
 
 int main(int argc, char **argv)
@@ -178,6 +187,7 @@ int main(int argc, char **argv)
 	if (reset)
 		simgpu_state_reset();
 	snap = *simgpu_shm;
+	snap_now = simgpu_now_ns();
 	simgpu_state_unlock();
 	if (reset)
 		return 0;

@@ -208,6 +208,8 @@ void simgpu_engine_drop(int gpu, uint64_t now, int completed)
 		g->busy_ns += d;
 		g->kernels += completed;
 	}
+	if (now > g->free_since)
+		g->free_since = now;
 	g->owner_pid = 0;
 	g->owner_proc = -1;
 	g->owner_token = 0;

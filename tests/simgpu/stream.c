@@ -30,12 +30,30 @@ struct sg_op *simgpu_op_new(enum sg_op_kind kind)
 	return op;
 }
 
+/*
+ * Device time: an operation starts when it was queued or when the one
+ * before it on the stream ended, whichever is later, as on a GPU that has
+ * the work queued; the host thread running it may wake later than that.
+ */
 static void run_op(struct CUstream_st *s, struct sg_op *op)
 {
+	if (s->clock_ns < op->ready_ns)
+		s->clock_ns = op->ready_ns;
 	switch (op->kind) {
-	case SG_OP_KERNEL:
-		simgpu_run_kernel(s->ctx->dev, op->ns);
+	case SG_OP_KERNEL: {
+		uint64_t token, end = simgpu_kernel_begin(s->ctx->dev, op->ns, s->clock_ns, &token);
+
+		/* Synchronising threads see the end too: they need not wait
+		 * for this thread to wake (stream_done()). */
+		pthread_mutex_lock(&simgpu_lk);
+		s->run_end = end;
+		if (simgpu_sync_waiters)
+			pthread_cond_broadcast(&simgpu_cv);
+		pthread_mutex_unlock(&simgpu_lk);
+		simgpu_kernel_finish(s->ctx->dev, token, end);
+		s->clock_ns = end;
 		break;
+	}
 	case SG_OP_COPY:
 		memmove(op->dst, op->src, op->n);
 		break;
@@ -56,7 +74,7 @@ static void run_op(struct CUstream_st *s, struct sg_op *op)
 		pthread_mutex_lock(&simgpu_lk);
 		if (op->ev->done < op->seq) {
 			op->ev->done = op->seq;
-			op->ev->t_ns = simgpu_now_ns();
+			op->ev->t_ns = s->clock_ns;
 		}
 		pthread_mutex_unlock(&simgpu_lk);
 		break;
@@ -64,10 +82,13 @@ static void run_op(struct CUstream_st *s, struct sg_op *op)
 		pthread_mutex_lock(&simgpu_lk);
 		while (op->ev->done < op->seq && !simgpu_exiting)
 			pthread_cond_wait(&simgpu_cv, &simgpu_lk);
+		if (s->clock_ns < op->ev->t_ns)
+			s->clock_ns = op->ev->t_ns;
 		pthread_mutex_unlock(&simgpu_lk);
 		break;
 	case SG_OP_HOST:
 		op->fn(op->arg);
+		s->clock_ns = simgpu_now_ns();
 		break;
 	case SG_OP_POOL_FREE:
 		simgpu_pool_free_op(op->ptr);
@@ -100,6 +121,7 @@ static void *worker(void *arg)
 		s->head = op->next;
 		if (!s->head)
 			s->tail = NULL;
+		s->run_end = 0;
 		s->completed++;
 		pthread_cond_broadcast(&simgpu_cv);
 		if (op->kind == SG_OP_STOP) {
@@ -165,6 +187,7 @@ CUresult simgpu_stream_submit(struct CUstream_st *s, struct sg_op *op)
 		pthread_attr_destroy(&a);
 	}
 	if (!rc) {
+		op->ready_ns = simgpu_now_ns();
 		if (s->tail)
 			s->tail->next = op;
 		else
@@ -240,14 +263,53 @@ CUresult simgpu_stream_resolve(CUstream h, int ptds, struct CUstream_st **out)
 	return CUDA_SUCCESS;
 }
 
+/* Threads in simgpu_stream_sync() or simgpu_ctx_sync(); under simgpu_lk. */
+unsigned int simgpu_sync_waiters;
+
+/*
+ * Whether s has run its first target operations by device time now: done,
+ * or all but the last, a kernel whose device end has come (its thread may
+ * not have woken yet). Else *wake is lowered to that end, if known.
+ */
+static int stream_done(const struct CUstream_st *s, uint64_t target, uint64_t now,
+		       uint64_t *wake)
+{
+	if (s->completed >= target)
+		return 1;
+	if (s->completed + 1 != target || !s->run_end)
+		return 0;
+	if (now >= s->run_end)
+		return 1;
+	if (s->run_end < *wake)
+		*wake = s->run_end;
+	return 0;
+}
+
+/* Sleep on simgpu_cv until woken or until wake (UINT64_MAX: no limit). */
+static void sync_sleep(uint64_t wake)
+{
+	struct timespec ts = {
+		(time_t)(wake / 1000000000ULL), (long)(wake % 1000000000ULL)
+	};
+
+	simgpu_sync_waiters++;
+	if (wake == UINT64_MAX)
+		pthread_cond_wait(&simgpu_cv, &simgpu_lk);
+	else
+		pthread_cond_timedwait(&simgpu_cv, &simgpu_lk, &ts);
+	simgpu_sync_waiters--;
+}
+
 CUresult simgpu_stream_sync(struct CUstream_st *s)
 {
-	uint64_t target;
+	uint64_t target, wake = UINT64_MAX;
 
 	pthread_mutex_lock(&simgpu_lk);
 	target = s->submitted;
-	while (s->magic == SG_STREAM_MAGIC && s->completed < target)
-		pthread_cond_wait(&simgpu_cv, &simgpu_lk);
+	while (s->magic == SG_STREAM_MAGIC && !stream_done(s, target, simgpu_now_ns(), &wake)) {
+		sync_sleep(wake);
+		wake = UINT64_MAX;
+	}
 	pthread_mutex_unlock(&simgpu_lk);
 	simgpu_pool_trim_all();
 	return CUDA_SUCCESS;
@@ -257,14 +319,15 @@ CUresult simgpu_ctx_sync(struct CUctx_st *ctx)
 {
 	pthread_mutex_lock(&simgpu_lk);
 	for (;;) {
+		uint64_t now = simgpu_now_ns(), wake = UINT64_MAX;
 		struct CUstream_st *s;
 
 		for (s = ctx->streams; s; s = s->next)
-			if (s->completed < s->submitted)
+			if (!stream_done(s, s->submitted, now, &wake))
 				break;
 		if (!s)
 			break;
-		pthread_cond_wait(&simgpu_cv, &simgpu_lk);
+		sync_sleep(wake);
 	}
 	pthread_mutex_unlock(&simgpu_lk);
 	simgpu_pool_trim_all();
