@@ -120,9 +120,11 @@ static int wait_oldest(struct vgpu_queue *q, struct vgpu_qgpu *qg, int keep)
 		    !q->ops->elapsed(q->arg, &ms, prv[i].ev, old[i].ev) && ms > 0) {
 			uint64_t ns = (uint64_t)((double)ms * 1e6);
 
+			uint64_t n = old[i].cum - prv[i].cum;
+
 			dev += ns;
-			if (old[i].launches && ns / old[i].launches > per)
-				per = ns / old[i].launches;
+			if (n && ns / n > per)
+				per = ns / n;
 		}
 		avail[navail++] = prv[i];
 	}
@@ -182,6 +184,7 @@ int vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *wi
 	struct vgpu_qgpu *qg;
 	struct vgpu_qslot *s = NULL;
 	unsigned int gen;
+	uint64_t cum;
 
 	if (g < 0 || g >= VGPU_DEV_GPUS || __atomic_load_n(&q->off, __ATOMIC_RELAXED))
 		return m;
@@ -237,12 +240,14 @@ int vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *wi
 		}
 	}
 	qg->marks++;
+	qg->cum += (uint64_t)m;
+	cum = qg->cum;
 	pthread_mutex_unlock(&qg->lk);
 	gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
 
 	/* Record the new mark: an event on each stream of the window. */
 	for (int j = 0; j < nd; j++) {
-		struct vgpu_qev e = { NULL, ctx, d[j], grant, (uint32_t)m };
+		struct vgpu_qev e = { NULL, ctx, d[j], grant, cum };
 		int k, rc;
 
 		for (k = 0; k < navail && avail[k].ctx != ctx; k++)

@@ -20,7 +20,9 @@
  * The same events measure: when the oldest mark is waited for, the time
  * from the previous mark completed on the same stream (and within the
  * same grant, by the gate page's seq) to this one (cuEventElapsedTime)
- * is added to dev_ns. It is device time between two points of one
+ * is added to dev_ns. Divided by the launches marked on the GPU in
+ * between (every stream's: they share the device), it gives the device
+ * time per launch that M and K adapt to. It is device time between two points of one
  * stream: the stream's work in between, plus the stream's idle gaps
  * inside the grant; streams running concurrently add up. Informational
  * only (logged at each WAIT); the module charges by its own clock.
@@ -59,7 +61,7 @@ struct vgpu_queue_ops {
 struct vgpu_qev {
 	void *ev, *ctx, *stream;
 	uint32_t grant;		/* the gate page's seq when recorded */
-	uint32_t launches;	/* in the mark's window (M), all streams */
+	uint64_t cum;		/* launches marked on the GPU up to this mark */
 };
 
 enum { VGPU_QS_EMPTY, VGPU_QS_FULL, VGPU_QS_BUSY };
@@ -88,6 +90,7 @@ struct vgpu_qgpu {
 	 * device ns per launch (a moving average, 0: unknown). */
 	uint64_t marks, events, waits, slept, dev_ns;
 	uint64_t launch_ns;
+	uint64_t cum;			/* launches marked, all threads */
 };
 
 struct vgpu_queue {
