@@ -118,8 +118,11 @@ static void vgpu_sched_refill(struct vgpu_sched_bucket *sb, struct vgpu_sched_en
 	if (e->epoch == epoch)
 		return;
 	e->epoch = epoch;
-	/* Debt is repaid by the periods that passed, at most a full budget. */
-	if (e->budget >= 0 || !quota || k > div64_u64(-e->budget, quota))
+	/*
+	 * Debt (an overrun past the budget) is repaid by the periods that
+	 * passed: each brings one budget, and what is left is at most one.
+	 */
+	if (e->budget >= 0 || !quota || k > div64_u64(-e->budget, quota) + 1)
 		e->budget = quota;
 	else
 		e->budget = min_t(s64, e->budget + (s64)k * quota, quota);
@@ -152,6 +155,16 @@ static void vgpu_sched_charge(struct vgpu_sched *s, u64 now)
 	if (now <= from)
 		return;
 	s->charged_to = now;
+	/*
+	 * The holder's clock starts when one of its processes resumes from
+	 * its wait or launches: the time the scheduler takes to wake it is
+	 * not its own. A holder that shows no sign for idle_us pays anyway.
+	 */
+	if (!s->started) {
+		if (now - s->grant_start < vgpu_idle_ns())
+			return;
+		s->started = true;
+	}
 	e->gpu_time_ns += now - from;
 	e->vtime += div_u64((now - from) * VGPU_WEIGHT_DEFAULT, sb->weight);
 	if (!sb->capped)
@@ -167,7 +180,27 @@ static void vgpu_sched_charge(struct vgpu_sched *s, u64 now)
 	}
 }
 
-/* Notes which of the holder's processes launched since the last look. */
+/**
+ * vgpu_sched_resumed() - a process of the holder came back from its wait
+ * @s: the GPU's scheduler
+ * @now: ktime_get_ns()
+ *
+ * The holder is charged from now on (see vgpu_sched_charge()).
+ *
+ * Context: vgpu_sched_lock held.
+ */
+void vgpu_sched_resumed(struct vgpu_sched *s, u64 now)
+{
+	if (!s->holder || s->started)
+		return;
+	vgpu_sched_charge(s, now);
+	s->started = true;
+}
+
+/*
+ * Notes which of the holder's processes launched since the last look; one
+ * waiting for its own queued work (bound) is not idle either.
+ */
 static void vgpu_sched_sample(struct vgpu_sched *s, u64 now)
 {
 	u32 g = vgpu_sched_index(s);
@@ -175,12 +208,15 @@ static void vgpu_sched_sample(struct vgpu_sched *s, u64 now)
 	u64 n;
 
 	list_for_each_entry(sp, &s->holder->procs, node) {
+		if (READ_ONCE(sp->page->gpu[g].bound))
+			s->last_active = now;
 		n = READ_ONCE(sp->page->gpu[g].launches);
 		if (n == sp->seen[g])
 			continue;
 		sp->seen[g] = n;
 		sp->moved[g] = now;
 		s->last_active = now;
+		s->started = true;
 	}
 }
 
@@ -292,6 +328,7 @@ static void vgpu_sched_grant(struct vgpu_sched *s, struct vgpu_sched_bucket *sb,
 	s->drainers = 0;
 	s->grant_start = now;
 	s->charged_to = now;
+	s->started = false;
 	s->last_active = now;
 	s->slice_end = now + vgpu_slice_ns();
 	vgpu_sched_ent(s, sb)->grants++;

@@ -138,6 +138,7 @@ struct vgpu_sched {
 	struct vgpu_sched_bucket *holder;
 	bool present;
 	bool draining;
+	bool started;		/* a process of the holder resumed or launched */
 	u32 drainers;
 	u64 grant_start;
 	u64 charged_to;
@@ -153,6 +154,7 @@ extern struct vgpu_sched vgpu_scheds[VGPU_GPU_MAX];
 void vgpu_sched_update(struct vgpu_sched *s, u64 now);
 void vgpu_sched_ent_sync(struct vgpu_sched *s, struct vgpu_sched_bucket *sb, u64 now);
 bool vgpu_sched_granted(const struct vgpu_sched *s, const struct vgpu_sched_bucket *sb);
+void vgpu_sched_resumed(struct vgpu_sched *s, u64 now);
 void vgpu_sched_bucket_init(struct vgpu_sched_bucket *sb);
 void vgpu_sched_bucket_add(struct vgpu_sched_bucket *sb, const struct vgpu_quota_set *q);
 void vgpu_sched_bucket_set(struct vgpu_sched_bucket *sb, const struct vgpu_quota_set *q);

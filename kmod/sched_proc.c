@@ -168,6 +168,7 @@ int vgpu_sched_wait(struct vgpu_sched_proc *sp, u32 g, u64 drain_ns, u64 *waited
 	if (!err) {
 		sp->moved[g] = now;
 		s->last_active = now;
+		vgpu_sched_resumed(s, now);
 		goto out_unlock;
 	}
 
@@ -197,8 +198,10 @@ int vgpu_sched_wait(struct vgpu_sched_proc *sp, u32 g, u64 drain_ns, u64 *waited
 	sp->waiting[g]--;
 	sb->ent[g].waiters--;
 	sp->moved[g] = now;
-	if (s->holder == sb)
+	if (s->holder == sb) {
 		s->last_active = now;
+		vgpu_sched_resumed(s, now);
+	}
 	vgpu_sched_ent_sync(s, sb, now);
 	vgpu_sched_update(s, now);
 out_unlock:

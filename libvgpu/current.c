@@ -347,8 +347,11 @@ void vgpu_launch_mark(CUresult rc)
 		return;
 	for (unsigned int i = 0; i < m; i++)
 		win[i] = vgpu_gate_tls.win[(vgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
+	/* The module must not take this thread's wait for an idle holder. */
+	__atomic_fetch_add(&vgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
 	m2 = (unsigned int)vgpu_queue_mark(&vgpu_queue, g,
 					   __atomic_load_n(&gp->gpu[g].seq, __ATOMIC_RELAXED), win, (int)m);
+	__atomic_fetch_sub(&vgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
 	if (m2 != m && m2 >= 1 && m2 <= VGPU_MARK_MAX)
 		__atomic_store_n(&vgpu_gate.mark_mask, m2 - 1, __ATOMIC_RELAXED);
 }

@@ -55,13 +55,16 @@
  * @used: bytes the process holds on the GPU
  * @launches: kernels and graphs the process submitted to the GPU (the
  *	process increments it; the module reads it to tell an idle holder)
- * @rsvd: zero
+ * @bound: threads of the process waiting for their own queued work on the
+ *	GPU to advance (the library's queue bound): the process is busy
+ *	there, not idle, though it does not launch. Only a holder's own
+ *	idleness reads it, so a wrong value costs no other tenant anything.
  */
 struct vgpu_dev_gpu {
 	__s64 avail;
 	__u64 used;
 	__u64 launches;
-	__u64 rsvd;
+	__u64 bound;
 };
 
 /**
