@@ -224,9 +224,11 @@ void simgpu_state_release_pid(pid_t pid)
 	uint64_t now = simgpu_now_ns();
 	int i, g;
 
+	/* A kernel whose device end has come ran to completion, even if its
+	 * thread had not woken to say so when the process went. */
 	for (g = 0; g < SG_MAX_GPUS; g++)
 		if (s->gpus[g].owner_pid == pid)
-			simgpu_engine_drop(g, now, 0);
+			simgpu_engine_drop(g, now, now >= s->gpus[g].owner_until);
 	for (i = 0; i < SG_MAX_WAITERS; i++) {
 		if (s->waiters[i].pid == pid) {
 			int gpu = s->waiters[i].gpu;

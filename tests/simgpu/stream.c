@@ -268,21 +268,36 @@ unsigned int simgpu_sync_waiters;
 
 /*
  * Whether s has run its first target operations by device time now: done,
- * or all but the last, a kernel whose device end has come (its thread may
- * not have woken yet). Else *wake is lowered to that end, if known.
+ * or the running one is a kernel whose device end has come (its thread may
+ * not have woken yet) and the rest are event records, which take no device
+ * time: they are completed here (the worker's record is idempotent). Else
+ * *wake is lowered to the kernel's end, if that is what is awaited.
+ * Under simgpu_lk.
  */
-static int stream_done(const struct CUstream_st *s, uint64_t target, uint64_t now,
-		       uint64_t *wake)
+static int stream_done(struct CUstream_st *s, uint64_t target, uint64_t now, uint64_t *wake)
 {
+	struct sg_op *op;
+	uint64_t n;
+
 	if (s->completed >= target)
 		return 1;
-	if (s->completed + 1 != target || !s->run_end)
+	if (!s->run_end || !s->head)
 		return 0;
-	if (now >= s->run_end)
-		return 1;
-	if (s->run_end < *wake)
-		*wake = s->run_end;
-	return 0;
+	for (op = s->head->next, n = s->completed + 1; n < target; op = op->next, n++)
+		if (!op || op->kind != SG_OP_RECORD)
+			return 0;
+	if (now < s->run_end) {
+		if (s->run_end < *wake)
+			*wake = s->run_end;
+		return 0;
+	}
+	for (op = s->head->next, n = s->completed + 1; n < target; op = op->next, n++) {
+		if (op->ev->done < op->seq) {
+			op->ev->done = op->seq;
+			op->ev->t_ns = op->ready_ns > s->run_end ? op->ready_ns : s->run_end;
+		}
+	}
+	return 1;
 }
 
 /* Sleep on simgpu_cv until woken or until wake (UINT64_MAX: no limit). */
