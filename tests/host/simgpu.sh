@@ -238,16 +238,19 @@ done
 bp=$!
 sleep 0.5
 s0=$("$STAT" | awk '$1 == "gpu" && $2 == 0 {print $8, $14}')
-sleep 2
+sleep 3
 s1=$("$STAT" | awk '$1 == "gpu" && $2 == 0 {print $8, $14}')
 kill "$bp" "${hogs[@]}" 2>/dev/null
 wait "$bp" "${hogs[@]}" 2>/dev/null
 read -r b0 n0 <<<"$s0"
 read -r b1 n1 <<<"$s1"
 util=$(( (b1 - b0) * 1000 / (n1 - n0 > 0 ? n1 - n0 : 1) ))
+# (Up to 103%: a kernel is counted when its thread takes the engine, which
+# a loaded host delays past a snapshot; overlapping kernels would show far
+# more.)
 check "device time: queued 2 ms kernels keep the engine >= 97% busy beside CPU hogs" \
 	"busy $((b1 - b0)) ns over $((n1 - n0)) ns ($util/1000)" \
-	test "$util" -ge 970 -a "$util" -le 1000
+	test "$util" -ge 970 -a "$util" -le 1030
 
 # ---- kill -9 mid-kernel, holding memory ----
 "$STAT" reset

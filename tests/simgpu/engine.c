@@ -138,6 +138,8 @@ static uint64_t engine_acquire(int dev, uint64_t ns, uint64_t ready_ns)
 				start = g->free_since;
 			if (start > now)
 				start = now;
+			if (start - g->free_since > g->max_idle_ns)
+				g->max_idle_ns = start - g->free_since;
 			g->owner_pid = simgpu_pid;
 			g->owner_proc = simgpu_slot;
 			g->owner_token = seq;

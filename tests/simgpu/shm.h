@@ -18,7 +18,7 @@
 #define SG_CGROUP_LEN	256
 
 #define SG_STATE_MAGIC	0x53494d47505531ULL	/* "SIMGPU1" */
-#define SG_STATE_VERSION 3
+#define SG_STATE_VERSION 4
 #define SG_DEFAULT_STATE "/dev/shm/simgpu-state"
 #define SG_DEFAULT_CONFIG "/etc/simgpu.conf"
 
@@ -61,6 +61,7 @@ struct sg_gpu_shared {
 	uint64_t owner_since;	/* CLOCK_MONOTONIC ns */
 	uint64_t owner_until;	/* when the holding kernel ends */
 	uint64_t free_since;	/* device time the last kernel ended */
+	uint64_t max_idle_ns;	/* longest wait between two kernels */
 	uint64_t busy_ns;	/* total engine time consumed */
 	uint64_t kernels;
 	uint32_t gen;		/* futex word: bumped when the engine frees */

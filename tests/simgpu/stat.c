@@ -49,11 +49,12 @@ static void text(const struct sg_state *s, int ngpus)
 	for (int g = 0; g < ngpus; g++) {
 		const struct sg_gpu_shared *gp = &s->gpus[g];
 
-		printf("gpu %d used %llu total %llu busy_ns %llu kernels %llu engine_pid %d now_ns %llu\n",
+		printf("gpu %d used %llu total %llu busy_ns %llu kernels %llu engine_pid %d now_ns %llu "
+		       "max_idle_ns %llu\n",
 		       g, (unsigned long long)gp->used, (unsigned long long)gp->total,
 		       (unsigned long long)(gp->busy_ns + running(s, g, -1)),
 		       (unsigned long long)gp->kernels, gp->owner_pid,
-		       (unsigned long long)snap_now);
+		       (unsigned long long)snap_now, (unsigned long long)gp->max_idle_ns);
 	}
 	for (int p = 0; p < SG_MAX_PROCS; p++) {
 		const struct sg_proc_shared *sp = &s->procs[p];
@@ -103,10 +104,11 @@ static void json(const struct sg_state *s, int ngpus)
 		const struct sg_gpu_shared *gp = &s->gpus[g];
 
 		printf("%s{\"index\":%d,\"used\":%llu,\"total\":%llu,\"busy_ns\":%llu,"
-		       "\"kernels\":%llu,\"engine_pid\":%d}", g ? "," : "", g,
+		       "\"kernels\":%llu,\"engine_pid\":%d,\"max_idle_ns\":%llu}", g ? "," : "", g,
 		       (unsigned long long)gp->used, (unsigned long long)gp->total,
 		       (unsigned long long)(gp->busy_ns + running(s, g, -1)),
-		       (unsigned long long)gp->kernels, gp->owner_pid);
+		       (unsigned long long)gp->kernels, gp->owner_pid,
+		       (unsigned long long)gp->max_idle_ns);
 	}
 	printf("],\"processes\":[");
 	for (int p = 0; p < SG_MAX_PROCS; p++) {

@@ -412,10 +412,16 @@ void simgpu_state_reset(void)
 		memset(s->cgroups[i].kernels, 0, sizeof(s->cgroups[i].kernels));
 	}
 	for (g = 0; g < SG_MAX_GPUS; g++) {
-		s->gpus[g].busy_ns = 0;
-		s->gpus[g].kernels = 0;
-		if (s->gpus[g].owner_pid)
-			s->gpus[g].owner_since = simgpu_now_ns();
+		struct sg_gpu_shared *gp = &s->gpus[g];
+		uint64_t now = simgpu_now_ns();
+
+		gp->busy_ns = 0;
+		gp->kernels = 0;
+		gp->max_idle_ns = 0;
+		if (!gp->owner_pid)
+			gp->free_since = now;	/* idleness counts from here */
+		else if (gp->owner_since < now)
+			gp->owner_since = gp->owner_until < now ? gp->owner_until : now;
 	}
 	s->reclaimed = 0;
 }
