@@ -12,9 +12,11 @@
  *   alloc SIZE [count N]       cuMemAlloc N times; SIZE takes K/M/G
  *   free                       free everything alloc'd
  *   memcpy SIZE                alloc, copy in, copy out, compare, free
- *   launch NS [count N] [streams S] [threads T]
+ *   launch NS [count N] [streams S] [threads T] [decades D]
  *                              N simgpu_spin kernels of NS ns per thread,
- *                              round robin over S streams, then sync
+ *                              round robin over S streams, then sync;
+ *                              with D > 1 the lengths cycle through NS,
+ *                              10 NS, ... 10^(D-1) NS
  *   async NS [count N]         launch without synchronising
  *   sync                       cuCtxSynchronize
  *   info                       cuMemGetInfo: "info free F total T"
@@ -126,9 +128,19 @@ static CUresult ctx_sync(void)
 }
 
 struct launch_job {
-	uint64_t ns, count, streams;
+	uint64_t ns, count, streams, decades;
 	CUresult rc;
 };
+
+/* The i-th kernel's length: ns times 10^(i mod decades). */
+static uint64_t job_ns(const struct launch_job *j, uint64_t i)
+{
+	uint64_t ns = j->ns;
+
+	for (uint64_t d = j->decades > 1 ? i % j->decades : 0; d; d--)
+		ns *= 10;
+	return ns;
+}
 
 static void *launch_thread(void *arg)
 {
@@ -140,7 +152,7 @@ static void *launch_thread(void *arg)
 	for (uint64_t i = 0; i < ns && !j->rc; i++)
 		j->rc = cu.cuStreamCreate(&st[i], CU_STREAM_NON_BLOCKING);
 	for (uint64_t i = 0; i < j->count && !j->rc; i++)
-		j->rc = launch_one(j->ns, ns ? st[i % ns] : NULL);
+		j->rc = launch_one(job_ns(j, i), ns ? st[i % ns] : NULL);
 	for (uint64_t i = 0; i < ns; i++) {
 		if (!j->rc && st[i])
 			j->rc = cu.cuStreamSynchronize(st[i]);
@@ -152,7 +164,8 @@ static void *launch_thread(void *arg)
 	return NULL;
 }
 
-static CUresult cmd_launch(uint64_t ns, uint64_t count, uint64_t streams, uint64_t threads)
+static CUresult cmd_launch(uint64_t ns, uint64_t count, uint64_t streams, uint64_t threads,
+			   uint64_t decades)
 {
 	struct launch_job jobs[64];
 	pthread_t t[64];
@@ -165,7 +178,7 @@ static CUresult cmd_launch(uint64_t ns, uint64_t count, uint64_t streams, uint64
 	if (threads > 64)
 		threads = 64;
 	for (uint64_t i = 0; i < threads; i++) {
-		jobs[i] = (struct launch_job){ ns, count, streams, CUDA_SUCCESS };
+		jobs[i] = (struct launch_job){ ns, count, streams, decades, CUDA_SUCCESS };
 		pthread_create(&t[i], NULL, launch_thread, &jobs[i]);
 	}
 	for (uint64_t i = 0; i < threads; i++) {
@@ -449,8 +462,15 @@ static int run(char **av, int ac)
 			for (uint64_t i = 0; i < n && !rc; i++)
 				rc = launch_one(a, NULL);
 		} else {
+			uint64_t d = opt(av, ac, "decades", 1);
+
+			if (d > 9) {
+				fprintf(stderr, "simgpu-client: decades %llu: at most 9\n",
+					(unsigned long long)d);
+				exit(2);
+			}
 			rc = cmd_launch(a, opt(av, ac, "count", 1), opt(av, ac, "streams", 0),
-					opt(av, ac, "threads", 1));
+					opt(av, ac, "threads", 1), d);
 		}
 	} else if (!strcmp(c, "sync")) {
 		rc = ctx_sync();
