@@ -338,10 +338,20 @@ static void vgpu_sched_grant(struct vgpu_sched *s, struct vgpu_sched_bucket *sb,
 }
 
 /*
+ * Whether a process says all its launches on GPU @g are complete (it
+ * synchronised with its whole context since its last launch).
+ */
+static bool vgpu_sched_proc_synced(const struct vgpu_sched_proc *sp, u32 g)
+{
+	return READ_ONCE(sp->page->gpu[g].synced) >= READ_ONCE(sp->page->gpu[g].launches);
+}
+
+/*
  * Closes the holder's gates and counts the processes to wait for: those
- * that launched during the grant (or left a wait for it) and do not wait.
- * One that stopped launching may still be synchronising with its queued
- * work, which is the holder's to pay for: it is waited for too.
+ * that launched during the grant (or left a wait for it), do not wait and
+ * have not synchronised with all their work since. One that stopped
+ * launching may still be synchronising with its queued work, which is the
+ * holder's to pay for: it is waited for too.
  */
 static void vgpu_sched_revoke(struct vgpu_sched *s, u64 now)
 {
@@ -353,10 +363,25 @@ static void vgpu_sched_revoke(struct vgpu_sched *s, u64 now)
 	s->drain_end = now + vgpu_param_ns(&drain_timeout_us, 0);
 	s->drainers = 0;
 	list_for_each_entry(sp, &s->holder->procs, node) {
-		if (sp->waiting[g] || sp->moved[g] < s->grant_start)
+		if (sp->waiting[g] || sp->moved[g] < s->grant_start ||
+		    vgpu_sched_proc_synced(sp, g))
 			continue;
 		sp->draining |= BIT_ULL(g);
 		s->drainers++;
+	}
+}
+
+/* Drainers that have synchronised with all their work meanwhile are done. */
+static void vgpu_sched_drain_check(struct vgpu_sched *s)
+{
+	u32 g = vgpu_sched_index(s);
+	struct vgpu_sched_proc *sp;
+
+	list_for_each_entry(sp, &s->holder->procs, node) {
+		if (!(sp->draining & BIT_ULL(g)) || !vgpu_sched_proc_synced(sp, g))
+			continue;
+		sp->draining &= ~BIT_ULL(g);
+		s->drainers--;
 	}
 }
 
@@ -409,8 +434,8 @@ static u64 vgpu_sched_next(struct vgpu_sched *s, u64 now)
 		period = vgpu_period_ns();
 		return (div64_u64(now, period) + 1) * period;
 	}
-	if (s->draining)
-		return s->drain_end;
+	if (s->draining)	/* a drainer may report itself synchronised */
+		return min(s->drain_end, now + vgpu_tick_ns());
 	e = vgpu_sched_ent(s, sb);
 	next = s->slice_end;
 	if (sb->capped)
@@ -437,6 +462,8 @@ static u64 vgpu_sched_run(struct vgpu_sched *s, u64 now)
 			else if (now >= s->slice_end)
 				s->slice_end = now + vgpu_slice_ns();
 		}
+		if (s->draining)
+			vgpu_sched_drain_check(s);
 		if (s->draining &&
 		    (!s->drainers || !s->holder->nprocs || now >= s->drain_end))
 			vgpu_sched_handover(s, now);

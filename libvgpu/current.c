@@ -325,6 +325,13 @@ static int gate_gpu(void *ctx)
 	return vgpu_gate_tls.gen && vgpu_gate_tls.cur == c ? vgpu_gate_tls.gpu : VGPU_GPU_NONE;
 }
 
+int vgpu_current_gpu(void)
+{
+	int g = __atomic_load_n(&vgpu_gate.one_gpu, __ATOMIC_RELAXED);
+
+	return g >= 0 ? g : gate_gpu(NULL);
+}
+
 void vgpu_launch_slow(void *stream)
 {
 	if (__atomic_load_n(&vgpu_proc.state, __ATOMIC_ACQUIRE) == VGPU_ST_UNSET)
@@ -360,9 +367,12 @@ static void gate_drain(void *ctx, int gpu)
 {
 	vgpu_pfn_cuCtxSynchronize_v2 sync2 = REAL(cuCtxSynchronize_v2);
 	vgpu_pfn_cuCtxSynchronize sync1 = REAL(cuCtxSynchronize);
+	uint64_t launches = __atomic_load_n(&vgpu_gate.page->gpu[gpu].launches, __ATOMIC_RELAXED);
 	CUresult rc = sync2 ? sync2(NULL) : sync1 ? sync1() : CUDA_ERROR_NOT_FOUND;
 
 	(void)ctx;
+	if (!rc && gpu >= 0 && gpu < VGPU_DEV_GPUS)
+		vgpu_sync_complete(gpu, launches);
 	if (rc)
 		vgpu_log(VGPU_LOG_DEBUG, "drain on GPU %d: cuCtxSynchronize gave %d", gpu, (int)rc);
 }

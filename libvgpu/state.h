@@ -111,6 +111,17 @@ static inline void vgpu_launch_gate(void *stream)
 		vgpu_launch_slow(stream);
 }
 void vgpu_launch_mark(CUresult rc);
+/* The GPU of the calling thread's current context (VGPU_GPU_NONE if
+ * none in the inventory). current.c */
+int vgpu_current_gpu(void);
+/* Around a wait for the process's own work (sync.c): begin counts the
+ * thread in the page's bound and returns the GPU (-1: none) with its
+ * launch count; end uncounts it and, after a successful whole-context
+ * synchronisation (whole), raises the page's synced to that count. */
+int vgpu_sync_begin(uint64_t *launches);
+void vgpu_sync_end(int gpu, uint64_t launches, int whole, CUresult rc);
+/* The first launches launches on gpu are complete: raise synced. */
+void vgpu_sync_complete(int gpu, uint64_t launches);
 static inline CUresult vgpu_launch_done(CUresult rc)
 {
 	if (__builtin_expect(vgpu_gate_tls.mark != 0, 0))

@@ -42,7 +42,7 @@
 #include <linux/types.h>
 
 #define VGPU_DEV_PATH		"/dev/vgpu"
-#define VGPU_DEV_PAGE_VERSION	1
+#define VGPU_DEV_PAGE_VERSION	2
 #define VGPU_DEV_GPUS		64	/* equals VGPU_GPU_MAX */
 #define VGPU_DEV_GATE_OFFSET	4096	/* mmap offset of the gate page */
 
@@ -59,12 +59,19 @@
  *	GPU to advance (the library's queue bound): the process is busy
  *	there, not idle, though it does not launch. Only a holder's own
  *	idleness reads it, so a wrong value costs no other tenant anything.
+ *	The library also counts threads in the application's own
+ *	synchronisations (context, stream, event).
+ * @synced: a count of @launches all known complete (the process raises it
+ *	when a whole-context synchronisation returns): a process with
+ *	@synced >= @launches has nothing queued on the GPU, so a revoked
+ *	holder need not be waited for to drain.
  */
 struct vgpu_dev_gpu {
 	__s64 avail;
 	__u64 used;
 	__u64 launches;
 	__u64 bound;
+	__u64 synced;
 };
 
 /**

@@ -37,7 +37,7 @@ check_out "refused mappings" "private=EINVAL two_pages=EINVAL offset=EINVAL exec
 out=$(vgpu-devtest register page)
 check_out "outside tenants: default bucket, allow" "tenant=- policy=allow page_registered=1" echo "$out"
 check_out "reply lists GPU 0" "gpu index=0 vram=17179869184 denied=0" echo "$out"
-check_out "page marked registered" "page version=1 registered=1" echo "$out"
+check_out "page marked registered" "page version=2 registered=1" echo "$out"
 out=$(inside a register)
 check_out "tenant a: reply names it" "tenant=a tenant_id=" echo "$out"
 check_out "tenant a: vram-max on GPU 1" "gpu index=1 vram=8589934592 vram_max=1073741824 denied=0" echo "$out"

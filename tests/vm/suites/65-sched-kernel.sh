@@ -50,7 +50,7 @@ check_out "refused mappings" \
 	vgpu-devtest open mmap-check
 check_out "gate cannot be made writable" "gate-check mprotect=EACCES proc_mem=EIO" \
 	vgpu-devtest open gate-check
-check_out "gate starts closed" "gate version=1" vgpu-devtest register gate 0
+check_out "gate starts closed" "gate version=2" vgpu-devtest register gate 0
 check_out "wait unregistered" "wait errno=ESRCH" vgpu-devtest open try wait 0
 check_out "wait on an unknown GPU" "wait errno=ENODEV" vgpu-devtest register try wait 7
 check_out "wait on a denied GPU" "wait errno=EACCES" inside d register try wait 0
