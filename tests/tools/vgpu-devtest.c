@@ -23,7 +23,8 @@
  *   free GPU BYTES       used -= BYTES, avail += BYTES, release the
  *                        surplus over twice the last keep
  *   page [GPU]           print the page (all non-empty slots, or one)
- *   poke GPU avail|used VALUE   write a raw value into the page
+ *   poke GPU avail|used|bound|synced VALUE
+ *                        write a raw value into the page
  *   procs                proc-get dump
  *   host                 host-get
  *   host-set allow|deny  host-set
@@ -1161,8 +1162,14 @@ int main(int argc, char **argv)
 				return usage();
 			if (!strcmp(argv[i + 2], "avail"))
 				*slot_avail(a) = (int64_t)b;
-			else
+			else if (!strcmp(argv[i + 2], "used"))
 				*slot_used(a) = b;
+			else if (!strcmp(argv[i + 2], "bound"))
+				__atomic_store_n(&page->gpu[a].bound, b, __ATOMIC_RELAXED);
+			else if (!strcmp(argv[i + 2], "synced"))
+				__atomic_store_n(&page->gpu[a].synced, b, __ATOMIC_RELAXED);
+			else
+				return usage();
 			i += 3;
 			err = 0;
 		} else if (!strcmp(step, "procs")) {

@@ -143,6 +143,18 @@ done
 within "killed holder: the waiter is granted within (x 20 ms)" 0 25 $t
 check_out "the waiter got the grant" "wait gpu=0" cat /tmp/b1
 wait $bpid
+
+# a holder whose process says all its work is complete (synced) is not
+# waited for to drain (drain timeout still 5 s): the waiter is granted
+# once the holder is idle (idle_us 50 ms here)
+inside h register run 0 1000 poke 0 synced 1000000000 hold 8 >/tmp/h1 &
+hpid=$!
+sleep 0.3
+out=$(inside b register wait 0)
+w=$(echo "$out" | sed -n 's/.*waited_us=\([0-9]*\).*/\1/p')
+within "synchronised holder: the waiter is granted without the drain timeout (ms)" 300 2000 $((${w:-999999999} / 1000))
+kill -9 $hpid
+wait $hpid 2>/dev/null
 echo 100000 > $par/drain_timeout_us
 
 # tenant-set taking the GPU away ends a wait with EACCES
