@@ -49,8 +49,8 @@ static void text(const struct sg_state *s, int ngpus)
 	for (int g = 0; g < ngpus; g++) {
 		const struct sg_gpu_shared *gp = &s->gpus[g];
 
-		printf("gpu %d used %llu total %llu busy_ns %llu kernels %llu engine_pid %d now_ns %llu "
-		       "max_idle_ns %llu\n",
+		printf("gpu %d used %llu total %llu busy_ns %llu kernels %llu engine_pid %d "
+		       "now_ns %llu max_idle_ns %llu\n",
 		       g, (unsigned long long)gp->used, (unsigned long long)gp->total,
 		       (unsigned long long)(gp->busy_ns + running(s, g, -1)),
 		       (unsigned long long)gp->kernels, gp->owner_pid,
