@@ -5,6 +5,17 @@
 suite=${suite:-$(basename "$0" .sh)}
 failures=0
 
+# /tmp/in_cg CGROUP CMD...: run CMD inside the cgroup (CGROUP relative to
+# /sys/fs/cgroup). An executable, not a shell function, so that
+# "/tmp/in_cg ... &" leaves the command's own pid in $!.
+cat > /tmp/in_cg <<'EOS'
+#!/bin/sh
+echo $$ > /sys/fs/cgroup/$1/cgroup.procs || exit 125
+shift
+exec "$@"
+EOS
+chmod +x /tmp/in_cg
+
 pass() { echo "PASS: $suite: $1"; }
 fail() { echo "FAIL: $suite: $1: $2"; failures=$((failures + 1)); }
 

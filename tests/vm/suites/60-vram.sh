@@ -11,15 +11,6 @@ G=1073741824
 M=1048576
 export LD_PRELOAD=/usr/lib/libvgpu.so
 
-# in_cg CGROUP CMD...: run CMD inside CGROUP. An executable, not a shell
-# function, so that "in_cg ... &" leaves the command's own pid in $!.
-cat > /tmp/in_cg <<'EOS'
-#!/bin/sh
-echo $$ > /sys/fs/cgroup/$1/cgroup.procs || exit 125
-shift
-exec "$@"
-EOS
-chmod +x /tmp/in_cg
 in_cg() { /tmp/in_cg "$@"; }
 
 # bg_hold CGROUP OUT CMD...: start a holder in the background and wait (up

@@ -11,14 +11,6 @@ cg=/sys/fs/cgroup
 check_out "gpu probe takes the NUMA nodes" "numa 1" vgpuctl gpu probe
 check_out "GPU 1 is on node 1" "gpu 1 uuid" sh -c "vgpuctl gpu show 1 | grep 'numa 1'"
 
-cat > /tmp/in_cg <<'EOS'
-#!/bin/sh
-echo $$ > /sys/fs/cgroup/$1/cgroup.procs || exit 125
-shift
-exec "$@"
-EOS
-chmod +x /tmp/in_cg
-
 # allowed PID KEY: the KEY list of every thread of PID, distinct values.
 allowed() {
 	cat /proc/$1/task/*/status | sed -n "s/^$2:[[:space:]]*//p" | sort -u | tr '\n' ' ' | sed 's/ $//'

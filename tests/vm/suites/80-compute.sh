@@ -13,14 +13,6 @@ cg=/sys/fs/cgroup
 export LD_PRELOAD=/usr/lib/libvgpu.so
 vgpuctl gpu probe >/dev/null
 
-cat > /tmp/in_cg <<'EOS'
-#!/bin/sh
-echo $$ > /sys/fs/cgroup/$1/cgroup.procs || exit 125
-shift
-exec "$@"
-EOS
-chmod +x /tmp/in_cg
-
 # snap: one simgpu-stat snapshot in /tmp/snap.
 snap() { simgpu-stat > /tmp/snap; }
 # busy CGROUP: device ns the cgroup's kernels ran on GPU 0 (last snapshot).
