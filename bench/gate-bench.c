@@ -20,7 +20,10 @@
  * own share of the marks, amortised over the batch, but not the driver's
  * (cuEventRecord per stream of the window, every M launches, and the
  * waits for the oldest mark, which are the point). "gated-nomark" is the
- * same with marks off (VGPU_QUEUE_MARK=0): the launches between marks.
+ * same with marks off (VGPU_QUEUE_MARK=0): the launches between marks;
+ * "gated-m16" with a mark every 16 launches, the M the bound adapts to for
+ * kernels of 10 us and less (those whose launches the gate's cost matters
+ * to).
  * gated-tls is "gated" with the GPU taken from the thread's cache (a
  * process that has used more than one GPU). Calls are timed in batches
  * (clock_gettime around 1000 calls), bare and gated batches alternating;
@@ -275,7 +278,12 @@ int main(int argc, char **argv)
 	run(batches, "gated", "added", bare, g, d, 1);
 	gt.mark_mask = VGPU_MARK_OFF;
 	run(batches, "gated-nomark", "added-nomark", bare, g, d, 0);
+	/* The M the bound adapts to for short kernels (10 us and less). */
+	gt.mark_mask = 15;
+	queue.mark = 16;
+	run(batches, "gated-m16", "added-m16", bare, g, d, 0);
 	gt.mark_mask = 3;
+	queue.mark = 4;
 	/* More than one GPU: the thread's cache names it. */
 	gt.one_gpu = VGPU_GATE_RESOLVE;
 	vgpu_gate_tls.gen = gt.gen;
