@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * vgpu-devtest's parts: the driver and its process steps (vgpu-devtest.c),
+ * the /dev/vgpu side (devtest-dev.c) and the netlink side (devtest-nl.c).
+ * Every step returns 0 or -errno and prints "WORD key=value ..." lines.
+ */
+#ifndef VGPU_DEVTEST_H
+#define VGPU_DEVTEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../uapi/vgpu.h"
+#include "../../uapi/vgpu_dev.h"
+
+/* ---- helpers (vgpu-devtest.c) ---- */
+
+/* The name of errno value @e ("ENOMEM"), or "E<number>". */
+const char *vgpu_errname(int e);
+/* CLOCK_MONOTONIC in microseconds. */
+double vgpu_now_us(void);
+
+/* ---- /dev/vgpu (devtest-dev.c) ---- */
+
+/* The open /dev/vgpu, or -1. */
+extern int vgpu_dev_fd;
+/* Its mapped page, or NULL. */
+extern struct vgpu_dev_page *vgpu_page;
+
+/* Forgets the device (fd, page and gate) without closing or unmapping it. */
+void vgpu_dev_forget(void);
+/* open: open /dev/vgpu (O_CLOEXEC) and map its page, unless open already. */
+int vgpu_step_open(void);
+/* close-dev: unmap the gate and the page, close /dev/vgpu. */
+int vgpu_step_close_dev(void);
+/* charge GPU BYTES: VGPU_IOC_CHARGE. */
+int vgpu_step_charge(uint32_t gpu, uint64_t bytes);
+/* release GPU BYTES: VGPU_IOC_RELEASE. */
+int vgpu_step_release(uint32_t gpu, uint64_t bytes);
+/* meminfo GPU: VGPU_IOC_MEMINFO. */
+int vgpu_step_meminfo(uint32_t gpu);
+/* alloc GPU BYTES: libvgpu's fast path (CAS on avail, CHARGE when short). */
+int vgpu_step_alloc(uint32_t gpu, uint64_t bytes);
+/* free GPU BYTES: back to avail, release the surplus over twice the keep. */
+int vgpu_step_free(uint32_t gpu, uint64_t bytes);
+/* page [GPU]: print the page (all non-empty slots, or GPU's; -1: all). */
+int vgpu_step_page(int gpu);
+/* poke GPU FIELD VALUE: a raw write into the page; -EINVAL when refused. */
+int vgpu_step_poke(uint64_t gpu, const char *field, uint64_t value);
+/* mmap-check: the mappings the module must refuse are refused. */
+int vgpu_step_mmap_check(void);
+/* placement: VGPU_IOC_PLACEMENT. */
+int vgpu_step_placement(void);
+/* wait-placement SECONDS: wait for placement_seq to move, then placement. */
+int vgpu_step_wait_placement(long secs);
+/* gate [GPU]: map the gate if not yet and print it (-1: every busy GPU). */
+int vgpu_step_gate(int gpu);
+/* gate-check: the gate cannot be written. */
+int vgpu_step_gate_check(void);
+/* wait GPU [DRAIN_NS]: VGPU_IOC_WAIT. */
+int vgpu_step_wait(uint32_t gpu, uint64_t drain_ns);
+/* run GPU MS GAP_US: launch like libvgpu's gate for MS ms. */
+int vgpu_step_run(uint32_t gpu, uint64_t ms, uint64_t gap_us);
+/* fork-hold SECONDS: a child keeps every fd, tries a CHARGE, sleeps. */
+int vgpu_step_fork_hold(long secs);
+
+/* ---- netlink (devtest-nl.c) ---- */
+
+/* The kernel's extended ack message for the last request, or empty. */
+extern char vgpu_errmsg[256];
+
+/* What host-get reports. */
+struct vgpu_host_info {
+	uint32_t policy, procs;
+};
+
+/* Opens the netlink socket if needed and resolves the vgpu family. */
+int vgpu_nl_family(void);
+/* Forgets the netlink socket (and family) without closing it. */
+void vgpu_nl_forget(void);
+/* host-get into @h. */
+int vgpu_host_get(struct vgpu_host_info *h);
+/* register-fd FD: proc-register naming @fd; @quiet prints nothing. */
+int vgpu_step_register_fd(int fd, bool quiet);
+/* register: open /dev/vgpu if needed, proc-register with its fd. */
+int vgpu_step_register(bool quiet);
+/* procs: proc-get dump. */
+int vgpu_step_procs(void);
+/* usage / usage-of TENANT: tenant-get dump (@tenant NULL: every tenant). */
+int vgpu_step_usage(const char *tenant);
+/* host: host-get, printed. */
+int vgpu_step_host(void);
+/* host-set allow|deny. */
+int vgpu_step_host_set(const char *policy);
+/* close-socket: close the netlink socket. */
+int vgpu_step_close_socket(void);
+
+#endif /* VGPU_DEVTEST_H */
