@@ -533,23 +533,10 @@ size_t vgpu_place_msg_size(const struct vgpu_place *pl)
 	if (!pl)
 		return vgpu_place_list_max(nr_cpu_ids) + vgpu_place_list_max(nr_node_ids);
 	if (pl->cpus_set)
-		size += nla_total_size(snprintf(NULL, 0, "%*pbl", cpumask_pr_args(pl->cpus)) + 1);
+		size += nla_total_size(vgpu_list_len(cpumask_pr_args(pl->cpus)));
 	if (pl->mems_set)
-		size += nla_total_size(snprintf(NULL, 0, "%*pbl", nodemask_pr_args(&pl->mems)) + 1);
+		size += nla_total_size(vgpu_list_len(nodemask_pr_args(&pl->mems)));
 	return size;
-}
-
-static int vgpu_place_put_list(struct sk_buff *skb, int type, int nbits,
-			       const unsigned long *bits)
-{
-	size_t len = snprintf(NULL, 0, "%*pbl", nbits, bits) + 1;
-	struct nlattr *attr;
-
-	attr = nla_reserve(skb, type, len);
-	if (!attr)
-		return -EMSGSIZE;
-	snprintf(nla_data(attr), len, "%*pbl", nbits, bits);
-	return 0;
 }
 
 /**
@@ -567,10 +554,10 @@ int vgpu_place_put(struct sk_buff *skb, const struct vgpu_place *pl, int cpus_ty
 		   int mems_type)
 {
 	if (pl->cpus_set &&
-	    vgpu_place_put_list(skb, cpus_type, cpumask_pr_args(pl->cpus)))
+	    vgpu_put_list(skb, cpus_type, cpumask_pr_args(pl->cpus)))
 		return -EMSGSIZE;
 	if (pl->mems_set &&
-	    vgpu_place_put_list(skb, mems_type, nodemask_pr_args(&pl->mems)))
+	    vgpu_put_list(skb, mems_type, nodemask_pr_args(&pl->mems)))
 		return -EMSGSIZE;
 	return 0;
 }

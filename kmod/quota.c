@@ -253,12 +253,28 @@ int vgpu_quota_check(const struct vgpu_quota_set *q, const struct vgpu_tenant *s
 	return 0;
 }
 
-static size_t vgpu_list_len(int nbits, const unsigned long *bits)
+/**
+ * vgpu_list_len() - length of a bitmap as a list string ("0-3,8")
+ * @nbits: bits in @bits
+ * @bits: bitmap
+ *
+ * Return: bytes of the string, its terminating NUL included.
+ */
+size_t vgpu_list_len(int nbits, const unsigned long *bits)
 {
 	return snprintf(NULL, 0, "%*pbl", nbits, bits) + 1;
 }
 
-static int vgpu_put_list(struct sk_buff *skb, int type, int nbits, const unsigned long *bits)
+/**
+ * vgpu_put_list() - add a bitmap to a message as a list string ("0-3,8")
+ * @skb: message
+ * @type: attribute type
+ * @nbits: bits in @bits
+ * @bits: bitmap
+ *
+ * Return: 0 or -EMSGSIZE.
+ */
+int vgpu_put_list(struct sk_buff *skb, int type, int nbits, const unsigned long *bits)
 {
 	size_t len = vgpu_list_len(nbits, bits);
 	struct nlattr *attr;

@@ -60,6 +60,8 @@ int vgpu_quota_check(const struct vgpu_quota_set *q, const struct vgpu_tenant *s
 		     struct nlattr **attrs, struct netlink_ext_ack *extack);
 size_t vgpu_quota_msg_size(const struct vgpu_quota_set *q);
 int vgpu_quota_put(struct sk_buff *skb, const struct vgpu_quota_set *q);
+size_t vgpu_list_len(int nbits, const unsigned long *bits);
+int vgpu_put_list(struct sk_buff *skb, int type, int nbits, const unsigned long *bits);
 
 /**
  * vgpu_quota_uses_gpu() - whether a tenant with these quotas may use a GPU
