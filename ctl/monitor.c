@@ -5,10 +5,8 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include <netlink/genl/genl.h>
@@ -114,7 +112,6 @@ static int event_loop(struct vgpu_nl *nl, int sfd)
 int vgpu_cmd_monitor(int argc, char **argv)
 {
 	struct vgpu_nl nl;
-	sigset_t mask;
 	int ret, err, sfd;
 
 	if (vgpu_is_help(argc, argv)) {
@@ -124,15 +121,9 @@ int vgpu_cmd_monitor(int argc, char **argv)
 	if (argc > 0)
 		return vgpu_usage_error("unexpected argument \"%s\" for monitor", argv[0]);
 
-	/* Signals arrive through a descriptor: libnl retries on EINTR. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL))
-		return vgpu_error("sigprocmask: %s", strerror(errno));
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (sfd < 0)
-		return vgpu_error("signalfd: %s", strerror(errno));
+	ret = vgpu_stop_signals(&sfd);
+	if (ret)
+		return ret;
 
 	ret = vgpu_open(&nl);
 	if (ret) {

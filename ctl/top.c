@@ -9,11 +9,9 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -432,7 +430,6 @@ int vgpu_cmd_top(int argc, char **argv)
 	uint64_t delay = 1000000000ULL;
 	uint32_t iters = 0;
 	struct vgpu_nl nl;
-	sigset_t mask;
 	int ret, sfd;
 
 	if (vgpu_is_help(argc, argv)) {
@@ -443,15 +440,9 @@ int vgpu_cmd_top(int argc, char **argv)
 	if (ret)
 		return ret;
 
-	/* Signals arrive through a descriptor: libnl retries on EINTR. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGTERM);
-	if (sigprocmask(SIG_BLOCK, &mask, NULL))
-		return vgpu_error("sigprocmask: %s", strerror(errno));
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	if (sfd < 0)
-		return vgpu_error("signalfd: %s", strerror(errno));
+	ret = vgpu_stop_signals(&sfd);
+	if (ret)
+		return ret;
 	ret = vgpu_open(&nl);
 	if (!ret) {
 		ret = top_loop(&nl, sfd, delay, iters);

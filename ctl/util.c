@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Helpers of every vgpuctl command: error lines, the privilege check and
- * the open-send-report sequence.
+ * Helpers of every vgpuctl command: error lines, the privilege check, the
+ * open-send-report sequence, and the stop signals of the long-running ones.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <signal.h>
 #include <sys/capability.h>
+#include <sys/signalfd.h>
 
 #include "print.h"
 #include "vgpuctl.h"
@@ -54,6 +56,30 @@ int vgpu_error(const char *fmt, ...)
 	verror(fmt, ap);
 	va_end(ap);
 	return VGPU_EXIT_ERR;
+}
+
+/**
+ * vgpu_stop_signals() - take SIGINT and SIGTERM through a descriptor
+ * @sfd: out: a signalfd that becomes readable when one arrives
+ *
+ * The signals are blocked: arriving as data, they leave libnl's calls
+ * alone (it retries on EINTR), and a long-running command polls @sfd.
+ *
+ * Return: VGPU_EXIT_OK, or the exit status after an error line.
+ */
+int vgpu_stop_signals(int *sfd)
+{
+	sigset_t mask;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &mask, NULL))
+		return vgpu_error("sigprocmask: %s", strerror(errno));
+	*sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (*sfd < 0)
+		return vgpu_error("signalfd: %s", strerror(errno));
+	return VGPU_EXIT_OK;
 }
 
 /** vgpu_is_help() - whether the next argument asks for help. */

@@ -50,6 +50,7 @@ int vgpu_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 int vgpu_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool vgpu_is_help(int argc, char **argv);
+int vgpu_stop_signals(int *sfd);
 int vgpu_need_admin(void);
 int vgpu_open(struct vgpu_nl *nl);
 int vgpu_send(struct vgpu_nl *nl, struct nl_msg *msg,
