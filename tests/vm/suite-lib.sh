@@ -16,6 +16,21 @@ exec "$@"
 EOS
 chmod +x /tmp/in_cg
 
+# inside CGROUP STEPS...: run vgpu-devtest inside the cgroup, as this
+# process (always called in a subshell, so $! of "inside ... &" is
+# vgpu-devtest)
+inside() {
+	d=$1
+	shift
+	exec sh -c "echo \$\$ > /sys/fs/cgroup/$d/cgroup.procs && exec vgpu-devtest $*"
+}
+
+# field KEY LINE-PREFIX OUTPUT: value of KEY= in the first line starting
+# with PREFIX
+field() {
+	printf '%s\n' "$3" | grep "^$2" | head -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"
+}
+
 pass() { echo "PASS: $suite: $1"; }
 fail() { echo "FAIL: $suite: $1: $2"; failures=$((failures + 1)); }
 

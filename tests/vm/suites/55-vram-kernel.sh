@@ -11,17 +11,6 @@ mkdir -p $cg/a $cg/b $cg/c
 M=1048576
 G=1073741824
 
-# inside DIR STEPS...: run vgpu-devtest inside a cgroup, as this process
-# (always called in a subshell, so $! of "inside ... &" is vgpu-devtest)
-inside() {
-	d=$1
-	shift
-	exec sh -c "echo \$\$ > $cg/$d/cgroup.procs && exec vgpu-devtest $*"
-}
-# field KEY LINE-PREFIX OUTPUT: value of KEY= in the first line starting with PREFIX
-field() {
-	printf '%s\n' "$3" | grep "^$2" | head -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"
-}
 procs() { vgpu-devtest host | sed -n 's/.*procs=//p'; }
 
 vgpuctl gpu add 0 vram 16G >/dev/null

@@ -11,14 +11,6 @@ cg=/sys/fs/cgroup
 par=/sys/module/vgpu/parameters
 mkdir -p $cg/a $cg/b $cg/h $cg/c $cg/d
 
-inside() {
-	d=$1
-	shift
-	exec sh -c "echo \$\$ > $cg/$d/cgroup.procs && exec vgpu-devtest $*"
-}
-field() {
-	printf '%s\n' "$3" | grep "^$2" | head -n 1 | tr ' ' '\n' | sed -n "s/^$1=//p"
-}
 # counter TENANT KEY: the tenant's usage counter on GPU 0 (0 when absent)
 counter() {
 	v=$(field "$2" "usage tenant=$1 gpu=0 " "$(vgpu-devtest usage-of "$1")")

@@ -16,13 +16,6 @@ mkdir -p $cg/a $cg/b $cg/c $cg/d
 # cpus-effective 19, mems-effective 20. Quota bits: gpus 4, cpus 64,
 # placement 256, exclusive 512.
 
-# inside DIR STEPS...: run vgpu-devtest inside a cgroup, as this process
-# (always called in a subshell, so $! of "inside ... &" is vgpu-devtest)
-inside() {
-	d=$1
-	shift
-	exec sh -c "echo \$\$ > $cg/$d/cgroup.procs && exec vgpu-devtest $*"
-}
 # attr N NAME: value of attribute N in tenant-get NAME's reply, or "-"
 attr() {
 	v=$(vgpu-nlsend tenant-get str:1="$2" | tr ' ' '\n' | sed -n "s/^$1=//p")
