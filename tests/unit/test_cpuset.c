@@ -19,25 +19,10 @@
 
 #include "../../ctl/cpuset.h"
 
-static int failures;
+#define VGPU_UNIT_SUITE "cpuset"
+#include "result.h"
+
 static char root[256];
-
-static void result(bool ok, const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: cpuset: %s", ok ? "PASS" : "FAIL", what);
-	if (ok) {
-		putchar('\n');
-		return;
-	}
-	failures++;
-	fputs(": ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 static void die(const char *what)
 {

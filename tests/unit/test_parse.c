@@ -16,38 +16,9 @@
 #include "../../ctl/parse.h"
 #include "../../uapi/vgpu.h"
 
-static int failures;
+#define VGPU_UNIT_SUITE "parse"
+#include "result.h"
 
-/* @what with control and non-ASCII bytes as \xNN: one check, one line. */
-static void print_what(const char *what)
-{
-	for (; *what; what++) {
-		unsigned char c = (unsigned char)*what;
-
-		if (c < 0x20 || c >= 0x7f)
-			printf("\\x%02x", c);
-		else
-			putchar(c);
-	}
-}
-
-static void result(bool ok, const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: parse: ", ok ? "PASS" : "FAIL");
-	print_what(what);
-	if (ok) {
-		putchar('\n');
-		return;
-	}
-	failures++;
-	fputs(": ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 /* SIZE */
 static void size_ok(const char *s, uint64_t want)

@@ -14,24 +14,9 @@
 #include "../../ctl/parse.h"
 #include "../../uapi/vgpu.h"
 
-static int failures;
+#define VGPU_UNIT_SUITE "parse_sched"
+#include "result.h"
 
-static void result(bool ok, const char *what, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s: parse_sched: %s", ok ? "PASS" : "FAIL", what);
-	if (ok) {
-		putchar('\n');
-		return;
-	}
-	failures++;
-	fputs(": ", stdout);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-}
 
 static void placement_case(const char *s, int want_ret, uint32_t want)
 {
