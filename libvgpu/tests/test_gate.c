@@ -14,19 +14,10 @@
 #include "../gate.h"
 #include "../queue.h"
 #include "../nodelist.h"
+#include "check.h"
 #include "test_gate.h"
 
 static int failed;
-
-#define CHECK(cond, what, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL: libvgpu: logic: %s: ", what); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		failed = 1; \
-		return; \
-	} \
-} while (0)
 
 /* ---- the gate against a fake module ---- */
 

@@ -22,19 +22,10 @@
 #include "../nodelist.h"
 #include "../ptrmap.h"
 #include "../views.h"
+#include "check.h"
 #include "test_gate.h"
 
 static int failed;
-
-#define CHECK(cond, what, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL: libvgpu: logic: %s: ", what); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		failed = 1; \
-		return; \
-	} \
-} while (0)
 
 /* ---- the allocation map ---- */
 
