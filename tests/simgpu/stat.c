@@ -44,6 +44,21 @@ static uint64_t running(const struct sg_state *s, int g, int proc)
 	return end > gp->owner_since ? end - gp->owner_since : 0;
 }
 
+/* A cgroup's bytes held by its live processes on GPU g, and its device
+ * time there, the running kernel's so far included. */
+static void cgroup_totals(const struct sg_state *s, int c, int g, uint64_t *bytes,
+			  uint64_t *busy)
+{
+	*bytes = 0;
+	*busy = s->cgroups[c].busy_ns[g];
+	for (int p = 0; p < SG_MAX_PROCS; p++) {
+		if (s->procs[p].pid && s->procs[p].cgroup == c) {
+			*bytes += s->procs[p].alive ? s->procs[p].bytes[g] : 0;
+			*busy += running(s, g, p);
+		}
+	}
+}
+
 static void text(const struct sg_state *s, int ngpus)
 {
 	for (int g = 0; g < ngpus; g++) {
@@ -78,14 +93,9 @@ static void text(const struct sg_state *s, int ngpus)
 		if (!cg->path[0])
 			continue;
 		for (int g = 0; g < ngpus; g++) {
-			uint64_t bytes = 0, busy = cg->busy_ns[g];
+			uint64_t bytes, busy;
 
-			for (int p = 0; p < SG_MAX_PROCS; p++) {
-				if (s->procs[p].pid && s->procs[p].cgroup == c) {
-					bytes += s->procs[p].alive ? s->procs[p].bytes[g] : 0;
-					busy += running(s, g, p);
-				}
-			}
+			cgroup_totals(s, c, g, &bytes, &busy);
 			if (!bytes && !busy && !cg->kernels[g])
 				continue;
 			printf("cgroup %s gpu %d bytes %llu busy_ns %llu kernels %llu\n",
@@ -142,14 +152,9 @@ static void json(const struct sg_state *s, int ngpus)
 		json_str(cg->path);
 		printf(",\"gpus\":[");
 		for (int g = 0; g < ngpus; g++) {
-			uint64_t bytes = 0, busy = cg->busy_ns[g];
+			uint64_t bytes, busy;
 
-			for (int p = 0; p < SG_MAX_PROCS; p++) {
-				if (s->procs[p].pid && s->procs[p].cgroup == c) {
-					bytes += s->procs[p].alive ? s->procs[p].bytes[g] : 0;
-					busy += running(s, g, p);
-				}
-			}
+			cgroup_totals(s, c, g, &bytes, &busy);
 			printf("%s{\"index\":%d,\"bytes\":%llu,\"busy_ns\":%llu,\"kernels\":%llu}",
 			       g ? "," : "", g, (unsigned long long)bytes,
 			       (unsigned long long)busy, (unsigned long long)cg->kernels[g]);
