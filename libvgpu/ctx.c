@@ -190,9 +190,10 @@ static CUresult created(struct measure *m, CUresult rc, CUcontext *pctx)
 	return rc;
 }
 
-VGPU_EXPORT CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
+/* cuCtxCreate and cuCtxCreate_v2, which take the same arguments. */
+static CUresult create(vgpu_pfn_cuCtxCreate_v2 real, CUcontext *pctx, unsigned int flags,
+		       CUdevice dev)
 {
-	vgpu_pfn_cuCtxCreate real = REAL(cuCtxCreate);
 	struct measure m;
 	CUresult rc;
 
@@ -202,16 +203,14 @@ VGPU_EXPORT CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice d
 	return rc ? rc : created(&m, real(pctx, flags, dev), pctx);
 }
 
+VGPU_EXPORT CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	return create(REAL(cuCtxCreate), pctx, flags, dev);
+}
+
 VGPU_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
-	vgpu_pfn_cuCtxCreate_v2 real = REAL(cuCtxCreate_v2);
-	struct measure m;
-	CUresult rc;
-
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = measure_start(&m, dev);
-	return rc ? rc : created(&m, real(pctx, flags, dev), pctx);
+	return create(REAL(cuCtxCreate_v2), pctx, flags, dev);
 }
 
 VGPU_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray,

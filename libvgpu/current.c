@@ -427,9 +427,9 @@ void vgpu_gate_reset(void)
 
 /* ---- the hooks that change the current context ---- */
 
-VGPU_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
+/* cuCtxSetCurrent and cuCtxPushCurrent(_v2): ctx becomes current. */
+static CUresult make_current(vgpu_pfn_cuCtxSetCurrent real, CUcontext ctx)
 {
-	vgpu_pfn_cuCtxSetCurrent real = REAL(cuCtxSetCurrent);
 	CUresult rc;
 
 	if (!real)
@@ -440,26 +440,19 @@ VGPU_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
 	return rc;
 }
 
-static CUresult push(vgpu_pfn_cuCtxPushCurrent_v2 real, CUcontext ctx)
+VGPU_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
 {
-	CUresult rc;
-
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = real(ctx);
-	if (rc == CUDA_SUCCESS && gating())
-		became_current(ctx);
-	return rc;
+	return make_current(REAL(cuCtxSetCurrent), ctx);
 }
 
 VGPU_EXPORT CUresult cuCtxPushCurrent(CUcontext ctx)
 {
-	return push(REAL(cuCtxPushCurrent), ctx);
+	return make_current(REAL(cuCtxPushCurrent), ctx);
 }
 
 VGPU_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 {
-	return push(REAL(cuCtxPushCurrent_v2), ctx);
+	return make_current(REAL(cuCtxPushCurrent_v2), ctx);
 }
 
 static CUresult pop(vgpu_pfn_cuCtxPopCurrent_v2 real, CUcontext *pctx)

@@ -189,10 +189,12 @@ static void instantiated(CUgraphExec exec, CUgraph g)
 	free(e);
 }
 
-VGPU_EXPORT CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
-					CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
+/* cuGraphInstantiate and cuGraphInstantiate_v2, which take the same
+ * arguments. */
+static CUresult instantiate(vgpu_pfn_cuGraphInstantiate_v2 real, CUgraphExec *phGraphExec,
+			    CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer,
+			    size_t bufferSize)
 {
-	vgpu_pfn_cuGraphInstantiate real = REAL(cuGraphInstantiate);
 	CUresult rc;
 
 	if (!real)
@@ -203,19 +205,19 @@ VGPU_EXPORT CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph
 	return rc;
 }
 
+VGPU_EXPORT CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
+					CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
+{
+	return instantiate(REAL(cuGraphInstantiate), phGraphExec, hGraph, phErrorNode,
+			   logBuffer, bufferSize);
+}
+
 VGPU_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph,
 					   CUgraphNode *phErrorNode, char *logBuffer,
 					   size_t bufferSize)
 {
-	vgpu_pfn_cuGraphInstantiate_v2 real = REAL(cuGraphInstantiate_v2);
-	CUresult rc;
-
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = real(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
-	if (rc == CUDA_SUCCESS && phGraphExec)
-		instantiated(*phGraphExec, hGraph);
-	return rc;
+	return instantiate(REAL(cuGraphInstantiate_v2), phGraphExec, hGraph, phErrorNode,
+			   logBuffer, bufferSize);
 }
 
 VGPU_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
