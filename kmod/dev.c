@@ -26,6 +26,7 @@
 #include <linux/uaccess.h>
 
 #include "acct.h"
+#include "compat.h"
 #include "placement.h"
 #include "proc.h"
 
@@ -95,10 +96,10 @@ static int vgpu_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	if (page == df->gate) {
 		if (vma->vm_flags & VM_WRITE)
 			return -EACCES;
-		vma->vm_flags &= ~VM_MAYWRITE;
+		vgpu_vma_clear_flags(vma, VM_MAYWRITE);
 	}
-	vma->vm_flags |= VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP;
-	vma->vm_flags &= ~VM_MAYEXEC;
+	vgpu_vma_set_flags(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	vgpu_vma_clear_flags(vma, VM_MAYEXEC);
 	return vm_insert_page(vma, vma->vm_start, virt_to_page(page));
 }
 
@@ -283,7 +284,10 @@ const struct file_operations vgpu_dev_fops = {
 	.mmap		= vgpu_dev_mmap,
 	.unlocked_ioctl	= vgpu_dev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
-	.llseek		= no_llseek,
+	/*
+	 * No .llseek: nonseekable_open() makes lseek fail with ESPIPE on
+	 * every supported kernel (no_llseek itself is gone in 6.12).
+	 */
 };
 
 static struct miscdevice vgpu_misc = {

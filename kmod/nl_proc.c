@@ -114,24 +114,28 @@ int vgpu_nl_proc_register_doit(struct sk_buff *skb, struct genl_info *info)
 	struct vgpu_tenant *t;
 	struct vgpu_proc *p;
 	struct sk_buff *msg;
-	struct fd f;
+	struct file *file;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, VGPU_A_PROC_FD)) {
 		NL_SET_ERR_MSG(info->extack, "fd is required");
 		return -EINVAL;
 	}
-	f = fdget(nla_get_u32(fd_attr));
-	if (!f.file || f.file->f_op != &vgpu_dev_fops) {
+	/*
+	 * fget(), not fdget(): struct fd changed shape in 6.12, and one
+	 * reference per registration costs nothing that matters.
+	 */
+	file = fget(nla_get_u32(fd_attr));
+	if (!file || file->f_op != &vgpu_dev_fops) {
 		NL_SET_ERR_MSG_ATTR(info->extack, fd_attr, "fd is not an open /dev/vgpu");
 		err = -EBADF;
-		goto out_fdput;
+		goto out_fput;
 	}
 
 	err = -ENOMEM;
 	p = vgpu_proc_alloc();
 	if (!p)
-		goto out_fdput;
+		goto out_fput;
 	msg = genlmsg_new(vgpu_proc_register_msg_size(), GFP_KERNEL);
 	if (!msg)
 		goto out_put;
@@ -140,7 +144,7 @@ int vgpu_nl_proc_register_doit(struct sk_buff *skb, struct genl_info *info)
 	t = vgpu_tenant_of_task(current);
 	err = vgpu_proc_register_fill(msg, info, t);
 	if (!err)
-		err = vgpu_proc_link(p, f.file->private_data, t, genl_info_net(info),
+		err = vgpu_proc_link(p, file->private_data, t, genl_info_net(info),
 				     info->snd_portid);
 	if (!err)
 		vgpu_place_pin_proc(p);
@@ -160,8 +164,9 @@ int vgpu_nl_proc_register_doit(struct sk_buff *skb, struct genl_info *info)
 		vgpu_proc_unregister(p);
 out_put:
 	vgpu_proc_put(p);
-out_fdput:
-	fdput(f);
+out_fput:
+	if (file)
+		fput(file);
 	return err;
 }
 
