@@ -2,21 +2,26 @@
 #
 # vgpu: share GPUs between tenants, safely and fairly.
 #
-#   make            build kmod/vgpu.ko, ctl/vgpuctl, libvgpu/libvgpu.so and
-#                   the test instruments (simgpu)
+#   make            build vgpu.ko (in build/kmod/RELEASE/), ctl/vgpuctl,
+#                   libvgpu/libvgpu.so and the test instruments (simgpu)
 #   make demo       boot a VM with the module loaded and tenants sharing
 #                   simulated GPUs
 #   make check      run every test (last line: "N passed, N failed")
 #   make install    install the module, vgpuctl, libvgpu and the man page
 #   make deps       install what building and testing needs (as root)
 #   make bench      run the benchmarks (bench/) in the VM and print them
+#   make dkms-install  copy the module's sources to /usr/src/vgpu-VERSION
+#
+# The kernel: KVER=RELEASE (e.g. 6.12.117+deb12-amd64) or KDIR=DIR; by
+# default the running kernel's headers, else the newest Debian headers in
+# the supported range (tools/kdir). make check tests every supported kernel
+# installed (tools/kernels), or only KVER's when it is set.
 
-KDIR ?= $(shell tools/kdir)
 PREFIX ?= /usr/local
 DESTDIR ?=
 NVML_H := build/deps/nvml/usr/include/nvml.h
 
-export KDIR PREFIX DESTDIR
+export KDIR KVER PREFIX DESTDIR
 
 .PHONY: all module ctl libvgpu simgpu deps check demo bench install clean \
 	modules_install
@@ -24,8 +29,7 @@ export KDIR PREFIX DESTDIR
 all: module ctl libvgpu simgpu
 
 module:
-	@test -d "$(KDIR)" || { echo "Error: no kernel build directory $(KDIR): run make deps or set KDIR." >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	@tools/kmod-build modules
 
 ctl: $(NVML_H)
 	$(MAKE) -C ctl
@@ -57,17 +61,16 @@ bench: deps
 	bench/run
 
 modules_install:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_DIR=extra modules_install
+	INSTALL_MOD_DIR=extra tools/kmod-build modules_install
 
 install: modules_install
 	$(MAKE) -C ctl install
 	$(MAKE) -C libvgpu install
 
 clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C ctl clean
 	$(MAKE) -C libvgpu clean
 	$(MAKE) -C tests/simgpu clean
 	$(MAKE) -C tests/clients clean
 	$(MAKE) -C bench clean
-	rm -rf build/asan build/vm
+	rm -rf build/asan build/vm build/kmod

@@ -4,13 +4,10 @@
 
 vm_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-# The kernel the module was built for: KDIR's release (Debian's
-# /usr/src/linux-headers-RELEASE), booted from /boot/vmlinuz-RELEASE.
+# The kernel the VM boots (/boot/vmlinuz-RELEASE) and the module is built
+# for (build/kmod/RELEASE/): KVER's, or KDIR's, or tools/kdir's default.
 vm_kernel_release() {
-	local kdir
-	kdir=$("$vm_top/tools/kdir") || return 1
-	sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
-		"$kdir/include/generated/utsrelease.h"
+	"$vm_top/tools/kdir" --release
 }
 
 # vm_install ROOT FILE DEST: install FILE in the tree ROOT as DEST, with the
@@ -40,7 +37,8 @@ vm_build_initramfs() {
 	ln -s usr/lib "$root/lib"
 	ln -s usr/lib64 "$root/lib64"
 	install -m 0755 /bin/busybox "$root/bin/busybox"
-	install -D -m 0644 "$vm_top/kmod/vgpu.ko" "$root/lib/modules/$rel/extra/vgpu.ko"
+	install -D -m 0644 "$vm_top/build/kmod/$rel/kmod/vgpu.ko" \
+		"$root/lib/modules/$rel/extra/vgpu.ko"
 	install -m 0755 "$vm_top/tests/vm/init" "$root/init"
 	install -m 0755 "$script" "$root/vgpu-script"
 	# Programs and their libraries, where an installation puts them.
@@ -82,6 +80,10 @@ vm_build_initramfs() {
 vm_boot() {
 	local initrd=$1 console=$2 rel
 	rel=$(vm_kernel_release) || return 1
+	if [ ! -r "/boot/vmlinuz-$rel" ]; then
+		echo "Error: cannot read /boot/vmlinuz-$rel: install linux-image-$rel (make deps)." >&2
+		return 1
+	fi
 	timeout --foreground -k 5 "${VGPU_VM_TIMEOUT:-600}" \
 	qemu-system-x86_64 -nodefaults -display none -no-reboot \
 		-m 1024 -smp 4,sockets=2,cores=2,threads=1 \
