@@ -18,13 +18,15 @@
 # installed (tools/kernels), or only KVER's when it is set.
 
 PREFIX ?= /usr/local
+VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+DKMS_SRC = $(DESTDIR)/usr/src/vgpu-$(VERSION)
 DESTDIR ?=
 NVML_H := build/deps/nvml/usr/include/nvml.h
 
 export KDIR KVER PREFIX DESTDIR
 
 .PHONY: all module ctl libvgpu simgpu deps check demo bench install clean \
-	modules_install
+	modules_install dkms-install
 
 all: module ctl libvgpu simgpu
 
@@ -62,6 +64,15 @@ bench: deps
 
 modules_install:
 	INSTALL_MOD_DIR=extra tools/kmod-build modules_install
+
+# What DKMS builds from: the module's sources, generated ones included.
+dkms-install:
+	rm -rf "$(DKMS_SRC)"
+	install -d "$(DKMS_SRC)/kmod" "$(DKMS_SRC)/uapi"
+	install -m 0644 dkms.conf Kbuild "$(DKMS_SRC)/"
+	install -m 0644 kmod/Kbuild kmod/*.c kmod/*.h "$(DKMS_SRC)/kmod/"
+	install -m 0644 uapi/*.h "$(DKMS_SRC)/uapi/"
+	@echo "copied to $(DKMS_SRC); now: dkms install vgpu/$(VERSION) [-k RELEASE]"
 
 install: modules_install
 	$(MAKE) -C ctl install

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Host tests of how vgpu.ko is built for a chosen kernel (suite "kbuild"):
+# - KVER and KDIR choose the kernel (tools/kdir); bad input (a KVER with no
+#   headers, one that is not a release, a KDIR that is no kernel tree, a
+#   kernel outside 6.1-6.12) fails with one line naming the problem and
+#   leaves no build directory behind;
+# - tools/kernels lists the kernels make check tests, and names the
+#   packages of a series that has none;
+# - make dkms-install copies what DKMS needs, and DKMS (Debian's dkms, with
+#   private trees) builds vgpu.ko for each tested kernel from that copy
+#   alone, refuses a kernel outside the range, and its BUILD_EXCLUSIVE_KERNEL
+#   agrees with tools/kdir's range.
+# Every check prints "PASS: kbuild: what" or "FAIL: kbuild: what: detail".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+
+failures=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass() { echo "PASS: kbuild: $1"; }
+fail() { echo "FAIL: kbuild: $1: $2"; failures=$((failures + 1)); }
+oneline() { head -c 400 "$1" | tr '\n' '|'; }
+
+# refused WHAT WANT CMD...: CMD fails, its stderr has exactly one "Error:"
+# line and it contains WANT, and no build/kmod directory appeared.
+refused() {
+	local what=$1 want=$2 before after
+	shift 2
+	before=$(ls build/kmod 2>/dev/null)
+	if "$@" > "$tmp/out" 2> "$tmp/err"; then
+		fail "$what" "succeeded: $(oneline "$tmp/out")"
+	elif [ "$(grep -c '^Error: ' "$tmp/err")" -ne 1 ]; then
+		fail "$what" "wanted one Error: line, got: $(oneline "$tmp/err")"
+	elif ! grep -q "^Error: .*$want" "$tmp/err"; then
+		fail "$what" "wanted '$want' in: $(oneline "$tmp/err")"
+	else
+		after=$(ls build/kmod 2>/dev/null)
+		if [ "$before" = "$after" ]; then
+			pass "$what"
+		else
+			fail "$what" "left a build directory: $before -> $after"
+		fi
+	fi
+}
+
+# fake_kdir DIR RELEASE: a tree that looks like a kernel's headers.
+fake_kdir() {
+	mkdir -p "$1/include/generated"
+	: > "$1/Makefile"
+	echo "#define UTS_RELEASE \"$2\"" > "$1/include/generated/utsrelease.h"
+}
+
+# --- choosing the kernel -------------------------------------------------------
+refused "make KVER= with no headers names the package to install" \
+	"install linux-headers-6.7.0-99-amd64" make -s KVER=6.7.0-99-amd64 module
+refused "make check KVER= with no headers stops before building" \
+	"install linux-headers-6.7.0-99-amd64" make -s KVER=6.7.0-99-amd64 check
+refused "a KVER that is not a release is refused" "is not a kernel release" \
+	make -s KVER=../../etc module
+refused "a KDIR that is no kernel tree is refused" "is not a kernel build directory" \
+	make -s KDIR="$tmp/nowhere" module
+fake_kdir "$tmp/k613" 6.13.0-1-amd64
+refused "a 6.13 kernel is outside the range" "6.13.0-1-amd64 is outside vgpu's supported range 6.1 to 6.12" \
+	make -s KDIR="$tmp/k613" module
+fake_kdir "$tmp/k510" 5.10.0-30-amd64
+refused "a 5.10 kernel is outside the range" "outside vgpu's supported range" \
+	make -s KDIR="$tmp/k510" module
+fake_kdir "$tmp/k610" 6.10.0-1-amd64
+if out=$(KDIR="$tmp/k610" tools/kdir --release 2>&1) && [ "$out" = 6.10.0-1-amd64 ]; then
+	pass "6.10, between the tested kernels, is in the range"
+else
+	fail "6.10, between the tested kernels, is in the range" "$out"
+fi
+
+# make check KVER=... tests that kernel alone; otherwise both series.
+kernels=$(tools/kernels 2>&1)
+if [ -n "${KVER:-}${KDIR:-}" ]; then
+	want=$(tools/kdir --release 2>&1)
+	[ "$kernels" = "$want" ] && ok=1 || ok=0
+	what="KVER/KDIR ($want) is the one kernel make check tests"
+else
+	[ "$(echo "$kernels" | grep -c -E '^6\.(1|12)\.')" -eq 2 ] && ok=1 || ok=0
+	what="make check tests two kernels, 6.1 and 6.12: $(echo "$kernels" | tr '\n' ' ')"
+fi
+[ "$ok" = 1 ] && pass "$what" || fail "$what" "tools/kernels: $kernels"
+first=$(echo "$kernels" | head -n 1)
+if [ "$(KVER=$first KDIR='' tools/kernels)" = "$first" ]; then
+	pass "KVER=$first alone names that kernel alone"
+else
+	fail "KVER=$first alone names that kernel alone" "got: $(KVER=$first tools/kernels 2>&1)"
+fi
+if out=$(KVER= KDIR= VGPU_TEST_SERIES="6.5:linux-image-6.5-amd64,linux-headers-6.5-amd64" tools/kernels) ||
+   [ "$out" != "missing 6.5 linux-image-6.5-amd64 linux-headers-6.5-amd64" ]; then
+	fail "a series with no kernel installed names its packages" "got: $out"
+else
+	pass "a series with no kernel installed names its packages"
+fi
+
+# --- DKMS ------------------------------------------------------------------------
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
+if make -s dkms-install DESTDIR="$tmp/root" > "$tmp/out" 2>&1; then
+	pass "make dkms-install copies the sources"
+else
+	fail "make dkms-install copies the sources" "$(oneline "$tmp/out")"
+fi
+src=$tmp/root/usr/src/vgpu-$version
+missing=""
+for f in dkms.conf Kbuild kmod/Kbuild kmod/nl_gen.c kmod/nl_gen.h kmod/compat.h \
+	 uapi/vgpu.h uapi/vgpu_dev.h $(cd kmod && ls ./*.c | sed 's|^\./|kmod/|'); do
+	[ -f "$src/$f" ] || missing="$missing $f"
+done
+if [ -z "$missing" ]; then
+	pass "the DKMS tree has every source, the generated netlink code included"
+else
+	fail "the DKMS tree has every source, the generated netlink code included" "missing:$missing"
+fi
+
+if ! command -v dkms > /dev/null; then
+	fail "dkms is installed" "not found (apt-get install dkms, or make deps)"
+else
+	mkdir -p "$tmp/dkms"
+	# Private trees; sign_file: no key is made under /var/lib/dkms.
+	dk() { sign_file=/nonexistent dkms "$@" --sourcetree "$tmp/root/usr/src" --dkmstree "$tmp/dkms"; }
+	dk add -m vgpu -v "$version" > "$tmp/out" 2>&1 ||
+		fail "dkms add" "$(oneline "$tmp/out")"
+	for rel in $kernels; do
+		if ! dk build -m vgpu -v "$version" -k "$rel" > "$tmp/out" 2>&1; then
+			fail "dkms builds vgpu.ko for $rel" "$(tail -n 5 "$tmp/out" | tr '\n' '|')"
+			continue
+		fi
+		ko=$(ls "$tmp/dkms/vgpu/$version/$rel"/*/module/vgpu.ko* 2>/dev/null | head -n 1)
+		magic=$(modinfo -F vermagic "$ko" 2>/dev/null)
+		if [ "${magic%% *}" = "$rel" ]; then
+			pass "dkms builds vgpu.ko for $rel (vermagic $rel)"
+		else
+			fail "dkms builds vgpu.ko for $rel" "module '$ko' vermagic '$magic'"
+		fi
+	done
+	fake=$tmp/lib/6.13.0-1-amd64
+	fake_kdir "$fake" 6.13.0-1-amd64
+	dk build -m vgpu -v "$version" -k 6.13.0-1-amd64 --kernelsourcedir "$fake" \
+		> "$tmp/out" 2>&1
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q 'BUILD_EXCLUSIVE' "$tmp/out"; then
+		pass "dkms refuses a 6.13 kernel (BUILD_EXCLUSIVE_KERNEL, status $rc)"
+	else
+		fail "dkms refuses a 6.13 kernel" "status $rc: $(oneline "$tmp/out")"
+	fi
+fi
+
+# The regular expression DKMS uses against tools/kdir's range.
+re=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p' dkms.conf)
+wrong=""
+for rel in 6.0.9 6.1.0-56-amd64 6.3.1 6.9.0 6.10.2 6.12.117+deb12-amd64 6.13.0 6.20.1 \
+	   5.15.0-91-generic 7.0.0 16.1.0; do
+	fake_kdir "$tmp/r" "$rel"
+	KDIR=$tmp/r tools/kdir > /dev/null 2>&1 && want=yes || want=no
+	[[ $rel =~ $re ]] && got=yes || got=no
+	[ "$want" = "$got" ] || wrong="$wrong $rel(kdir:$want,dkms:$got)"
+done
+if [ -z "$wrong" ]; then
+	pass "dkms.conf's BUILD_EXCLUSIVE_KERNEL and tools/kdir agree on 11 releases"
+else
+	fail "dkms.conf's BUILD_EXCLUSIVE_KERNEL and tools/kdir agree" "$wrong"
+fi
+
+[ "$failures" -eq 0 ]
