@@ -20,6 +20,10 @@ struct genl_family vgpu_nl_family __ro_after_init = {
 	.parallel_ops	= true,
 	/* Zero: every command is strictly validated. */
 	.resv_start_op	= 0,
+	/*
+	 * Full genl_ops, not 6.2's split ops (separate doit/dumpit entries):
+	 * 6.1 has no split ops, and 6.12 still takes these unchanged.
+	 */
 	.ops		= vgpu_nl_ops,
 	.n_ops		= ARRAY_SIZE(vgpu_nl_ops),
 	.mcgrps		= vgpu_nl_mcgrps,

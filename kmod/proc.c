@@ -304,6 +304,9 @@ unsigned int vgpu_proc_count(void)
  * A netlink socket is going away: if it registered a process, end the
  * registration. Runs in the releasing task's context (blocking chain) for
  * every netlink protocol and socket; the look-up is a hash probe.
+ * 6.8's per-socket family state (sock_priv_size, sock_priv_destroy) would
+ * call us for our own sockets only, but 6.1 lacks it; this notifier works
+ * alike on every supported kernel (the VM suites check kill -9 on each).
  */
 static int vgpu_proc_netlink_event(struct notifier_block *nb, unsigned long event,
 				   void *ptr)
