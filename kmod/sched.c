@@ -304,7 +304,9 @@ static struct vgpu_sched_bucket *vgpu_sched_pick(struct vgpu_sched *s, u64 now)
 
 	list_for_each_entry(e, &s->active, node) {
 		sb = vgpu_sched_owner(e, g);
-		if (sb == s->holder || !e->waiters || !vgpu_sched_eligible(s, sb, now))
+		/* Waiters are threads of its processes: none without them. */
+		if (sb == s->holder || !e->waiters || !sb->nprocs ||
+		    !vgpu_sched_eligible(s, sb, now))
 			continue;
 		if (!best || sb->priority > best->priority ||
 		    (sb->priority == best->priority && (s64)(e->vtime - be->vtime) < 0)) {
@@ -601,16 +603,19 @@ void vgpu_sched_bucket_del(struct vgpu_sched_bucket *sb)
 
 	spin_lock_bh(&vgpu_sched_lock);
 	WARN_ON_ONCE(sb->nprocs);
+	/* Out of the competition first, so no GPU can pick it again. */
+	list_del_init(&sb->node);
 	for (i = 0; i < VGPU_GPU_MAX; i++) {
 		s = &vgpu_scheds[i];
+		sb->ent[i].waiters = 0;
+		list_del_init(&sb->ent[i].node);
 		if (s->holder == sb) {
 			vgpu_sched_charge(s, now);
 			vgpu_sched_handover(s, now);
 			vgpu_sched_update(s, now);
 		}
-		list_del_init(&sb->ent[i].node);
+		WARN_ON_ONCE(s->holder == sb || !list_empty(&sb->ent[i].node));
 	}
-	list_del_init(&sb->node);
 	spin_unlock_bh(&vgpu_sched_lock);
 }
 

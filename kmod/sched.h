@@ -87,7 +87,9 @@ struct vgpu_sched_bucket {
  * @page: the process's accounting page (its @launches counters)
  * @gate: its gate page
  * @draining: GPUs on which the module waits for the process to drain
- * @waiting: per GPU, its threads sleeping in VGPU_IOC_WAIT
+ * @waiting: per GPU, its threads sleeping in VGPU_IOC_WAIT (u32: a process
+ *	has fewer threads than PID_MAX_LIMIT, so the count cannot wrap; see
+ *	vgpu_sched_proc_link())
  * @seen: per GPU, @launches at the last look
  * @moved: per GPU, when @launches was last seen moving (or the process
  *	last left VGPU_IOC_WAIT), ktime_get_ns()
@@ -98,7 +100,7 @@ struct vgpu_sched_proc {
 	struct vgpu_dev_page *page;
 	struct vgpu_dev_gate *gate;
 	u64 draining;
-	u16 waiting[VGPU_GPU_MAX];
+	u32 waiting[VGPU_GPU_MAX];
 	u64 seen[VGPU_GPU_MAX];
 	u64 moved[VGPU_GPU_MAX];
 };

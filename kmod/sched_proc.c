@@ -13,6 +13,8 @@
 #include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/ktime.h>
+#include <linux/overflow.h>
+#include <linux/threads.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
@@ -37,6 +39,13 @@ void vgpu_sched_proc_link(struct vgpu_sched_proc *sp, struct vgpu_sched_bucket *
 {
 	u32 g;
 
+	/*
+	 * A wrapped count would leave phantom waiters on the tenant when the
+	 * registration ends: each thread waits at most once, and there are
+	 * fewer threads (in all, so a bucket's @waiters too) than pids.
+	 */
+	BUILD_BUG_ON(PID_MAX_LIMIT > type_max(typeof(sp->waiting[0])));
+	BUILD_BUG_ON(PID_MAX_LIMIT > type_max(typeof(sb->ent[0].waiters)));
 	spin_lock_bh(&vgpu_sched_lock);
 	sp->page = page;
 	sp->gate = gate;
@@ -190,6 +199,16 @@ int vgpu_sched_wait(struct vgpu_sched_proc *sp, u32 g, u64 drain_ns, u64 *waited
 		if (sig) {
 			err = -EINTR;
 			break;
+		}
+		/*
+		 * The GPU left the inventory and came back while this thread
+		 * slept: its bucket's demand went with it and must be shown
+		 * again, or no decision would ever grant it.
+		 */
+		if (list_empty(&sb->ent[g].node)) {
+			now = ktime_get_ns();
+			vgpu_sched_ent_sync(s, sb, now);
+			vgpu_sched_update(s, now);
 		}
 	}
 	if (err == -ESRCH)	/* vgpu_sched_proc_end() dropped the wait */

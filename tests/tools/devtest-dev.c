@@ -6,6 +6,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -383,6 +386,97 @@ int vgpu_step_wait(uint32_t gpu, uint64_t drain_ns)
 	       gpu < VGPU_DEV_GPUS ? granted_of(gpu) : 0,
 	       gpu < VGPU_DEV_GPUS ? gate->gpu[gpu].seq : 0);
 	return 0;
+}
+
+/* Neither page can be made inherited by a fork: madvise(MADV_DOFORK) fails. */
+int vgpu_step_dofork_check(void)
+{
+	int err = gate_map(), pg, gt;
+
+	if (err)
+		return err;
+	if (!vgpu_page)
+		return -EBADF;
+	pg = madvise(vgpu_page, 4096, MADV_DOFORK) ? errno : 0;
+	gt = madvise((void *)gate, 4096, MADV_DOFORK) ? errno : 0;
+	printf("dofork-check page=%s gate=%s\n", pg ? vgpu_errname(pg) : "allowed",
+	       gt ? vgpu_errname(gt) : "allowed");
+	return pg && gt ? 0 : -EINVAL;
+}
+
+struct waiter {
+	uint32_t gpu;
+	double deadline;
+	int err;
+	_Atomic int done;
+};
+
+static void waiter_wake(int sig)
+{
+	(void)sig;
+}
+
+/* One thread's wait for a grant; a signal before the deadline: again. */
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+	uint64_t waited;
+
+	do {
+		w->err = do_wait(w->gpu, 0, &waited);
+	} while (w->err == -EINTR && vgpu_now_us() < w->deadline);
+	w->done = 1;
+	return NULL;
+}
+
+static unsigned long waiters_done(struct waiter *w, unsigned long n)
+{
+	unsigned long i, done = 0;
+
+	for (i = 0; i < n; i++)
+		done += w[i].done;
+	return done;
+}
+
+int vgpu_step_waiters(uint32_t gpu, unsigned long n, uint64_t secs)
+{
+	struct sigaction sa = { .sa_handler = waiter_wake };	/* no SA_RESTART */
+	unsigned long i, started = 0, granted = 0, gone = 0, other;
+	double t0 = vgpu_now_us(), deadline = t0 + secs * 1e6;
+	struct waiter *w = calloc(n, sizeof(*w));
+	pthread_t *tid = calloc(n, sizeof(*tid));
+	int err = gate_map();
+
+	if (!err && (!w || !tid))
+		err = -ENOMEM;
+	if (!err && sigaction(SIGUSR1, &sa, NULL))
+		err = -errno;
+	for (i = 0; !err && i < n; i++) {
+		w[i].gpu = gpu;
+		w[i].deadline = deadline;
+		err = -pthread_create(&tid[i], NULL, waiter_main, &w[i]);
+		if (!err)
+			started++;
+	}
+	printf("waiters started=%lu\n", started);
+	fflush(stdout);
+	while (waiters_done(w, started) < started && vgpu_now_us() < deadline)
+		usleep(10000);
+	for (i = 0; i < started; i++) {
+		while (!w[i].done) {	/* still asleep at the deadline */
+			pthread_kill(tid[i], SIGUSR1);
+			usleep(10000);
+		}
+		pthread_join(tid[i], NULL);
+		granted += !w[i].err;
+		gone += w[i].err == -ENODEV;
+	}
+	other = started - granted - gone;
+	printf("waiters gpu=%u n=%lu granted=%lu enodev=%lu other=%lu ms=%.0f\n", gpu, n,
+	       granted, gone, other, (vgpu_now_us() - t0) / 1000);
+	free(w);
+	free(tid);
+	return err ? err : other ? -ETIMEDOUT : 0;
 }
 
 /* libvgpu's gate (libvgpu/gate.c) with a launch that sleeps GAP_US. */

@@ -387,6 +387,24 @@ int vgpu_step_host_set(const char *policy)
 	return nl_talk(&m, VGPU_A_HOST_MAX, NULL, NULL);
 }
 
+int vgpu_step_gpu_readd(uint32_t index, uint64_t vram)
+{
+	struct msg m;
+	int err = vgpu_nl_family();
+
+	if (err)
+		return err;
+	msg_init(&m, family, 0, VGPU_CMD_GPU_DEL);
+	msg_put(&m, VGPU_A_GPU_INDEX, &index, sizeof(index));
+	err = nl_talk(&m, VGPU_A_GPU_MAX, NULL, NULL);
+	if (err)
+		return err;
+	msg_init(&m, family, 0, VGPU_CMD_GPU_ADD);
+	msg_put(&m, VGPU_A_GPU_INDEX, &index, sizeof(index));
+	msg_put(&m, VGPU_A_GPU_VRAM, &vram, sizeof(vram));
+	return nl_talk(&m, VGPU_A_GPU_MAX, NULL, NULL);
+}
+
 static int step_dump(uint8_t cmd, int max, reply_fn fn, void *arg)
 {
 	struct msg m;

@@ -61,6 +61,10 @@ int vgpu_step_gate_check(void);
 int vgpu_step_wait(uint32_t gpu, uint64_t drain_ns);
 /* run GPU MS GAP_US: launch like libvgpu's gate for MS ms. */
 int vgpu_step_run(uint32_t gpu, uint64_t ms, uint64_t gap_us);
+/* dofork-check: madvise(MADV_DOFORK) is refused on the page and the gate. */
+int vgpu_step_dofork_check(void);
+/* waiters GPU N SECS: N threads each wait for a grant (EINTR: again) for SECS s. */
+int vgpu_step_waiters(uint32_t gpu, unsigned long n, uint64_t secs);
 /* fork-hold SECONDS: a child keeps every fd, tries a CHARGE, sleeps. */
 int vgpu_step_fork_hold(long secs);
 
@@ -92,6 +96,8 @@ int vgpu_step_usage(const char *tenant);
 int vgpu_step_host(void);
 /* host-set allow|deny. */
 int vgpu_step_host_set(const char *policy);
+/* gpu-readd INDEX VRAM: gpu-del then gpu-add, back to back. */
+int vgpu_step_gpu_readd(uint32_t index, uint64_t vram);
 /* close-socket: close the netlink socket. */
 int vgpu_step_close_socket(void);
 

@@ -56,6 +56,16 @@
  *                        (L a node list, or -)
  *   wait-placement SECONDS  wait until the page's placement_seq moves, then
  *                        do "placement" (ETIMEDOUT when it does not)
+ *   dofork-check         madvise(MADV_DOFORK) on the page and the gate must
+ *                        fail: "dofork-check page=E gate=E"
+ *   waiters GPU N SECS   start N threads that each wait for a grant on GPU
+ *                        (again after EINTR, until SECS s have passed):
+ *                        "waiters started=N", then, when all have returned
+ *                        or at the deadline, "waiters gpu=G n=N granted=K
+ *                        enodev=J other=L ms=T" (L: still waiting, or
+ *                        another error; the step fails when L > 0)
+ *   rt                   run at SCHED_FIFO priority 50 from now on
+ *   gpu-readd INDEX VRAM gpu-del then gpu-add of the GPU, back to back
  *   fork-hold SECONDS    fork a child that keeps every fd, tries a CHARGE
  *                        (prints "child charge errno=..."), then sleeps
  *   bench-register N     N rounds of open, mmap, register, close; prints
@@ -66,6 +76,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -158,6 +169,14 @@ static int step_alarm(uint64_t ms)
 	if (sigaction(SIGALRM, &sa, NULL) || setitimer(ITIMER_REAL, &it, NULL))
 		return -errno;
 	return 0;
+}
+
+/* Real-time FIFO scheduling: threads of lower classes on its CPU wait. */
+static int step_rt(void)
+{
+	struct sched_param sp = { .sched_priority = 50 };
+
+	return sched_setscheduler(0, SCHED_FIFO, &sp) ? -errno : 0;
 }
 
 static void *thread_sleep(void *arg)
@@ -390,6 +409,10 @@ int main(int argc, char **argv)
 				i++;
 			}
 			err = vgpu_step_gate(gpu);
+		} else if (!strcmp(step, "rt")) {
+			err = step_rt();
+		} else if (!strcmp(step, "dofork-check")) {
+			err = vgpu_step_dofork_check();
 		} else if (!strcmp(step, "gate-check")) {
 			err = vgpu_step_gate_check();
 		} else if (!strcmp(step, "wait")) {
@@ -442,6 +465,21 @@ int main(int argc, char **argv)
 				err = vgpu_step_wait_placement((long)a);
 		} else if (!strcmp(step, "placement")) {
 			err = vgpu_step_placement();
+		} else if (!strcmp(step, "waiters") || !strcmp(step, "gpu-readd")) {
+			uint64_t c = 0;
+
+			NEED(2);
+			if (parse_u64(argv[i + 1], &a) || parse_u64(argv[i + 2], &b))
+				return usage();
+			i += 2;
+			if (!strcmp(step, "gpu-readd")) {
+				err = vgpu_step_gpu_readd((uint32_t)a, b);
+			} else {
+				NEED(1);
+				if (parse_u64(argv[++i], &c))
+					return usage();
+				err = vgpu_step_waiters((uint32_t)a, (unsigned long)b, c);
+			}
 		} else if (!strcmp(step, "fork-hold")) {
 			NEED(1);
 			if (parse_u64(argv[++i], &a))

@@ -168,6 +168,34 @@ within "a's grants" 2 1000000 "$(field grants "usage tenant=a gpu=0" "$out")"
 within "a's throttled time (ms)" 1 1000000 $(( $(field throttled_ns "usage tenant=a gpu=0" "$out") / 1000000 ))
 check_out "no nest on a GPU never used" "" sh -c "vgpu-devtest usage-of a | grep -c 'gpu=1 ' || true"
 
+# waiters asleep while their GPU leaves the inventory and comes back at
+# once are granted when it is free (they were stranded: issue 12). They
+# share CPU 3 with the real-time process that takes the GPU out and back,
+# so none runs in between.
+inside h register run 0 2000 >/tmp/h1 &
+sleep 0.5
+taskset -c 3 sh -c ". /tests/suite-lib.sh; inside b register waiters 0 8 20" >/tmp/w1 &
+t=0
+while ! grep -q started /tmp/w1 && [ $t -lt 100 ]; do sleep 0.05; t=$((t + 1)); done
+sleep 0.3
+check "GPU 0 leaves and comes back with waiters asleep" taskset -c 3 vgpu-devtest rt gpu-readd 0 16G
+wait
+out=$(cat /tmp/w1)
+check_out "those still asleep when it is back are granted once it is free" "other=0" echo "$out"
+within "waiters still asleep when the GPU was back (of 8)" 1 8 $((8 - $(field enodev "waiters gpu" "$out")))
+
+# the holder's process dies and its tenant is deleted at once: the GPU
+# goes on to others (the scheduler kept the freed tenant: issue 12)
+inside b register run 0 60000 >/dev/null &
+bpid=$!
+sleep 0.5
+kill -9 $bpid
+wait $bpid 2>/dev/null
+check "delete the tenant whose process held the GPU" vgpuctl tenant del b
+check_out "another tenant is granted the GPU" "waiters gpu=0 n=2 granted=2 enodev=0 other=0" \
+	inside a register waiters 0 2 5
+check "the tenant can be made again" vgpuctl tenant add b cgroup b
+
 # a tenant with processes may not be deleted; one without may, as may GPU 1
 vgpuctl tenant del c >/dev/null
 check_out "tenant deleted after its scheduling" "" vgpuctl tenant del d
