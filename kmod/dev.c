@@ -98,7 +98,11 @@ static int vgpu_dev_mmap(struct file *file, struct vm_area_struct *vma)
 			return -EACCES;
 		vgpu_vma_clear_flags(vma, VM_MAYWRITE);
 	}
-	vgpu_vma_set_flags(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	/*
+	 * VM_IO: madvise(MADV_DOFORK) refuses such mappings, so VM_DONTCOPY
+	 * cannot be cleared and a forked child never shares the page.
+	 */
+	vgpu_vma_set_flags(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP | VM_IO);
 	vgpu_vma_clear_flags(vma, VM_MAYEXEC);
 	return vm_insert_page(vma, vma->vm_start, virt_to_page(page));
 }

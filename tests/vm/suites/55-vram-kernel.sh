@@ -21,6 +21,8 @@ vgpuctl tenant add b cgroup b vram-min 4G gpus 0 >/dev/null
 check_out "/dev/vgpu is 0666" "crw-rw-rw-" ls -l /dev/vgpu
 check_out "refused mappings" "private=EINVAL two_pages=EINVAL offset=EINVAL exec=EINVAL" \
 	vgpu-devtest open mmap-check
+check_out "MADV_DOFORK cannot make the pages inherited (VM_IO)" "dofork-check page=EINVAL gate=EINVAL" \
+	vgpu-devtest open dofork-check
 
 # registration replies
 out=$(vgpu-devtest register page)
