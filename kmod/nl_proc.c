@@ -273,12 +273,14 @@ out_done:
  * @skb: request
  * @info: request attributes and extack
  *
- * Readable by everyone.
+ * Readable by everyone; the host-wide process count only with
+ * CAP_NET_ADMIN (it tells of other tenants' processes).
  *
  * Return: 0 or a negative errno.
  */
 int vgpu_nl_host_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	bool admin = netlink_capable(skb, CAP_NET_ADMIN);
 	struct sk_buff *msg;
 	u32 policy, procs;
 	void *hdr;
@@ -295,7 +297,7 @@ int vgpu_nl_host_get_doit(struct sk_buff *skb, struct genl_info *info)
 			  VGPU_CMD_HOST_GET);
 	if (!hdr ||
 	    nla_put_u32(msg, VGPU_A_HOST_DEFAULT_POLICY, policy) ||
-	    nla_put_u32(msg, VGPU_A_HOST_PROCS, procs)) {
+	    (admin && nla_put_u32(msg, VGPU_A_HOST_PROCS, procs))) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}

@@ -58,6 +58,10 @@ check_out "member reads its own tenant by name" "tenant team-a" as_user team-a v
 out=$(as_user outside vgpuctl -j tenant show | tr -d ' \n')
 check_eq "a process outside every tenant sees none" "[]" "$out"
 check_out "the inventory is readable by anyone" "gpu 0" as_user outside vgpuctl gpu show
+out=$(as_user team-a vgpuctl -j show | tr -d ' \n')
+check_out "host settings are readable by anyone" '"default":"allow"' echo "$out"
+check_out "but not the host-wide process count" '"procs":null' echo "$out"
+check_out "which root reads" '"procs":0' sh -c "vgpuctl -j show | tr -d ' \n'"
 out=$(as_user team-a vgpuctl monitor 2>&1 &
 	pid=$!; sleep 1; kill $pid 2>/dev/null; wait $pid 2>/dev/null)
 case $out in
