@@ -16,6 +16,7 @@
 #include <linux/cpumask.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
+#include <linux/mm.h>
 #include <linux/nodemask.h>
 #include <linux/pid.h>
 #include <linux/rcupdate.h>
@@ -57,7 +58,8 @@ void vgpu_place_pin(struct pid *pid, const struct cpumask *mask)
 		rcu_read_unlock();
 		if (!room)
 			return;
-		tasks = kmalloc_array(room, sizeof(*tasks), GFP_KERNEL);
+		/* Any thread count: kvmalloc falls back to vmalloc, no WARN. */
+		tasks = kvmalloc_array(room, sizeof(*tasks), GFP_KERNEL_ACCOUNT);
 		if (!tasks)
 			return;
 
@@ -81,7 +83,7 @@ void vgpu_place_pin(struct pid *pid, const struct cpumask *mask)
 			set_cpus_allowed_ptr(tasks[i], mask);
 			put_task_struct(tasks[i]);
 		}
-		kfree(tasks);
+		kvfree(tasks);
 		if (!n)
 			return;
 	}
