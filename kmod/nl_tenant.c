@@ -176,6 +176,13 @@ static struct cgroup *vgpu_tenant_cgroup(struct genl_info *info)
 				    "cgroup not found or not a cgroup v2 directory");
 		return ERR_PTR(-ENOENT);
 	}
+	/* "", "/" and "//" name the caller's namespace root: every process. */
+	if (!cgroup_parent(cgrp) || cgrp == current->nsproxy->cgroup_ns->root_cset->dfl_cgrp) {
+		cgroup_put(cgrp);
+		NL_SET_ERR_MSG_ATTR(info->extack, path ?: id,
+				    "the root cgroup cannot be a tenant: it holds every process");
+		return ERR_PTR(-EINVAL);
+	}
 	return cgrp;
 }
 

@@ -59,6 +59,18 @@ check_fails "cgroup not found" "Error: cgroup not found or not a cgroup v2 direc
 	vgpuctl tenant add ghost cgroup does-not-exist
 check_fails "cgroup path outside the mount" "Error: cgroup path must be under" \
 	vgpuctl tenant add ghost cgroup /tmp
+check_fails "the root cgroup cannot be a tenant" \
+	"Error: the root cgroup cannot be a tenant: it holds every process." \
+	vgpuctl tenant add everyone cgroup /sys/fs/cgroup/
+check_fails "an empty cgroup path is refused" 'Error: invalid PATH "" for cgroup.' \
+	vgpuctl tenant add everyone cgroup ""
+for root in "" / //; do
+	check_fails "the kernel refuses the path '$root' (the namespace's root)" \
+		"root cgroup cannot be a tenant" vgpu-nlsend tenant-new str:1=everyone "str:3=$root"
+done
+check_fails "and the root by id" "root cgroup cannot be a tenant" \
+	vgpu-nlsend tenant-new str:1=everyone u64:4=$(stat -c %i /sys/fs/cgroup)
+check_fails "no tenant was made" "Error: unknown tenant." vgpuctl tenant show everyone
 check_fails "vram-min above vram-max" "Error: vram-min is above vram-max." \
 	vgpuctl tenant add x cgroup free vram-max 1G vram-min 2G
 check_fails "vram-min above vram-max on set" "Error: vram-min is above vram-max." \
