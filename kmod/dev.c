@@ -15,6 +15,7 @@
  * The file holds the module (.owner), so the module cannot go while a
  * process has it open. Closing it ends the registration bound to it.
  */
+#include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/gfp.h>
 #include <linux/miscdevice.h>
@@ -30,31 +31,41 @@
 #include "placement.h"
 #include "proc.h"
 
+/* Memory a user causes is charged to its memory cgroup (__GFP_ACCOUNT). */
 static int vgpu_dev_open(struct inode *inode, struct file *file)
 {
 	struct vgpu_dev_file *df;
+	int err = -ENOMEM;
 
-	df = kzalloc(sizeof(*df), GFP_KERNEL);
+	df = kzalloc(sizeof(*df), GFP_KERNEL_ACCOUNT);
 	if (!df)
 		return -ENOMEM;
+	df->opener = vgpu_dev_opens_get();
+	if (IS_ERR(df->opener)) {
+		err = PTR_ERR(df->opener);
+		goto err_free_df;
+	}
 	BUILD_BUG_ON(sizeof(struct vgpu_dev_page) > PAGE_SIZE);
 	BUILD_BUG_ON(VGPU_DEV_GPUS != VGPU_GPU_MAX);
-	df->page = (struct vgpu_dev_page *)get_zeroed_page(GFP_KERNEL);
-	if (!df->page) {
-		kfree(df);
-		return -ENOMEM;
-	}
+	df->page = (struct vgpu_dev_page *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+	if (!df->page)
+		goto err_put_opener;
 	df->page->version = VGPU_DEV_PAGE_VERSION;
 	BUILD_BUG_ON(sizeof(struct vgpu_dev_gate) > PAGE_SIZE);
-	df->gate = (struct vgpu_dev_gate *)get_zeroed_page(GFP_KERNEL);
-	if (!df->gate) {
-		free_page((unsigned long)df->page);
-		kfree(df);
-		return -ENOMEM;
-	}
+	df->gate = (struct vgpu_dev_gate *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+	if (!df->gate)
+		goto err_free_page;
 	df->gate->version = VGPU_DEV_PAGE_VERSION;
 	file->private_data = df;
 	return nonseekable_open(inode, file);
+
+err_free_page:
+	free_page((unsigned long)df->page);
+err_put_opener:
+	vgpu_dev_opens_put(df->opener);
+err_free_df:
+	kfree(df);
+	return err;
 }
 
 static int vgpu_dev_release(struct inode *inode, struct file *file)
@@ -71,6 +82,7 @@ static int vgpu_dev_release(struct inode *inode, struct file *file)
 	/* Every mapping is gone: each held a reference to this file. */
 	free_page((unsigned long)df->gate);
 	free_page((unsigned long)df->page);
+	vgpu_dev_opens_put(df->opener);
 	kfree(df);
 	return 0;
 }

@@ -153,6 +153,8 @@ int vgpu_nl_proc_register_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, fd_attr, "/dev/vgpu file already registered");
 	else if (err == -EEXIST)
 		NL_SET_ERR_MSG(info->extack, "this socket already registered a process");
+	else if (err == -EMFILE)
+		NL_SET_ERR_MSG(info->extack, "this process holds too many registrations");
 	if (err) {
 		nlmsg_free(msg);
 		goto out_put;

@@ -55,7 +55,7 @@ struct vgpu_proc *vgpu_proc_alloc(void)
 {
 	struct vgpu_proc *p;
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kzalloc(sizeof(*p), GFP_KERNEL_ACCOUNT);
 	if (!p)
 		return NULL;
 	kref_init(&p->ref);
@@ -96,6 +96,17 @@ static struct vgpu_proc *vgpu_proc_find(const struct net *net, u32 portid)
 	return NULL;
 }
 
+/* The live registrations of process @pid (one scan of the registry). */
+static unsigned int vgpu_proc_regs_of(const struct pid *pid)
+{
+	unsigned int n = 0;
+	struct vgpu_proc *p;
+
+	list_for_each_entry(p, &vgpu_procs, node)
+		n += p->pid == pid;
+	return n;
+}
+
 /* Empties the GPU slots of a page: nothing is charged to it any more. */
 static void vgpu_page_clear(struct vgpu_dev_page *page)
 {
@@ -121,7 +132,8 @@ static void vgpu_page_clear(struct vgpu_dev_page *page)
  *
  * Context: vgpu_lock held (so that @t stays a tenant).
  * Return: 0, -EBUSY when @df is already registered, -EEXIST when the
- * socket already registered a process.
+ * socket already registered a process, -EMFILE when the process holds
+ * VGPU_PROC_REGS_MAX registrations already.
  */
 int vgpu_proc_link(struct vgpu_proc *p, struct vgpu_dev_file *df,
 		   struct vgpu_tenant *t, struct net *net, u32 portid)
@@ -143,6 +155,10 @@ int vgpu_proc_link(struct vgpu_proc *p, struct vgpu_dev_file *df,
 	}
 	if (vgpu_proc_find(net, portid)) {
 		err = -EEXIST;
+		goto out_unlock;
+	}
+	if (vgpu_proc_regs_of(p->pid) >= VGPU_PROC_REGS_MAX) {
+		err = -EMFILE;
 		goto out_unlock;
 	}
 	vgpu_page_clear(df->page);

@@ -28,11 +28,13 @@ struct vgpu_tenant;
  * @page: the shared page, allocated at open, freed at the last close
  * @gate: the read-only gate page (compute grants), likewise
  * @proc: the live registration bound to this file, or NULL
+ * @opener: the process that opened it (counted in dev_opens.c)
  */
 struct vgpu_dev_file {
 	struct vgpu_dev_page *page;
 	struct vgpu_dev_gate *gate;
 	struct vgpu_proc *proc;
+	struct pid *opener;
 };
 
 /**
@@ -90,8 +92,16 @@ unsigned int vgpu_proc_count(void);
 int vgpu_proc_init(void);
 void vgpu_proc_exit(void);
 
+/* Registrations one process may hold at once (each a socket and a file). */
+#define VGPU_PROC_REGS_MAX	16
+
 /* dev.c */
 int vgpu_dev_init(void);
 void vgpu_dev_exit(void);
+
+/* dev_opens.c: /dev/vgpu files one process may have open at once. */
+#define VGPU_DEV_OPENS_MAX	64
+struct pid *vgpu_dev_opens_get(void);
+void vgpu_dev_opens_put(struct pid *pid);
 
 #endif /* _VGPU_PROC_H */

@@ -54,6 +54,25 @@ int vgpu_step_open(void)
 	return 0;
 }
 
+/* Opens up to @n more files, kept open until exit; stops at the first error. */
+int vgpu_step_open_many(unsigned long n)
+{
+	unsigned long opened = 0;
+	int fd, err = 0;
+
+	while (opened < n) {
+		fd = open(VGPU_DEV_PATH, O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			err = errno;
+			break;
+		}
+		opened++;
+	}
+	printf("open-many n=%lu opened=%lu errno=%s\n", n, opened,
+	       err ? vgpu_errname(err) : "0");
+	return 0;
+}
+
 void vgpu_dev_forget(void)
 {
 	vgpu_dev_fd = -1;

@@ -33,6 +33,8 @@ void vgpu_dev_forget(void);
 int vgpu_step_open(void);
 /* close-dev: unmap the gate and the page, close /dev/vgpu. */
 int vgpu_step_close_dev(void);
+/* open-many N: open N more files (kept), print how many opened and why not. */
+int vgpu_step_open_many(unsigned long n);
 /* charge GPU BYTES: VGPU_IOC_CHARGE. */
 int vgpu_step_charge(uint32_t gpu, uint64_t bytes);
 /* release GPU BYTES: VGPU_IOC_RELEASE. */

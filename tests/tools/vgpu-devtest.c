@@ -12,6 +12,8 @@
  * binary suffixes K, M, G, T. Every line printed is "WORD key=value ...".
  *
  *   open                 open /dev/vgpu (O_CLOEXEC) and map its page
+ *   open-many N          open N more files, kept open until exit (without
+ *                        mapping): "open-many n=N opened=K errno=E"
  *   register             (open if needed,) open a netlink socket
  *                        (SOCK_CLOEXEC) and send proc-register with the fd
  *   register-fd FD       send proc-register naming FD (error tests)
@@ -115,6 +117,7 @@ const char *vgpu_errname(int e)
 	case EINTR: return "EINTR";
 	case ETIMEDOUT: return "ETIMEDOUT";
 	case EIO: return "EIO";
+	case EMFILE: return "EMFILE";
 	default: {
 		static char buf[16];
 
@@ -409,6 +412,11 @@ int main(int argc, char **argv)
 				i++;
 			}
 			err = vgpu_step_gate(gpu);
+		} else if (!strcmp(step, "open-many")) {
+			NEED(1);
+			if (parse_u64(argv[++i], &a))
+				return usage();
+			err = vgpu_step_open_many((unsigned long)a);
 		} else if (!strcmp(step, "rt")) {
 			err = step_rt();
 		} else if (!strcmp(step, "dofork-check")) {

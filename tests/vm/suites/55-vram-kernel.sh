@@ -24,6 +24,39 @@ check_out "refused mappings" "private=EINVAL two_pages=EINVAL offset=EINVAL exec
 check_out "MADV_DOFORK cannot make the pages inherited (VM_IO)" "dofork-check page=EINVAL gate=EINVAL" \
 	vgpu-devtest open dofork-check
 
+# what a user's opens cost is charged to its memory cgroup, and bounded
+echo +memory > $cg/cgroup.subtree_control
+mkdir -p $cg/m
+# kmem N: memory.stat's "kernel" of cgroup m while a process there holds
+# N files open (read after the 2 s in which the kernel flushes its stats)
+kmem() {
+	sh -c "echo \$\$ > $cg/m/cgroup.procs; exec vgpu-devtest open-many $1 hold 30" >/tmp/om 2>&1 &
+	t=0
+	while ! grep -q holding /tmp/om && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+	sleep 2.5
+	sed -n 's/^kernel //p' $cg/m/memory.stat
+	kill $! 2>/dev/null
+	wait $! 2>/dev/null
+}
+k0=$(kmem 0)
+k64=$(kmem 64)
+check_eq "64 opens: 64 files" "open-many n=64 opened=64 errno=0" "$(head -n 1 /tmp/om)"
+if [ $((k64 - k0)) -ge $((64 * 2 * 4096)) ]; then
+	pass "64 opens charge their 128 pages to the opener's memory cgroup ($((k64 - k0)) bytes)"
+else
+	fail "64 opens charge their 128 pages to the opener's memory cgroup" "kernel $k0 -> $k64"
+fi
+check_out "a process may hold 64 files open, not more" "open-many n=65 opened=64 errno=EMFILE" \
+	vgpu-devtest open-many 65
+check_out "closing them makes room again" "open-many n=64 opened=64 errno=0" \
+	vgpu-devtest open-many 64
+args=register
+for i in $(seq 2 17); do args="$args new-socket new-dev try register"; done
+out=$(vgpu-devtest $args)
+check_eq "a process may hold 16 registrations" 16 "$(echo "$out" | grep -c '^registered')"
+check_out "the 17th is refused" "register errno=EMFILE msg=this process holds too many registrations" \
+	echo "$out"
+
 # registration replies
 out=$(vgpu-devtest register page)
 check_out "outside tenants: default bucket, allow" "tenant=- policy=allow page_registered=1" echo "$out"
