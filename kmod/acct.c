@@ -316,6 +316,40 @@ u64 vgpu_acct_reclaim(struct vgpu_proc *p, u32 index)
 	return take;
 }
 
+/* What vgpu_acct_reclaim() would take back from @p now. */
+static u64 vgpu_acct_unspent(const struct vgpu_proc *p, u32 index)
+{
+	s64 avail = atomic64_read(vgpu_avail(p, index));
+
+	return avail > 0 ? min_t(u64, avail, p->granted[index]) : 0;
+}
+
+/*
+ * What taking back every unspent budget of the buckets other than @b on
+ * GPU @index would free of it: each bucket keeps at least its reservation.
+ */
+static u64 vgpu_acct_others_spare(const struct vgpu_bucket *b, u32 index)
+{
+	struct vgpu_bucket *c;
+	struct vgpu_proc *q;
+	u64 freed = 0, keep;
+
+	list_for_each_entry(q, &vgpu_procs, node)
+		q->bucket->spare = 0;
+	list_for_each_entry(q, &vgpu_procs, node)
+		q->bucket->spare += vgpu_acct_unspent(q, index);
+	list_for_each_entry(q, &vgpu_procs, node) {
+		c = q->bucket;
+		if (c == b || !c->spare)
+			continue;
+		keep = c->usage[index].charged - min(c->spare, c->usage[index].charged);
+		keep = max(keep, vgpu_bucket_reserve(c, index));
+		freed += vgpu_bucket_hold(c, index) - keep;
+		c->spare = 0;	/* counted once */
+	}
+	return freed;
+}
+
 /**
  * vgpu_acct_reclaim_bucket() - take back every budget of a bucket's processes
  * @b: bucket
@@ -357,14 +391,15 @@ static u64 vgpu_acct_free(const struct vgpu_bucket *b, u32 index)
 }
 
 /*
- * Room of bucket @b on GPU @index: how many more bytes it may be charged.
- * *@gpu_bound says whether the GPU (others' charges and reservations)
- * rather than the bucket's own limit is what bounds it.
+ * Room of bucket @b on GPU @index: how many more bytes it may be charged,
+ * were others to hold @freed bytes less. *@gpu_bound says whether the GPU
+ * (others' charges and reservations) rather than the bucket's own limit
+ * is what bounds it.
  */
-static u64 vgpu_acct_room(const struct vgpu_bucket *b, u32 index, bool *gpu_bound)
+static u64 vgpu_acct_room(const struct vgpu_bucket *b, u32 index, u64 freed, bool *gpu_bound)
 {
 	u64 limit = min(b->vram_max, vgpu_acct_gpus[index].capacity);
-	u64 free = vgpu_acct_free(b, index);
+	u64 free = min(vgpu_acct_free(b, index) + freed, vgpu_acct_gpus[index].capacity);
 	u64 top = min(limit, free);
 	u64 charged = b->usage[index].charged;
 
@@ -405,8 +440,9 @@ bool vgpu_acct_denied(const struct vgpu_proc *p, u32 index)
  *
  * When the bucket is short, the unspent budgets of its processes on the
  * GPU are taken back (the caller's included); when the GPU itself is
- * short, those of every process on it. Then either @bytes and a budget
- * are added to the page's @avail and charged, or nothing is.
+ * short, those of every process on it, if that makes @bytes fit. Then
+ * either @bytes and a budget are added to the page's @avail and charged,
+ * or nothing is.
  *
  * Context: vgpu_acct_lock held.
  * Return: 0, or -ENOMEM (counted as a failure).
@@ -419,18 +455,29 @@ int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
 	u64 room, grant;
 	bool gpu_bound;
 
-	room = vgpu_acct_room(b, index, &gpu_bound);
+	room = vgpu_acct_room(b, index, 0, &gpu_bound);
 	if (bytes > room) {
 		vgpu_proc_reap_bucket(b, dead);
 		list_for_each_entry(q, &b->procs, bnode)
 			vgpu_acct_reclaim(q, index);
-		room = vgpu_acct_room(b, index, &gpu_bound);
+		room = vgpu_acct_room(b, index, 0, &gpu_bound);
 	}
-	if (bytes > room && gpu_bound) {
+	/*
+	 * Others' budgets are taken only when that makes the charge fit, and
+	 * a process whose charge still failed (they spent meanwhile) may not
+	 * do it again for VGPU_RECLAIM_PAUSE_NS: a tenant cannot empty the
+	 * others' budgets, nor hold the lock scanning them, by asking for
+	 * what cannot be had.
+	 */
+	if (bytes > room && gpu_bound && ktime_get_ns() >= p->reclaim_after) {
 		vgpu_proc_reap_all(dead);
-		list_for_each_entry(q, &vgpu_procs, node)
-			vgpu_acct_reclaim(q, index);
-		room = vgpu_acct_room(b, index, NULL);
+		if (bytes <= vgpu_acct_room(b, index, vgpu_acct_others_spare(b, index), NULL)) {
+			list_for_each_entry(q, &vgpu_procs, node)
+				vgpu_acct_reclaim(q, index);
+			room = vgpu_acct_room(b, index, 0, NULL);
+		}
+		if (bytes > room)
+			p->reclaim_after = ktime_get_ns() + VGPU_RECLAIM_PAUSE_NS;
 	}
 	if (bytes > room) {
 		b->usage[index].failures++;

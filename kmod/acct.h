@@ -15,6 +15,7 @@
 
 #include <linux/list.h>
 #include <linux/spinlock.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 
 #include "../uapi/vgpu.h"
@@ -32,6 +33,8 @@ struct vgpu_quota_set;
 #define VGPU_BUDGET_SHIFT	3
 #define VGPU_BUDGET_STEP	(2ULL << 20)
 #define VGPU_BUDGET_MAX		(256ULL << 20)
+/* After a charge that others' budgets could not save, none looks there. */
+#define VGPU_RECLAIM_PAUSE_NS	(10 * NSEC_PER_MSEC)
 
 extern spinlock_t vgpu_acct_lock;
 
@@ -64,6 +67,7 @@ struct vgpu_usage {
  * @procs: those processes (struct vgpu_proc.bnode)
  * @usage: accounting per GPU index
  * @sched: compute scheduling state, under vgpu_sched_lock (sched.h)
+ * @spare: scratch of vgpu_acct_charge(): the bucket's unspent budgets
  *
  * Everything else is protected by vgpu_acct_lock.
  */
@@ -71,6 +75,7 @@ struct vgpu_bucket {
 	u64 vram_max;
 	u64 vram_min;
 	u64 gpus;
+	u64 spare;
 	unsigned int nprocs;
 	struct list_head procs;
 	struct vgpu_usage usage[VGPU_GPU_MAX];

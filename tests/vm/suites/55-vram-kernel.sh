@@ -165,6 +165,27 @@ out=$(vgpu-devtest register charge 0 12G charge 0 1M)
 check_out "a charge takes the caller's own unspent budget back first" \
 	"charge gpu=0 bytes=1048576 keep=268435456 avail=269484032" echo "$out"
 
+# others' unspent budgets are taken only when that makes a charge fit
+# (1000 charges of 1T emptied every budget on the GPU: issue 12)
+inside a register alloc 0 10M hold 60 >/tmp/ra &
+ra=$!
+t=0
+while ! grep -q holding /tmp/ra && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+b0=$(field budget 'usage tenant=a gpu=0' "$(vgpu-devtest usage-of a)")
+check_eq "a holds 10M and a budget" "$((126 * M))" "$b0"
+args=register
+for i in $(seq 1 1000); do args="$args try charge 0 1T"; done
+n=$(su -s /bin/sh nobody -c "vgpu-devtest $args" | grep -c 'charge errno=ENOMEM')
+check_eq "1000 unprivileged charges of 1T fail" 1000 "$n"
+check_eq "and leave the other tenant's budget alone" "$b0" \
+	"$(field budget 'usage tenant=a gpu=0' "$(vgpu-devtest usage-of a)")"
+check_out "a charge that fits only with it takes it" "charge gpu=0 bytes=$((12 * G - 10 * M))" \
+	vgpu-devtest register charge 0 $((12 * G - 10 * M))
+check_eq "and a's budget is gone" 0 \
+	"$(field budget 'usage tenant=a gpu=0' "$(vgpu-devtest usage-of a)")"
+kill $ra
+wait $ra 2>/dev/null
+
 # exec ends the registration (SOCK_CLOEXEC)
 inside a register alloc 0 10M exec sleep 3 > /dev/null &
 e=$!
