@@ -73,6 +73,12 @@ vm_build_initramfs() {
 	rm -rf "$root"
 }
 
+# Slab and page debugging on every boot: a use-after-free or an overrun
+# then corrupts poison or a red zone that the kernel reports (and the run
+# fails) instead of passing silently. VGPU_VM_DEBUG=0 turns it off.
+vm_debug_append="slub_debug=FZPU page_poison=1 init_on_free=1"
+[ "${VGPU_VM_DEBUG:-1}" = 0 ] && vm_debug_append=""
+
 # vm_boot INITRAMFS CONSOLE_LOG
 # Boots Debian's kernel under TCG with two NUMA nodes (CPUs 0-1 on node 0,
 # 2-3 on node 1). The script's output comes on the second serial port
@@ -92,6 +98,6 @@ vm_boot() {
 		-numa node,nodeid=0,cpus=0-1,memdev=m0 \
 		-numa node,nodeid=1,cpus=2-3,memdev=m1 \
 		-kernel "/boot/vmlinuz-$rel" -initrd "$initrd" \
-		-append "console=ttyS0 rdinit=/init panic=-1 panic_on_warn=1 oops=panic loglevel=4 quiet" \
+		-append "console=ttyS0 rdinit=/init panic=-1 panic_on_warn=1 oops=panic loglevel=4 quiet $vm_debug_append" \
 		-serial "file:$console" -serial stdio
 }
