@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * vgpuctl ps: the processes registered with vgpu.ko (proc-get dump), one
- * row per process and GPU.
+ * row per process and GPU; vgpuctl ps del PID ends a process's
+ * registrations (proc-del).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +23,15 @@
 void vgpu_usage_ps(FILE *f)
 {
 	fputs("Usage: vgpuctl ps\n"
+	      "       vgpuctl ps del PID\n"
 	      "       vgpuctl ps help\n"
 	      "Lists the processes registered with vgpu, one row per process and GPU:\n"
 	      "pid, tenant (- outside every tenant), GPU (- when none), VRAM held and\n"
 	      "VRAM charged but not yet allocated (budget). Callers without\n"
-	      "CAP_NET_ADMIN see only the processes of their own tenant.\n", f);
+	      "CAP_NET_ADMIN see only the processes of their own tenant.\n"
+	      "del ends every registration of process PID (as this pid namespace\n"
+	      "numbers it): its charges are given back and libvgpu in it stops\n"
+	      "allocating. The process itself goes on; end it to free what it holds.\n", f);
 }
 
 static struct nla_policy proc_policy[VGPU_A_PROC_MAX + 1] = {
@@ -188,6 +194,17 @@ int vgpu_cmd_ps(int argc, char **argv)
 	if (vgpu_is_help(argc, argv)) {
 		vgpu_usage_ps(stdout);
 		return VGPU_EXIT_OK;
+	}
+	if (argc > 0 && !strcmp(argv[0], "del")) {
+		uint32_t pid;
+
+		if (argc < 2)
+			return vgpu_usage_error("missing PID for ps del");
+		if (vgpu_parse_u32(argv[1], 1, INT32_MAX, &pid))
+			return vgpu_usage_error("invalid PID \"%s\" for ps del", argv[1]);
+		if (argc > 2)
+			return vgpu_usage_error("unexpected argument \"%s\" for ps del", argv[2]);
+		return vgpu_admin_u32(VGPU_CMD_PROC_DEL, VGPU_A_PROC_PID, pid);
 	}
 	if (argc > 0)
 		return vgpu_usage_error("unexpected argument \"%s\" for ps", argv[0]);

@@ -20,7 +20,7 @@ void vgpu_usage_tenant(FILE *f)
 {
 	fputs("Usage: vgpuctl tenant add NAME cgroup PATH [QUOTA VALUE]...\n"
 	      "       vgpuctl tenant set NAME QUOTA { VALUE | none } [QUOTA { VALUE | none }]...\n"
-	      "       vgpuctl tenant del NAME\n"
+	      "       vgpuctl tenant del NAME [force]\n"
 	      "       vgpuctl tenant { show | list } [NAME]\n"
 	      "       vgpuctl tenant help\n"
 	      "QUOTA VALUE := { vram-max SIZE | vram-min SIZE | gpus LIST | weight N |\n"
@@ -34,7 +34,9 @@ void vgpu_usage_tenant(FILE *f)
 	      "N    := 1-10000\n"
 	      "PCT  := 0-100 with at most 2 decimals, optional % (\"37.5%\")\n"
 	      "After a change of cpus, mems, placement, exclusive or gpus, the CPUs and\n"
-	      "nodes in force are written to the cgroup's cpuset.cpus and cpuset.mems.\n", f);
+	      "nodes in force are written to the cgroup's cpuset.cpus and cpuset.mems.\n"
+	      "del refuses a tenant with registered processes; force ends their\n"
+	      "registrations first (their charges go with them).\n", f);
 }
 
 enum quota_type { Q_SIZE, Q_GPUS, Q_WEIGHT, Q_PCT, Q_PRIO, Q_CPUS, Q_MEMS, Q_PLACE, Q_ONOFF };
@@ -208,7 +210,7 @@ static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
  * (placement.c).
  */
 static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
-		       const struct tenant_conf *c)
+		       const struct tenant_conf *c, bool force)
 {
 	struct vgpu_nl nl;
 	struct nl_msg *msg;
@@ -230,7 +232,8 @@ static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 	msg = vgpu_nl_msg(&nl, cmd, false);
 	if (msg && (nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0 ||
 		    (cgroup && nla_put_string(msg, VGPU_A_TENANT_CGROUP, cgroup) < 0) ||
-		    (c && put_quotas(msg, c) < 0))) {
+		    (c && put_quotas(msg, c) < 0) ||
+		    (force && nla_put_flag(msg, VGPU_A_TENANT_FORCE) < 0))) {
 		vgpu_nl_close(&nl);
 		return vgpu_put_failed(msg);
 	}
@@ -288,7 +291,7 @@ static int tenant_add(int argc, char **argv)
 		return vgpu_usage_error("cgroup path must be under %s", mnt);
 	if (ret)
 		return vgpu_usage_error("invalid PATH \"%s\" for cgroup", path);
-	return tenant_send(VGPU_CMD_TENANT_NEW, name, cgroup, &c);
+	return tenant_send(VGPU_CMD_TENANT_NEW, name, cgroup, &c, false);
 }
 
 static int tenant_set(int argc, char **argv)
@@ -316,7 +319,7 @@ static int tenant_set(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	return tenant_send(VGPU_CMD_TENANT_SET, name, NULL, &c);
+	return tenant_send(VGPU_CMD_TENANT_SET, name, NULL, &c, false);
 }
 
 static int tenant_del(int argc, char **argv)
@@ -328,9 +331,11 @@ static int tenant_del(int argc, char **argv)
 	ret = check_name(argv[0], "tenant del");
 	if (ret)
 		return ret;
-	if (argc > 1)
+	if (argc > 1 && strcmp(argv[1], "force"))
 		return vgpu_usage_error("unexpected argument \"%s\" for tenant del", argv[1]);
-	return tenant_send(VGPU_CMD_TENANT_DEL, argv[0], NULL, NULL);
+	if (argc > 2)
+		return vgpu_usage_error("unexpected argument \"%s\" for tenant del", argv[2]);
+	return tenant_send(VGPU_CMD_TENANT_DEL, argv[0], NULL, NULL, argc > 1);
 }
 
 static struct nla_policy tenant_policy[VGPU_A_TENANT_MAX + 1] = {

@@ -198,20 +198,23 @@ void vgpu_acct_bucket_set(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
 /**
  * vgpu_acct_bucket_del() - stop accounting a tenant's bucket
  * @b: the tenant's bucket
+ * @force: end the registrations of its processes first
  *
  * Refused while processes are registered to it (dead ones are reaped
- * first).
+ * first), unless @force.
  *
  * Context: vgpu_lock held.
  * Return: 0, or -EBUSY when processes are still registered.
  */
-int vgpu_acct_bucket_del(struct vgpu_bucket *b)
+int vgpu_acct_bucket_del(struct vgpu_bucket *b, bool force)
 {
 	LIST_HEAD(dead);
 	int err = 0;
 	u32 i;
 
 	spin_lock(&vgpu_acct_lock);
+	if (force)
+		vgpu_proc_end_bucket(b, &dead);
 	vgpu_proc_reap_bucket(b, &dead);
 	if (b->nprocs) {
 		err = -EBUSY;

@@ -87,7 +87,7 @@ extern struct vgpu_bucket vgpu_default_bucket;
 void vgpu_bucket_init(struct vgpu_bucket *b);
 void vgpu_acct_bucket_add(struct vgpu_bucket *b, const struct vgpu_quota_set *q);
 void vgpu_acct_bucket_set(struct vgpu_bucket *b, const struct vgpu_quota_set *q);
-int vgpu_acct_bucket_del(struct vgpu_bucket *b);
+int vgpu_acct_bucket_del(struct vgpu_bucket *b, bool force);
 void vgpu_acct_gpu_add(u32 index, u64 vram);
 int vgpu_acct_gpu_del(u32 index);
 bool vgpu_acct_gpu_ok(u32 index);

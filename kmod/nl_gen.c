@@ -50,8 +50,9 @@ static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_EXCLUSIVE
 };
 
 /* VGPU_CMD_TENANT_DEL - do */
-static const struct nla_policy vgpu_tenant_del_nl_policy[VGPU_A_TENANT_NAME + 1] = {
+static const struct nla_policy vgpu_tenant_del_nl_policy[VGPU_A_TENANT_FORCE + 1] = {
 	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[VGPU_A_TENANT_FORCE] = { .type = NLA_FLAG, },
 };
 
 /* VGPU_CMD_TENANT_SET - do */
@@ -85,8 +86,13 @@ static const struct nla_policy vgpu_host_set_nl_policy[VGPU_A_HOST_DEFAULT_POLIC
 	[VGPU_A_HOST_DEFAULT_POLICY] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
+/* VGPU_CMD_PROC_DEL - do */
+static const struct nla_policy vgpu_proc_del_nl_policy[VGPU_A_PROC_PID + 1] = {
+	[VGPU_A_PROC_PID] = { .type = NLA_U32, },
+};
+
 /* Ops table for vgpu */
-const struct genl_ops vgpu_nl_ops[11] = {
+const struct genl_ops vgpu_nl_ops[12] = {
 	{
 		.cmd		= VGPU_CMD_GPU_ADD,
 		.doit		= vgpu_nl_gpu_add_doit,
@@ -119,7 +125,7 @@ const struct genl_ops vgpu_nl_ops[11] = {
 		.cmd		= VGPU_CMD_TENANT_DEL,
 		.doit		= vgpu_nl_tenant_del_doit,
 		.policy		= vgpu_tenant_del_nl_policy,
-		.maxattr	= VGPU_A_TENANT_NAME,
+		.maxattr	= VGPU_A_TENANT_FORCE,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -155,6 +161,13 @@ const struct genl_ops vgpu_nl_ops[11] = {
 		.doit		= vgpu_nl_host_set_doit,
 		.policy		= vgpu_host_set_nl_policy,
 		.maxattr	= VGPU_A_HOST_DEFAULT_POLICY,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_PROC_DEL,
+		.doit		= vgpu_nl_proc_del_doit,
+		.policy		= vgpu_proc_del_nl_policy,
+		.maxattr	= VGPU_A_PROC_PID,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };

@@ -271,6 +271,36 @@ out_done:
 }
 
 /**
+ * vgpu_nl_proc_del_doit() - handle proc-del: end a process's registrations
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * The pid is in the caller's pid namespace.
+ *
+ * Return: 0, or -ENOENT with a message when no such process is registered.
+ */
+int vgpu_nl_proc_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[VGPU_A_PROC_PID];
+	unsigned int ended = 0;
+	struct pid *pid;
+
+	if (GENL_REQ_ATTR_CHECK(info, VGPU_A_PROC_PID)) {
+		NL_SET_ERR_MSG(info->extack, "pid is required");
+		return -EINVAL;
+	}
+	pid = find_get_pid(nla_get_u32(attr));
+	if (pid)
+		ended = vgpu_proc_end_pid(pid);
+	put_pid(pid);
+	if (!ended) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no registered process has this pid");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/**
  * vgpu_nl_host_get_doit() - handle host-get: host-wide settings
  * @skb: request
  * @info: request attributes and extack

@@ -273,12 +273,14 @@ err_unlock:
  * @skb: request
  * @info: request attributes and extack
  *
- * Refused while processes are registered to the tenant.
+ * Refused while processes are registered to the tenant, unless the request
+ * has force: their registrations end first (their charges with them).
  *
  * Return: 0 or a negative errno with the extack message set.
  */
 int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	bool force = nla_get_flag(info->attrs[VGPU_A_TENANT_FORCE]);
 	struct vgpu_tenant *t;
 
 	mutex_lock(&vgpu_lock);
@@ -287,10 +289,10 @@ int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 		mutex_unlock(&vgpu_lock);
 		return PTR_ERR(t);
 	}
-	if (vgpu_acct_bucket_del(&t->bucket)) {
+	if (vgpu_acct_bucket_del(&t->bucket, force)) {
 		mutex_unlock(&vgpu_lock);
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_TENANT_NAME],
-				    "tenant has registered processes");
+				    "tenant has registered processes (force ends them)");
 		return -EBUSY;
 	}
 	vgpu_tenant_notify(t, VGPU_CMD_TENANT_DEL_NTF);

@@ -218,6 +218,46 @@ void vgpu_proc_end(struct vgpu_proc *p, struct list_head *dead)
 }
 
 /**
+ * vgpu_proc_end_bucket() - end the registrations of a bucket's processes
+ * @b: bucket
+ * @dead: as for vgpu_proc_end()
+ *
+ * Context: vgpu_acct_lock held.
+ */
+void vgpu_proc_end_bucket(struct vgpu_bucket *b, struct list_head *dead)
+{
+	struct vgpu_proc *p, *n;
+
+	list_for_each_entry_safe(p, n, &b->procs, bnode)
+		vgpu_proc_end(p, dead);
+}
+
+/**
+ * vgpu_proc_end_pid() - end every registration of a process (admin's proc-del)
+ * @pid: the process
+ *
+ * Context: vgpu_acct_lock not held.
+ * Return: how many registrations ended.
+ */
+unsigned int vgpu_proc_end_pid(struct pid *pid)
+{
+	unsigned int ended = 0;
+	struct vgpu_proc *p, *n;
+	LIST_HEAD(dead);
+
+	spin_lock(&vgpu_acct_lock);
+	list_for_each_entry_safe(p, n, &vgpu_procs, node) {
+		if (p->pid != pid)
+			continue;
+		vgpu_proc_end(p, &dead);
+		ended++;
+	}
+	spin_unlock(&vgpu_acct_lock);
+	vgpu_proc_put_list(&dead);
+	return ended;
+}
+
+/**
  * vgpu_proc_put_list() - drop the references vgpu_proc_end() collected
  * @dead: list of ended entries; emptied
  *

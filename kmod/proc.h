@@ -86,6 +86,8 @@ void vgpu_proc_put(struct vgpu_proc *p);
 int vgpu_proc_link(struct vgpu_proc *p, struct vgpu_dev_file *df,
 		   struct vgpu_tenant *t, struct net *net, u32 portid);
 void vgpu_proc_end(struct vgpu_proc *p, struct list_head *dead);
+void vgpu_proc_end_bucket(struct vgpu_bucket *b, struct list_head *dead);
+unsigned int vgpu_proc_end_pid(struct pid *pid);
 void vgpu_proc_unregister(struct vgpu_proc *p);
 void vgpu_proc_put_list(struct list_head *dead);
 bool vgpu_proc_dead(const struct vgpu_proc *p);

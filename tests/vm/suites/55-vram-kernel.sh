@@ -227,6 +227,35 @@ echo "# $out"
 check_out "200 parallel registrations" "parallel n=200 ok=200" echo "$out"
 check_out "all counted while held" "procs_during=200 procs_after=0" echo "$out"
 
+# the admin ends a registration, or deletes a tenant with its processes
+inside a register alloc 0 100M hold 60 >/tmp/pa &
+pa=$!
+t=0
+while ! grep -q holding /tmp/pa && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+check_fails "ps del needs CAP_NET_ADMIN" "needs CAP_NET_ADMIN" \
+	su -s /bin/sh nobody -c "vgpuctl ps del $pa"
+check_fails "ps del of a pid that is not registered" "Error: no registered process has this pid." \
+	vgpuctl ps del $$
+check_fails "ps del of a pid that is none" "invalid PID" vgpuctl ps del 0
+check "ps del ends the registration" vgpuctl ps del $pa
+check_eq "its charges are given back" "0 0" \
+	"$(u=$(vgpu-devtest usage-of a); echo $(field current 'usage tenant=a gpu=0' "$u") $(field budget 'usage tenant=a gpu=0' "$u"))"
+check_eq "the process lives on" 0 "$(kill -0 $pa && echo 0)"
+check_eq "and is no longer listed" "" "$(vgpuctl -j ps | tr -d " \n" | grep -o "\"pid\":$pa,")"
+kill $pa
+wait $pa 2>/dev/null
+inside a register alloc 0 100M hold 60 >/tmp/pa &
+pa=$!
+t=0
+while ! grep -q holding /tmp/pa && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+check_fails "tenant del with a live process is refused" \
+	"Error: tenant has registered processes (force ends them)." vgpuctl tenant del a
+check "tenant del force ends it and deletes" vgpuctl tenant del a force
+check_eq "the process lives on, registered nowhere" "0 0" "$(kill -0 $pa && echo 0) $(procs)"
+kill $pa
+wait $pa 2>/dev/null
+check "the tenant can be made again" vgpuctl tenant add a cgroup a vram-max 1G
+
 # unload while a file is open, then clean
 vgpu-devtest open hold 30 > /dev/null &
 o=$!
