@@ -4,15 +4,18 @@
  * their tenant's CPUs, and answering VGPU_IOC_PLACEMENT.
  *
  * Pinning uses set_cpus_allowed_ptr(), the one affinity call exported to
- * modules on 6.1. Unlike sched_setaffinity(2) it checks neither
+ * modules (6.1 and 6.12). Unlike sched_setaffinity(2) it checks neither
  * permissions (the policy is the admin's, and a process registers of its
  * own will; security_task_setscheduler() is not exported) nor the task's
- * cpuset (cpuset_cpus_allowed() is not exported): the tenant cgroup's
- * cpuset, which vgpuctl writes from the same effective CPUs, is the
- * authority over every process of the tenant, and the module pins the
- * registered ones within the CPUs of the placement. See
- * Documentation/placement.md.
+ * cpuset (cpuset_cpus_allowed() is not exported, nor any way to read a
+ * cpuset). So only threads in the tenant's own cgroup are pinned: its
+ * cpuset is the one vgpuctl writes from the same effective CPUs. A thread
+ * in a cgroup below it is confined by the cpusets, the tenant's (the
+ * same CPUs) and its own, which may be narrower (a container's, set by
+ * the kubelet's CPU manager, say): pinning it could only take it out of
+ * its own. See Documentation/placement.md.
  */
+#include <linux/cgroup.h>
 #include <linux/cpumask.h>
 #include <linux/kernel.h>
 #include <linux/lockdep.h>
@@ -36,17 +39,20 @@
 #define VGPU_PIN_ROUNDS		3
 
 /**
- * vgpu_place_pin() - pin every thread of a process
+ * vgpu_place_pin() - pin every thread of a process that is in its tenant's cgroup
  * @pid: the process (its thread group's pid)
  * @mask: the CPUs
+ * @cgrp: the tenant's cgroup
  *
- * Pins every thread of the process to @mask, as far as the process lives:
- * references to its threads are taken under RCU, the pinning (which may
- * sleep) done after. Threads already there and those that refuse affinity
- * changes (PF_NO_SETAFFINITY) are left alone. A thread created by one not
- * yet pinned inherits the old mask, hence the further rounds.
+ * Pins every thread of the process whose cgroup is @cgrp to @mask, as far
+ * as the process lives: references to its threads are taken under RCU,
+ * the pinning (which may sleep) done after. Threads already there, those
+ * in a cgroup below @cgrp (their cpusets confine them) and those that
+ * refuse affinity changes (PF_NO_SETAFFINITY) are left alone. A thread
+ * created by one not yet pinned inherits the old mask, hence the further
+ * rounds.
  */
-void vgpu_place_pin(struct pid *pid, const struct cpumask *mask)
+void vgpu_place_pin(struct pid *pid, const struct cpumask *mask, struct cgroup *cgrp)
 {
 	struct task_struct **tasks, *leader, *task;
 	unsigned int round, room, n, i;
@@ -71,6 +77,7 @@ void vgpu_place_pin(struct pid *pid, const struct cpumask *mask)
 				if (n == room)
 					break;
 				if ((READ_ONCE(task->flags) & PF_NO_SETAFFINITY) ||
+				    task_dfl_cgroup(task) != cgrp ||
 				    cpumask_equal(&task->cpus_mask, mask))
 					continue;
 				get_task_struct(task);
@@ -102,7 +109,7 @@ void vgpu_place_pin_proc(struct vgpu_proc *p)
 {
 	lockdep_assert_held(&vgpu_lock);
 	if (p->tenant && p->tenant->place.cpus_set)
-		vgpu_place_pin(p->pid, p->tenant->place.cpus);
+		vgpu_place_pin(p->pid, p->tenant->place.cpus, p->tenant->cgrp);
 }
 
 /**

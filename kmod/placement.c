@@ -469,7 +469,7 @@ static bool vgpu_place_apply(struct vgpu_tenant *t)
 	spin_unlock(&vgpu_acct_lock);
 
 	for (i = 0; i < n; i++) {
-		vgpu_place_pin(c->pids[i], vgpu_place_pin_mask(&t->place));
+		vgpu_place_pin(c->pids[i], vgpu_place_pin_mask(&t->place), t->cgrp);
 		put_pid(c->pids[i]);
 	}
 	vgpu_place_change_free(c);

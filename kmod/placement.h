@@ -10,6 +10,7 @@
 #include <linux/nodemask.h>
 #include <linux/types.h>
 
+struct cgroup;
 struct netlink_ext_ack;
 struct nlattr;
 struct pid;
@@ -57,7 +58,7 @@ int vgpu_place_put(struct sk_buff *skb, const struct vgpu_place *pl, int cpus_ty
 		   int mems_type);
 
 /* place_proc.c */
-void vgpu_place_pin(struct pid *pid, const struct cpumask *mask);
+void vgpu_place_pin(struct pid *pid, const struct cpumask *mask, struct cgroup *cgrp);
 void vgpu_place_pin_proc(struct vgpu_proc *p);
 void vgpu_place_get(const struct vgpu_proc *p, struct vgpu_dev_placement *out);
 

@@ -191,4 +191,21 @@ wait $p1 $p2 $p3 2>/dev/null
 sleep 0.2
 check "tenant-del after the processes left" vgpu-nlsend tenant-del str:1=a
 
+# a process in a cgroup below its tenant's, whose own cpuset is narrower
+# (a container's), is not pinned out of it (set_cpus_allowed_ptr ignores
+# cpusets: it had every CPU of the placement, issue 12)
+echo +cpuset > $cg/cgroup.subtree_control
+mkdir -p $cg/e/job
+echo +cpuset > $cg/e/cgroup.subtree_control
+echo 2 > $cg/e/job/cpuset.cpus
+check "e: a tenant on cpus 2-3" vgpu-nlsend tenant-new str:1=e str:3=/e str:11=2-3
+inside e/job register hold > /tmp/p4 &
+p4=$!
+wait_for /tmp/p4 holding
+check_eq "below the tenant's cgroup: its own cpuset holds" "2" "$(affinity $p4)"
+check "e: cpus 3" vgpu-nlsend tenant-set str:1=e str:11=3
+check_eq "a placement change leaves it within its cpuset" "2" "$(affinity $p4)"
+kill $p4
+wait $p4 2>/dev/null
+
 suite_end
