@@ -108,6 +108,7 @@ static void msg_case(const char *what, struct nl_msg *msg, bool json, bool lines
 		     const char *want)
 {
 	struct nlattr *tb[VGPU_A_TENANT_MAX + 1];
+	const char *got;
 	int r;
 
 	begin(json);
@@ -117,7 +118,9 @@ static void msg_case(const char *what, struct nl_msg *msg, bool json, bool lines
 		vgpu_tenant_print(nlmsg_hdr(msg), tb, lines);
 		vgpu_print_obj_close();
 	}
-	result(!r && !strcmp(end(), want), what, r ? "parse failed" : buf, want);
+	/* end() may move buf: call it before buf is read. */
+	got = end();
+	result(!r && !strcmp(got, want), what, r ? "parse failed" : got, want);
 	free(buf);
 	nlmsg_free(msg);
 }
@@ -164,6 +167,7 @@ static struct nl_msg *placed(uint32_t placement, uint32_t exclusive, bool effect
 
 static void test_sched_placement(void)
 {
+	struct nlattr *n;
 	struct nl_msg *msg;
 
 	msg = tenant(false);
@@ -181,7 +185,22 @@ static void test_sched_placement(void)
 		 TENANT_A_JSON("null") NO_PLACEMENT_JSON ",\"usage\":["
 		 "{\"gpu\":0,\"vram_current\":1073741824,\"vram_peak\":null,"
 		 "\"vram_budget\":null,\"vram_failures\":null,\"vram_byte_seconds\":null,"
-		 "\"gpu_time_ns\":1234000000,\"throttled_ns\":500000000,\"grants\":12}]}\n");
+		 "\"gpu_time_ns\":1234000000,\"throttled_ns\":500000000,\"grants\":12,"
+		 "\"vram_overdrafts\":null}]}\n");
+
+	msg = tenant(false);
+	n = nla_nest_start(msg, VGPU_A_TENANT_USAGE);
+	nla_put_u32(msg, VGPU_A_USAGE_GPU, 0);
+	nla_put_u64(msg, VGPU_A_USAGE_VRAM_OVERDRAFTS, 2);
+	nla_nest_end(msg, n);
+	msg_case("tenant show: overdrafts named when there are some", msg, false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB\n"
+		 "    gpu 0 gpu-time 0s throttled 0s grants 0 overdrafts 2\n");
+	msg = tenant(false);
+	put_sched(msg, 0, 0, 0, 0, 0);
+	msg_case("tenant show: none when the count is absent", msg, false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB\n"
+		 "    gpu 0 vram 0 gpu-time 0s throttled 0s grants 0\n");
 
 	msg_case("tenant show: placement auto exclusive and what is in force",
 		 placed(VGPU_PLACEMENT_AUTO, 1, true), false, true,
@@ -226,10 +245,10 @@ static void test_tenant(void)
 		    "\"cpus\":null,\"mems\":null," NO_PLACEMENT_JSON ",\"usage\":["
 		    "{\"gpu\":0,\"vram_current\":1073741824,\"vram_peak\":2147483648,"
 		    "\"vram_budget\":67108864,\"vram_failures\":3,\"vram_byte_seconds\":123456,"
-		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0},"
+		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null},"
 		    "{\"gpu\":1,\"vram_current\":0,\"vram_peak\":4096,\"vram_budget\":0,"
 		    "\"vram_failures\":0,\"vram_byte_seconds\":0,"
-		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0}]}\n");
+		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null}]}\n");
 	tenant_case("tenant show -j: no usage is []", false, true, true,
 		    "{\"name\":\"a\",\"id\":1,\"cgroup\":\"/a\",\"cgroup_id\":null,"
 		    "\"cgroup_removed\":false,\"vram_max\":8589934592,\"vram_min\":null,"
@@ -279,7 +298,8 @@ static void ps_case(const char *what, bool json, const char *want)
 		r |= ps_one(nlmsg_hdr(m[i]), NULL);
 	ps_done(r == 0);
 	vgpu_print_list_close(r == 0);
-	result(!r && !strcmp(end(), want), what, r ? "ps_one failed" : buf, want);
+	end();	/* before buf is read: it may move it */
+	result(!r && !strcmp(buf, want), what, r ? "ps_one failed" : buf, want);
 	free(buf);
 	for (i = 0; i < 3; i++)
 		nlmsg_free(m[i]);
@@ -303,7 +323,8 @@ static void test_ps(void)
 	vgpu_print_list_open();
 	ps_done(true);
 	vgpu_print_list_close(true);
-	result(!strcmp(end(), "PID  TENANT  GPU  VRAM  BUDGET\n"), "ps: no process, the header",
+	end();
+	result(!strcmp(buf, "PID  TENANT  GPU  VRAM  BUDGET\n"), "ps: no process, the header",
 	       buf, "PID  TENANT  GPU  VRAM  BUDGET\n");
 	free(buf);
 }
@@ -317,7 +338,8 @@ static void host_case(const char *what, bool json, uint32_t policy, const char *
 	nla_put_u32(msg, VGPU_A_HOST_PROCS, 3);
 	begin(json);
 	r = host_show_one(nlmsg_hdr(msg), NULL);
-	result(!r && !strcmp(end(), want), what, r ? "host_show_one failed" : buf, want);
+	end();	/* before buf is read: it may move it */
+	result(!r && !strcmp(buf, want), what, r ? "host_show_one failed" : buf, want);
 	free(buf);
 	nlmsg_free(msg);
 }
@@ -387,7 +409,8 @@ static void top_case(const char *what, bool json, bool tty, unsigned long block,
 	samples(&prev, &cur);
 	begin(json);
 	r = top_print(&prev, &cur, 2000000000, tty, block);
-	result(!r && !strcmp(end(), want), what, r ? "top_print failed" : buf, want);
+	end();	/* before buf is read: it may move it */
+	result(!r && !strcmp(buf, want), what, r ? "top_print failed" : buf, want);
 	free(buf);
 	free(prev.v);
 	free(cur.v);
@@ -432,13 +455,15 @@ static void test_top(void)
 
 	begin(false);
 	top_print(&empty, &none, 1000, false, 0);
-	result(!strcmp(end(), "vgpuctl top: elapsed 0.000s interval 0.000s tenants 0\n"
+	end();
+	result(!strcmp(buf, "vgpuctl top: elapsed 0.000s interval 0.000s tenants 0\n"
 		       "TENANT  GPU  SHARE  THROTTLED  WEIGHT  COMPUTE-MAX  PRIORITY  VRAM  VRAM-MAX\n"),
 	       "top: no tenant, the headers", buf, "headers only");
 	free(buf);
 	begin(true);
 	top_print(&empty, &none, 1000, false, 0);
-	result(!strcmp(end(), "{\"elapsed_s\":0.000,\"interval_s\":0.000,\"tenants\":[]}\n"),
+	end();
+	result(!strcmp(buf, "{\"elapsed_s\":0.000,\"interval_s\":0.000,\"tenants\":[]}\n"),
 	       "top -j: no tenant, an empty array", buf, "{...,\"tenants\":[]}");
 	free(buf);
 }
