@@ -370,6 +370,7 @@ static struct nla_policy usage_policy[VGPU_A_USAGE_MAX + 1] = {
 	[VGPU_A_USAGE_GPU_TIME_NS] = { .type = NLA_U64 },
 	[VGPU_A_USAGE_THROTTLED_NS] = { .type = NLA_U64 },
 	[VGPU_A_USAGE_GRANTS] = { .type = NLA_U64 },
+	[VGPU_A_USAGE_VRAM_OVERDRAFTS] = { .type = NLA_U64 },
 };
 
 /**
@@ -469,6 +470,11 @@ static void print_usage(struct nlmsghdr *nlh, bool lines)
 		vgpu_print_ns("throttled_ns", "throttled", true,
 			      u64_attr(u[VGPU_A_USAGE_THROTTLED_NS]));
 		vgpu_print_u64("grants", "grants", true, u64_attr(u[VGPU_A_USAGE_GRANTS]));
+		/* Plain output names overdrafts only when there are some. */
+		vgpu_print_u64("vram_overdrafts", "overdrafts",
+			       u[VGPU_A_USAGE_VRAM_OVERDRAFTS] &&
+			       (vgpu_print_json() || u64_attr(u[VGPU_A_USAGE_VRAM_OVERDRAFTS])),
+			       u64_attr(u[VGPU_A_USAGE_VRAM_OVERDRAFTS]));
 		vgpu_print_sub_close();
 	}
 	vgpu_print_arr_close();

@@ -384,6 +384,50 @@ u64 vgpu_acct_proc_used(const struct vgpu_proc *p, u32 index)
 	return min_t(u64, READ_ONCE(p->df->page->gpu[index].used), p->granted[index]);
 }
 
+/**
+ * vgpu_acct_check_page() - notice a page that claims more than was granted
+ * @p: live registered process
+ * @index: GPU index
+ *
+ * libvgpu only moves bytes between the page's @avail and @used, so their
+ * sum never exceeds what the module granted; more means the process wrote
+ * its page. A move in flight can make one look see more, so @used is read
+ * before and after @avail (a move shows as a change) and an overdraft is
+ * reported only when a second look, at a later call, sees one too: then
+ * it is counted in the bucket's usage (once per process and GPU) and
+ * logged. What the process spends beyond its grant stays uncharged: the
+ * module cannot take back memory the driver gave.
+ *
+ * Context: vgpu_acct_lock held.
+ * Return: true when newly reported.
+ */
+bool vgpu_acct_check_page(struct vgpu_proc *p, u32 index)
+{
+	struct vgpu_dev_gpu *slot = &p->df->page->gpu[index];
+	u64 bit = BIT_ULL(index), used, claim;
+	s64 avail;
+
+	if (p->overdrawn & bit)
+		return false;
+	used = READ_ONCE(slot->used);
+	avail = atomic64_read(vgpu_avail(p, index));
+	if (READ_ONCE(slot->used) != used ||
+	    check_add_overflow(used, (u64)max_t(s64, avail, 0), &claim) ||
+	    claim <= p->granted[index]) {
+		p->suspect &= ~bit;
+		return false;
+	}
+	if (!(p->suspect & bit)) {
+		p->suspect |= bit;
+		return false;
+	}
+	p->overdrawn |= bit;
+	p->bucket->usage[index].overdrafts++;
+	pr_warn_ratelimited("vgpu: process %d claims %llu bytes on GPU %u in its page, %llu granted: it wrote the page\n",
+			    pid_nr(p->pid), claim, index, p->granted[index]);
+	return true;
+}
+
 /* What others leave of a GPU to bucket @b: capacity less their holds. */
 static u64 vgpu_acct_free(const struct vgpu_bucket *b, u32 index)
 {
@@ -557,6 +601,7 @@ struct vgpu_usage_snap {
 	u64 current_bytes;
 	u64 peak;
 	u64 failures;
+	u64 overdrafts;
 	u64 budget;
 	u64 byte_sec;
 	struct vgpu_sched_counters sched;
@@ -570,7 +615,7 @@ struct vgpu_usage_snap {
 size_t vgpu_acct_usage_msg_size(void)
 {
 	return VGPU_GPU_MAX * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
-			       8 * nla_total_size_64bit(sizeof(u64)));
+			       9 * nla_total_size_64bit(sizeof(u64)));
 }
 
 static int vgpu_acct_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *snap)
@@ -585,8 +630,10 @@ static int vgpu_acct_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_sna
 	vgpu_proc_reap_bucket(b, &dead);
 	list_for_each_entry(p, &b->procs, bnode) {
 		for (i = 0; i < VGPU_GPU_MAX; i++) {
-			if (p->granted[i])
-				cur[i] += vgpu_acct_proc_used(p, i);
+			if (!p->granted[i])
+				continue;
+			vgpu_acct_check_page(p, i);
+			cur[i] += vgpu_acct_proc_used(p, i);
 		}
 	}
 	for (i = 0; i < VGPU_GPU_MAX; i++) {
@@ -602,6 +649,7 @@ static int vgpu_acct_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_sna
 			.current_bytes = min(cur[i], u->charged),
 			.peak = u->peak,
 			.failures = u->failures,
+			.overdrafts = u->overdrafts,
 			.byte_sec = u->byte_sec,
 			.sched = sc,
 		};
@@ -655,6 +703,8 @@ int vgpu_acct_usage_put(struct sk_buff *skb, struct vgpu_bucket *b)
 		    nla_put_u64_64bit(skb, VGPU_A_USAGE_THROTTLED_NS, snap[i].sched.throttled_ns,
 				      VGPU_A_USAGE_PAD) ||
 		    nla_put_u64_64bit(skb, VGPU_A_USAGE_GRANTS, snap[i].sched.grants,
+				      VGPU_A_USAGE_PAD) ||
+		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_OVERDRAFTS, snap[i].overdrafts,
 				      VGPU_A_USAGE_PAD)) {
 			err = -EMSGSIZE;
 			break;

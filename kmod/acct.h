@@ -52,6 +52,7 @@ struct vgpu_usage {
 	u64 charged;
 	u64 peak;
 	u64 failures;
+	u64 overdrafts;
 	u64 byte_sec;
 	u64 byte_ns;
 	u64 stamp;
@@ -95,6 +96,7 @@ void vgpu_acct_uncharge(struct vgpu_bucket *b, u32 index, u64 bytes);
 u64 vgpu_acct_reclaim(struct vgpu_proc *p, u32 index);
 void vgpu_acct_reclaim_bucket(struct vgpu_bucket *b);
 u64 vgpu_acct_proc_used(const struct vgpu_proc *p, u32 index);
+bool vgpu_acct_check_page(struct vgpu_proc *p, u32 index);
 bool vgpu_acct_denied(const struct vgpu_proc *p, u32 index);
 int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
 		     struct list_head *dead);

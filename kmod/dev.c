@@ -30,6 +30,7 @@
 #include "compat.h"
 #include "placement.h"
 #include "proc.h"
+#include "tenant.h"
 
 /* Memory a user causes is charged to its memory cgroup (__GFP_ACCOUNT). */
 static int vgpu_dev_open(struct inode *inode, struct file *file)
@@ -147,26 +148,47 @@ static struct vgpu_proc *vgpu_dev_check(struct vgpu_dev_file *df, u32 gpu, bool 
 	return p;
 }
 
+/*
+ * Looks at the process's page on @gpu (vgpu_acct_check_page()); returns
+ * the id of the tenant whose event stream must say it was overdrawn, or 0.
+ */
+static u32 vgpu_dev_look(struct vgpu_proc *p, u32 gpu)
+{
+	return vgpu_acct_check_page(p, gpu) && p->tenant ? p->tenant->id : 0;
+}
+
+/* After vgpu_acct_lock is released: tenant-change-ntf for an overdraft. */
+static void vgpu_dev_report(u32 tenant_id)
+{
+	if (tenant_id)
+		vgpu_tenant_notify_id(tenant_id);
+}
+
 static int vgpu_dev_charge(struct vgpu_dev_file *df, struct vgpu_dev_charge *c)
 {
 	struct vgpu_proc *p;
+	u32 report = 0;
 	LIST_HEAD(dead);
 	int err;
 
 	spin_lock(&vgpu_acct_lock);
 	p = vgpu_dev_check(df, c->gpu, true);
-	if (IS_ERR(p))
+	if (IS_ERR(p)) {
 		err = PTR_ERR(p);
-	else
+	} else {
+		report = vgpu_dev_look(p, c->gpu);
 		err = vgpu_acct_charge(p, c->gpu, c->bytes, &c->keep, &dead);
+	}
 	spin_unlock(&vgpu_acct_lock);
 	vgpu_proc_put_list(&dead);
+	vgpu_dev_report(report);
 	return err;
 }
 
 static int vgpu_dev_release_budget(struct vgpu_dev_file *df, struct vgpu_dev_charge *c)
 {
 	struct vgpu_proc *p;
+	u32 report = 0;
 	int err = 0;
 
 	spin_lock(&vgpu_acct_lock);
@@ -174,10 +196,12 @@ static int vgpu_dev_release_budget(struct vgpu_dev_file *df, struct vgpu_dev_cha
 	if (IS_ERR(p)) {
 		err = PTR_ERR(p);
 	} else {
+		report = vgpu_dev_look(p, c->gpu);
 		c->bytes = vgpu_acct_release(p, c->gpu, c->bytes);
 		c->keep = 0;
 	}
 	spin_unlock(&vgpu_acct_lock);
+	vgpu_dev_report(report);
 	return err;
 }
 
@@ -219,6 +243,7 @@ static int vgpu_dev_placement(struct vgpu_dev_file *df, struct vgpu_dev_placemen
 static int vgpu_dev_wait(struct vgpu_dev_file *df, struct vgpu_dev_wait *w)
 {
 	struct vgpu_proc *p;
+	u32 report;
 	int err;
 
 	spin_lock(&vgpu_acct_lock);
@@ -228,7 +253,9 @@ static int vgpu_dev_wait(struct vgpu_dev_file *df, struct vgpu_dev_wait *w)
 		return PTR_ERR(p);
 	}
 	kref_get(&p->ref);
+	report = vgpu_dev_look(p, w->gpu);
 	spin_unlock(&vgpu_acct_lock);
+	vgpu_dev_report(report);
 	err = vgpu_sched_wait(&p->sched, w->gpu, w->drain_ns, &w->waited_ns);
 	vgpu_proc_put(p);
 	return err;

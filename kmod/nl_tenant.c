@@ -120,6 +120,24 @@ void vgpu_tenant_notify(struct vgpu_tenant *t, u8 cmd)
 	vgpu_nl_notify(msg);
 }
 
+/**
+ * vgpu_tenant_notify_id() - tell the monitor group a tenant changed, by id
+ * @id: tenant id; nothing happens if no tenant has it any more
+ *
+ * Context: process; takes vgpu_lock.
+ */
+void vgpu_tenant_notify_id(u32 id)
+{
+	unsigned long found = id;
+	struct vgpu_tenant *t;
+
+	mutex_lock(&vgpu_lock);
+	t = vgpu_tenant_next(&found);
+	if (t && found == id)
+		vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
+	mutex_unlock(&vgpu_lock);
+}
+
 /* Reads the name a request must carry; NULL with extack set if missing. */
 static const char *vgpu_tenant_name_attr(struct genl_info *info)
 {

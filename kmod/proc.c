@@ -202,6 +202,8 @@ void vgpu_proc_end(struct vgpu_proc *p, struct list_head *dead)
 		return;
 	vgpu_sched_proc_end(&p->sched);
 	for (i = 0; i < VGPU_GPU_MAX; i++) {
+		if (p->granted[i])
+			vgpu_acct_check_page(p, i);	/* a last look */
 		vgpu_acct_uncharge(p->bucket, i, p->granted[i]);
 		p->granted[i] = 0;
 	}

@@ -55,6 +55,8 @@ struct vgpu_dev_file {
  * @node: link in the list of every registered process
  * @granted: per GPU index, bytes the module has given the process and
  *	charged to @bucket (its used + avail as far as the module knows)
+ * @suspect: GPUs on which the last look at the page found an overdraft
+ * @overdrawn: GPUs on which an overdraft was seen twice and reported
  * @reclaim_after: ktime_get_ns() before which the process's charges do not
  *	look at other tenants' budgets (after one that could not succeed)
  * @sched: compute scheduling state (vgpu_sched_lock)
@@ -72,6 +74,8 @@ struct vgpu_proc {
 	struct list_head bnode;
 	struct list_head node;
 	u64 granted[VGPU_GPU_MAX];
+	u64 suspect;
+	u64 overdrawn;
 	u64 reclaim_after;
 	struct vgpu_sched_proc sched;
 };

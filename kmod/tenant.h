@@ -62,5 +62,6 @@ bool vgpu_tenant_names_gpu(u32 index);
 
 /* nl_tenant.c */
 void vgpu_tenant_notify(struct vgpu_tenant *t, u8 cmd);
+void vgpu_tenant_notify_id(u32 id);
 
 #endif /* _VGPU_TENANT_H */

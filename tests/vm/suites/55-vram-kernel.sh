@@ -218,6 +218,23 @@ check_out "used clamped to the grant" "proc pid=" echo "$out"
 u=$(vgpu-devtest usage-of a)
 check_eq "nothing left charged" 0 "$(field current 'usage tenant=a gpu=0' "$u")"
 
+# a process that writes its page is noticed on the module's second look:
+# counted in the tenant's usage, logged, and told on the event stream
+vgpuctl monitor > /tmp/mon 2>&1 &
+mon=$!
+sleep 0.5
+out=$(inside a register charge 0 100M poke 0 avail 9000000000 try charge 0 1M try charge 0 1M)
+sleep 0.5
+kill $mon
+wait $mon 2>/dev/null
+check_out "an overdrawn page is counted once" '"vram_overdrafts":1' \
+	sh -c "vgpuctl -j tenant show a | tr -d ' \n'"
+check_out "and logged" "claims" sh -c "dmesg | grep 'in its page'"
+check_out "and the tenant's event stream says so" "tenant a" cat /tmp/mon
+out=$(inside a register charge 0 100M charge 0 1M charge 0 1M release 0 1M)
+check_out "a page kept by libvgpu's rules is not" '"vram_overdrafts":1' \
+	sh -c "vgpuctl -j tenant show a | tr -d ' \n'"
+
 # speed
 out=$(vgpu-devtest bench-register 200)
 echo "# $out"
