@@ -41,10 +41,13 @@ kmem() {
 k0=$(kmem 0)
 k64=$(kmem 64)
 check_eq "64 opens: 64 files" "open-many n=64 opened=64 errno=0" "$(head -n 1 /tmp/om)"
-if [ $((k64 - k0)) -ge $((64 * 2 * 4096)) ]; then
-	pass "64 opens charge their 128 pages to the opener's memory cgroup ($((k64 - k0)) bytes)"
+# 128 pages and the structs are charged (540672 bytes measured); the
+# kernel's other allocations for the two processes differ a little, so
+# the bound is 100 pages: unaccounted, the difference is a few pages.
+if [ $((k64 - k0)) -ge $((100 * 4096)) ]; then
+	pass "64 opens charge their pages to the opener's memory cgroup ($((k64 - k0)) bytes)"
 else
-	fail "64 opens charge their 128 pages to the opener's memory cgroup" "kernel $k0 -> $k64"
+	fail "64 opens charge their pages to the opener's memory cgroup" "kernel $k0 -> $k64"
 fi
 check_out "a process may hold 64 files open, not more" "open-many n=65 opened=64 errno=EMFILE" \
 	vgpu-devtest open-many 65
