@@ -283,7 +283,8 @@ int vgpu_parse_uuid(const char *s)
 
 /**
  * vgpu_parse_busid() - check a PCI bus id
- * @s: "DDDD:BB:DD.F" or "DDDDDDDD:BB:DD.F", hex digits
+ * @s: "DOMAIN:BB:DD.F", hex digits, a domain of 4 to 8 (as the kernel
+ *     takes it: kmod/parse.c)
  *
  * Return: 0 when well formed, else -1.
  */
@@ -291,9 +292,9 @@ int vgpu_parse_busid(const char *s)
 {
 	size_t len = strlen(s);
 
-	if (len != 12 && len != 16)
+	if (len < 12 || len > 16)
 		return -1;
-	if (!hex_run(&s, len == 12 ? 4 : 8, ':') || !hex_run(&s, 2, ':') ||
+	if (!hex_run(&s, len - 8, ':') || !hex_run(&s, 2, ':') ||
 	    !hex_run(&s, 2, '.') || !hex_run(&s, 1, '\0'))
 		return -1;
 	return 0;
@@ -323,7 +324,8 @@ static int hex_field(const char **s, unsigned int max, char end, unsigned long *
  * vgpu_busid_norm() - a PCI bus id in the form sysfs and vgpu use
  * @s: DOMAIN:BB:DD.F in hex, either case, domain of 1 to 8 digits (NVML
  *     writes "00000000:3B:00.0")
- * @out: "0000:3b:00.0": lowercase, domain of 4 digits (8 above 0xffff)
+ * @out: "0000:3b:00.0": lowercase, a domain of at least 4 digits, as the
+ *     kernel and sysfs print it ("%04x": "10000:01:00.0")
  * @outlen: size of @out (17 is always enough)
  *
  * Return: 0, or -1 when @s is malformed or @out too small.
@@ -337,8 +339,7 @@ int vgpu_busid_norm(const char *s, char *out, size_t outlen)
 	    hex_field(&s, 2, '.', &dev) || hex_field(&s, 1, '\0', &fn) ||
 	    dev > 0x1f || fn > 7)
 		return -1;
-	n = snprintf(out, outlen, dom > 0xffff ? "%08lx:%02lx:%02lx.%lx" :
-		     "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
+	n = snprintf(out, outlen, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
 	return n < 0 || (size_t)n >= outlen ? -1 : 0;
 }
 

@@ -55,9 +55,10 @@ static int vgpu_hex_field(const char *s, unsigned int digits, u32 *val)
 
 /**
  * vgpu_pci_normalise() - parse a PCI bus id and write it in sysfs form
- * @s: NUL-terminated "DDDD:BB:DD.F" or "DDDDDDDD:BB:DD.F", hex digits
+ * @s: NUL-terminated "DOMAIN:BB:DD.F", hex digits, a domain of 4 to 8
+ *	("0000:3b:00.0", NVML's "00000000:3B:00.0", sysfs's "10000:01:00.0")
  * @out: receives the id as sysfs names the device, lowercase with a
- *	domain of at least 4 digits ("0000:3b:00.0")
+ *	domain of at least 4 digits ("0000:3b:00.0", "10000:01:00.0")
  *
  * The device number must fit in 5 bits and the function in 3, as on the
  * PCI bus. @out is left untouched on error.
@@ -71,12 +72,9 @@ int vgpu_pci_normalise(const char *s, char out[VGPU_PCI_BUF_LEN])
 	size_t len;
 
 	len = strnlen(s, VGPU_PCI_LEN_MAX + 1);
-	if (len == 12)
-		dlen = 4;
-	else if (len == 16)
-		dlen = 8;
-	else
+	if (len < 12 || len > 16)
 		return -EINVAL;
+	dlen = len - 8;		/* ":BB:DD.F" */
 
 	if (vgpu_hex_field(s, dlen, &domain) || s[dlen] != ':')
 		return -EINVAL;

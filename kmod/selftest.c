@@ -38,7 +38,9 @@ static const struct {
 	{ "0000:3b:20.0", NULL },	/* device over 0x1f */
 	{ "0000:3b:00.8", NULL },	/* function over 7 */
 	{ "000:3b:00.0", NULL },
-	{ "00000:3b:00.0", NULL },
+	{ "00000:3b:00.0", "0000:3b:00.0" },
+	{ "1abcd:ff:1f.7", "1abcd:ff:1f.7" },	/* as sysfs prints it */
+	{ "000000000:3b:00.0", NULL },
 	{ "0000-3b:00.0", NULL },
 	{ "0000:3b.00.0", NULL },
 	{ "0000:3b:00:0", NULL },

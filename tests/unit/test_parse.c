@@ -268,7 +268,8 @@ static void test_busid_norm(void)
 	busid_case("0000:AF:1F.7", "0000:af:1f.7");
 	busid_case("0000:af:00.1", "0000:af:00.1");
 	busid_case("0:1:0.0", "0000:01:00.0");
-	busid_case("00010000:01:00.0", "00010000:01:00.0");
+	busid_case("00010000:01:00.0", "10000:01:00.0");	/* as sysfs and the kernel */
+	busid_case("10000:01:00.0", "10000:01:00.0");
 	busid_case("0001:02:03.4", "0001:02:03.4");
 	busid_case("", NULL);
 	busid_case("3b:00.0", NULL);
@@ -315,7 +316,8 @@ static void test_syntax(void)
 	syntax_case("busid", vgpu_parse_busid, "", false);
 	syntax_case("busid", vgpu_parse_busid, "3b:00.0", false);
 	syntax_case("busid", vgpu_parse_busid, "000:3b:00.0", false);
-	syntax_case("busid", vgpu_parse_busid, "00000:3b:00.0", false);
+	syntax_case("busid", vgpu_parse_busid, "10000:3b:00.0", true);	/* sysfs above 0xffff */
+	syntax_case("busid", vgpu_parse_busid, "000000000:3b:00.0", false);
 	syntax_case("busid", vgpu_parse_busid, "0000:3b:00:0", false);
 	syntax_case("busid", vgpu_parse_busid, "0000:3b:00.00", false);
 	syntax_case("busid", vgpu_parse_busid, "0000:3g:00.0", false);

@@ -31,6 +31,13 @@ check_fails "duplicate uuid, other case" "Error: uuid already belongs to another
 	vgpuctl gpu add 2 vram 1G uuid "$(echo $U0 | tr a-f A-F | sed s/^gpu/GPU/)"
 check_fails "duplicate pci" "Error: pci bus id already belongs to another GPU." \
 	vgpuctl gpu add 2 vram 1G pci 0000:3B:00.0
+# a PCI domain above 0xffff, in the form sysfs and the kernel print it,
+# whether given as NVML writes it (8 digits) or as sysfs does
+check "pci domain above 0xffff, NVML's form" vgpuctl gpu add 7 vram 1G pci 00010000:01:00.0
+check_out "shown as sysfs names it" "pci 10000:01:00.0" vgpuctl gpu show 7
+check_fails "and the same bus id in sysfs's form is a duplicate" \
+	"Error: pci bus id already belongs to another GPU." vgpuctl gpu add 8 vram 1G pci 10000:01:00.0
+check "gpu 7 deleted" vgpuctl gpu del 7
 check_fails "numa node offline" "Error: numa node is not online." \
 	vgpuctl gpu add 2 vram 1G numa 7
 check_fails "unknown gpu del" "Error: unknown GPU." vgpuctl gpu del 9
