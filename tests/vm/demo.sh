@@ -99,5 +99,16 @@ vgpuctl top -n 2 -d 2 | cat
 killall -9 simgpu-client 2>/dev/null
 sleep 0.5
 run vgpuctl tenant show inference
+
+echo
+echo "== The admin ends a registration, or a tenant with its processes =="
+/tmp/as_tenant training vram-client alloc 1G , hold 600000 > /tmp/h 2>&1 &
+holder=$!
+for i in $(seq 1 100); do grep -q '^holding' /tmp/h && break; sleep 0.1; done
+run vgpuctl ps
+run vgpuctl tenant del training
+run vgpuctl tenant del training force
+run vgpuctl ps
+kill $holder
 echo
 echo "== demo done =="
