@@ -98,6 +98,6 @@ vm_boot() {
 		-numa node,nodeid=0,cpus=0-1,memdev=m0 \
 		-numa node,nodeid=1,cpus=2-3,memdev=m1 \
 		-kernel "/boot/vmlinuz-$rel" -initrd "$initrd" \
-		-append "console=ttyS0 rdinit=/init panic=-1 panic_on_warn=1 oops=panic loglevel=4 quiet $vm_debug_append" \
+		-append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet $vm_debug_append" \
 		-serial "file:$console" -serial stdio
 }

@@ -183,5 +183,6 @@ wait
 sleep 0.2
 check_eq "after the stress the kernel's count equals simgpu's ground truth" \
 	"$(truth /a 0)" "$(usage a 0 vram_current)"
+check_eq "libvgpu's pages were never taken for overdrawn" 0 "$(usage a 0 vram_overdrafts)"
 killall -9 vram-client
 suite_end
