@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # VRAM benchmarks inside the VM (run by bench/run): bare driver against
 # libvgpu in the same boot. Figures are printed as a table.
+# vm-debug: off
 cg=/sys/fs/cgroup
 B=/extra/vram-bench
 PRE=/usr/lib/libvgpu.so

@@ -6,6 +6,9 @@
 # (the ground truth, read with simgpu-stat, whose clock also times the
 # windows). Each check prints its figures; bench/run reprints them as a
 # table (met/missed).
+# vm-debug: off
+# (slab debugging slows every system call: a tenant of 10 us kernels got
+# 33% of its own throughput with it, 52% without; rates are measured bare)
 suite=compute
 . /tests/suite-lib.sh
 
