@@ -121,6 +121,42 @@ idle_at_most() {
 	fi
 }
 
+# grant_state TENANT: its grants and throttled time on GPU 0, as the
+# module counts them.
+grant_state() {
+	vgpuctl tenant show "$1" | awk '$1 == "gpu" && $2 == 0 {
+		for (i = 3; i < NF; i++) {
+			if ($i == "grants") g = $(i + 1)
+			if ($i == "throttled") t = $(i + 1)
+		}
+	} END { print "grants " g " throttled " t }'
+}
+
+# holds_throughout WHAT SECONDS CG [OTHER]: over SECONDS (measure's
+# window), CG held GPU 0 without a break (its grants and throttled time
+# did not move: no hand-over, no wait) and OTHER ran nothing on it. Its
+# use of the GPU is printed, not judged: under emulation a lone tenant
+# that holds the GPU all along kept it 91-98% busy over 2 s windows (its
+# launching thread stalls when the emulated CPUs take turns on the
+# host's), which says nothing about the scheduler.
+holds_throughout() {
+	local what=$1 secs=$2 c=$3 o=${4:-} before after used ran=0
+	before=$(grant_state "$c")
+	measure "$secs" "$c" $o
+	after=$(grant_state "$c")
+	eval "used=\$util_$c"
+	[ -z "$o" ] || eval "ran=\$d_$o"
+	case $before in
+	"grants "[0-9]*" throttled "?*) ;;
+	*) fail "$what" "no usage of $c on GPU 0: $before"; return ;;
+	esac
+	if [ "$before" = "$after" ] && [ "$ran" -eq 0 ]; then
+		pass "$what: $c held the GPU for $secs s without a break ($after; it kept it $(pm "$used") busy)"
+	else
+		fail "$what" "$c: $before before, $after after; ${o:-no other}: $ran ns of kernels"
+	fi
+}
+
 # wait_done FILE: until the client's result line is in FILE (30 s at most).
 wait_done() {
 	local i
@@ -199,13 +235,12 @@ measure 10 x y
 at_least "10 us kernels against 50 ms kernels: x's throughput, of its own alone ($(pm $alone) of the GPU)" \
 	$((util_x * 1000 / (alone > 0 ? alone : 1))) 300
 
-# --- a lone tenant with weight 30 gets the whole GPU
+# --- a lone tenant with weight 30 keeps the whole GPU
 fresh
 vgpuctl tenant set x weight 30 >/dev/null
 load x 2000000
 sleep 2
-measure 10 x
-at_least "lone tenant with weight 30 uses the GPU" "$util_x" 950
+holds_throughout "lone tenant with weight 30 keeps the GPU" 10 x
 
 # --- a tenant that goes idle (finished its work, process still alive)
 # leaves the GPU to the other within a period
@@ -217,8 +252,7 @@ simgpu-stat reset
 if wait_done /tmp/x.out; then
 	sleep 0.5
 	idle_at_most "an idle tenant's share goes to the other" 100
-	measure 2 y
-	at_least "an idle tenant's share goes to the other: y" "$util_y" 950
+	holds_throughout "an idle tenant's share goes to the other" 2 y x
 else
 	fail "an idle tenant's share goes to the other" "x never finished: $(cat /tmp/x.out)"
 fi
@@ -273,8 +307,7 @@ simgpu-stat reset
 kill -9 $xp
 sleep 1
 idle_at_most "a killed tenant's grant goes to the other at once" 50
-measure 1 y
-at_least "a killed tenant's grant goes to the other: y" "$util_y" 950
+holds_throughout "a killed tenant's grant goes to the other" 1 y x
 
 # --- the counters
 j=$(vgpuctl -j tenant show y | tr -d ' \n')
