@@ -60,16 +60,17 @@ int vgpu_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
-/** vgpu_parse_weight() - a compute weight, 1 to VGPU_WEIGHT_MAX. */
+/** vgpu_parse_weight() - a compute weight, as the spec's weight check. */
 int vgpu_parse_weight(const char *s, uint32_t *out)
 {
-	return vgpu_parse_u32(s, 1, VGPU_WEIGHT_MAX, out);
+	return vgpu_parse_u32(s, VGPU_CHECK_TENANT_WEIGHT_MIN,
+			      VGPU_CHECK_TENANT_WEIGHT_MAX, out);
 }
 
-/** vgpu_parse_index() - a GPU index, 0 to VGPU_GPU_MAX - 1. */
+/** vgpu_parse_index() - a GPU index, as the spec's index check (0 to 63). */
 int vgpu_parse_index(const char *s, uint32_t *out)
 {
-	return vgpu_parse_u32(s, 0, VGPU_GPU_MAX - 1, out);
+	return vgpu_parse_u32(s, 0, VGPU_CHECK_GPU_INDEX_MAX, out);
 }
 
 /** vgpu_parse_numa() - a NUMA node, 0 to VGPU_LIST_NODE_MAX, or -1 for none. */
@@ -199,53 +200,27 @@ int vgpu_parse_pct(const char *s, uint32_t *bp)
 /** vgpu_parse_priority() - "low", "normal" or "high" into enum vgpu_priority. */
 int vgpu_parse_priority(const char *s, uint32_t *out)
 {
-	if (!strcmp(s, "low"))
-		*out = VGPU_PRIORITY_LOW;
-	else if (!strcmp(s, "normal"))
-		*out = VGPU_PRIORITY_NORMAL;
-	else if (!strcmp(s, "high"))
-		*out = VGPU_PRIORITY_HIGH;
-	else
-		return -1;
-	return 0;
+	return vgpu_parse_enum(vgpu_priority_names, VGPU_PRIORITY_COUNT, s, out);
 }
 
 /** vgpu_priority_name() - name of a priority, or NULL if unknown. */
 const char *vgpu_priority_name(uint32_t prio)
 {
-	switch (prio) {
-	case VGPU_PRIORITY_LOW:
-		return "low";
-	case VGPU_PRIORITY_NORMAL:
-		return "normal";
-	case VGPU_PRIORITY_HIGH:
-		return "high";
-	}
-	return NULL;
+	return vgpu_enum_name(vgpu_priority_names, VGPU_PRIORITY_COUNT, prio);
 }
 
 /** vgpu_parse_policy() - "allow" or "deny" into enum vgpu_default_policy. */
 int vgpu_parse_policy(const char *s, uint32_t *out)
 {
-	if (!strcmp(s, "allow"))
-		*out = VGPU_DEFAULT_POLICY_ALLOW;
-	else if (!strcmp(s, "deny"))
-		*out = VGPU_DEFAULT_POLICY_DENY;
-	else
-		return -1;
-	return 0;
+	return vgpu_parse_enum(vgpu_default_policy_names, VGPU_DEFAULT_POLICY_COUNT,
+			       s, out);
 }
 
 /** vgpu_policy_name() - name of a default policy, or NULL if unknown. */
 const char *vgpu_policy_name(uint32_t policy)
 {
-	switch (policy) {
-	case VGPU_DEFAULT_POLICY_ALLOW:
-		return "allow";
-	case VGPU_DEFAULT_POLICY_DENY:
-		return "deny";
-	}
-	return NULL;
+	return vgpu_enum_name(vgpu_default_policy_names, VGPU_DEFAULT_POLICY_COUNT,
+			      policy);
 }
 
 /* Check that @s is exactly @n hex digits followed by @end; advance it. */
@@ -292,7 +267,7 @@ int vgpu_parse_busid(const char *s)
 {
 	size_t len = strlen(s);
 
-	if (len < 12 || len > 16)
+	if (len < 12 || len > VGPU_CHECK_GPU_PCI_MAX_LEN)
 		return -1;
 	if (!hex_run(&s, len - 8, ':') || !hex_run(&s, 2, ':') ||
 	    !hex_run(&s, 2, '.') || !hex_run(&s, 1, '\0'))
@@ -353,7 +328,7 @@ int vgpu_parse_name(const char *s)
 {
 	size_t len = strlen(s), i;
 
-	if (!len || len > VGPU_NAME_LEN_MAX)
+	if (!len || len > VGPU_CHECK_TENANT_NAME_MAX_LEN)
 		return -1;
 	for (i = 0; i < len; i++)
 		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)

@@ -17,11 +17,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "spec_gen.h"
 
 /* Largest CPU number a CPU list may name (CONFIG_NR_CPUS tops out at 8192). */
 #define VGPU_LIST_CPU_MAX	8191
-/* Largest NUMA node number a node list may name (as the spec's numa check). */
-#define VGPU_LIST_NODE_MAX	1023
+/* Largest NUMA node number a node list may name (the spec's numa check). */
+#define VGPU_LIST_NODE_MAX	VGPU_CHECK_GPU_NUMA_MAX
 /* Bitmap words big enough for any list. */
 #define VGPU_LIST_WORDS		((VGPU_LIST_CPU_MAX + 64) / 64)
 
@@ -52,6 +55,31 @@ int vgpu_cgroup_mount(const char *mounts_file, char *out, size_t outlen);
 int vgpu_cgroup_path(const char *mnt, const char *arg, char *out, size_t outlen);
 
 bool vgpu_matches(const char *arg, const char *word);
+
+/*
+ * An enum's value from its name and back, by a names table of
+ * spec_gen.h (the spec's names, not a copy). Inline so that each unit
+ * test links only the file it tests.
+ */
+static inline int vgpu_parse_enum(const char *const *names, uint32_t n,
+				  const char *s, uint32_t *out)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		if (names[i] && !strcmp(names[i], s)) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static inline const char *vgpu_enum_name(const char *const *names, uint32_t n,
+					 uint32_t value)
+{
+	return value < n ? names[value] : NULL;
+}
 
 /* parse_sched.c: scheduling and placement values. */
 

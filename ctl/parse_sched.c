@@ -14,25 +14,13 @@
 /** vgpu_parse_placement() - "manual" or "auto" into enum vgpu_placement. */
 int vgpu_parse_placement(const char *s, uint32_t *out)
 {
-	if (!strcmp(s, "manual"))
-		*out = VGPU_PLACEMENT_MANUAL;
-	else if (!strcmp(s, "auto"))
-		*out = VGPU_PLACEMENT_AUTO;
-	else
-		return -1;
-	return 0;
+	return vgpu_parse_enum(vgpu_placement_names, VGPU_PLACEMENT_COUNT, s, out);
 }
 
 /** vgpu_placement_name() - name of a placement mode, or NULL if unknown. */
 const char *vgpu_placement_name(uint32_t placement)
 {
-	switch (placement) {
-	case VGPU_PLACEMENT_MANUAL:
-		return "manual";
-	case VGPU_PLACEMENT_AUTO:
-		return "auto";
-	}
-	return NULL;
+	return vgpu_enum_name(vgpu_placement_names, VGPU_PLACEMENT_COUNT, placement);
 }
 
 /** vgpu_parse_onoff() - "on" (true) or "off" (false). */

@@ -16,10 +16,11 @@
 
 #include "cpuset.h"
 #include "parse.h"
+#include "spec_gen.h"
 #include "vgpuctl.h"
 
-/* Quota bits of the request, in enum vgpu_quota order. */
-#define NQUOTA_BITS	10
+/* Quota bits of the request, in enum vgpu_quota order (spec_gen.h). */
+#define NQUOTA_BITS	VGPU_QUOTA_NBITS
 
 /* What vgpuctl keeps of a tenant-get reply. */
 struct snap {
@@ -57,7 +58,7 @@ static int snap_one(struct nlmsghdr *nlh, void *arg)
 	copy_str(s->cpus, sizeof(s->cpus), tb[VGPU_A_TENANT_CPUS_EFFECTIVE]);
 	copy_str(s->mems, sizeof(s->mems), tb[VGPU_A_TENANT_MEMS_EFFECTIVE]);
 	for (b = 0; b < NQUOTA_BITS; b++) {
-		int attr = vgpu_quota_attr(1U << b);
+		int attr = vgpu_spec_quotas[b].attr;
 
 		a = attr ? tb[attr] : NULL;
 		if (!a || nla_len(a) < 0 || (size_t)nla_len(a) > sizeof(s->data[b]))
@@ -129,7 +130,7 @@ static int restore(struct vgpu_nl *nl, const char *name, bool added, uint32_t se
 		if (!(seen & (1U << b)))
 			continue;
 		if (before.present & (1U << b))
-			err = nla_put(msg, vgpu_quota_attr(1U << b), before.len[b],
+			err = nla_put(msg, vgpu_spec_quotas[b].attr, before.len[b],
 				      before.data[b]);
 		else
 			clear |= 1U << b;

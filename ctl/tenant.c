@@ -10,6 +10,7 @@
 
 #include "parse.h"
 #include "print.h"
+#include "spec_gen.h"
 #include "vgpuctl.h"
 
 /**
@@ -39,70 +40,56 @@ void vgpu_usage_tenant(FILE *f)
 	      "registrations first (their charges go with them).\n", f);
 }
 
-enum quota_type { Q_SIZE, Q_GPUS, Q_WEIGHT, Q_PCT, Q_PRIO, Q_CPUS, Q_MEMS, Q_PLACE, Q_ONOFF };
+/* How vgpuctl reads a quota's value; Q_NONE: a quota vgpuctl does not know. */
+enum quota_type { Q_NONE, Q_SIZE, Q_GPUS, Q_WEIGHT, Q_PCT, Q_PRIO, Q_CPUS, Q_MEMS, Q_PLACE,
+		  Q_ONOFF };
 
-struct quota_key {
-	const char *name;
-	uint32_t bit;		/* VGPU_QUOTA_* */
-	int attr;		/* VGPU_A_TENANT_* */
-	enum quota_type type;
+/*
+ * The value type of each quota, by its attribute. The quotas' names, bits
+ * and attributes are the spec's (vgpu_spec_quotas[], spec_gen.h); only
+ * how to parse each value is vgpuctl's own.
+ */
+static const enum quota_type quota_types[VGPU_A_TENANT_MAX + 1] = {
+	[VGPU_A_TENANT_VRAM_MAX] = Q_SIZE,
+	[VGPU_A_TENANT_VRAM_MIN] = Q_SIZE,
+	[VGPU_A_TENANT_GPUS] = Q_GPUS,
+	[VGPU_A_TENANT_WEIGHT] = Q_WEIGHT,
+	[VGPU_A_TENANT_COMPUTE_MAX] = Q_PCT,
+	[VGPU_A_TENANT_PRIORITY] = Q_PRIO,
+	[VGPU_A_TENANT_CPUS] = Q_CPUS,
+	[VGPU_A_TENANT_MEMS] = Q_MEMS,
+	[VGPU_A_TENANT_PLACEMENT] = Q_PLACE,
+	[VGPU_A_TENANT_EXCLUSIVE] = Q_ONOFF,
 };
 
-static const struct quota_key quota_keys[] = {
-	{ "vram-max", VGPU_QUOTA_VRAM_MAX, VGPU_A_TENANT_VRAM_MAX, Q_SIZE },
-	{ "vram-min", VGPU_QUOTA_VRAM_MIN, VGPU_A_TENANT_VRAM_MIN, Q_SIZE },
-	{ "gpus", VGPU_QUOTA_GPUS, VGPU_A_TENANT_GPUS, Q_GPUS },
-	{ "weight", VGPU_QUOTA_WEIGHT, VGPU_A_TENANT_WEIGHT, Q_WEIGHT },
-	{ "compute-max", VGPU_QUOTA_COMPUTE_MAX, VGPU_A_TENANT_COMPUTE_MAX, Q_PCT },
-	{ "priority", VGPU_QUOTA_PRIORITY, VGPU_A_TENANT_PRIORITY, Q_PRIO },
-	{ "cpus", VGPU_QUOTA_CPUS, VGPU_A_TENANT_CPUS, Q_CPUS },
-	{ "mems", VGPU_QUOTA_MEMS, VGPU_A_TENANT_MEMS, Q_MEMS },
-	{ "placement", VGPU_QUOTA_PLACEMENT, VGPU_A_TENANT_PLACEMENT, Q_PLACE },
-	{ "exclusive", VGPU_QUOTA_EXCLUSIVE, VGPU_A_TENANT_EXCLUSIVE, Q_ONOFF },
-};
-
-#define NQUOTAS	(sizeof(quota_keys) / sizeof(quota_keys[0]))
+#define NQUOTAS	VGPU_QUOTA_NBITS
 
 /* The quotas of a tenant add or tenant set command line. */
 struct tenant_conf {
 	const char *cmd;	/* "tenant add" or "tenant set" */
 	uint32_t seen;		/* quotas named (set or cleared) */
 	uint32_t clear;		/* quotas given as "none" */
-	uint64_t u64[NQUOTAS];	/* numeric values, by quota_keys index */
+	uint64_t u64[NQUOTAS];	/* numeric values, by bit number */
 	char list[NQUOTAS][VGPU_LIST_LEN_MAX + 1];	/* cpus, mems */
 };
 
-/**
- * vgpu_quota_attr() - the attribute of a quota
- * @bit: one VGPU_QUOTA_* bit
- *
- * Return: its VGPU_A_TENANT_*, or 0 when vgpuctl does not know it.
- */
-int vgpu_quota_attr(uint32_t bit)
+/* The quota named @name, NULL if the spec or vgpuctl does not know it. */
+static const struct vgpu_spec_quota *find_quota(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < NQUOTAS; i++)
-		if (quota_keys[i].bit == bit)
-			return quota_keys[i].attr;
-	return 0;
-}
-
-static const struct quota_key *find_quota(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NQUOTAS; i++)
-		if (!strcmp(quota_keys[i].name, name))
-			return &quota_keys[i];
+		if (!strcmp(vgpu_spec_quotas[i].name, name) &&
+		    quota_types[vgpu_spec_quotas[i].attr] != Q_NONE)
+			return &vgpu_spec_quotas[i];
 	return NULL;
 }
 
 /* Parse one QUOTA VALUE pair into @c. Returns 0 or VGPU_EXIT_USAGE. */
-static int parse_quota(struct tenant_conf *c, const struct quota_key *q,
+static int parse_quota(struct tenant_conf *c, const struct vgpu_spec_quota *q,
 		       const char *val, bool allow_none)
 {
-	size_t i = (size_t)(q - quota_keys);
+	size_t i = (size_t)(q - vgpu_spec_quotas);
 	uint32_t u32 = 0;
 	bool on = false;
 	const char *what = "", *hint = "";
@@ -115,7 +102,9 @@ static int parse_quota(struct tenant_conf *c, const struct quota_key *q,
 		c->clear |= q->bit;
 		return 0;
 	}
-	switch (q->type) {
+	switch (quota_types[q->attr]) {
+	case Q_NONE:
+		break;
 	case Q_SIZE:
 		what = "SIZE";
 		bad = vgpu_parse_size(val, &c->u64[i]);
@@ -177,11 +166,13 @@ static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
 	int err = 0;
 
 	for (i = 0; i < NQUOTAS && !err; i++) {
-		const struct quota_key *q = &quota_keys[i];
+		const struct vgpu_spec_quota *q = &vgpu_spec_quotas[i];
 
 		if (!(c->seen & q->bit) || (c->clear & q->bit))
 			continue;
-		switch (q->type) {
+		switch (quota_types[q->attr]) {
+		case Q_NONE:
+			break;
 		case Q_SIZE:
 		case Q_GPUS:
 			err = nla_put_u64(msg, q->attr, c->u64[i]);
@@ -256,7 +247,7 @@ static int tenant_add(int argc, char **argv)
 {
 	static struct tenant_conf c = { .cmd = "tenant add" };
 	char mnt[VGPU_PATH_LEN_MAX + 1], cgroup[VGPU_PATH_LEN_MAX + 1];
-	const struct quota_key *q;
+	const struct vgpu_spec_quota *q;
 	const char *name, *path = NULL;
 	int ret;
 
@@ -297,7 +288,7 @@ static int tenant_add(int argc, char **argv)
 static int tenant_set(int argc, char **argv)
 {
 	static struct tenant_conf c = { .cmd = "tenant set" };
-	const struct quota_key *q;
+	const struct vgpu_spec_quota *q;
 	const char *name;
 	int ret;
 

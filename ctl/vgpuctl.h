@@ -80,7 +80,6 @@ void vgpu_gpu_print(struct nlattr **tb);
 int vgpu_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb);
 void vgpu_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines);
 int vgpu_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb);
-int vgpu_quota_attr(uint32_t bit);
 
 /* placement.c: the quotas that decide a tenant's CPUs and nodes. */
 #define VGPU_PLACEMENT_QUOTAS	(VGPU_QUOTA_CPUS | VGPU_QUOTA_MEMS | VGPU_QUOTA_PLACEMENT | \

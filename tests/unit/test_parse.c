@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../ctl/parse.h"
+#include "../../ctl/spec_gen.h"
 #include "../../uapi/vgpu.h"
 
 #define VGPU_UNIT_SUITE "parse"
@@ -240,6 +241,49 @@ static void test_policy(void)
 	result(vgpu_parse_policy("1", &v) < 0, "policy \"1\" is rejected", "accepted");
 	result(vgpu_parse_policy("allow ", &v) < 0, "policy \"allow \" is rejected", "accepted");
 	result(vgpu_policy_name(2) == NULL, "policy 2 has no name", "has one");
+}
+
+/*
+ * The quota table of spec_gen.h against a copy kept here on purpose: the
+ * generator check proves the header matches the spec, this proves the
+ * spec still says what vgpuctl (and the kernel's uapi) were written for.
+ */
+static void test_spec_quotas(void)
+{
+	static const struct { const char *name; uint32_t bit; int attr; } want[] = {
+		{ "vram-max", VGPU_QUOTA_VRAM_MAX, VGPU_A_TENANT_VRAM_MAX },
+		{ "vram-min", VGPU_QUOTA_VRAM_MIN, VGPU_A_TENANT_VRAM_MIN },
+		{ "gpus", VGPU_QUOTA_GPUS, VGPU_A_TENANT_GPUS },
+		{ "weight", VGPU_QUOTA_WEIGHT, VGPU_A_TENANT_WEIGHT },
+		{ "compute-max", VGPU_QUOTA_COMPUTE_MAX, VGPU_A_TENANT_COMPUTE_MAX },
+		{ "priority", VGPU_QUOTA_PRIORITY, VGPU_A_TENANT_PRIORITY },
+		{ "cpus", VGPU_QUOTA_CPUS, VGPU_A_TENANT_CPUS },
+		{ "mems", VGPU_QUOTA_MEMS, VGPU_A_TENANT_MEMS },
+		{ "placement", VGPU_QUOTA_PLACEMENT, VGPU_A_TENANT_PLACEMENT },
+		{ "exclusive", VGPU_QUOTA_EXCLUSIVE, VGPU_A_TENANT_EXCLUSIVE },
+	};
+	uint32_t all = 0;
+	size_t i, n = sizeof(want) / sizeof(want[0]);
+	char what[96];
+
+	result(VGPU_QUOTA_NBITS == n, "spec_gen.h has every quota", "%d, not %zu",
+	       VGPU_QUOTA_NBITS, n);
+	for (i = 0; i < n && i < VGPU_QUOTA_NBITS; i++) {
+		const struct vgpu_spec_quota *q = &vgpu_spec_quotas[i];
+
+		snprintf(what, sizeof(what), "quota bit %zu is %s", i, want[i].name);
+		result(!strcmp(q->name, want[i].name) && q->bit == want[i].bit &&
+		       q->bit == 1U << i && q->attr == want[i].attr, what,
+		       "%s, bit 0x%x, attribute %d", q->name, q->bit, q->attr);
+		all |= q->bit;
+	}
+	result(VGPU_QUOTA_ALL == all, "VGPU_QUOTA_ALL is every quota bit", "0x%x, not 0x%x",
+	       VGPU_QUOTA_ALL, all);
+	result(VGPU_CHECK_GPU_INDEX_MAX == 63 && VGPU_CHECK_TENANT_NAME_MAX_LEN == 63 &&
+	       VGPU_CHECK_GPU_UUID_MAX_LEN == 40 && VGPU_CHECK_GPU_PCI_MAX_LEN == 16 &&
+	       VGPU_CHECK_TENANT_WEIGHT_MIN == 1 && VGPU_CHECK_TENANT_WEIGHT_MAX == 10000 &&
+	       VGPU_CHECK_GPU_NUMA_MAX == 1023,
+	       "the spec's checks are those vgpuctl's usage texts name", "changed");
 }
 
 /* PCI bus ids as NVML writes them, normalised */
@@ -564,6 +608,7 @@ int main(void)
 	test_ints();
 	test_priority();
 	test_policy();
+	test_spec_quotas();
 	test_busid_norm();
 	test_syntax();
 	test_list();
