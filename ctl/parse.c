@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pure parsers and formatters of vgpuctl's arguments (see parse.h).
+ * Pure parsers and formatters of vgpuctl's arguments (see parse.h):
+ * numbers, sizes, percentages, enum names and lists. Identifiers (UUIDs,
+ * PCI ids, names) are in parse_id.c, cgroup paths in parse_cgroup.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,11 +13,6 @@
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static bool is_xdigit(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 /*
@@ -223,119 +220,6 @@ const char *vgpu_policy_name(uint32_t policy)
 			      policy);
 }
 
-/* Check that @s is exactly @n hex digits followed by @end; advance it. */
-static bool hex_run(const char **s, unsigned int n, char end)
-{
-	const char *p = *s;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (!is_xdigit(p[i]))
-			return false;
-	if (p[n] != end)
-		return false;
-	*s = p + n + (end ? 1 : 0);
-	return true;
-}
-
-/**
- * vgpu_parse_uuid() - check an NVML GPU UUID
- * @s: "GPU-" and 8-4-4-4-12 hex digits (VGPU_UUID_LEN characters)
- *
- * Return: 0 when well formed, else -1.
- */
-int vgpu_parse_uuid(const char *s)
-{
-	if (strncmp(s, "GPU-", 4))
-		return -1;
-	s += 4;
-	if (!hex_run(&s, 8, '-') || !hex_run(&s, 4, '-') ||
-	    !hex_run(&s, 4, '-') || !hex_run(&s, 4, '-') ||
-	    !hex_run(&s, 12, '\0'))
-		return -1;
-	return 0;
-}
-
-/**
- * vgpu_parse_busid() - check a PCI bus id
- * @s: "DOMAIN:BB:DD.F", hex digits, a domain of 4 to 8 (as the kernel
- *     takes it: kmod/parse.c)
- *
- * Return: 0 when well formed, else -1.
- */
-int vgpu_parse_busid(const char *s)
-{
-	size_t len = strlen(s);
-
-	if (len < 12 || len > VGPU_CHECK_GPU_PCI_MAX_LEN)
-		return -1;
-	if (!hex_run(&s, len - 8, ':') || !hex_run(&s, 2, ':') ||
-	    !hex_run(&s, 2, '.') || !hex_run(&s, 1, '\0'))
-		return -1;
-	return 0;
-}
-
-/* The value of a run of 1 to @max hex digits ending at @end; advance *s. */
-static int hex_field(const char **s, unsigned int max, char end, unsigned long *out)
-{
-	const char *p = *s;
-	unsigned long v = 0;
-	unsigned int n;
-
-	for (n = 0; is_xdigit(p[n]); n++) {
-		if (n == max)
-			return -1;
-		v = v * 16 + (unsigned long)(is_digit(p[n]) ? p[n] - '0' :
-					     (p[n] | 0x20) - 'a' + 10);
-	}
-	if (!n || p[n] != end)
-		return -1;
-	*s = p + n + (end ? 1 : 0);
-	*out = v;
-	return 0;
-}
-
-/**
- * vgpu_busid_norm() - a PCI bus id in the form sysfs and vgpu use
- * @s: DOMAIN:BB:DD.F in hex, either case, domain of 1 to 8 digits (NVML
- *     writes "00000000:3B:00.0")
- * @out: "0000:3b:00.0": lowercase, a domain of at least 4 digits, as the
- *     kernel and sysfs print it ("%04x": "10000:01:00.0")
- * @outlen: size of @out (17 is always enough)
- *
- * Return: 0, or -1 when @s is malformed or @out too small.
- */
-int vgpu_busid_norm(const char *s, char *out, size_t outlen)
-{
-	unsigned long dom, bus, dev, fn;
-	int n;
-
-	if (hex_field(&s, 8, ':', &dom) || hex_field(&s, 2, ':', &bus) ||
-	    hex_field(&s, 2, '.', &dev) || hex_field(&s, 1, '\0', &fn) ||
-	    dev > 0x1f || fn > 7)
-		return -1;
-	n = snprintf(out, outlen, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
-	return n < 0 || (size_t)n >= outlen ? -1 : 0;
-}
-
-/**
- * vgpu_parse_name() - check a tenant name
- * @s: 1 to VGPU_NAME_LEN_MAX printable ASCII characters, no space
- *
- * Return: 0 when valid, else -1.
- */
-int vgpu_parse_name(const char *s)
-{
-	size_t len = strlen(s), i;
-
-	if (!len || len > VGPU_CHECK_TENANT_NAME_MAX_LEN)
-		return -1;
-	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
-			return -1;
-	return 0;
-}
-
 /**
  * vgpu_parse_list() - parse a cpulist ("0-3,8") into a bitmap
  * @s: comma separated numbers and ascending ranges, no spaces
@@ -484,153 +368,6 @@ void vgpu_format_pct(uint32_t bp, char *out, size_t outlen)
 		snprintf(out, outlen, "%u.%u%%", ip, frac / 10);
 	else
 		snprintf(out, outlen, "%u.%02u%%", ip, frac);
-}
-
-/* Undo the octal escapes (\040 for space, ...) of /proc/self/mounts. */
-static void unescape_mount(char *s)
-{
-	char *w = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*w++ = *s++;
-		}
-	}
-	*w = '\0';
-}
-
-/**
- * vgpu_cgroup_mount() - find where cgroup v2 is mounted
- * @mounts_file: "/proc/self/mounts" (tests pass a fixture)
- * @out: the first cgroup2 mount point, or "/sys/fs/cgroup" if none is found
- * @outlen: size of @out
- *
- * Return: 0 when a cgroup2 mount was found, 1 when the default was used,
- * -1 when @out is too small.
- */
-int vgpu_cgroup_mount(const char *mounts_file, char *out, size_t outlen)
-{
-	char line[8192], dir[4096], type[64];
-	FILE *f = fopen(mounts_file, "re");
-	int ret = 1;
-
-	if (f) {
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "%*s %4095s %63s", dir, type) != 2 ||
-			    strcmp(type, "cgroup2"))
-				continue;
-			unescape_mount(dir);
-			if (strlen(dir) >= outlen) {
-				fclose(f);
-				return -1;
-			}
-			strcpy(out, dir);
-			ret = 0;
-			break;
-		}
-		fclose(f);
-	}
-	if (ret == 1) {
-		if (outlen < sizeof("/sys/fs/cgroup"))
-			return -1;
-		strcpy(out, "/sys/fs/cgroup");
-	}
-	return ret;
-}
-
-/*
- * Normalise an absolute path lexically into @out: collapse "//", drop "."
- * and resolve ".." (cgroupfs has no symlinks). Returns -2 on ".." above the
- * root, -1 when @out is too small.
- */
-static int normalise_path(const char *in, char *out, size_t outlen)
-{
-	size_t pos = 0;
-
-	if (outlen < 2)
-		return -1;
-	out[0] = '\0';
-	while (*in) {
-		const char *end;
-		size_t n;
-
-		while (*in == '/')
-			in++;
-		if (!*in)
-			break;
-		end = strchr(in, '/');
-		n = end ? (size_t)(end - in) : strlen(in);
-		if (n == 1 && in[0] == '.') {
-			/* nothing */
-		} else if (n == 2 && in[0] == '.' && in[1] == '.') {
-			if (!pos)
-				return -2;
-			while (pos && out[pos - 1] != '/')
-				pos--;
-			pos--;	/* the '/' itself */
-			out[pos] = '\0';
-		} else {
-			if (pos + 1 + n + 1 > outlen)
-				return -1;
-			out[pos++] = '/';
-			memcpy(out + pos, in, n);
-			pos += n;
-			out[pos] = '\0';
-		}
-		in += n;
-	}
-	if (!pos)
-		strcpy(out, "/");
-	return 0;
-}
-
-/**
- * vgpu_cgroup_path() - turn a cgroup argument into the path the kernel takes
- * @mnt: the cgroup2 mount point ("/sys/fs/cgroup")
- * @arg: "/sys/fs/cgroup/team-a", "team-a", "/sys/fs/cgroup"
- * @out: path relative to the mount, with a leading slash ("/team-a", "/")
- * @outlen: size of @out; VGPU_PATH_LEN_MAX + 1 matches the kernel's limit
- *
- * The path is normalised lexically; existence is not checked.
- *
- * Return: 0, -1 when empty or too long, -2 when outside @mnt (absolute
- * elsewhere, or climbing above it with "..").
- */
-int vgpu_cgroup_path(const char *mnt, const char *arg, char *out, size_t outlen)
-{
-	char nmnt[VGPU_PATH_LEN_MAX + 1], full[2 * (VGPU_PATH_LEN_MAX + 1)];
-	size_t mlen;
-	int ret;
-
-	if (!*arg || normalise_path(mnt, nmnt, sizeof(nmnt)))
-		return -1;
-	if (arg[0] == '/') {
-		ret = normalise_path(arg, full, sizeof(full));
-		if (ret)
-			return ret;
-		mlen = strlen(nmnt);
-		if (!strcmp(nmnt, "/"))
-			mlen = 0;
-		if (strncmp(full, nmnt, mlen) ||
-		    (full[mlen] != '/' && full[mlen] != '\0'))
-			return -2;
-		if (!full[mlen])
-			return snprintf(out, outlen, "/") < (int)outlen ? 0 : -1;
-		if (strlen(full + mlen) >= outlen)
-			return -1;
-		strcpy(out, full + mlen);
-		return 0;
-	}
-	/* Relative to the mount: normalise it as if it were rooted there. */
-	if (strlen(arg) + 2 > sizeof(full))
-		return -1;
-	full[0] = '/';
-	strcpy(full + 1, arg);
-	return normalise_path(full, out, outlen);
 }
 
 /**

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Pure parsers and formatters of vgpuctl's arguments (parse.c, and
- * parse_sched.c for scheduling and placement). Nothing here does I/O
+ * Pure parsers and formatters of vgpuctl's arguments: parse.c (numbers,
+ * sizes, enum names, lists), parse_id.c (UUIDs, PCI ids, tenant names),
+ * parse_cgroup.c (cgroup paths) and parse_sched.c (scheduling and
+ * placement). Nothing here does I/O
  * (except vgpu_cgroup_mount(), which reads a mounts file it is given), so
  * tests/unit/test_parse.c and test_parse_sched.c can check every function
  * in isolation.

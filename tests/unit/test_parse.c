@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of vgpuctl's pure parsers and formatters (ctl/parse.c).
+ * Unit tests of vgpuctl's pure parsers and formatters (ctl/parse.c,
+ * parse_id.c, parse_cgroup.c) and of the spec's tables (ctl/spec_gen.h).
  * One line per check: "PASS: parse: <what>" or "FAIL: parse: <what>:
  * <detail>". Exits 1 if any check failed.
  *
- *   cc -std=c11 -D_GNU_SOURCE -I. tests/unit/test_parse.c ctl/parse.c
+ *   cc -std=c11 -D_GNU_SOURCE -I. tests/unit/test_parse.c ctl/parse.c \
+ *	ctl/parse_id.c ctl/parse_cgroup.c
  */
 #include <inttypes.h>
 #include <stdarg.h>
