@@ -16,12 +16,42 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../libvgpu/charge.h"
 #include "devtest.h"
 
 int vgpu_dev_fd = -1;
 struct vgpu_dev_page *vgpu_page;
 static const struct vgpu_dev_gate *gate;
-static uint64_t last_keep[VGPU_DEV_GPUS];
+
+/*
+ * alloc and free run libvgpu's own charging code (libvgpu/charge.c,
+ * compiled into this tool), so the kernel tests exercise the fast path
+ * libvgpu ships rather than a copy that can drift from it. The ioctl
+ * callback counts the CHARGEs and the bytes released, for the output.
+ */
+struct charge_count {
+	int charges;
+	uint64_t released;
+};
+
+static int charger_ioctl(void *ctx, unsigned long req, void *arg)
+{
+	struct charge_count *n = ctx;
+
+	if (req == VGPU_IOC_CHARGE)
+		n->charges++;
+	if (vgpu_dev_fd < 0)
+		return -EBADF;
+	if (ioctl(vgpu_dev_fd, req, arg))
+		return -errno;
+	if (req == VGPU_IOC_RELEASE)
+		n->released += ((struct vgpu_dev_charge *)arg)->bytes;
+	return 0;
+}
+
+static struct charge_count charge_count;
+/* keep[] holds the last CHARGE's keep, from alloc or the charge step. */
+static struct vgpu_charger charger = { .ioctl = charger_ioctl, .ctx = &charge_count };
 
 static _Atomic int64_t *slot_avail(uint32_t gpu)
 {
@@ -109,7 +139,7 @@ static int do_charge(uint32_t gpu, uint64_t bytes, struct vgpu_dev_charge *c)
 	if (ioctl(vgpu_dev_fd, VGPU_IOC_CHARGE, c))
 		return -errno;
 	if (gpu < VGPU_DEV_GPUS)
-		last_keep[gpu] = c->keep;
+		charger.keep[gpu] = c->keep;
 	return 0;
 }
 
@@ -171,52 +201,32 @@ int vgpu_step_meminfo(uint32_t gpu)
 
 int vgpu_step_alloc(uint32_t gpu, uint64_t bytes)
 {
-	struct vgpu_dev_charge c;
-	int charged = 0, err;
-	int64_t a;
+	int err;
 
 	if (!vgpu_page || check_gpu(gpu))
 		return -EINVAL;
-	for (;;) {
-		a = *slot_avail(gpu);
-		if (a >= 0 && (uint64_t)a >= bytes) {
-			if (__atomic_compare_exchange_n((int64_t *)slot_avail(gpu), &a,
-							a - (int64_t)bytes, false,
-							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-				break;
-			continue;
-		}
-		if (charged++ > 8)
-			return -EAGAIN;
-		err = do_charge(gpu, bytes, &c);
-		if (err)
-			return err;
-	}
-	*slot_used(gpu) += bytes;
+	charger.page = vgpu_page;
+	charge_count.charges = 0;
+	err = vgpu_charge(&charger, (int)gpu, bytes);
+	if (err)
+		return err;
+	vgpu_charge_commit(&charger, (int)gpu, bytes);
 	printf("alloc gpu=%u bytes=%" PRIu64 " charges=%d keep=%" PRIu64 " avail=%" PRId64
-	       " used=%" PRIu64 "\n", gpu, bytes, charged, last_keep[gpu], avail_of(gpu),
-	       used_of(gpu));
+	       " used=%" PRIu64 "\n", gpu, bytes, charge_count.charges, charger.keep[gpu],
+	       avail_of(gpu), used_of(gpu));
 	return 0;
 }
 
 int vgpu_step_free(uint32_t gpu, uint64_t bytes)
 {
-	struct vgpu_dev_charge c = { 0 };
-	int64_t a;
-	int err;
-
 	if (!vgpu_page || check_gpu(gpu) || used_of(gpu) < bytes)
 		return -EINVAL;
-	*slot_used(gpu) -= bytes;
-	*slot_avail(gpu) += (int64_t)bytes;
-	a = *slot_avail(gpu);
-	if (a > 0 && (uint64_t)a > 2 * last_keep[gpu]) {
-		err = do_release(gpu, (uint64_t)a - 2 * last_keep[gpu], &c);
-		if (err)
-			return err;
-	}
+	charger.page = vgpu_page;
+	charge_count.released = 0;
+	vgpu_uncharge(&charger, (int)gpu, bytes);
 	printf("free gpu=%u bytes=%" PRIu64 " released=%" PRIu64 " avail=%" PRId64
-	       " used=%" PRIu64 "\n", gpu, bytes, (uint64_t)c.bytes, avail_of(gpu), used_of(gpu));
+	       " used=%" PRIu64 "\n", gpu, bytes, charge_count.released, avail_of(gpu),
+	       used_of(gpu));
 	return 0;
 }
 

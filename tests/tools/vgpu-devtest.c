@@ -20,10 +20,11 @@
  *   charge GPU BYTES     VGPU_IOC_CHARGE
  *   release GPU BYTES    VGPU_IOC_RELEASE
  *   meminfo GPU          VGPU_IOC_MEMINFO
- *   alloc GPU BYTES      libvgpu's fast path: take BYTES from avail with a
- *                        compare-and-swap, CHARGE when short, add to used
- *   free GPU BYTES       used -= BYTES, avail += BYTES, release the
- *                        surplus over twice the last keep
+ *   alloc GPU BYTES      libvgpu's fast path (libvgpu/charge.c, linked in):
+ *                        take BYTES from avail with a compare-and-swap,
+ *                        CHARGE when short, add to used
+ *   free GPU BYTES       libvgpu's uncharge: used -= BYTES, avail += BYTES;
+ *                        over twice the last keep, release down to keep
  *   page [GPU]           print the page (all non-empty slots, or one)
  *   poke GPU avail|used|bound|synced VALUE
  *                        write a raw value into the page
