@@ -39,7 +39,7 @@ static int parse_digits(const char **sp, uint64_t *out)
 }
 
 /**
- * vgpu_parse_u32() - parse a decimal integer within [min, max]
+ * vgpuctl_parse_u32() - parse a decimal integer within [min, max]
  * @s: the text
  * @min: smallest value accepted
  * @max: largest value accepted
@@ -47,7 +47,7 @@ static int parse_digits(const char **sp, uint64_t *out)
  *
  * Return: 0, or -1 when @s is not a plain decimal number in range.
  */
-int vgpu_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+int vgpuctl_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 {
 	uint64_t v;
 
@@ -57,21 +57,21 @@ int vgpu_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
-/** vgpu_parse_weight() - a compute weight, as the spec's weight check. */
-int vgpu_parse_weight(const char *s, uint32_t *out)
+/** vgpuctl_parse_weight() - a compute weight, as the spec's weight check. */
+int vgpuctl_parse_weight(const char *s, uint32_t *out)
 {
-	return vgpu_parse_u32(s, VGPU_CHECK_TENANT_WEIGHT_MIN,
+	return vgpuctl_parse_u32(s, VGPU_CHECK_TENANT_WEIGHT_MIN,
 			      VGPU_CHECK_TENANT_WEIGHT_MAX, out);
 }
 
-/** vgpu_parse_index() - a GPU index, as the spec's index check (0 to 63). */
-int vgpu_parse_index(const char *s, uint32_t *out)
+/** vgpuctl_parse_index() - a GPU index, as the spec's index check (0 to 63). */
+int vgpuctl_parse_index(const char *s, uint32_t *out)
 {
-	return vgpu_parse_u32(s, 0, VGPU_CHECK_GPU_INDEX_MAX, out);
+	return vgpuctl_parse_u32(s, 0, VGPU_CHECK_GPU_INDEX_MAX, out);
 }
 
-/** vgpu_parse_numa() - a NUMA node, 0 to VGPU_LIST_NODE_MAX, or -1 for none. */
-int vgpu_parse_numa(const char *s, int32_t *out)
+/** vgpuctl_parse_numa() - a NUMA node, 0 to VGPU_LIST_NODE_MAX, or -1 for none. */
+int vgpuctl_parse_numa(const char *s, int32_t *out)
 {
 	uint32_t v;
 
@@ -79,7 +79,7 @@ int vgpu_parse_numa(const char *s, int32_t *out)
 		*out = -1;
 		return 0;
 	}
-	if (vgpu_parse_u32(s, 0, VGPU_LIST_NODE_MAX, &v))
+	if (vgpuctl_parse_u32(s, 0, VGPU_LIST_NODE_MAX, &v))
 		return -1;
 	*out = (int32_t)v;
 	return 0;
@@ -102,7 +102,7 @@ static const struct size_suffix size_suffixes[] = {
 #define SIZE_FRAC_DIGITS_MAX	18
 
 /**
- * vgpu_parse_size() - parse a byte count with an optional binary suffix
+ * vgpuctl_parse_size() - parse a byte count with an optional binary suffix
  * @s: "8G", "1.5GiB", "512MiB", "4096", ...
  * @out: the number of bytes
  *
@@ -111,7 +111,7 @@ static const struct size_suffix size_suffixes[] = {
  *
  * Return: 0, or -1 on a malformed or overflowing size.
  */
-int vgpu_parse_size(const char *s, uint64_t *out)
+int vgpuctl_parse_size(const char *s, uint64_t *out)
 {
 	uint64_t ip, frac = 0, den = 1, fbytes = 0;
 	unsigned int shift = 0, ndig = 0, i;
@@ -158,13 +158,13 @@ int vgpu_parse_size(const char *s, uint64_t *out)
 }
 
 /**
- * vgpu_parse_pct() - parse a percentage into basis points
+ * vgpuctl_parse_pct() - parse a percentage into basis points
  * @s: "37.5%", "37.5", "100", "0.01%"
  * @bp: hundredths of a percent, 0 to VGPU_BP_MAX
  *
  * Return: 0, or -1 when malformed, above 100 or with more than 2 decimals.
  */
-int vgpu_parse_pct(const char *s, uint32_t *bp)
+int vgpuctl_parse_pct(const char *s, uint32_t *bp)
 {
 	uint64_t ip, v;
 	unsigned int ndig = 0, frac = 0;
@@ -194,34 +194,34 @@ int vgpu_parse_pct(const char *s, uint32_t *bp)
 	return 0;
 }
 
-/** vgpu_parse_priority() - "low", "normal" or "high" into enum vgpu_priority. */
-int vgpu_parse_priority(const char *s, uint32_t *out)
+/** vgpuctl_parse_priority() - "low", "normal" or "high" into enum vgpu_priority. */
+int vgpuctl_parse_priority(const char *s, uint32_t *out)
 {
-	return vgpu_parse_enum(vgpu_priority_names, VGPU_PRIORITY_COUNT, s, out);
+	return vgpuctl_parse_enum(vgpu_priority_names, VGPU_PRIORITY_COUNT, s, out);
 }
 
-/** vgpu_priority_name() - name of a priority, or NULL if unknown. */
-const char *vgpu_priority_name(uint32_t prio)
+/** vgpuctl_priority_name() - name of a priority, or NULL if unknown. */
+const char *vgpuctl_priority_name(uint32_t prio)
 {
-	return vgpu_enum_name(vgpu_priority_names, VGPU_PRIORITY_COUNT, prio);
+	return vgpuctl_enum_name(vgpu_priority_names, VGPU_PRIORITY_COUNT, prio);
 }
 
-/** vgpu_parse_policy() - "allow" or "deny" into enum vgpu_default_policy. */
-int vgpu_parse_policy(const char *s, uint32_t *out)
+/** vgpuctl_parse_policy() - "allow" or "deny" into enum vgpu_default_policy. */
+int vgpuctl_parse_policy(const char *s, uint32_t *out)
 {
-	return vgpu_parse_enum(vgpu_default_policy_names, VGPU_DEFAULT_POLICY_COUNT,
+	return vgpuctl_parse_enum(vgpu_default_policy_names, VGPU_DEFAULT_POLICY_COUNT,
 			       s, out);
 }
 
-/** vgpu_policy_name() - name of a default policy, or NULL if unknown. */
-const char *vgpu_policy_name(uint32_t policy)
+/** vgpuctl_policy_name() - name of a default policy, or NULL if unknown. */
+const char *vgpuctl_policy_name(uint32_t policy)
 {
-	return vgpu_enum_name(vgpu_default_policy_names, VGPU_DEFAULT_POLICY_COUNT,
+	return vgpuctl_enum_name(vgpu_default_policy_names, VGPU_DEFAULT_POLICY_COUNT,
 			      policy);
 }
 
 /**
- * vgpu_parse_list() - parse a cpulist ("0-3,8") into a bitmap
+ * vgpuctl_parse_list() - parse a cpulist ("0-3,8") into a bitmap
  * @s: comma separated numbers and ascending ranges, no spaces
  * @max: largest number allowed
  * @bits: bitmap of @words 64-bit words, cleared first; must hold @max
@@ -229,7 +229,7 @@ const char *vgpu_policy_name(uint32_t policy)
  *
  * Return: 0, or -1 when malformed, empty, descending or above @max.
  */
-int vgpu_parse_list(const char *s, unsigned int max, uint64_t *bits, size_t words)
+int vgpuctl_parse_list(const char *s, unsigned int max, uint64_t *bits, size_t words)
 {
 	uint64_t tmp[VGPU_LIST_WORDS];
 	uint64_t a, b, i;
@@ -266,7 +266,7 @@ static bool test_bit(const uint64_t *bits, size_t i)
 }
 
 /**
- * vgpu_format_list() - print a bitmap in canonical cpulist form
+ * vgpuctl_format_list() - print a bitmap in canonical cpulist form
  * @bits: the bitmap
  * @words: its size in 64-bit words
  * @out: buffer; receives "" for an empty bitmap
@@ -274,7 +274,7 @@ static bool test_bit(const uint64_t *bits, size_t i)
  *
  * Return: 0, or -1 when @out is too small.
  */
-int vgpu_format_list(const uint64_t *bits, size_t words, char *out, size_t outlen)
+int vgpuctl_format_list(const uint64_t *bits, size_t words, char *out, size_t outlen)
 {
 	size_t n = words * 64, i = 0, pos = 0;
 	int len;
@@ -306,7 +306,7 @@ int vgpu_format_list(const uint64_t *bits, size_t words, char *out, size_t outle
 }
 
 /**
- * vgpu_parse_list_norm() - validate a list and give it back in canonical form
+ * vgpuctl_parse_list_norm() - validate a list and give it back in canonical form
  * @s: the list as typed ("8,0-3,2")
  * @max: largest number allowed
  * @out: canonical form ("0-3,8")
@@ -314,28 +314,28 @@ int vgpu_format_list(const uint64_t *bits, size_t words, char *out, size_t outle
  *
  * Return: 0, or -1 when invalid or too long once normalised.
  */
-int vgpu_parse_list_norm(const char *s, unsigned int max, char *out, size_t outlen)
+int vgpuctl_parse_list_norm(const char *s, unsigned int max, char *out, size_t outlen)
 {
 	uint64_t bits[VGPU_LIST_WORDS];
 
-	if (vgpu_parse_list(s, max, bits, VGPU_LIST_WORDS))
+	if (vgpuctl_parse_list(s, max, bits, VGPU_LIST_WORDS))
 		return -1;
-	return vgpu_format_list(bits, VGPU_LIST_WORDS, out, outlen);
+	return vgpuctl_format_list(bits, VGPU_LIST_WORDS, out, outlen);
 }
 
-/** vgpu_parse_gpus() - a list of GPU indexes (0-63) into a u64 bit mask. */
-int vgpu_parse_gpus(const char *s, uint64_t *mask)
+/** vgpuctl_parse_gpus() - a list of GPU indexes (0-63) into a u64 bit mask. */
+int vgpuctl_parse_gpus(const char *s, uint64_t *mask)
 {
-	return vgpu_parse_list(s, VGPU_GPU_MAX - 1, mask, 1);
+	return vgpuctl_parse_list(s, VGPU_GPU_MAX - 1, mask, 1);
 }
 
 /**
- * vgpu_format_size() - print a byte count in the largest exact binary unit
+ * vgpuctl_format_size() - print a byte count in the largest exact binary unit
  * @bytes: the count
  * @out: "16GiB", "1536MiB", "4KiB" or plain bytes ("1000")
  * @outlen: size of @out (24 is always enough)
  */
-void vgpu_format_size(uint64_t bytes, char *out, size_t outlen)
+void vgpuctl_format_size(uint64_t bytes, char *out, size_t outlen)
 {
 	static const char *const units[] = { "TiB", "GiB", "MiB", "KiB" };
 	unsigned int i;
@@ -353,12 +353,12 @@ void vgpu_format_size(uint64_t bytes, char *out, size_t outlen)
 }
 
 /**
- * vgpu_format_pct() - print basis points as a percentage
+ * vgpuctl_format_pct() - print basis points as a percentage
  * @bp: 3750
  * @out: "37.5%" (no trailing zeros, "100%", "0.05%")
  * @outlen: size of @out (16 is always enough)
  */
-void vgpu_format_pct(uint32_t bp, char *out, size_t outlen)
+void vgpuctl_format_pct(uint32_t bp, char *out, size_t outlen)
 {
 	unsigned int ip = bp / 100, frac = bp % 100;
 
@@ -371,13 +371,13 @@ void vgpu_format_pct(uint32_t bp, char *out, size_t outlen)
 }
 
 /**
- * vgpu_matches() - iproute2's abbreviation rule
+ * vgpuctl_matches() - iproute2's abbreviation rule
  * @arg: what the user typed
  * @word: the full keyword
  *
  * Return: true when @arg is a non-empty prefix of @word.
  */
-bool vgpu_matches(const char *arg, const char *word)
+bool vgpuctl_matches(const char *arg, const char *word)
 {
 	size_t len = strlen(arg);
 

@@ -28,7 +28,7 @@ static void unescape_mount(char *s)
 }
 
 /**
- * vgpu_cgroup_mount() - find where cgroup v2 is mounted
+ * vgpuctl_cgroup_mount() - find where cgroup v2 is mounted
  * @mounts_file: "/proc/self/mounts" (tests pass a fixture)
  * @out: the first cgroup2 mount point, or "/sys/fs/cgroup" if none is found
  * @outlen: size of @out
@@ -36,7 +36,7 @@ static void unescape_mount(char *s)
  * Return: 0 when a cgroup2 mount was found, 1 when the default was used,
  * -1 when @out is too small.
  */
-int vgpu_cgroup_mount(const char *mounts_file, char *out, size_t outlen)
+int vgpuctl_cgroup_mount(const char *mounts_file, char *out, size_t outlen)
 {
 	char line[8192], dir[4096], type[64];
 	FILE *f = fopen(mounts_file, "re");
@@ -113,7 +113,7 @@ static int normalise_path(const char *in, char *out, size_t outlen)
 }
 
 /**
- * vgpu_cgroup_path() - turn a cgroup argument into the path the kernel takes
+ * vgpuctl_cgroup_path() - turn a cgroup argument into the path the kernel takes
  * @mnt: the cgroup2 mount point ("/sys/fs/cgroup")
  * @arg: "/sys/fs/cgroup/team-a", "team-a", "/sys/fs/cgroup"
  * @out: path relative to the mount, with a leading slash ("/team-a", "/")
@@ -124,7 +124,7 @@ static int normalise_path(const char *in, char *out, size_t outlen)
  * Return: 0, -1 when empty or too long, -2 when outside @mnt (absolute
  * elsewhere, or climbing above it with "..").
  */
-int vgpu_cgroup_path(const char *mnt, const char *arg, char *out, size_t outlen)
+int vgpuctl_cgroup_path(const char *mnt, const char *arg, char *out, size_t outlen)
 {
 	char nmnt[VGPU_PATH_LEN_MAX + 1], full[2 * (VGPU_PATH_LEN_MAX + 1)];
 	size_t mlen;

@@ -38,12 +38,12 @@ static bool hex_run(const char **s, unsigned int n, char end)
 }
 
 /**
- * vgpu_parse_uuid() - check an NVML GPU UUID
+ * vgpuctl_parse_uuid() - check an NVML GPU UUID
  * @s: "GPU-" and 8-4-4-4-12 hex digits (VGPU_UUID_LEN characters)
  *
  * Return: 0 when well formed, else -1.
  */
-int vgpu_parse_uuid(const char *s)
+int vgpuctl_parse_uuid(const char *s)
 {
 	if (strncmp(s, "GPU-", 4))
 		return -1;
@@ -56,13 +56,13 @@ int vgpu_parse_uuid(const char *s)
 }
 
 /**
- * vgpu_parse_busid() - check a PCI bus id
+ * vgpuctl_parse_busid() - check a PCI bus id
  * @s: "DOMAIN:BB:DD.F", hex digits, a domain of 4 to 8 (as the kernel
  *     takes it: kmod/parse.c)
  *
  * Return: 0 when well formed, else -1.
  */
-int vgpu_parse_busid(const char *s)
+int vgpuctl_parse_busid(const char *s)
 {
 	size_t len = strlen(s);
 
@@ -95,7 +95,7 @@ static int hex_field(const char **s, unsigned int max, char end, unsigned long *
 }
 
 /**
- * vgpu_busid_norm() - a PCI bus id in the form sysfs and vgpu use
+ * vgpuctl_busid_norm() - a PCI bus id in the form sysfs and vgpu use
  * @s: DOMAIN:BB:DD.F in hex, either case, domain of 1 to 8 digits (NVML
  *     writes "00000000:3B:00.0")
  * @out: "0000:3b:00.0": lowercase, a domain of at least 4 digits, as the
@@ -104,7 +104,7 @@ static int hex_field(const char **s, unsigned int max, char end, unsigned long *
  *
  * Return: 0, or -1 when @s is malformed or @out too small.
  */
-int vgpu_busid_norm(const char *s, char *out, size_t outlen)
+int vgpuctl_busid_norm(const char *s, char *out, size_t outlen)
 {
 	unsigned long dom, bus, dev, fn;
 	int n;
@@ -118,12 +118,12 @@ int vgpu_busid_norm(const char *s, char *out, size_t outlen)
 }
 
 /**
- * vgpu_parse_name() - check a tenant name
+ * vgpuctl_parse_name() - check a tenant name
  * @s: 1 to VGPU_NAME_LEN_MAX printable ASCII characters, no space
  *
  * Return: 0 when valid, else -1.
  */
-int vgpu_parse_name(const char *s)
+int vgpuctl_parse_name(const char *s)
 {
 	size_t len = strlen(s), i;
 
