@@ -2,7 +2,7 @@
 /*
  * The cpuset writer of vgpuctl (see cpuset.h).
  *
- * For a tenant whose cgroup is ROOT/a/b, vgpu_cpuset_apply():
+ * For a tenant whose cgroup is ROOT/a/b, vgpuctl_cpuset_apply():
  *  1. checks that ROOT/cgroup.controllers lists cpuset;
  *  2. adds +cpuset to the cgroup.subtree_control of ROOT and ROOT/a where
  *     it is not listed yet (the controller must be enabled in every
@@ -296,7 +296,7 @@ out:
 }
 
 /**
- * vgpu_cpuset_apply() - give a cgroup the CPUs and nodes of its tenant
+ * vgpuctl_cpuset_apply() - give a cgroup the CPUs and nodes of its tenant
  * @root: the cgroup2 mount point ("/sys/fs/cgroup", or a test's fake tree)
  * @cgroup: the tenant's cgroup relative to @root, with a leading slash
  *          ("/team-a"), as the module reports it
@@ -316,7 +316,7 @@ out:
  * not exist and VGPU_CPUSET_ROOT for the root cgroup (nothing is touched
  * in either case); or -1 with @err set and the tree as it was.
  */
-int vgpu_cpuset_apply(const char *root, const char *cgroup, const char *cpus,
+int vgpuctl_cpuset_apply(const char *root, const char *cgroup, const char *cpus,
 		      const char *mems, char *err, size_t errlen)
 {
 	struct writer w = { .cgroup = cgroup, .err = err, .errlen = errlen };

@@ -11,14 +11,14 @@
 
 #include <stddef.h>
 
-/* Results of vgpu_cpuset_apply() other than an error (-1). */
+/* Results of vgpuctl_cpuset_apply() other than an error (-1). */
 enum {
 	VGPU_CPUSET_OK = 0,	/* written (or already so) */
 	VGPU_CPUSET_GONE = 1,	/* the cgroup directory does not exist */
 	VGPU_CPUSET_ROOT = 2,	/* the root cgroup, which has no cpuset files */
 };
 
-int vgpu_cpuset_apply(const char *root, const char *cgroup, const char *cpus,
+int vgpuctl_cpuset_apply(const char *root, const char *cgroup, const char *cpus,
 		      const char *mems, char *err, size_t errlen);
 
 #endif /* VGPU_CTL_CPUSET_H */

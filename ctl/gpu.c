@@ -14,10 +14,10 @@
 #include "vgpuctl.h"
 
 /**
- * vgpu_usage_gpu() - usage of the gpu object
+ * vgpuctl_usage_gpu() - usage of the gpu object
  * @f: stdout for "help", stderr otherwise
  */
-void vgpu_usage_gpu(FILE *f)
+void vgpuctl_usage_gpu(FILE *f)
 {
 	fputs("Usage: vgpuctl gpu add INDEX vram SIZE [uuid UUID] [pci BUSID] [numa NODE]\n"
 	      "       vgpuctl gpu del INDEX\n"
@@ -42,31 +42,31 @@ static struct nla_policy gpu_policy[VGPU_A_GPU_MAX + 1] = {
 };
 
 /**
- * vgpu_gpu_parse() - the attributes of a gpu-get reply or gpu event
+ * vgpuctl_gpu_parse() - the attributes of a gpu-get reply or gpu event
  * @nlh: the message
  * @tb: VGPU_A_GPU_MAX + 1 slots
  *
  * Return: 0, or a negative errno when malformed.
  */
-int vgpu_gpu_parse(struct nlmsghdr *nlh, struct nlattr **tb)
+int vgpuctl_gpu_parse(struct nlmsghdr *nlh, struct nlattr **tb)
 {
 	return genlmsg_parse(nlh, 0, tb, VGPU_A_GPU_MAX, gpu_policy) < 0 ? -EPROTO : 0;
 }
 
-/** vgpu_gpu_print() - print one GPU (show and monitor). */
-void vgpu_gpu_print(struct nlattr **tb)
+/** vgpuctl_gpu_print() - print one GPU (show and monitor). */
+void vgpuctl_gpu_print(struct nlattr **tb)
 {
 	int32_t numa = tb[VGPU_A_GPU_NUMA] ? (int32_t)nla_get_u32(tb[VGPU_A_GPU_NUMA]) : -1;
 
-	vgpu_print_u64("index", "gpu", tb[VGPU_A_GPU_INDEX],
+	vgpuctl_print_u64("index", "gpu", tb[VGPU_A_GPU_INDEX],
 		       tb[VGPU_A_GPU_INDEX] ? nla_get_u32(tb[VGPU_A_GPU_INDEX]) : 0);
-	vgpu_print_str("uuid", "uuid",
+	vgpuctl_print_str("uuid", "uuid",
 		       tb[VGPU_A_GPU_UUID] ? nla_get_string(tb[VGPU_A_GPU_UUID]) : NULL);
-	vgpu_print_str("pci", "pci",
+	vgpuctl_print_str("pci", "pci",
 		       tb[VGPU_A_GPU_PCI] ? nla_get_string(tb[VGPU_A_GPU_PCI]) : NULL);
-	vgpu_print_size("vram", "vram", tb[VGPU_A_GPU_VRAM],
+	vgpuctl_print_size("vram", "vram", tb[VGPU_A_GPU_VRAM],
 			tb[VGPU_A_GPU_VRAM] ? nla_get_u64(tb[VGPU_A_GPU_VRAM]) : 0);
-	vgpu_print_s64("numa", "numa", numa >= 0, numa);
+	vgpuctl_print_s64("numa", "numa", numa >= 0, numa);
 }
 
 static int gpu_show_one(struct nlmsghdr *nlh, void *arg)
@@ -74,11 +74,11 @@ static int gpu_show_one(struct nlmsghdr *nlh, void *arg)
 	struct nlattr *tb[VGPU_A_GPU_MAX + 1];
 
 	(void)arg;
-	if (vgpu_gpu_parse(nlh, tb))
+	if (vgpuctl_gpu_parse(nlh, tb))
 		return -EPROTO;
-	vgpu_print_obj_open(NULL);
-	vgpu_gpu_print(tb);
-	vgpu_print_obj_close();
+	vgpuctl_print_obj_open(NULL);
+	vgpuctl_gpu_print(tb);
+	vgpuctl_print_obj_close();
 	return 0;
 }
 
@@ -92,12 +92,12 @@ static int gpu_show(int argc, char **argv)
 	uint32_t index = 0;
 
 	if (argc > 1)
-		return vgpu_usage_error("unexpected argument \"%s\" for gpu show", argv[1]);
-	if (argc > 0 && vgpu_parse_index(argv[0], &index))
-		return vgpu_usage_error("invalid INDEX \"%s\" for gpu show (0-63)", argv[0]);
+		return vgpuctl_usage_error("unexpected argument \"%s\" for gpu show", argv[1]);
+	if (argc > 0 && vgpuctl_parse_index(argv[0], &index))
+		return vgpuctl_usage_error("invalid INDEX \"%s\" for gpu show (0-63)", argv[0]);
 	if (argc > 0)
-		return vgpu_show(VGPU_CMD_GPU_GET, false, put_index, &index, gpu_show_one);
-	return vgpu_show(VGPU_CMD_GPU_GET, true, NULL, NULL, gpu_show_one);
+		return vgpuctl_show(VGPU_CMD_GPU_GET, false, put_index, &index, gpu_show_one);
+	return vgpuctl_show(VGPU_CMD_GPU_GET, true, NULL, NULL, gpu_show_one);
 }
 
 static int gpu_add(int argc, char **argv)
@@ -112,63 +112,63 @@ static int gpu_add(int argc, char **argv)
 	int ret;
 
 	if (argc < 1)
-		return vgpu_usage_error("missing INDEX for gpu add");
-	if (vgpu_parse_index(argv[0], &index))
-		return vgpu_usage_error("invalid INDEX \"%s\" for gpu add (0-63)", argv[0]);
+		return vgpuctl_usage_error("missing INDEX for gpu add");
+	if (vgpuctl_parse_index(argv[0], &index))
+		return vgpuctl_usage_error("invalid INDEX \"%s\" for gpu add (0-63)", argv[0]);
 	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
 		key = argv[0];
 		if (strcmp(key, "vram") && strcmp(key, "uuid") &&
 		    strcmp(key, "pci") && strcmp(key, "numa"))
-			return vgpu_usage_error("unknown key \"%s\" for gpu add", key);
+			return vgpuctl_usage_error("unknown key \"%s\" for gpu add", key);
 		if (argc < 2)
-			return vgpu_usage_error("missing value for %s", key);
+			return vgpuctl_usage_error("missing value for %s", key);
 		val = argv[1];
 		if (!strcmp(key, "vram")) {
 			if (has_vram)
-				return vgpu_usage_error("duplicate key \"%s\" for gpu add", key);
-			if (vgpu_parse_size(val, &vram))
-				return vgpu_usage_error("invalid SIZE \"%s\" for vram", val);
+				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
+			if (vgpuctl_parse_size(val, &vram))
+				return vgpuctl_usage_error("invalid SIZE \"%s\" for vram", val);
 			has_vram = true;
 		} else if (!strcmp(key, "uuid")) {
 			if (uuid)
-				return vgpu_usage_error("duplicate key \"%s\" for gpu add", key);
-			if (vgpu_parse_uuid(val))
-				return vgpu_usage_error("invalid UUID \"%s\" for uuid", val);
+				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
+			if (vgpuctl_parse_uuid(val))
+				return vgpuctl_usage_error("invalid UUID \"%s\" for uuid", val);
 			uuid = val;
 		} else if (!strcmp(key, "pci")) {
 			if (pci)
-				return vgpu_usage_error("duplicate key \"%s\" for gpu add", key);
-			if (vgpu_parse_busid(val))
-				return vgpu_usage_error("invalid BUSID \"%s\" for pci", val);
+				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
+			if (vgpuctl_parse_busid(val))
+				return vgpuctl_usage_error("invalid BUSID \"%s\" for pci", val);
 			pci = val;
 		} else {
 			if (has_numa)
-				return vgpu_usage_error("duplicate key \"%s\" for gpu add", key);
-			if (vgpu_parse_numa(val, &numa))
-				return vgpu_usage_error("invalid NODE \"%s\" for numa (-1 to 1023)", val);
+				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
+			if (vgpuctl_parse_numa(val, &numa))
+				return vgpuctl_usage_error("invalid NODE \"%s\" for numa (-1 to 1023)", val);
 			has_numa = true;
 		}
 	}
 	if (!has_vram)
-		return vgpu_usage_error("vram is required");
+		return vgpuctl_usage_error("vram is required");
 
-	ret = vgpu_need_admin();
+	ret = vgpuctl_need_admin();
 	if (ret)
 		return ret;
-	ret = vgpu_open(&nl);
+	ret = vgpuctl_open(&nl);
 	if (ret)
 		return ret;
-	msg = vgpu_nl_msg(&nl, VGPU_CMD_GPU_ADD, false);
+	msg = vgpuctl_nl_msg(&nl, VGPU_CMD_GPU_ADD, false);
 	if (msg && (nla_put_u32(msg, VGPU_A_GPU_INDEX, index) < 0 ||
 		    nla_put_u64(msg, VGPU_A_GPU_VRAM, vram) < 0 ||
 		    (uuid && nla_put_string(msg, VGPU_A_GPU_UUID, uuid) < 0) ||
 		    (pci && nla_put_string(msg, VGPU_A_GPU_PCI, pci) < 0) ||
 		    (has_numa && nla_put_s32(msg, VGPU_A_GPU_NUMA, numa) < 0))) {
-		vgpu_nl_close(&nl);
-		return vgpu_put_failed(msg);
+		vgpuctl_nl_close(&nl);
+		return vgpuctl_put_failed(msg);
 	}
-	ret = vgpu_send(&nl, msg, NULL, NULL);
-	vgpu_nl_close(&nl);
+	ret = vgpuctl_send(&nl, msg, NULL, NULL);
+	vgpuctl_nl_close(&nl);
 	return ret;
 }
 
@@ -177,27 +177,27 @@ static int gpu_del(int argc, char **argv)
 	uint32_t index;
 
 	if (argc < 1)
-		return vgpu_usage_error("missing INDEX for gpu del");
-	if (vgpu_parse_index(argv[0], &index))
-		return vgpu_usage_error("invalid INDEX \"%s\" for gpu del (0-63)", argv[0]);
+		return vgpuctl_usage_error("missing INDEX for gpu del");
+	if (vgpuctl_parse_index(argv[0], &index))
+		return vgpuctl_usage_error("invalid INDEX \"%s\" for gpu del (0-63)", argv[0]);
 	if (argc > 1)
-		return vgpu_usage_error("unexpected argument \"%s\" for gpu del", argv[1]);
-	return vgpu_admin_u32(VGPU_CMD_GPU_DEL, VGPU_A_GPU_INDEX, index);
+		return vgpuctl_usage_error("unexpected argument \"%s\" for gpu del", argv[1]);
+	return vgpuctl_admin_u32(VGPU_CMD_GPU_DEL, VGPU_A_GPU_INDEX, index);
 }
 
 /**
- * vgpu_cmd_gpu() - dispatch "vgpuctl gpu COMMAND ..."
+ * vgpuctl_cmd_gpu() - dispatch "vgpuctl gpu COMMAND ..."
  * @argc: arguments after "gpu"
  * @argv: argv[0] is the command; none means show
  *
  * Return: the exit status.
  */
-int vgpu_cmd_gpu(int argc, char **argv)
+int vgpuctl_cmd_gpu(int argc, char **argv)
 {
 	const char *cmd = argc > 0 ? argv[0] : "show";
 
-	if (vgpu_is_help(argc, argv) || vgpu_is_help(argc - 1, argv + 1)) {
-		vgpu_usage_gpu(stdout);
+	if (vgpuctl_is_help(argc, argv) || vgpuctl_is_help(argc - 1, argv + 1)) {
+		vgpuctl_usage_gpu(stdout);
 		return VGPU_EXIT_OK;
 	}
 	if (argc > 0)
@@ -209,6 +209,6 @@ int vgpu_cmd_gpu(int argc, char **argv)
 	if (!strcmp(cmd, "show") || !strcmp(cmd, "list"))
 		return gpu_show(argc, argv);
 	if (!strcmp(cmd, "probe"))
-		return vgpu_gpu_probe(argc, argv);
-	return vgpu_usage_error("unknown command \"%s\" for gpu; try \"vgpuctl gpu help\"", cmd);
+		return vgpuctl_gpu_probe(argc, argv);
+	return vgpuctl_usage_error("unknown command \"%s\" for gpu; try \"vgpuctl gpu help\"", cmd);
 }

@@ -14,10 +14,10 @@
 #include "vgpuctl.h"
 
 /**
- * vgpu_usage_host() - usage of show and set
+ * vgpuctl_usage_host() - usage of show and set
  * @f: stdout for "help", stderr otherwise
  */
-void vgpu_usage_host(FILE *f)
+void vgpuctl_usage_host(FILE *f)
 {
 	fputs("Usage: vgpuctl show\n"
 	      "       vgpuctl set default { allow | deny }\n"
@@ -40,70 +40,70 @@ static int host_show_one(struct nlmsghdr *nlh, void *arg)
 	if (genlmsg_parse(nlh, 0, tb, VGPU_A_HOST_MAX, host_policy) < 0)
 		return -EPROTO;
 	pol = tb[VGPU_A_HOST_DEFAULT_POLICY];
-	name = pol ? vgpu_policy_name(nla_get_u32(pol)) : NULL;
-	vgpu_print_obj_open(NULL);
+	name = pol ? vgpuctl_policy_name(nla_get_u32(pol)) : NULL;
+	vgpuctl_print_obj_open(NULL);
 	if (pol && !name)	/* a policy this vgpuctl does not know */
-		vgpu_print_u64("default", "default", true, nla_get_u32(pol));
+		vgpuctl_print_u64("default", "default", true, nla_get_u32(pol));
 	else
-		vgpu_print_str("default", "default", name);
-	vgpu_print_u64("procs", "procs", tb[VGPU_A_HOST_PROCS],
+		vgpuctl_print_str("default", "default", name);
+	vgpuctl_print_u64("procs", "procs", tb[VGPU_A_HOST_PROCS],
 		       tb[VGPU_A_HOST_PROCS] ? nla_get_u32(tb[VGPU_A_HOST_PROCS]) : 0);
-	vgpu_print_obj_close();
+	vgpuctl_print_obj_close();
 	return 0;
 }
 
 /**
- * vgpu_cmd_show() - "vgpuctl show"
+ * vgpuctl_cmd_show() - "vgpuctl show"
  * @argc: arguments after "show"
  * @argv: none, or "help"
  *
  * Return: the exit status.
  */
-int vgpu_cmd_show(int argc, char **argv)
+int vgpuctl_cmd_show(int argc, char **argv)
 {
 	struct vgpu_show_req r = {
 		.cmd = VGPU_CMD_HOST_GET, .single = true, .fn = host_show_one,
 	};
 
-	if (vgpu_is_help(argc, argv)) {
-		vgpu_usage_host(stdout);
+	if (vgpuctl_is_help(argc, argv)) {
+		vgpuctl_usage_host(stdout);
 		return VGPU_EXIT_OK;
 	}
 	if (argc > 0)
-		return vgpu_usage_error("unexpected argument \"%s\" for show", argv[0]);
-	return vgpu_show_run(&r);
+		return vgpuctl_usage_error("unexpected argument \"%s\" for show", argv[0]);
+	return vgpuctl_show_run(&r);
 }
 
 /**
- * vgpu_cmd_set() - "vgpuctl set KEY VALUE..."
+ * vgpuctl_cmd_set() - "vgpuctl set KEY VALUE..."
  * @argc: arguments after "set"
  * @argv: KEY VALUE pairs, or "help"
  *
  * Return: the exit status.
  */
-int vgpu_cmd_set(int argc, char **argv)
+int vgpuctl_cmd_set(int argc, char **argv)
 {
 	bool has_policy = false;
 	uint32_t policy = 0;
 
-	if (vgpu_is_help(argc, argv)) {
-		vgpu_usage_host(stdout);
+	if (vgpuctl_is_help(argc, argv)) {
+		vgpuctl_usage_host(stdout);
 		return VGPU_EXIT_OK;
 	}
 	if (argc < 1)
-		return vgpu_usage_error("missing KEY for set; try \"vgpuctl set help\"");
+		return vgpuctl_usage_error("missing KEY for set; try \"vgpuctl set help\"");
 	for (; argc > 0; argc -= 2, argv += 2) {
 		if (strcmp(argv[0], "default"))
-			return vgpu_usage_error("unknown key \"%s\" for set", argv[0]);
+			return vgpuctl_usage_error("unknown key \"%s\" for set", argv[0]);
 		if (argc < 2)
-			return vgpu_usage_error("missing value for %s", argv[0]);
+			return vgpuctl_usage_error("missing value for %s", argv[0]);
 		if (has_policy)
-			return vgpu_usage_error("duplicate key \"%s\" for set", argv[0]);
-		if (vgpu_parse_policy(argv[1], &policy))
-			return vgpu_usage_error("invalid POLICY \"%s\" for default (allow or deny)",
+			return vgpuctl_usage_error("duplicate key \"%s\" for set", argv[0]);
+		if (vgpuctl_parse_policy(argv[1], &policy))
+			return vgpuctl_usage_error("invalid POLICY \"%s\" for default (allow or deny)",
 						argv[1]);
 		has_policy = true;
 	}
 
-	return vgpu_admin_u32(VGPU_CMD_HOST_SET, VGPU_A_HOST_DEFAULT_POLICY, policy);
+	return vgpuctl_admin_u32(VGPU_CMD_HOST_SET, VGPU_A_HOST_DEFAULT_POLICY, policy);
 }

@@ -9,12 +9,12 @@
 #include "json.h"
 
 /**
- * vgpu_json_init() - start a writer
+ * vgpuctl_json_init() - start a writer
  * @j: the writer
  * @f: where the text goes
  * @pretty: indent by two spaces, one member per line
  */
-void vgpu_json_init(struct vgpu_json *j, FILE *f, bool pretty)
+void vgpuctl_json_init(struct vgpu_json *j, FILE *f, bool pretty)
 {
 	j->f = f;
 	j->pretty = pretty;
@@ -43,7 +43,7 @@ static void member(struct vgpu_json *j, const char *key)
 		indent(j);
 	}
 	if (key) {
-		vgpu_json_escape(j->f, key);
+		vgpuctl_json_escape(j->f, key);
 		fputs(j->pretty ? ": " : ":", j->f);
 	}
 }
@@ -56,11 +56,11 @@ static void value_done(struct vgpu_json *j)
 }
 
 /**
- * vgpu_json_escape() - write a JSON string literal, quotes included
+ * vgpuctl_json_escape() - write a JSON string literal, quotes included
  * @f: the stream
  * @s: bytes (UTF-8 passes through; control characters are escaped)
  */
-void vgpu_json_escape(FILE *f, const char *s)
+void vgpuctl_json_escape(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -119,51 +119,51 @@ static void close_container(struct vgpu_json *j, char c)
 	value_done(j);
 }
 
-/** vgpu_json_obj_open() - open an object (@key NULL inside arrays). */
-void vgpu_json_obj_open(struct vgpu_json *j, const char *key)
+/** vgpuctl_json_obj_open() - open an object (@key NULL inside arrays). */
+void vgpuctl_json_obj_open(struct vgpu_json *j, const char *key)
 {
 	open_container(j, key, '{');
 }
 
-/** vgpu_json_obj_close() - close the innermost object. */
-void vgpu_json_obj_close(struct vgpu_json *j)
+/** vgpuctl_json_obj_close() - close the innermost object. */
+void vgpuctl_json_obj_close(struct vgpu_json *j)
 {
 	close_container(j, '}');
 }
 
-/** vgpu_json_arr_open() - open an array (@key NULL inside arrays). */
-void vgpu_json_arr_open(struct vgpu_json *j, const char *key)
+/** vgpuctl_json_arr_open() - open an array (@key NULL inside arrays). */
+void vgpuctl_json_arr_open(struct vgpu_json *j, const char *key)
 {
 	open_container(j, key, '[');
 }
 
-/** vgpu_json_arr_close() - close the innermost array. */
-void vgpu_json_arr_close(struct vgpu_json *j)
+/** vgpuctl_json_arr_close() - close the innermost array. */
+void vgpuctl_json_arr_close(struct vgpu_json *j)
 {
 	close_container(j, ']');
 }
 
-/** vgpu_json_str() - a string member; @val NULL writes null. */
-void vgpu_json_str(struct vgpu_json *j, const char *key, const char *val)
+/** vgpuctl_json_str() - a string member; @val NULL writes null. */
+void vgpuctl_json_str(struct vgpu_json *j, const char *key, const char *val)
 {
 	member(j, key);
 	if (val)
-		vgpu_json_escape(j->f, val);
+		vgpuctl_json_escape(j->f, val);
 	else
 		fputs("null", j->f);
 	value_done(j);
 }
 
-/** vgpu_json_u64() - an unsigned integer member. */
-void vgpu_json_u64(struct vgpu_json *j, const char *key, uint64_t val)
+/** vgpuctl_json_u64() - an unsigned integer member. */
+void vgpuctl_json_u64(struct vgpu_json *j, const char *key, uint64_t val)
 {
 	member(j, key);
 	fprintf(j->f, "%llu", (unsigned long long)val);
 	value_done(j);
 }
 
-/** vgpu_json_s64() - a signed integer member. */
-void vgpu_json_s64(struct vgpu_json *j, const char *key, int64_t val)
+/** vgpuctl_json_s64() - a signed integer member. */
+void vgpuctl_json_s64(struct vgpu_json *j, const char *key, int64_t val)
 {
 	member(j, key);
 	fprintf(j->f, "%lld", (long long)val);
@@ -171,11 +171,11 @@ void vgpu_json_s64(struct vgpu_json *j, const char *key, int64_t val)
 }
 
 /**
- * vgpu_json_fixed() - a number member with @decimals digits after the point
+ * vgpuctl_json_fixed() - a number member with @decimals digits after the point
  *
  * Not finite values (which JSON cannot write) are written as null.
  */
-void vgpu_json_fixed(struct vgpu_json *j, const char *key, double val, int decimals)
+void vgpuctl_json_fixed(struct vgpu_json *j, const char *key, double val, int decimals)
 {
 	member(j, key);
 	if (isfinite(val))
@@ -185,16 +185,16 @@ void vgpu_json_fixed(struct vgpu_json *j, const char *key, double val, int decim
 	value_done(j);
 }
 
-/** vgpu_json_bool() - a true/false member. */
-void vgpu_json_bool(struct vgpu_json *j, const char *key, bool val)
+/** vgpuctl_json_bool() - a true/false member. */
+void vgpuctl_json_bool(struct vgpu_json *j, const char *key, bool val)
 {
 	member(j, key);
 	fputs(val ? "true" : "false", j->f);
 	value_done(j);
 }
 
-/** vgpu_json_null() - a null member. */
-void vgpu_json_null(struct vgpu_json *j, const char *key)
+/** vgpuctl_json_null() - a null member. */
+void vgpuctl_json_null(struct vgpu_json *j, const char *key)
 {
 	member(j, key);
 	fputs("null", j->f);

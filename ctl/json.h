@@ -19,17 +19,17 @@ struct vgpu_json {
 	bool has_members[VGPU_JSON_DEPTH_MAX];
 };
 
-void vgpu_json_init(struct vgpu_json *j, FILE *f, bool pretty);
-void vgpu_json_obj_open(struct vgpu_json *j, const char *key);
-void vgpu_json_obj_close(struct vgpu_json *j);
-void vgpu_json_arr_open(struct vgpu_json *j, const char *key);
-void vgpu_json_arr_close(struct vgpu_json *j);
-void vgpu_json_str(struct vgpu_json *j, const char *key, const char *val);
-void vgpu_json_u64(struct vgpu_json *j, const char *key, uint64_t val);
-void vgpu_json_s64(struct vgpu_json *j, const char *key, int64_t val);
-void vgpu_json_fixed(struct vgpu_json *j, const char *key, double val, int decimals);
-void vgpu_json_bool(struct vgpu_json *j, const char *key, bool val);
-void vgpu_json_null(struct vgpu_json *j, const char *key);
-void vgpu_json_escape(FILE *f, const char *s);
+void vgpuctl_json_init(struct vgpu_json *j, FILE *f, bool pretty);
+void vgpuctl_json_obj_open(struct vgpu_json *j, const char *key);
+void vgpuctl_json_obj_close(struct vgpu_json *j);
+void vgpuctl_json_arr_open(struct vgpu_json *j, const char *key);
+void vgpuctl_json_arr_close(struct vgpu_json *j);
+void vgpuctl_json_str(struct vgpu_json *j, const char *key, const char *val);
+void vgpuctl_json_u64(struct vgpu_json *j, const char *key, uint64_t val);
+void vgpuctl_json_s64(struct vgpu_json *j, const char *key, int64_t val);
+void vgpuctl_json_fixed(struct vgpu_json *j, const char *key, double val, int decimals);
+void vgpuctl_json_bool(struct vgpu_json *j, const char *key, bool val);
+void vgpuctl_json_null(struct vgpu_json *j, const char *key);
+void vgpuctl_json_escape(FILE *f, const char *s);
 
 #endif /* VGPU_CTL_JSON_H */

@@ -28,17 +28,17 @@ static void usage(FILE *f)
 	      "  -p, --pretty   print indented JSON (implies -j)\n"
 	      "  -V, --version  print the version and exit\n"
 	      "  -h, --help     print this help and exit\n\n", f);
-	vgpu_usage_gpu(f);
+	vgpuctl_usage_gpu(f);
 	fputc('\n', f);
-	vgpu_usage_tenant(f);
+	vgpuctl_usage_tenant(f);
 	fputc('\n', f);
-	vgpu_usage_monitor(f);
+	vgpuctl_usage_monitor(f);
 	fputc('\n', f);
-	vgpu_usage_ps(f);
+	vgpuctl_usage_ps(f);
 	fputc('\n', f);
-	vgpu_usage_host(f);
+	vgpuctl_usage_host(f);
 	fputc('\n', f);
-	vgpu_usage_top(f);
+	vgpuctl_usage_top(f);
 }
 
 struct object {
@@ -48,13 +48,13 @@ struct object {
 
 /* In the order in which an abbreviation is resolved. */
 static const struct object objects[] = {
-	{ "gpu", vgpu_cmd_gpu },
-	{ "tenant", vgpu_cmd_tenant },
-	{ "monitor", vgpu_cmd_monitor },
-	{ "ps", vgpu_cmd_ps },
-	{ "show", vgpu_cmd_show },
-	{ "set", vgpu_cmd_set },
-	{ "top", vgpu_cmd_top },
+	{ "gpu", vgpuctl_cmd_gpu },
+	{ "tenant", vgpuctl_cmd_tenant },
+	{ "monitor", vgpuctl_cmd_monitor },
+	{ "ps", vgpuctl_cmd_ps },
+	{ "show", vgpuctl_cmd_show },
+	{ "set", vgpuctl_cmd_set },
+	{ "top", vgpuctl_cmd_top },
 };
 
 int main(int argc, char **argv)
@@ -89,24 +89,24 @@ int main(int argc, char **argv)
 			return VGPU_EXIT_OK;
 		default:
 			if (optopt)
-				return vgpu_usage_error("unknown option \"-%c\"; try \"vgpuctl help\"",
+				return vgpuctl_usage_error("unknown option \"-%c\"; try \"vgpuctl help\"",
 							optopt);
-			return vgpu_usage_error("unknown option \"%s\"; try \"vgpuctl help\"",
+			return vgpuctl_usage_error("unknown option \"%s\"; try \"vgpuctl help\"",
 						argv[optind - 1]);
 		}
 	}
 	argc -= optind;
 	argv += optind;
-	vgpu_print_init(json, pretty);
+	vgpuctl_print_init(json, pretty);
 
 	if (argc < 1)
-		return vgpu_usage_error("missing OBJECT; try \"vgpuctl help\"");
+		return vgpuctl_usage_error("missing OBJECT; try \"vgpuctl help\"");
 	if (!strcmp(argv[0], "help")) {
 		usage(stdout);
 		return VGPU_EXIT_OK;
 	}
 	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
-		if (vgpu_matches(argv[0], objects[i].name))
+		if (vgpuctl_matches(argv[0], objects[i].name))
 			return objects[i].fn(argc - 1, argv + 1);
-	return vgpu_usage_error("unknown object \"%s\"; try \"vgpuctl help\"", argv[0]);
+	return vgpuctl_usage_error("unknown object \"%s\"; try \"vgpuctl help\"", argv[0]);
 }

@@ -15,10 +15,10 @@
 #include "vgpuctl.h"
 
 /**
- * vgpu_usage_monitor() - usage of the monitor object
+ * vgpuctl_usage_monitor() - usage of the monitor object
  * @f: stdout for "help", stderr otherwise
  */
-void vgpu_usage_monitor(FILE *f)
+void vgpuctl_usage_monitor(FILE *f)
 {
 	fputs("Usage: vgpuctl monitor\n"
 	      "       vgpuctl monitor help\n"
@@ -56,14 +56,14 @@ static int print_event(struct nlmsghdr *nlh, void *arg)
 			k = &event_kinds[i];
 	if (!k)
 		return 0;	/* an event this vgpuctl does not know */
-	if (k->tenant ? vgpu_tenant_parse(nlh, ttb) : vgpu_gpu_parse(nlh, gtb))
+	if (k->tenant ? vgpuctl_tenant_parse(nlh, ttb) : vgpuctl_gpu_parse(nlh, gtb))
 		return 0;	/* malformed: skip it rather than stop */
-	vgpu_print_event_open(k->name, k->tenant ? "tenant" : "gpu");
+	vgpuctl_print_event_open(k->name, k->tenant ? "tenant" : "gpu");
 	if (k->tenant)
-		vgpu_tenant_print(nlh, ttb, false);
+		vgpuctl_tenant_print(nlh, ttb, false);
 	else
-		vgpu_gpu_print(gtb);
-	vgpu_print_event_close();
+		vgpuctl_gpu_print(gtb);
+	vgpuctl_print_event_close();
 	if (ferror(stdout))
 		return -EPIPE;
 	return 0;
@@ -73,7 +73,7 @@ static int print_event(struct nlmsghdr *nlh, void *arg)
 static int event_loop(struct vgpu_nl *nl, int sfd)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = vgpu_nl_fd(nl), .events = POLLIN },
+		{ .fd = vgpuctl_nl_fd(nl), .events = POLLIN },
 		{ .fd = sfd, .events = POLLIN },
 	};
 	int err;
@@ -82,13 +82,13 @@ static int event_loop(struct vgpu_nl *nl, int sfd)
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
-			return vgpu_error("poll: %s", strerror(errno));
+			return vgpuctl_error("poll: %s", strerror(errno));
 		}
 		if (pfd[1].revents)
 			return VGPU_EXIT_OK;	/* SIGINT or SIGTERM */
 		if (!pfd[0].revents)
 			continue;
-		err = vgpu_nl_recv_events(nl, print_event, NULL);
+		err = vgpuctl_nl_recv_events(nl, print_event, NULL);
 		if (err == -ENOBUFS) {
 			fprintf(stderr, "Warning: the kernel dropped events (receive buffer full).\n");
 			continue;
@@ -96,50 +96,50 @@ static int event_loop(struct vgpu_nl *nl, int sfd)
 		if (err == -EPIPE)
 			return VGPU_EXIT_ERR;	/* stdout went away */
 		if (err) {
-			vgpu_nl_perror(nl, err);
+			vgpuctl_nl_perror(nl, err);
 			return VGPU_EXIT_ERR;
 		}
 	}
 }
 
 /**
- * vgpu_cmd_monitor() - "vgpuctl monitor"
+ * vgpuctl_cmd_monitor() - "vgpuctl monitor"
  * @argc: arguments after "monitor"
  * @argv: none, or "help"
  *
  * Return: the exit status (0 after SIGINT/SIGTERM).
  */
-int vgpu_cmd_monitor(int argc, char **argv)
+int vgpuctl_cmd_monitor(int argc, char **argv)
 {
 	struct vgpu_nl nl;
 	int ret, err, sfd;
 
-	if (vgpu_is_help(argc, argv)) {
-		vgpu_usage_monitor(stdout);
+	if (vgpuctl_is_help(argc, argv)) {
+		vgpuctl_usage_monitor(stdout);
 		return VGPU_EXIT_OK;
 	}
 	if (argc > 0)
-		return vgpu_usage_error("unexpected argument \"%s\" for monitor", argv[0]);
+		return vgpuctl_usage_error("unexpected argument \"%s\" for monitor", argv[0]);
 
-	ret = vgpu_stop_signals(&sfd);
+	ret = vgpuctl_stop_signals(&sfd);
 	if (ret)
 		return ret;
 
-	ret = vgpu_open(&nl);
+	ret = vgpuctl_open(&nl);
 	if (ret) {
 		close(sfd);
 		return ret;
 	}
-	err = vgpu_nl_subscribe(&nl, VGPU_MCGRP_MONITOR);
+	err = vgpuctl_nl_subscribe(&nl, VGPU_MCGRP_MONITOR);
 	if (err == -EPERM || err == -EACCES) {
-		ret = vgpu_error("listening to vgpu events needs CAP_NET_ADMIN (run it as root)");
+		ret = vgpuctl_error("listening to vgpu events needs CAP_NET_ADMIN (run it as root)");
 	} else if (err) {
-		vgpu_nl_perror(&nl, err);
+		vgpuctl_nl_perror(&nl, err);
 		ret = VGPU_EXIT_ERR;
 	} else {
 		ret = event_loop(&nl, sfd);
 	}
-	vgpu_nl_close(&nl);
+	vgpuctl_nl_close(&nl);
 	close(sfd);
 	return ret;
 }

@@ -165,13 +165,13 @@ static struct nl_cb *req_cb(struct vgpu_nl_req *req)
 }
 
 /**
- * vgpu_nl_open() - open a generic netlink socket and resolve the vgpu family
+ * vgpuctl_nl_open() - open a generic netlink socket and resolve the vgpu family
  * @nl: the handle to fill in
  *
  * Return: 0, or a negative errno with @nl->error and @nl->msg set (-ENOENT
  * when the family is not registered: the module is not loaded).
  */
-int vgpu_nl_open(struct vgpu_nl *nl)
+int vgpuctl_nl_open(struct vgpu_nl *nl)
 {
 	int one = 1, err;
 
@@ -183,7 +183,7 @@ int vgpu_nl_open(struct vgpu_nl *nl)
 	err = genl_connect(nl->sk);
 	if (err < 0) {
 		err = errno ? errno : nlerr_to_errno(err);
-		vgpu_nl_close(nl);
+		vgpuctl_nl_close(nl);
 		return fail(nl, err, NULL);
 	}
 	/* Best effort: kernels before 4.12 do not know NETLINK_EXT_ACK. */
@@ -195,7 +195,7 @@ int vgpu_nl_open(struct vgpu_nl *nl)
 	nl->family = genl_ctrl_resolve(nl->sk, VGPU_FAMILY_NAME);
 	if (nl->family < 0) {
 		err = nl->family;
-		vgpu_nl_close(nl);
+		vgpuctl_nl_close(nl);
 		if (err == -NLE_OBJ_NOTFOUND)
 			return fail(nl, ENOENT,
 				    "the vgpu kernel module is not loaded (try: modprobe vgpu)");
@@ -204,8 +204,8 @@ int vgpu_nl_open(struct vgpu_nl *nl)
 	return 0;
 }
 
-/** vgpu_nl_close() - close the socket (safe on a failed or closed handle). */
-void vgpu_nl_close(struct vgpu_nl *nl)
+/** vgpuctl_nl_close() - close the socket (safe on a failed or closed handle). */
+void vgpuctl_nl_close(struct vgpu_nl *nl)
 {
 	if (nl->sk)
 		nl_socket_free(nl->sk);
@@ -213,14 +213,14 @@ void vgpu_nl_close(struct vgpu_nl *nl)
 }
 
 /**
- * vgpu_nl_msg() - a new request of the vgpu family
+ * vgpuctl_nl_msg() - a new request of the vgpu family
  * @nl: an open handle
  * @cmd: VGPU_CMD_*
  * @dump: set NLM_F_DUMP
  *
  * Return: the message, or NULL when out of memory.
  */
-struct nl_msg *vgpu_nl_msg(const struct vgpu_nl *nl, uint8_t cmd, bool dump)
+struct nl_msg *vgpuctl_nl_msg(const struct vgpu_nl *nl, uint8_t cmd, bool dump)
 {
 	struct nl_msg *msg = nlmsg_alloc_size(VGPU_NL_MSG_SIZE);
 
@@ -235,7 +235,7 @@ struct nl_msg *vgpu_nl_msg(const struct vgpu_nl *nl, uint8_t cmd, bool dump)
 }
 
 /**
- * vgpu_nl_request() - send a request and read every reply up to its end
+ * vgpuctl_nl_request() - send a request and read every reply up to its end
  * @nl: an open handle
  * @msg: the request (freed here); NLM_F_ACK is added
  * @fn: called for each reply message, may be NULL
@@ -246,7 +246,7 @@ struct nl_msg *vgpu_nl_msg(const struct vgpu_nl *nl, uint8_t cmd, bool dump)
  * Return: 0, or a negative errno with @nl->error and @nl->msg (the
  * kernel's extack message, or "") set.
  */
-int vgpu_nl_request(struct vgpu_nl *nl, struct nl_msg *msg,
+int vgpuctl_nl_request(struct vgpu_nl *nl, struct nl_msg *msg,
 		    vgpu_nl_reply_fn fn, void *arg)
 {
 	struct vgpu_nl_req req = { .nl = nl, .fn = fn, .arg = arg };
@@ -284,14 +284,14 @@ int vgpu_nl_request(struct vgpu_nl *nl, struct nl_msg *msg,
 }
 
 /**
- * vgpu_nl_subscribe() - join a multicast group of the family
+ * vgpuctl_nl_subscribe() - join a multicast group of the family
  * @nl: an open handle; it is given over to events (no sequence checks)
  * @group: VGPU_MCGRP_MONITOR
  *
  * Return: 0, or a negative errno (-EPERM when the kernel requires
  * CAP_NET_ADMIN to listen) with @nl->error set.
  */
-int vgpu_nl_subscribe(struct vgpu_nl *nl, const char *group)
+int vgpuctl_nl_subscribe(struct vgpu_nl *nl, const char *group)
 {
 	int grp, bufsize = 1 << 20;
 
@@ -308,14 +308,14 @@ int vgpu_nl_subscribe(struct vgpu_nl *nl, const char *group)
 	return 0;
 }
 
-/** vgpu_nl_fd() - the socket's file descriptor, for poll(). */
-int vgpu_nl_fd(const struct vgpu_nl *nl)
+/** vgpuctl_nl_fd() - the socket's file descriptor, for poll(). */
+int vgpuctl_nl_fd(const struct vgpu_nl *nl)
 {
 	return nl_socket_get_fd(nl->sk);
 }
 
 /**
- * vgpu_nl_recv_events() - hand the queued multicast messages to @fn
+ * vgpuctl_nl_recv_events() - hand the queued multicast messages to @fn
  * @nl: a subscribed, non-blocking handle
  * @fn: called for each message
  * @arg: passed to @fn
@@ -323,7 +323,7 @@ int vgpu_nl_fd(const struct vgpu_nl *nl)
  * Return: 0 when the queue is empty, -ENOBUFS when events were lost
  * (the socket stays usable), or another negative errno.
  */
-int vgpu_nl_recv_events(struct vgpu_nl *nl, vgpu_nl_reply_fn fn, void *arg)
+int vgpuctl_nl_recv_events(struct vgpu_nl *nl, vgpu_nl_reply_fn fn, void *arg)
 {
 	struct vgpu_nl_req req = { .nl = nl, .fn = fn, .arg = arg };
 	struct nl_cb *cb;
@@ -358,13 +358,13 @@ int vgpu_nl_recv_events(struct vgpu_nl *nl, vgpu_nl_reply_fn fn, void *arg)
 }
 
 /**
- * vgpu_nl_perror() - print the last failure iproute2-style
+ * vgpuctl_nl_perror() - print the last failure iproute2-style
  * @nl: the handle
  * @err: the negative errno returned by the failing call
  *
  * "Error: <extack message>." or "Error: <strerror>." on stderr.
  */
-void vgpu_nl_perror(const struct vgpu_nl *nl, int err)
+void vgpuctl_nl_perror(const struct vgpu_nl *nl, int err)
 {
 	const char *m = nl->msg[0] ? nl->msg : strerror(err < 0 ? -err : err);
 	size_t len = strlen(m);

@@ -29,14 +29,14 @@ struct vgpu_nl {
  */
 typedef int (*vgpu_nl_reply_fn)(struct nlmsghdr *nlh, void *arg);
 
-int vgpu_nl_open(struct vgpu_nl *nl);
-void vgpu_nl_close(struct vgpu_nl *nl);
-struct nl_msg *vgpu_nl_msg(const struct vgpu_nl *nl, uint8_t cmd, bool dump);
-int vgpu_nl_request(struct vgpu_nl *nl, struct nl_msg *msg,
+int vgpuctl_nl_open(struct vgpu_nl *nl);
+void vgpuctl_nl_close(struct vgpu_nl *nl);
+struct nl_msg *vgpuctl_nl_msg(const struct vgpu_nl *nl, uint8_t cmd, bool dump);
+int vgpuctl_nl_request(struct vgpu_nl *nl, struct nl_msg *msg,
 		    vgpu_nl_reply_fn fn, void *arg);
-int vgpu_nl_subscribe(struct vgpu_nl *nl, const char *group);
-int vgpu_nl_fd(const struct vgpu_nl *nl);
-int vgpu_nl_recv_events(struct vgpu_nl *nl, vgpu_nl_reply_fn fn, void *arg);
-void vgpu_nl_perror(const struct vgpu_nl *nl, int err);
+int vgpuctl_nl_subscribe(struct vgpu_nl *nl, const char *group);
+int vgpuctl_nl_fd(const struct vgpu_nl *nl);
+int vgpuctl_nl_recv_events(struct vgpu_nl *nl, vgpu_nl_reply_fn fn, void *arg);
+void vgpuctl_nl_perror(const struct vgpu_nl *nl, int err);
 
 #endif /* VGPU_CTL_NL_H */

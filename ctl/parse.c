@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pure parsers and formatters of vgpuctl's arguments (see parse.h).
+ * Pure parsers and formatters of vgpuctl's arguments (see parse.h):
+ * numbers, sizes, percentages, enum names and lists. Identifiers (UUIDs,
+ * PCI ids, names) are in parse_id.c, cgroup paths in parse_cgroup.c.
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,11 +13,6 @@
 static bool is_digit(char c)
 {
 	return c >= '0' && c <= '9';
-}
-
-static bool is_xdigit(char c)
-{
-	return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 /*
@@ -42,7 +39,7 @@ static int parse_digits(const char **sp, uint64_t *out)
 }
 
 /**
- * vgpu_parse_u32() - parse a decimal integer within [min, max]
+ * vgpuctl_parse_u32() - parse a decimal integer within [min, max]
  * @s: the text
  * @min: smallest value accepted
  * @max: largest value accepted
@@ -50,7 +47,7 @@ static int parse_digits(const char **sp, uint64_t *out)
  *
  * Return: 0, or -1 when @s is not a plain decimal number in range.
  */
-int vgpu_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+int vgpuctl_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 {
 	uint64_t v;
 
@@ -60,20 +57,21 @@ int vgpu_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
-/** vgpu_parse_weight() - a compute weight, 1 to VGPU_WEIGHT_MAX. */
-int vgpu_parse_weight(const char *s, uint32_t *out)
+/** vgpuctl_parse_weight() - a compute weight, as the spec's weight check. */
+int vgpuctl_parse_weight(const char *s, uint32_t *out)
 {
-	return vgpu_parse_u32(s, 1, VGPU_WEIGHT_MAX, out);
+	return vgpuctl_parse_u32(s, VGPU_CHECK_TENANT_WEIGHT_MIN,
+			      VGPU_CHECK_TENANT_WEIGHT_MAX, out);
 }
 
-/** vgpu_parse_index() - a GPU index, 0 to VGPU_GPU_MAX - 1. */
-int vgpu_parse_index(const char *s, uint32_t *out)
+/** vgpuctl_parse_index() - a GPU index, as the spec's index check (0 to 63). */
+int vgpuctl_parse_index(const char *s, uint32_t *out)
 {
-	return vgpu_parse_u32(s, 0, VGPU_GPU_MAX - 1, out);
+	return vgpuctl_parse_u32(s, 0, VGPU_CHECK_GPU_INDEX_MAX, out);
 }
 
-/** vgpu_parse_numa() - a NUMA node, 0 to VGPU_LIST_NODE_MAX, or -1 for none. */
-int vgpu_parse_numa(const char *s, int32_t *out)
+/** vgpuctl_parse_numa() - a NUMA node, 0 to VGPU_LIST_NODE_MAX, or -1 for none. */
+int vgpuctl_parse_numa(const char *s, int32_t *out)
 {
 	uint32_t v;
 
@@ -81,7 +79,7 @@ int vgpu_parse_numa(const char *s, int32_t *out)
 		*out = -1;
 		return 0;
 	}
-	if (vgpu_parse_u32(s, 0, VGPU_LIST_NODE_MAX, &v))
+	if (vgpuctl_parse_u32(s, 0, VGPU_LIST_NODE_MAX, &v))
 		return -1;
 	*out = (int32_t)v;
 	return 0;
@@ -104,7 +102,7 @@ static const struct size_suffix size_suffixes[] = {
 #define SIZE_FRAC_DIGITS_MAX	18
 
 /**
- * vgpu_parse_size() - parse a byte count with an optional binary suffix
+ * vgpuctl_parse_size() - parse a byte count with an optional binary suffix
  * @s: "8G", "1.5GiB", "512MiB", "4096", ...
  * @out: the number of bytes
  *
@@ -113,7 +111,7 @@ static const struct size_suffix size_suffixes[] = {
  *
  * Return: 0, or -1 on a malformed or overflowing size.
  */
-int vgpu_parse_size(const char *s, uint64_t *out)
+int vgpuctl_parse_size(const char *s, uint64_t *out)
 {
 	uint64_t ip, frac = 0, den = 1, fbytes = 0;
 	unsigned int shift = 0, ndig = 0, i;
@@ -160,13 +158,13 @@ int vgpu_parse_size(const char *s, uint64_t *out)
 }
 
 /**
- * vgpu_parse_pct() - parse a percentage into basis points
+ * vgpuctl_parse_pct() - parse a percentage into basis points
  * @s: "37.5%", "37.5", "100", "0.01%"
  * @bp: hundredths of a percent, 0 to VGPU_BP_MAX
  *
  * Return: 0, or -1 when malformed, above 100 or with more than 2 decimals.
  */
-int vgpu_parse_pct(const char *s, uint32_t *bp)
+int vgpuctl_parse_pct(const char *s, uint32_t *bp)
 {
 	uint64_t ip, v;
 	unsigned int ndig = 0, frac = 0;
@@ -196,173 +194,34 @@ int vgpu_parse_pct(const char *s, uint32_t *bp)
 	return 0;
 }
 
-/** vgpu_parse_priority() - "low", "normal" or "high" into enum vgpu_priority. */
-int vgpu_parse_priority(const char *s, uint32_t *out)
+/** vgpuctl_parse_priority() - "low", "normal" or "high" into enum vgpu_priority. */
+int vgpuctl_parse_priority(const char *s, uint32_t *out)
 {
-	if (!strcmp(s, "low"))
-		*out = VGPU_PRIORITY_LOW;
-	else if (!strcmp(s, "normal"))
-		*out = VGPU_PRIORITY_NORMAL;
-	else if (!strcmp(s, "high"))
-		*out = VGPU_PRIORITY_HIGH;
-	else
-		return -1;
-	return 0;
+	return vgpuctl_parse_enum(vgpu_priority_names, VGPU_PRIORITY_COUNT, s, out);
 }
 
-/** vgpu_priority_name() - name of a priority, or NULL if unknown. */
-const char *vgpu_priority_name(uint32_t prio)
+/** vgpuctl_priority_name() - name of a priority, or NULL if unknown. */
+const char *vgpuctl_priority_name(uint32_t prio)
 {
-	switch (prio) {
-	case VGPU_PRIORITY_LOW:
-		return "low";
-	case VGPU_PRIORITY_NORMAL:
-		return "normal";
-	case VGPU_PRIORITY_HIGH:
-		return "high";
-	}
-	return NULL;
+	return vgpuctl_enum_name(vgpu_priority_names, VGPU_PRIORITY_COUNT, prio);
 }
 
-/** vgpu_parse_policy() - "allow" or "deny" into enum vgpu_default_policy. */
-int vgpu_parse_policy(const char *s, uint32_t *out)
+/** vgpuctl_parse_policy() - "allow" or "deny" into enum vgpu_default_policy. */
+int vgpuctl_parse_policy(const char *s, uint32_t *out)
 {
-	if (!strcmp(s, "allow"))
-		*out = VGPU_DEFAULT_POLICY_ALLOW;
-	else if (!strcmp(s, "deny"))
-		*out = VGPU_DEFAULT_POLICY_DENY;
-	else
-		return -1;
-	return 0;
+	return vgpuctl_parse_enum(vgpu_default_policy_names, VGPU_DEFAULT_POLICY_COUNT,
+			       s, out);
 }
 
-/** vgpu_policy_name() - name of a default policy, or NULL if unknown. */
-const char *vgpu_policy_name(uint32_t policy)
+/** vgpuctl_policy_name() - name of a default policy, or NULL if unknown. */
+const char *vgpuctl_policy_name(uint32_t policy)
 {
-	switch (policy) {
-	case VGPU_DEFAULT_POLICY_ALLOW:
-		return "allow";
-	case VGPU_DEFAULT_POLICY_DENY:
-		return "deny";
-	}
-	return NULL;
-}
-
-/* Check that @s is exactly @n hex digits followed by @end; advance it. */
-static bool hex_run(const char **s, unsigned int n, char end)
-{
-	const char *p = *s;
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (!is_xdigit(p[i]))
-			return false;
-	if (p[n] != end)
-		return false;
-	*s = p + n + (end ? 1 : 0);
-	return true;
+	return vgpuctl_enum_name(vgpu_default_policy_names, VGPU_DEFAULT_POLICY_COUNT,
+			      policy);
 }
 
 /**
- * vgpu_parse_uuid() - check an NVML GPU UUID
- * @s: "GPU-" and 8-4-4-4-12 hex digits (VGPU_UUID_LEN characters)
- *
- * Return: 0 when well formed, else -1.
- */
-int vgpu_parse_uuid(const char *s)
-{
-	if (strncmp(s, "GPU-", 4))
-		return -1;
-	s += 4;
-	if (!hex_run(&s, 8, '-') || !hex_run(&s, 4, '-') ||
-	    !hex_run(&s, 4, '-') || !hex_run(&s, 4, '-') ||
-	    !hex_run(&s, 12, '\0'))
-		return -1;
-	return 0;
-}
-
-/**
- * vgpu_parse_busid() - check a PCI bus id
- * @s: "DOMAIN:BB:DD.F", hex digits, a domain of 4 to 8 (as the kernel
- *     takes it: kmod/parse.c)
- *
- * Return: 0 when well formed, else -1.
- */
-int vgpu_parse_busid(const char *s)
-{
-	size_t len = strlen(s);
-
-	if (len < 12 || len > 16)
-		return -1;
-	if (!hex_run(&s, len - 8, ':') || !hex_run(&s, 2, ':') ||
-	    !hex_run(&s, 2, '.') || !hex_run(&s, 1, '\0'))
-		return -1;
-	return 0;
-}
-
-/* The value of a run of 1 to @max hex digits ending at @end; advance *s. */
-static int hex_field(const char **s, unsigned int max, char end, unsigned long *out)
-{
-	const char *p = *s;
-	unsigned long v = 0;
-	unsigned int n;
-
-	for (n = 0; is_xdigit(p[n]); n++) {
-		if (n == max)
-			return -1;
-		v = v * 16 + (unsigned long)(is_digit(p[n]) ? p[n] - '0' :
-					     (p[n] | 0x20) - 'a' + 10);
-	}
-	if (!n || p[n] != end)
-		return -1;
-	*s = p + n + (end ? 1 : 0);
-	*out = v;
-	return 0;
-}
-
-/**
- * vgpu_busid_norm() - a PCI bus id in the form sysfs and vgpu use
- * @s: DOMAIN:BB:DD.F in hex, either case, domain of 1 to 8 digits (NVML
- *     writes "00000000:3B:00.0")
- * @out: "0000:3b:00.0": lowercase, a domain of at least 4 digits, as the
- *     kernel and sysfs print it ("%04x": "10000:01:00.0")
- * @outlen: size of @out (17 is always enough)
- *
- * Return: 0, or -1 when @s is malformed or @out too small.
- */
-int vgpu_busid_norm(const char *s, char *out, size_t outlen)
-{
-	unsigned long dom, bus, dev, fn;
-	int n;
-
-	if (hex_field(&s, 8, ':', &dom) || hex_field(&s, 2, ':', &bus) ||
-	    hex_field(&s, 2, '.', &dev) || hex_field(&s, 1, '\0', &fn) ||
-	    dev > 0x1f || fn > 7)
-		return -1;
-	n = snprintf(out, outlen, "%04lx:%02lx:%02lx.%lx", dom, bus, dev, fn);
-	return n < 0 || (size_t)n >= outlen ? -1 : 0;
-}
-
-/**
- * vgpu_parse_name() - check a tenant name
- * @s: 1 to VGPU_NAME_LEN_MAX printable ASCII characters, no space
- *
- * Return: 0 when valid, else -1.
- */
-int vgpu_parse_name(const char *s)
-{
-	size_t len = strlen(s), i;
-
-	if (!len || len > VGPU_NAME_LEN_MAX)
-		return -1;
-	for (i = 0; i < len; i++)
-		if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
-			return -1;
-	return 0;
-}
-
-/**
- * vgpu_parse_list() - parse a cpulist ("0-3,8") into a bitmap
+ * vgpuctl_parse_list() - parse a cpulist ("0-3,8") into a bitmap
  * @s: comma separated numbers and ascending ranges, no spaces
  * @max: largest number allowed
  * @bits: bitmap of @words 64-bit words, cleared first; must hold @max
@@ -370,7 +229,7 @@ int vgpu_parse_name(const char *s)
  *
  * Return: 0, or -1 when malformed, empty, descending or above @max.
  */
-int vgpu_parse_list(const char *s, unsigned int max, uint64_t *bits, size_t words)
+int vgpuctl_parse_list(const char *s, unsigned int max, uint64_t *bits, size_t words)
 {
 	uint64_t tmp[VGPU_LIST_WORDS];
 	uint64_t a, b, i;
@@ -407,7 +266,7 @@ static bool test_bit(const uint64_t *bits, size_t i)
 }
 
 /**
- * vgpu_format_list() - print a bitmap in canonical cpulist form
+ * vgpuctl_format_list() - print a bitmap in canonical cpulist form
  * @bits: the bitmap
  * @words: its size in 64-bit words
  * @out: buffer; receives "" for an empty bitmap
@@ -415,7 +274,7 @@ static bool test_bit(const uint64_t *bits, size_t i)
  *
  * Return: 0, or -1 when @out is too small.
  */
-int vgpu_format_list(const uint64_t *bits, size_t words, char *out, size_t outlen)
+int vgpuctl_format_list(const uint64_t *bits, size_t words, char *out, size_t outlen)
 {
 	size_t n = words * 64, i = 0, pos = 0;
 	int len;
@@ -447,7 +306,7 @@ int vgpu_format_list(const uint64_t *bits, size_t words, char *out, size_t outle
 }
 
 /**
- * vgpu_parse_list_norm() - validate a list and give it back in canonical form
+ * vgpuctl_parse_list_norm() - validate a list and give it back in canonical form
  * @s: the list as typed ("8,0-3,2")
  * @max: largest number allowed
  * @out: canonical form ("0-3,8")
@@ -455,28 +314,28 @@ int vgpu_format_list(const uint64_t *bits, size_t words, char *out, size_t outle
  *
  * Return: 0, or -1 when invalid or too long once normalised.
  */
-int vgpu_parse_list_norm(const char *s, unsigned int max, char *out, size_t outlen)
+int vgpuctl_parse_list_norm(const char *s, unsigned int max, char *out, size_t outlen)
 {
 	uint64_t bits[VGPU_LIST_WORDS];
 
-	if (vgpu_parse_list(s, max, bits, VGPU_LIST_WORDS))
+	if (vgpuctl_parse_list(s, max, bits, VGPU_LIST_WORDS))
 		return -1;
-	return vgpu_format_list(bits, VGPU_LIST_WORDS, out, outlen);
+	return vgpuctl_format_list(bits, VGPU_LIST_WORDS, out, outlen);
 }
 
-/** vgpu_parse_gpus() - a list of GPU indexes (0-63) into a u64 bit mask. */
-int vgpu_parse_gpus(const char *s, uint64_t *mask)
+/** vgpuctl_parse_gpus() - a list of GPU indexes (0-63) into a u64 bit mask. */
+int vgpuctl_parse_gpus(const char *s, uint64_t *mask)
 {
-	return vgpu_parse_list(s, VGPU_GPU_MAX - 1, mask, 1);
+	return vgpuctl_parse_list(s, VGPU_GPU_MAX - 1, mask, 1);
 }
 
 /**
- * vgpu_format_size() - print a byte count in the largest exact binary unit
+ * vgpuctl_format_size() - print a byte count in the largest exact binary unit
  * @bytes: the count
  * @out: "16GiB", "1536MiB", "4KiB" or plain bytes ("1000")
  * @outlen: size of @out (24 is always enough)
  */
-void vgpu_format_size(uint64_t bytes, char *out, size_t outlen)
+void vgpuctl_format_size(uint64_t bytes, char *out, size_t outlen)
 {
 	static const char *const units[] = { "TiB", "GiB", "MiB", "KiB" };
 	unsigned int i;
@@ -494,12 +353,12 @@ void vgpu_format_size(uint64_t bytes, char *out, size_t outlen)
 }
 
 /**
- * vgpu_format_pct() - print basis points as a percentage
+ * vgpuctl_format_pct() - print basis points as a percentage
  * @bp: 3750
  * @out: "37.5%" (no trailing zeros, "100%", "0.05%")
  * @outlen: size of @out (16 is always enough)
  */
-void vgpu_format_pct(uint32_t bp, char *out, size_t outlen)
+void vgpuctl_format_pct(uint32_t bp, char *out, size_t outlen)
 {
 	unsigned int ip = bp / 100, frac = bp % 100;
 
@@ -511,161 +370,14 @@ void vgpu_format_pct(uint32_t bp, char *out, size_t outlen)
 		snprintf(out, outlen, "%u.%02u%%", ip, frac);
 }
 
-/* Undo the octal escapes (\040 for space, ...) of /proc/self/mounts. */
-static void unescape_mount(char *s)
-{
-	char *w = s;
-
-	while (*s) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*w++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 4;
-		} else {
-			*w++ = *s++;
-		}
-	}
-	*w = '\0';
-}
-
 /**
- * vgpu_cgroup_mount() - find where cgroup v2 is mounted
- * @mounts_file: "/proc/self/mounts" (tests pass a fixture)
- * @out: the first cgroup2 mount point, or "/sys/fs/cgroup" if none is found
- * @outlen: size of @out
- *
- * Return: 0 when a cgroup2 mount was found, 1 when the default was used,
- * -1 when @out is too small.
- */
-int vgpu_cgroup_mount(const char *mounts_file, char *out, size_t outlen)
-{
-	char line[8192], dir[4096], type[64];
-	FILE *f = fopen(mounts_file, "re");
-	int ret = 1;
-
-	if (f) {
-		while (fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "%*s %4095s %63s", dir, type) != 2 ||
-			    strcmp(type, "cgroup2"))
-				continue;
-			unescape_mount(dir);
-			if (strlen(dir) >= outlen) {
-				fclose(f);
-				return -1;
-			}
-			strcpy(out, dir);
-			ret = 0;
-			break;
-		}
-		fclose(f);
-	}
-	if (ret == 1) {
-		if (outlen < sizeof("/sys/fs/cgroup"))
-			return -1;
-		strcpy(out, "/sys/fs/cgroup");
-	}
-	return ret;
-}
-
-/*
- * Normalise an absolute path lexically into @out: collapse "//", drop "."
- * and resolve ".." (cgroupfs has no symlinks). Returns -2 on ".." above the
- * root, -1 when @out is too small.
- */
-static int normalise_path(const char *in, char *out, size_t outlen)
-{
-	size_t pos = 0;
-
-	if (outlen < 2)
-		return -1;
-	out[0] = '\0';
-	while (*in) {
-		const char *end;
-		size_t n;
-
-		while (*in == '/')
-			in++;
-		if (!*in)
-			break;
-		end = strchr(in, '/');
-		n = end ? (size_t)(end - in) : strlen(in);
-		if (n == 1 && in[0] == '.') {
-			/* nothing */
-		} else if (n == 2 && in[0] == '.' && in[1] == '.') {
-			if (!pos)
-				return -2;
-			while (pos && out[pos - 1] != '/')
-				pos--;
-			pos--;	/* the '/' itself */
-			out[pos] = '\0';
-		} else {
-			if (pos + 1 + n + 1 > outlen)
-				return -1;
-			out[pos++] = '/';
-			memcpy(out + pos, in, n);
-			pos += n;
-			out[pos] = '\0';
-		}
-		in += n;
-	}
-	if (!pos)
-		strcpy(out, "/");
-	return 0;
-}
-
-/**
- * vgpu_cgroup_path() - turn a cgroup argument into the path the kernel takes
- * @mnt: the cgroup2 mount point ("/sys/fs/cgroup")
- * @arg: "/sys/fs/cgroup/team-a", "team-a", "/sys/fs/cgroup"
- * @out: path relative to the mount, with a leading slash ("/team-a", "/")
- * @outlen: size of @out; VGPU_PATH_LEN_MAX + 1 matches the kernel's limit
- *
- * The path is normalised lexically; existence is not checked.
- *
- * Return: 0, -1 when empty or too long, -2 when outside @mnt (absolute
- * elsewhere, or climbing above it with "..").
- */
-int vgpu_cgroup_path(const char *mnt, const char *arg, char *out, size_t outlen)
-{
-	char nmnt[VGPU_PATH_LEN_MAX + 1], full[2 * (VGPU_PATH_LEN_MAX + 1)];
-	size_t mlen;
-	int ret;
-
-	if (!*arg || normalise_path(mnt, nmnt, sizeof(nmnt)))
-		return -1;
-	if (arg[0] == '/') {
-		ret = normalise_path(arg, full, sizeof(full));
-		if (ret)
-			return ret;
-		mlen = strlen(nmnt);
-		if (!strcmp(nmnt, "/"))
-			mlen = 0;
-		if (strncmp(full, nmnt, mlen) ||
-		    (full[mlen] != '/' && full[mlen] != '\0'))
-			return -2;
-		if (!full[mlen])
-			return snprintf(out, outlen, "/") < (int)outlen ? 0 : -1;
-		if (strlen(full + mlen) >= outlen)
-			return -1;
-		strcpy(out, full + mlen);
-		return 0;
-	}
-	/* Relative to the mount: normalise it as if it were rooted there. */
-	if (strlen(arg) + 2 > sizeof(full))
-		return -1;
-	full[0] = '/';
-	strcpy(full + 1, arg);
-	return normalise_path(full, out, outlen);
-}
-
-/**
- * vgpu_matches() - iproute2's abbreviation rule
+ * vgpuctl_matches() - iproute2's abbreviation rule
  * @arg: what the user typed
  * @word: the full keyword
  *
  * Return: true when @arg is a non-empty prefix of @word.
  */
-bool vgpu_matches(const char *arg, const char *word)
+bool vgpuctl_matches(const char *arg, const char *word)
 {
 	size_t len = strlen(arg);
 

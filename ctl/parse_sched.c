@@ -11,32 +11,20 @@
 #include "../uapi/vgpu.h"
 #include "parse.h"
 
-/** vgpu_parse_placement() - "manual" or "auto" into enum vgpu_placement. */
-int vgpu_parse_placement(const char *s, uint32_t *out)
+/** vgpuctl_parse_placement() - "manual" or "auto" into enum vgpu_placement. */
+int vgpuctl_parse_placement(const char *s, uint32_t *out)
 {
-	if (!strcmp(s, "manual"))
-		*out = VGPU_PLACEMENT_MANUAL;
-	else if (!strcmp(s, "auto"))
-		*out = VGPU_PLACEMENT_AUTO;
-	else
-		return -1;
-	return 0;
+	return vgpuctl_parse_enum(vgpu_placement_names, VGPU_PLACEMENT_COUNT, s, out);
 }
 
-/** vgpu_placement_name() - name of a placement mode, or NULL if unknown. */
-const char *vgpu_placement_name(uint32_t placement)
+/** vgpuctl_placement_name() - name of a placement mode, or NULL if unknown. */
+const char *vgpuctl_placement_name(uint32_t placement)
 {
-	switch (placement) {
-	case VGPU_PLACEMENT_MANUAL:
-		return "manual";
-	case VGPU_PLACEMENT_AUTO:
-		return "auto";
-	}
-	return NULL;
+	return vgpuctl_enum_name(vgpu_placement_names, VGPU_PLACEMENT_COUNT, placement);
 }
 
-/** vgpu_parse_onoff() - "on" (true) or "off" (false). */
-int vgpu_parse_onoff(const char *s, bool *out)
+/** vgpuctl_parse_onoff() - "on" (true) or "off" (false). */
+int vgpuctl_parse_onoff(const char *s, bool *out)
 {
 	if (!strcmp(s, "on"))
 		*out = true;
@@ -48,13 +36,13 @@ int vgpu_parse_onoff(const char *s, bool *out)
 }
 
 /**
- * vgpu_parse_seconds() - parse a positive number of seconds
+ * vgpuctl_parse_seconds() - parse a positive number of seconds
  * @s: "1", "0.2", "2.500": decimal, at most 3 decimals, no unit
  * @ns: the duration in nanoseconds, 1 ms to VGPU_SECONDS_MAX seconds
  *
  * Return: 0, or -1 when malformed, zero or too large.
  */
-int vgpu_parse_seconds(const char *s, uint64_t *ns)
+int vgpuctl_parse_seconds(const char *s, uint64_t *ns)
 {
 	uint64_t ip = 0, ms = 0;
 	unsigned int ndig = 0;
@@ -88,13 +76,13 @@ int vgpu_parse_seconds(const char *s, uint64_t *ns)
 }
 
 /**
- * vgpu_format_ns() - print nanoseconds as seconds
+ * vgpuctl_format_ns() - print nanoseconds as seconds
  * @ns: the duration
  * @out: "1.234s", "0.5s", "12s", "0s": to the millisecond (rounded down),
  *       no trailing zeros
  * @outlen: size of @out (32 is always enough)
  */
-void vgpu_format_ns(uint64_t ns, char *out, size_t outlen)
+void vgpuctl_format_ns(uint64_t ns, char *out, size_t outlen)
 {
 	unsigned long long s = ns / 1000000000ULL;
 	unsigned int ms = (unsigned int)(ns % 1000000000ULL / 1000000);

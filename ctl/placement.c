@@ -16,10 +16,11 @@
 
 #include "cpuset.h"
 #include "parse.h"
+#include "spec_gen.h"
 #include "vgpuctl.h"
 
-/* Quota bits of the request, in enum vgpu_quota order. */
-#define NQUOTA_BITS	10
+/* Quota bits of the request, in enum vgpu_quota order (spec_gen.h). */
+#define NQUOTA_BITS	VGPU_QUOTA_NBITS
 
 /* What vgpuctl keeps of a tenant-get reply. */
 struct snap {
@@ -48,7 +49,7 @@ static int snap_one(struct nlmsghdr *nlh, void *arg)
 	struct snap *s = arg;
 	unsigned int b;
 
-	if (vgpu_tenant_parse(nlh, tb))
+	if (vgpuctl_tenant_parse(nlh, tb))
 		return -EPROTO;
 	memset(s, 0, sizeof(*s));
 	s->found = true;
@@ -57,7 +58,7 @@ static int snap_one(struct nlmsghdr *nlh, void *arg)
 	copy_str(s->cpus, sizeof(s->cpus), tb[VGPU_A_TENANT_CPUS_EFFECTIVE]);
 	copy_str(s->mems, sizeof(s->mems), tb[VGPU_A_TENANT_MEMS_EFFECTIVE]);
 	for (b = 0; b < NQUOTA_BITS; b++) {
-		int attr = vgpu_quota_attr(1U << b);
+		int attr = vgpu_spec_quotas[b].attr;
 
 		a = attr ? tb[attr] : NULL;
 		if (!a || nla_len(a) < 0 || (size_t)nla_len(a) > sizeof(s->data[b]))
@@ -72,7 +73,7 @@ static int snap_one(struct nlmsghdr *nlh, void *arg)
 /* tenant-get NAME into @s; 0 or a negative errno (reported by the caller). */
 static int snap_read(struct vgpu_nl *nl, const char *name, struct snap *s)
 {
-	struct nl_msg *msg = vgpu_nl_msg(nl, VGPU_CMD_TENANT_GET, false);
+	struct nl_msg *msg = vgpuctl_nl_msg(nl, VGPU_CMD_TENANT_GET, false);
 	int err;
 
 	if (!msg)
@@ -82,24 +83,24 @@ static int snap_read(struct vgpu_nl *nl, const char *name, struct snap *s)
 		return -EMSGSIZE;
 	}
 	s->found = false;
-	err = vgpu_nl_request(nl, msg, snap_one, s);
+	err = vgpuctl_nl_request(nl, msg, snap_one, s);
 	if (!err && !s->found)
 		err = -EPROTO;
 	return err;
 }
 
 /**
- * vgpu_placement_prepare() - read a tenant before a tenant set
+ * vgpuctl_placement_prepare() - read a tenant before a tenant set
  * @nl: an open handle
  * @name: the tenant
  * @seen: the quotas the command names (VGPU_QUOTA_*)
  *
  * Only when @seen names one of VGPU_PLACEMENT_QUOTAS; the values read are
- * what vgpu_placement_sync() gives back if the cgroup cannot be written.
+ * what vgpuctl_placement_sync() gives back if the cgroup cannot be written.
  *
  * Return: 0, or VGPU_EXIT_ERR after printing why.
  */
-int vgpu_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen)
+int vgpuctl_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen)
 {
 	int err;
 
@@ -107,7 +108,7 @@ int vgpu_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen)
 		return 0;
 	err = snap_read(nl, name, &before);
 	if (err) {
-		vgpu_nl_perror(nl, err);
+		vgpuctl_nl_perror(nl, err);
 		return VGPU_EXIT_ERR;
 	}
 	return 0;
@@ -121,7 +122,7 @@ static int restore(struct vgpu_nl *nl, const char *name, bool added, uint32_t se
 	unsigned int b;
 	int err = 0;
 
-	msg = vgpu_nl_msg(nl, added ? VGPU_CMD_TENANT_DEL : VGPU_CMD_TENANT_SET, false);
+	msg = vgpuctl_nl_msg(nl, added ? VGPU_CMD_TENANT_DEL : VGPU_CMD_TENANT_SET, false);
 	if (!msg)
 		return -ENOMEM;
 	err = nla_put_string(msg, VGPU_A_TENANT_NAME, name);
@@ -129,7 +130,7 @@ static int restore(struct vgpu_nl *nl, const char *name, bool added, uint32_t se
 		if (!(seen & (1U << b)))
 			continue;
 		if (before.present & (1U << b))
-			err = nla_put(msg, vgpu_quota_attr(1U << b), before.len[b],
+			err = nla_put(msg, vgpu_spec_quotas[b].attr, before.len[b],
 				      before.data[b]);
 		else
 			clear |= 1U << b;
@@ -140,7 +141,7 @@ static int restore(struct vgpu_nl *nl, const char *name, bool added, uint32_t se
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	return vgpu_nl_request(nl, msg, NULL, NULL);
+	return vgpuctl_nl_request(nl, msg, NULL, NULL);
 }
 
 /* After a failure: undo the change in the module, or say it could not be. */
@@ -160,7 +161,7 @@ static int fail_and_restore(struct vgpu_nl *nl, const char *name, bool added, ui
 }
 
 /**
- * vgpu_placement_sync() - write a changed tenant's placement to its cgroup
+ * vgpuctl_placement_sync() - write a changed tenant's placement to its cgroup
  * @nl: the handle the change was sent on
  * @name: the tenant
  * @added: the change was a tenant add (undone by tenant del)
@@ -169,12 +170,12 @@ static int fail_and_restore(struct vgpu_nl *nl, const char *name, bool added, ui
  *
  * A tenant whose cgroup was removed, or that is the root cgroup, is
  * skipped with a warning. When the cgroup cannot be written, the module
- * is given back the values read by vgpu_placement_prepare() (or the tenant
+ * is given back the values read by vgpuctl_placement_prepare() (or the tenant
  * is deleted after an add) and the cpuset files are left as they were.
  *
  * Return: the exit status, after printing any error.
  */
-int vgpu_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen)
+int vgpuctl_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen)
 {
 	static struct snap now;
 	char mnt[VGPU_PATH_LEN_MAX + 1], err[2 * VGPU_PATH_LEN_MAX + 128];
@@ -184,7 +185,7 @@ int vgpu_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32
 		return VGPU_EXIT_OK;
 	r = snap_read(nl, name, &now);
 	if (r) {
-		vgpu_nl_perror(nl, r);
+		vgpuctl_nl_perror(nl, r);
 		return fail_and_restore(nl, name, added, seen);
 	}
 	if (now.removed) {
@@ -192,11 +193,11 @@ int vgpu_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32
 			name);
 		return VGPU_EXIT_OK;
 	}
-	if (vgpu_cgroup_mount("/proc/self/mounts", mnt, sizeof(mnt)) < 0) {
-		vgpu_error("cannot find the cgroup2 mount point");
+	if (vgpuctl_cgroup_mount("/proc/self/mounts", mnt, sizeof(mnt)) < 0) {
+		vgpuctl_error("cannot find the cgroup2 mount point");
 		return fail_and_restore(nl, name, added, seen);
 	}
-	r = vgpu_cpuset_apply(mnt, now.cgroup, now.cpus, now.mems, err, sizeof(err));
+	r = vgpuctl_cpuset_apply(mnt, now.cgroup, now.cpus, now.mems, err, sizeof(err));
 	if (r == VGPU_CPUSET_GONE) {
 		fprintf(stderr, "Warning: the cgroup of tenant %s was removed; its cpuset was not written.\n",
 			name);
@@ -204,7 +205,7 @@ int vgpu_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32
 		fprintf(stderr, "Warning: tenant %s is the root cgroup, which has no cpuset files; "
 			"its CPUs and nodes are not enforced there.\n", name);
 	} else if (r < 0) {
-		vgpu_error("%s", err);
+		vgpuctl_error("%s", err);
 		return fail_and_restore(nl, name, added, seen);
 	}
 	return VGPU_EXIT_OK;

@@ -18,87 +18,87 @@ static struct {
 } pr;
 
 /**
- * vgpu_print_init() - choose the output format of stdout
+ * vgpuctl_print_init() - choose the output format of stdout
  * @json: JSON instead of plain lines
  * @pretty: indent the JSON
  */
-void vgpu_print_init(bool json, bool pretty)
+void vgpuctl_print_init(bool json, bool pretty)
 {
 	pr.f = stdout;
 	pr.json = json;
-	vgpu_json_init(&pr.j, stdout, pretty);
+	vgpuctl_json_init(&pr.j, stdout, pretty);
 	pr.line_started = false;
 }
 
 /**
- * vgpu_print_set_file() - send the output somewhere else than stdout
+ * vgpuctl_print_set_file() - send the output somewhere else than stdout
  * @f: a stream (a memory stream while a dump may still be retried)
  */
-void vgpu_print_set_file(FILE *f)
+void vgpuctl_print_set_file(FILE *f)
 {
 	pr.f = f;
 	pr.j.f = f;
 }
 
-/** vgpu_print_file() - where the output goes now. */
-FILE *vgpu_print_file(void)
+/** vgpuctl_print_file() - where the output goes now. */
+FILE *vgpuctl_print_file(void)
 {
 	return pr.f;
 }
 
-/** vgpu_print_json() - whether output is JSON. */
-bool vgpu_print_json(void)
+/** vgpuctl_print_json() - whether output is JSON. */
+bool vgpuctl_print_json(void)
 {
 	return pr.json;
 }
 
 /**
- * vgpu_print_list_open() - start the array of a show command (JSON only)
+ * vgpuctl_print_list_open() - start the array of a show command (JSON only)
  *
  * The "[" is written with the first object, so that a request that fails
  * before any reply prints nothing on stdout.
  */
-void vgpu_print_list_open(void)
+void vgpuctl_print_list_open(void)
 {
 	pr.list_pending = pr.json;
 	pr.list_open = false;
 }
 
 /**
- * vgpu_print_list_close() - end the array of a show command
+ * vgpuctl_print_list_close() - end the array of a show command
  * @ok: the request succeeded (an empty array is printed if it had no reply)
  */
-void vgpu_print_list_close(bool ok)
+void vgpuctl_print_list_close(bool ok)
 {
 	if (pr.list_pending && ok) {
-		vgpu_json_arr_open(&pr.j, NULL);
+		vgpuctl_json_arr_open(&pr.j, NULL);
 		pr.list_open = true;
 	}
 	if (pr.list_open)
-		vgpu_json_arr_close(&pr.j);
+		vgpuctl_json_arr_close(&pr.j);
 	pr.list_pending = false;
 	pr.list_open = false;
 	fflush(pr.f);
 }
 
-/** vgpu_print_obj_open() - start an object (JSON) or a line (plain). */
-void vgpu_print_obj_open(const char *jkey)
+/** vgpuctl_print_obj_open() - start an object (JSON) or a line (plain). */
+void vgpuctl_print_obj_open(const char *jkey)
 {
 	if (!pr.json)
 		return;
 	if (pr.list_pending) {
-		vgpu_json_arr_open(&pr.j, NULL);
+		vgpuctl_json_arr_open(&pr.j, NULL);
 		pr.list_pending = false;
 		pr.list_open = true;
 	}
-	vgpu_json_obj_open(&pr.j, jkey);
+	vgpuctl_json_obj_open(&pr.j, jkey);
 }
 
-/** vgpu_print_obj_close() - end the object or the line. */
-void vgpu_print_obj_close(void)
+/** vgpuctl_print_obj_close() - end the object or the line. */
+void vgpuctl_print_obj_close(void)
 {
 	if (pr.json) {
-		vgpu_json_obj_close(&pr.j);
+		vgpuctl_json_obj_close(&pr.j);
 	} else {
 		fputc('\n', pr.f);
 		pr.line_started = false;
@@ -106,36 +106,36 @@ void vgpu_print_obj_close(void)
 }
 
 /**
- * vgpu_print_arr_open() - start an array member of the current object
+ * vgpuctl_print_arr_open() - start an array member of the current object
  * @jkey: its key
  *
- * JSON only; plain output has no arrays (see vgpu_print_sub_open()).
+ * JSON only; plain output has no arrays (see vgpuctl_print_sub_open()).
  */
-void vgpu_print_arr_open(const char *jkey)
+void vgpuctl_print_arr_open(const char *jkey)
 {
 	if (pr.json)
-		vgpu_json_arr_open(&pr.j, jkey);
+		vgpuctl_json_arr_open(&pr.j, jkey);
 }
 
-/** vgpu_print_arr_close() - end the array (JSON only). */
-void vgpu_print_arr_close(void)
+/** vgpuctl_print_arr_close() - end the array (JSON only). */
+void vgpuctl_print_arr_close(void)
 {
 	if (pr.json)
-		vgpu_json_arr_close(&pr.j);
+		vgpuctl_json_arr_close(&pr.j);
 }
 
 /**
- * vgpu_print_sub_open() - start an element of an array of objects
+ * vgpuctl_print_sub_open() - start an element of an array of objects
  * @indent: plain output: the element goes on a line of its own, after the
  *          current one, starting with @indent
  *
- * JSON: an object in the array opened by vgpu_print_arr_open(). The line
- * of the last element is ended by vgpu_print_obj_close().
+ * JSON: an object in the array opened by vgpuctl_print_arr_open(). The line
+ * of the last element is ended by vgpuctl_print_obj_close().
  */
-void vgpu_print_sub_open(const char *indent)
+void vgpuctl_print_sub_open(const char *indent)
 {
 	if (pr.json) {
-		vgpu_json_obj_open(&pr.j, NULL);
+		vgpuctl_json_obj_open(&pr.j, NULL);
 		return;
 	}
 	fputc('\n', pr.f);
@@ -143,38 +143,38 @@ void vgpu_print_sub_open(const char *indent)
 	pr.line_started = false;
 }
 
-/** vgpu_print_sub_close() - end the element. */
-void vgpu_print_sub_close(void)
+/** vgpuctl_print_sub_close() - end the element. */
+void vgpuctl_print_sub_close(void)
 {
 	if (pr.json)
-		vgpu_json_obj_close(&pr.j);
+		vgpuctl_json_obj_close(&pr.j);
 }
 
 /**
- * vgpu_print_event_open() - start a monitor event
+ * vgpuctl_print_event_open() - start a monitor event
  * @event: "gpu-add", "tenant-new", ...
  * @jkey: key of the object that follows ("gpu", "tenant")
  *
  * JSON: {"event":"gpu-add","gpu":{ ... Plain: "[gpu-add] " ...
  */
-void vgpu_print_event_open(const char *event, const char *jkey)
+void vgpuctl_print_event_open(const char *event, const char *jkey)
 {
 	if (pr.json) {
-		vgpu_json_obj_open(&pr.j, NULL);
-		vgpu_json_str(&pr.j, "event", event);
-		vgpu_json_obj_open(&pr.j, jkey);
+		vgpuctl_json_obj_open(&pr.j, NULL);
+		vgpuctl_json_str(&pr.j, "event", event);
+		vgpuctl_json_obj_open(&pr.j, jkey);
 	} else {
 		fprintf(pr.f, "[%s]", event);
 		pr.line_started = true;
 	}
 }
 
-/** vgpu_print_event_close() - end a monitor event, one line, flushed. */
-void vgpu_print_event_close(void)
+/** vgpuctl_print_event_close() - end a monitor event, one line, flushed. */
+void vgpuctl_print_event_close(void)
 {
 	if (pr.json) {
-		vgpu_json_obj_close(&pr.j);
-		vgpu_json_obj_close(&pr.j);
+		vgpuctl_json_obj_close(&pr.j);
+		vgpuctl_json_obj_close(&pr.j);
 	} else {
 		fputc('\n', pr.f);
 		pr.line_started = false;
@@ -205,123 +205,123 @@ static void plain_str(const char *s)
 	}
 }
 
-/** vgpu_print_str() - a string value; @val NULL is absent. */
-void vgpu_print_str(const char *jkey, const char *pkey, const char *val)
+/** vgpuctl_print_str() - a string value; @val NULL is absent. */
+void vgpuctl_print_str(const char *jkey, const char *pkey, const char *val)
 {
 	if (pr.json) {
-		vgpu_json_str(&pr.j, jkey, val);
+		vgpuctl_json_str(&pr.j, jkey, val);
 	} else if (val) {
 		plain_key(pkey);
 		plain_str(val);
 	}
 }
 
-/** vgpu_print_u64() - an unsigned integer value, absent unless @has. */
-void vgpu_print_u64(const char *jkey, const char *pkey, bool has, uint64_t val)
+/** vgpuctl_print_u64() - an unsigned integer value, absent unless @has. */
+void vgpuctl_print_u64(const char *jkey, const char *pkey, bool has, uint64_t val)
 {
 	if (pr.json) {
 		if (has)
-			vgpu_json_u64(&pr.j, jkey, val);
+			vgpuctl_json_u64(&pr.j, jkey, val);
 		else
-			vgpu_json_null(&pr.j, jkey);
+			vgpuctl_json_null(&pr.j, jkey);
 	} else if (has) {
 		plain_key(pkey);
 		fprintf(pr.f, "%llu", (unsigned long long)val);
 	}
 }
 
-/** vgpu_print_s64() - a signed integer value, absent unless @has. */
-void vgpu_print_s64(const char *jkey, const char *pkey, bool has, int64_t val)
+/** vgpuctl_print_s64() - a signed integer value, absent unless @has. */
+void vgpuctl_print_s64(const char *jkey, const char *pkey, bool has, int64_t val)
 {
 	if (pr.json) {
 		if (has)
-			vgpu_json_s64(&pr.j, jkey, val);
+			vgpuctl_json_s64(&pr.j, jkey, val);
 		else
-			vgpu_json_null(&pr.j, jkey);
+			vgpuctl_json_null(&pr.j, jkey);
 	} else if (has) {
 		plain_key(pkey);
 		fprintf(pr.f, "%lld", (long long)val);
 	}
 }
 
-/** vgpu_print_size() - bytes: an integer in JSON, "16GiB" in plain. */
-void vgpu_print_size(const char *jkey, const char *pkey, bool has, uint64_t val)
+/** vgpuctl_print_size() - bytes: an integer in JSON, "16GiB" in plain. */
+void vgpuctl_print_size(const char *jkey, const char *pkey, bool has, uint64_t val)
 {
 	char buf[32];
 
 	if (pr.json) {
-		vgpu_print_u64(jkey, pkey, has, val);
+		vgpuctl_print_u64(jkey, pkey, has, val);
 	} else if (has) {
-		vgpu_format_size(val, buf, sizeof(buf));
+		vgpuctl_format_size(val, buf, sizeof(buf));
 		plain_key(pkey);
 		fputs(buf, pr.f);
 	}
 }
 
-/** vgpu_print_pct() - basis points: an integer in JSON, "37.5%" in plain. */
-void vgpu_print_pct(const char *jkey, const char *pkey, bool has, uint32_t bp)
+/** vgpuctl_print_pct() - basis points: an integer in JSON, "37.5%" in plain. */
+void vgpuctl_print_pct(const char *jkey, const char *pkey, bool has, uint32_t bp)
 {
 	char buf[16];
 
 	if (pr.json) {
-		vgpu_print_u64(jkey, pkey, has, bp);
+		vgpuctl_print_u64(jkey, pkey, has, bp);
 	} else if (has) {
-		vgpu_format_pct(bp, buf, sizeof(buf));
+		vgpuctl_format_pct(bp, buf, sizeof(buf));
 		plain_key(pkey);
 		fputs(buf, pr.f);
 	}
 }
 
-/** vgpu_print_mask() - GPU bit mask: array of indexes in JSON, "0-1,3" in plain. */
-void vgpu_print_mask(const char *jkey, const char *pkey, bool has, uint64_t mask)
+/** vgpuctl_print_mask() - GPU bit mask: array of indexes in JSON, "0-1,3" in plain. */
+void vgpuctl_print_mask(const char *jkey, const char *pkey, bool has, uint64_t mask)
 {
 	char buf[256];
 	unsigned int i;
 
 	if (pr.json) {
 		if (!has) {
-			vgpu_json_null(&pr.j, jkey);
+			vgpuctl_json_null(&pr.j, jkey);
 			return;
 		}
-		vgpu_json_arr_open(&pr.j, jkey);
+		vgpuctl_json_arr_open(&pr.j, jkey);
 		for (i = 0; i < 64; i++)
 			if (mask & (1ULL << i))
-				vgpu_json_u64(&pr.j, NULL, i);
-		vgpu_json_arr_close(&pr.j);
+				vgpuctl_json_u64(&pr.j, NULL, i);
+		vgpuctl_json_arr_close(&pr.j);
 	} else if (has) {
-		vgpu_format_list(&mask, 1, buf, sizeof(buf));
+		vgpuctl_format_list(&mask, 1, buf, sizeof(buf));
 		plain_key(pkey);
 		fputs(mask ? buf : "(none)", pr.f);
 	}
 }
 
-/** vgpu_print_flag() - a boolean: true/false in JSON, @ptext when true in plain. */
-void vgpu_print_flag(const char *jkey, const char *ptext, bool val)
+/** vgpuctl_print_flag() - a boolean: true/false in JSON, @ptext when true in plain. */
+void vgpuctl_print_flag(const char *jkey, const char *ptext, bool val)
 {
 	if (pr.json) {
-		vgpu_json_bool(&pr.j, jkey, val);
+		vgpuctl_json_bool(&pr.j, jkey, val);
 	} else if (val) {
 		plain_key(NULL);
 		fputs(ptext, pr.f);
 	}
 }
 
-/** vgpu_print_ns() - nanoseconds: an integer in JSON, "1.234s" in plain. */
-void vgpu_print_ns(const char *jkey, const char *pkey, bool has, uint64_t ns)
+/** vgpuctl_print_ns() - nanoseconds: an integer in JSON, "1.234s" in plain. */
+void vgpuctl_print_ns(const char *jkey, const char *pkey, bool has, uint64_t ns)
 {
 	char buf[32];
 
 	if (pr.json) {
-		vgpu_print_u64(jkey, pkey, has, ns);
+		vgpuctl_print_u64(jkey, pkey, has, ns);
 	} else if (has) {
-		vgpu_format_ns(ns, buf, sizeof(buf));
+		vgpuctl_format_ns(ns, buf, sizeof(buf));
 		plain_key(pkey);
 		fputs(buf, pr.f);
 	}
 }
 
 /**
- * vgpu_print_fixed() - a decimal number with @decimals digits after the point
+ * vgpuctl_print_fixed() - a decimal number with @decimals digits after the point
  * @jkey: JSON key (a number there, without @unit)
  * @pkey: plain key
  * @has: absent unless set
@@ -329,14 +329,14 @@ void vgpu_print_ns(const char *jkey, const char *pkey, bool has, uint64_t ns)
  * @decimals: digits after the point, 0 to 9
  * @unit: plain only, appended to the number ("%", "s"), or NULL
  */
-void vgpu_print_fixed(const char *jkey, const char *pkey, bool has, double val,
+void vgpuctl_print_fixed(const char *jkey, const char *pkey, bool has, double val,
 		      int decimals, const char *unit)
 {
 	if (pr.json) {
 		if (has)
-			vgpu_json_fixed(&pr.j, jkey, val, decimals);
+			vgpuctl_json_fixed(&pr.j, jkey, val, decimals);
 		else
-			vgpu_json_null(&pr.j, jkey);
+			vgpuctl_json_null(&pr.j, jkey);
 	} else if (has) {
 		plain_key(pkey);
 		fprintf(pr.f, "%.*f%s", decimals, val, unit ? unit : "");

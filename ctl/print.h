@@ -13,30 +13,30 @@
 
 #include <stdio.h>
 
-void vgpu_print_init(bool json, bool pretty);
-void vgpu_print_set_file(FILE *f);
-FILE *vgpu_print_file(void);
-bool vgpu_print_json(void);
-void vgpu_print_list_open(void);
-void vgpu_print_list_close(bool ok);
-void vgpu_print_obj_open(const char *jkey);
-void vgpu_print_obj_close(void);
-void vgpu_print_arr_open(const char *jkey);
-void vgpu_print_arr_close(void);
-void vgpu_print_sub_open(const char *indent);
-void vgpu_print_sub_close(void);
-void vgpu_print_event_open(const char *event, const char *jkey);
-void vgpu_print_event_close(void);
+void vgpuctl_print_init(bool json, bool pretty);
+void vgpuctl_print_set_file(FILE *f);
+FILE *vgpuctl_print_file(void);
+bool vgpuctl_print_json(void);
+void vgpuctl_print_list_open(void);
+void vgpuctl_print_list_close(bool ok);
+void vgpuctl_print_obj_open(const char *jkey);
+void vgpuctl_print_obj_close(void);
+void vgpuctl_print_arr_open(const char *jkey);
+void vgpuctl_print_arr_close(void);
+void vgpuctl_print_sub_open(const char *indent);
+void vgpuctl_print_sub_close(void);
+void vgpuctl_print_event_open(const char *event, const char *jkey);
+void vgpuctl_print_event_close(void);
 
-void vgpu_print_str(const char *jkey, const char *pkey, const char *val);
-void vgpu_print_u64(const char *jkey, const char *pkey, bool has, uint64_t val);
-void vgpu_print_s64(const char *jkey, const char *pkey, bool has, int64_t val);
-void vgpu_print_size(const char *jkey, const char *pkey, bool has, uint64_t val);
-void vgpu_print_pct(const char *jkey, const char *pkey, bool has, uint32_t bp);
-void vgpu_print_mask(const char *jkey, const char *pkey, bool has, uint64_t mask);
-void vgpu_print_flag(const char *jkey, const char *ptext, bool val);
-void vgpu_print_ns(const char *jkey, const char *pkey, bool has, uint64_t ns);
-void vgpu_print_fixed(const char *jkey, const char *pkey, bool has, double val,
+void vgpuctl_print_str(const char *jkey, const char *pkey, const char *val);
+void vgpuctl_print_u64(const char *jkey, const char *pkey, bool has, uint64_t val);
+void vgpuctl_print_s64(const char *jkey, const char *pkey, bool has, int64_t val);
+void vgpuctl_print_size(const char *jkey, const char *pkey, bool has, uint64_t val);
+void vgpuctl_print_pct(const char *jkey, const char *pkey, bool has, uint32_t bp);
+void vgpuctl_print_mask(const char *jkey, const char *pkey, bool has, uint64_t mask);
+void vgpuctl_print_flag(const char *jkey, const char *ptext, bool val);
+void vgpuctl_print_ns(const char *jkey, const char *pkey, bool has, uint64_t ns);
+void vgpuctl_print_fixed(const char *jkey, const char *pkey, bool has, double val,
 		      int decimals, const char *unit);
 
 #endif /* VGPU_CTL_PRINT_H */

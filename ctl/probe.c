@@ -70,7 +70,7 @@ static void *sym(struct nvml *n, const char *name, bool optional, int *ret)
 	void *p = dlsym(n->lib, name);
 
 	if (!p && !optional && !*ret)
-		*ret = vgpu_error("NVML (%s) lacks %s: the NVIDIA driver is too old", NVML_LIB,
+		*ret = vgpuctl_error("NVML (%s) lacks %s: the NVIDIA driver is too old", NVML_LIB,
 				  name);
 	return p;
 }
@@ -83,7 +83,7 @@ static int nvml_open(struct nvml *n)
 	memset(n, 0, sizeof(*n));
 	n->lib = dlopen(NVML_LIB, RTLD_NOW | RTLD_LOCAL);
 	if (!n->lib)
-		return vgpu_error("NVML (%s) not found: no NVIDIA driver on this host", NVML_LIB);
+		return vgpuctl_error("NVML (%s) not found: no NVIDIA driver on this host", NVML_LIB);
 	n->init = sym(n, NAME_OF(nvmlInit), false, &ret);
 	n->shutdown = sym(n, "nvmlShutdown", false, &ret);
 	n->error_string = sym(n, "nvmlErrorString", true, &ret);
@@ -96,7 +96,7 @@ static int nvml_open(struct nvml *n)
 	if (!ret) {
 		rc = n->init();
 		if (rc != NVML_SUCCESS)
-			ret = vgpu_error("%s: %s", NAME_OF(nvmlInit), nvml_strerror(n, rc));
+			ret = vgpuctl_error("%s: %s", NAME_OF(nvmlInit), nvml_strerror(n, rc));
 	}
 	if (ret) {
 		dlclose(n->lib);
@@ -134,7 +134,7 @@ static int32_t sysfs_numa(const char *pci)
 #define NVML_CALL(n, i, what, call) do {					\
 	nvmlReturn_t rc_ = (call);						\
 	if (rc_ != NVML_SUCCESS)						\
-		return vgpu_error("%s of NVML GPU %u: %s", what, i,		\
+		return vgpuctl_error("%s of NVML GPU %u: %s", what, i,		\
 				  nvml_strerror(n, rc_));			\
 } while (0)
 
@@ -150,18 +150,18 @@ static int nvml_gpu(struct nvml *n, unsigned int i, struct probed *g)
 	g->index = i;
 	NVML_CALL(n, i, NAME_OF(nvmlDeviceGetHandleByIndex), n->handle(i, &dev));
 	NVML_CALL(n, i, "nvmlDeviceGetUUID", n->uuid(dev, g->uuid, sizeof(g->uuid)));
-	if (vgpu_parse_uuid(g->uuid))
-		return vgpu_error("NVML GPU %u has a UUID vgpu does not take: \"%s\"", i, g->uuid);
+	if (vgpuctl_parse_uuid(g->uuid))
+		return vgpuctl_error("NVML GPU %u has a UUID vgpu does not take: \"%s\"", i, g->uuid);
 	memset(&pci, 0, sizeof(pci));
 	NVML_CALL(n, i, NAME_OF(nvmlDeviceGetPciInfo), n->pci(dev, &pci));
 	pci.busId[sizeof(pci.busId) - 1] = '\0';
-	if (vgpu_busid_norm(pci.busId, g->pci, sizeof(g->pci)))
-		return vgpu_error("NVML GPU %u has a PCI bus id vgpu does not take: \"%s\"",
+	if (vgpuctl_busid_norm(pci.busId, g->pci, sizeof(g->pci)))
+		return vgpuctl_error("NVML GPU %u has a PCI bus id vgpu does not take: \"%s\"",
 				  i, pci.busId);
 	memset(&mem, 0, sizeof(mem));
 	NVML_CALL(n, i, "nvmlDeviceGetMemoryInfo", n->memory(dev, &mem));
 	if (!mem.total)
-		return vgpu_error("NVML GPU %u reports no memory", i);
+		return vgpuctl_error("NVML GPU %u reports no memory", i);
 	g->vram = mem.total;
 	if (n->numa && n->numa(dev, &node) == NVML_SUCCESS && node <= VGPU_LIST_NODE_MAX)
 		g->numa = (int32_t)node;
@@ -183,9 +183,9 @@ static int nvml_list(struct probed *gpus, unsigned int *count)
 		return ret;
 	rc = n.count(count);
 	if (rc != NVML_SUCCESS)
-		ret = vgpu_error("%s: %s", NAME_OF(nvmlDeviceGetCount), nvml_strerror(&n, rc));
+		ret = vgpuctl_error("%s: %s", NAME_OF(nvmlDeviceGetCount), nvml_strerror(&n, rc));
 	else if (*count > VGPU_GPU_MAX)
-		ret = vgpu_error("NVML lists %u GPUs; vgpu has %d slots", *count, VGPU_GPU_MAX);
+		ret = vgpuctl_error("NVML lists %u GPUs; vgpu has %d slots", *count, VGPU_GPU_MAX);
 	for (i = 0; !ret && i < *count; i++)
 		ret = nvml_gpu(&n, i, &gpus[i]);
 	nvml_close(&n);
@@ -198,7 +198,7 @@ static int inventory_one(struct nlmsghdr *nlh, void *arg)
 	struct probed *inv = arg, *g;
 	uint32_t i;
 
-	if (vgpu_gpu_parse(nlh, tb) || !tb[VGPU_A_GPU_INDEX])
+	if (vgpuctl_gpu_parse(nlh, tb) || !tb[VGPU_A_GPU_INDEX])
 		return -EPROTO;
 	i = nla_get_u32(tb[VGPU_A_GPU_INDEX]);
 	if (i >= VGPU_GPU_MAX)
@@ -221,10 +221,10 @@ static int inventory(struct vgpu_nl *nl, struct probed *inv)
 
 	for (try = 0; err == -EINTR && try < INVENTORY_TRIES; try++) {
 		memset(inv, 0, VGPU_GPU_MAX * sizeof(*inv));
-		msg = vgpu_nl_msg(nl, VGPU_CMD_GPU_GET, true);
+		msg = vgpuctl_nl_msg(nl, VGPU_CMD_GPU_GET, true);
 		if (!msg)
 			return -ENOMEM;
-		err = vgpu_nl_request(nl, msg, inventory_one, inv);
+		err = vgpuctl_nl_request(nl, msg, inventory_one, inv);
 	}
 	return err;
 }
@@ -255,12 +255,12 @@ static int plan(const struct probed *gpus, unsigned int count,
 		if (slot[i] >= 0)
 			continue;
 		if (inv[g->index].present)
-			return vgpu_error("GPU slot %u already holds %s, not NVML GPU %u (%s); free it with \"vgpuctl gpu del %u\"",
+			return vgpuctl_error("GPU slot %u already holds %s, not NVML GPU %u (%s); free it with \"vgpuctl gpu del %u\"",
 					  g->index, inv[g->index].uuid[0] ? inv[g->index].uuid :
 					  "a GPU without UUID", g->index, g->uuid, g->index);
 		for (j = 0; j < VGPU_GPU_MAX; j++)
 			if (inv[j].present && !strcasecmp(inv[j].pci, g->pci))
-				return vgpu_error("PCI bus id %s of NVML GPU %u (%s) is already that of GPU slot %d",
+				return vgpuctl_error("PCI bus id %s of NVML GPU %u (%s) is already that of GPU slot %d",
 						  g->pci, g->index, g->uuid, j);
 	}
 	return 0;
@@ -268,15 +268,15 @@ static int plan(const struct probed *gpus, unsigned int count,
 
 static int add(struct vgpu_nl *nl, const struct probed *g)
 {
-	struct nl_msg *msg = vgpu_nl_msg(nl, VGPU_CMD_GPU_ADD, false);
+	struct nl_msg *msg = vgpuctl_nl_msg(nl, VGPU_CMD_GPU_ADD, false);
 
 	if (msg && (nla_put_u32(msg, VGPU_A_GPU_INDEX, g->index) < 0 ||
 		    nla_put_u64(msg, VGPU_A_GPU_VRAM, g->vram) < 0 ||
 		    nla_put_string(msg, VGPU_A_GPU_UUID, g->uuid) < 0 ||
 		    nla_put_string(msg, VGPU_A_GPU_PCI, g->pci) < 0 ||
 		    (g->numa >= 0 && nla_put_s32(msg, VGPU_A_GPU_NUMA, g->numa) < 0)))
-		return vgpu_put_failed(msg);
-	return vgpu_send(nl, msg, NULL, NULL);
+		return vgpuctl_put_failed(msg);
+	return vgpuctl_send(nl, msg, NULL, NULL);
 }
 
 /*
@@ -285,26 +285,26 @@ static int add(struct vgpu_nl *nl, const struct probed *g)
  */
 static void report(const struct probed *g, int slot, const char *status)
 {
-	bool json = vgpu_print_json();
-	FILE *f = vgpu_print_file();
+	bool json = vgpuctl_print_json();
+	FILE *f = vgpuctl_print_file();
 
-	vgpu_print_obj_open(NULL);
+	vgpuctl_print_obj_open(NULL);
 	if (!json && slot < 0)
 		fprintf(f, "%s ", strcmp(status, "added") ? "would add" : "added");
-	vgpu_print_u64("index", "gpu", true, slot >= 0 ? (uint32_t)slot : g->index);
+	vgpuctl_print_u64("index", "gpu", true, slot >= 0 ? (uint32_t)slot : g->index);
 	if (json || slot < 0) {
-		vgpu_print_str("uuid", "uuid", g->uuid);
-		vgpu_print_str("pci", "pci", g->pci);
-		vgpu_print_size("vram", "vram", true, g->vram);
-		vgpu_print_s64("numa", "numa", g->numa >= 0, g->numa);
+		vgpuctl_print_str("uuid", "uuid", g->uuid);
+		vgpuctl_print_str("pci", "pci", g->pci);
+		vgpuctl_print_size("vram", "vram", true, g->vram);
+		vgpuctl_print_s64("numa", "numa", g->numa >= 0, g->numa);
 	}
 	if (json)
-		vgpu_print_str("status", NULL, status);
+		vgpuctl_print_str("status", NULL, status);
 	else if (slot >= 0 && (uint32_t)slot != g->index)
 		fprintf(f, " already present (NVML GPU %u)", g->index);
 	else if (slot >= 0)
 		fputs(" already present", f);
-	vgpu_print_obj_close();
+	vgpuctl_print_obj_close();
 }
 
 static void usage_probe(FILE *f)
@@ -313,7 +313,7 @@ static void usage_probe(FILE *f)
 }
 
 /**
- * vgpu_gpu_probe() - "vgpuctl gpu probe [--dry-run]"
+ * vgpuctl_gpu_probe() - "vgpuctl gpu probe [--dry-run]"
  * @argc: arguments after "probe"
  * @argv: "--dry-run" or nothing
  *
@@ -323,7 +323,7 @@ static void usage_probe(FILE *f)
  *
  * Return: the exit status.
  */
-int vgpu_gpu_probe(int argc, char **argv)
+int vgpuctl_gpu_probe(int argc, char **argv)
 {
 	static struct probed gpus[VGPU_GPU_MAX], inv[VGPU_GPU_MAX];
 	int slot[VGPU_GPU_MAX], ret, err;
@@ -331,16 +331,16 @@ int vgpu_gpu_probe(int argc, char **argv)
 	unsigned int count = 0, i;
 	struct vgpu_nl nl;
 
-	if (vgpu_is_help(argc, argv)) {
+	if (vgpuctl_is_help(argc, argv)) {
 		usage_probe(stdout);
 		return VGPU_EXIT_OK;
 	}
 	if (argc > 0 && (!strcmp(argv[0], "--dry-run") || !strcmp(argv[0], "-n")))
 		dry = true, argc--, argv++;
 	if (argc > 0)
-		return vgpu_usage_error("unexpected argument \"%s\" for gpu probe", argv[0]);
+		return vgpuctl_usage_error("unexpected argument \"%s\" for gpu probe", argv[0]);
 	if (!dry) {
-		ret = vgpu_need_admin();
+		ret = vgpuctl_need_admin();
 		if (ret)
 			return ret;
 	}
@@ -350,27 +350,27 @@ int vgpu_gpu_probe(int argc, char **argv)
 
 	/* A dry run without the module shows what a fresh load would get. */
 	memset(inv, 0, sizeof(inv));
-	err = vgpu_nl_open(&nl);
+	err = vgpuctl_nl_open(&nl);
 	if (err && !(dry && err == -ENOENT)) {
-		vgpu_nl_perror(&nl, err);
+		vgpuctl_nl_perror(&nl, err);
 		return VGPU_EXIT_ERR;
 	}
 	opened = !err;
 	if (opened) {
 		err = inventory(&nl, inv);
 		if (err) {
-			vgpu_nl_perror(&nl, err);
-			vgpu_nl_close(&nl);
+			vgpuctl_nl_perror(&nl, err);
+			vgpuctl_nl_close(&nl);
 			return VGPU_EXIT_ERR;
 		}
 	}
 	ret = plan(gpus, count, inv, slot);
 	if (ret) {
 		if (opened)
-			vgpu_nl_close(&nl);
+			vgpuctl_nl_close(&nl);
 		return ret;
 	}
-	vgpu_print_list_open();
+	vgpuctl_print_list_open();
 	for (i = 0; !ret && i < count; i++) {
 		if (slot[i] >= 0) {
 			report(&gpus[i], slot[i], "present");
@@ -382,8 +382,8 @@ int vgpu_gpu_probe(int argc, char **argv)
 			report(&gpus[i], -1, dry ? "new" : "added");
 		fflush(stdout);
 	}
-	vgpu_print_list_close(true);
+	vgpuctl_print_list_close(true);
 	if (opened)
-		vgpu_nl_close(&nl);
+		vgpuctl_nl_close(&nl);
 	return ret;
 }

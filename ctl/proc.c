@@ -17,10 +17,10 @@
 #include "vgpuctl.h"
 
 /**
- * vgpu_usage_ps() - usage of ps
+ * vgpuctl_usage_ps() - usage of ps
  * @f: stdout for "help", stderr otherwise
  */
-void vgpu_usage_ps(FILE *f)
+void vgpuctl_usage_ps(FILE *f)
 {
 	fputs("Usage: vgpuctl ps\n"
 	      "       vgpuctl ps del PID\n"
@@ -72,14 +72,14 @@ static struct {
 
 static void print_row(const struct ps_row *r)
 {
-	if (vgpu_print_json()) {
-		vgpu_print_obj_open(NULL);
-		vgpu_print_u64("pid", NULL, true, r->pid);
-		vgpu_print_str("tenant", NULL, r->tenant[0] ? r->tenant : NULL);
-		vgpu_print_u64("gpu", NULL, r->has_gpu, r->gpu);
-		vgpu_print_u64("vram", NULL, true, r->vram);
-		vgpu_print_u64("vram_budget", NULL, true, r->budget);
-		vgpu_print_obj_close();
+	if (vgpuctl_print_json()) {
+		vgpuctl_print_obj_open(NULL);
+		vgpuctl_print_u64("pid", NULL, true, r->pid);
+		vgpuctl_print_str("tenant", NULL, r->tenant[0] ? r->tenant : NULL);
+		vgpuctl_print_u64("gpu", NULL, r->has_gpu, r->gpu);
+		vgpuctl_print_u64("vram", NULL, true, r->vram);
+		vgpuctl_print_u64("vram_budget", NULL, true, r->budget);
+		vgpuctl_print_obj_close();
 		return;
 	}
 	if (rows.n == rows.cap) {
@@ -141,11 +141,11 @@ static int ps_one(struct nlmsghdr *nlh, void *arg)
 static void ps_done(bool ok)
 {
 	static const char *const head[] = { "PID", "TENANT", "GPU", "VRAM", "BUDGET" };
-	FILE *f = vgpu_print_file();
+	FILE *f = vgpuctl_print_file();
 	char cell[5][32];
 	size_t w[5], i, c;
 
-	if (ok && !vgpu_print_json()) {
+	if (ok && !vgpuctl_print_json()) {
 		for (c = 0; c < 5; c++)
 			w[c] = strlen(head[c]);
 		for (i = 0; i < rows.n; i++) {
@@ -153,7 +153,7 @@ static void ps_done(bool ok)
 				w[1] = strlen(rows.v[i].tenant);
 			if (snprintf(cell[0], sizeof(cell[0]), "%u", rows.v[i].pid) > (int)w[0])
 				w[0] = strlen(cell[0]);
-			vgpu_format_size(rows.v[i].vram, cell[3], sizeof(cell[3]));
+			vgpuctl_format_size(rows.v[i].vram, cell[3], sizeof(cell[3]));
 			if (strlen(cell[3]) > w[3])
 				w[3] = strlen(cell[3]);
 		}
@@ -167,8 +167,8 @@ static void ps_done(bool ok)
 				snprintf(cell[2], sizeof(cell[2]), "%u", r->gpu);
 			else
 				strcpy(cell[2], "-");
-			vgpu_format_size(r->vram, cell[3], sizeof(cell[3]));
-			vgpu_format_size(r->budget, cell[4], sizeof(cell[4]));
+			vgpuctl_format_size(r->vram, cell[3], sizeof(cell[3]));
+			vgpuctl_format_size(r->budget, cell[4], sizeof(cell[4]));
 			fprintf(f, "%-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], cell[0],
 			       (int)w[1], r->tenant[0] ? r->tenant : "-",
 			       (int)w[2], cell[2], (int)w[3], cell[3], cell[4]);
@@ -179,34 +179,34 @@ static void ps_done(bool ok)
 }
 
 /**
- * vgpu_cmd_ps() - "vgpuctl ps"
+ * vgpuctl_cmd_ps() - "vgpuctl ps"
  * @argc: arguments after "ps"
  * @argv: none, or "help"
  *
  * Return: the exit status.
  */
-int vgpu_cmd_ps(int argc, char **argv)
+int vgpuctl_cmd_ps(int argc, char **argv)
 {
 	struct vgpu_show_req r = {
 		.cmd = VGPU_CMD_PROC_GET, .dump = true, .fn = ps_one, .done = ps_done,
 	};
 
-	if (vgpu_is_help(argc, argv)) {
-		vgpu_usage_ps(stdout);
+	if (vgpuctl_is_help(argc, argv)) {
+		vgpuctl_usage_ps(stdout);
 		return VGPU_EXIT_OK;
 	}
 	if (argc > 0 && !strcmp(argv[0], "del")) {
 		uint32_t pid;
 
 		if (argc < 2)
-			return vgpu_usage_error("missing PID for ps del");
-		if (vgpu_parse_u32(argv[1], 1, INT32_MAX, &pid))
-			return vgpu_usage_error("invalid PID \"%s\" for ps del", argv[1]);
+			return vgpuctl_usage_error("missing PID for ps del");
+		if (vgpuctl_parse_u32(argv[1], 1, INT32_MAX, &pid))
+			return vgpuctl_usage_error("invalid PID \"%s\" for ps del", argv[1]);
 		if (argc > 2)
-			return vgpu_usage_error("unexpected argument \"%s\" for ps del", argv[2]);
-		return vgpu_admin_u32(VGPU_CMD_PROC_DEL, VGPU_A_PROC_PID, pid);
+			return vgpuctl_usage_error("unexpected argument \"%s\" for ps del", argv[2]);
+		return vgpuctl_admin_u32(VGPU_CMD_PROC_DEL, VGPU_A_PROC_PID, pid);
 	}
 	if (argc > 0)
-		return vgpu_usage_error("unexpected argument \"%s\" for ps", argv[0]);
-	return vgpu_show_run(&r);
+		return vgpuctl_usage_error("unexpected argument \"%s\" for ps", argv[0]);
+	return vgpuctl_show_run(&r);
 }

@@ -10,13 +10,14 @@
 
 #include "parse.h"
 #include "print.h"
+#include "spec_gen.h"
 #include "vgpuctl.h"
 
 /**
- * vgpu_usage_tenant() - usage of the tenant object
+ * vgpuctl_usage_tenant() - usage of the tenant object
  * @f: stdout for "help", stderr otherwise
  */
-void vgpu_usage_tenant(FILE *f)
+void vgpuctl_usage_tenant(FILE *f)
 {
 	fputs("Usage: vgpuctl tenant add NAME cgroup PATH [QUOTA VALUE]...\n"
 	      "       vgpuctl tenant set NAME QUOTA { VALUE | none } [QUOTA { VALUE | none }]...\n"
@@ -39,134 +40,122 @@ void vgpu_usage_tenant(FILE *f)
 	      "registrations first (their charges go with them).\n", f);
 }
 
-enum quota_type { Q_SIZE, Q_GPUS, Q_WEIGHT, Q_PCT, Q_PRIO, Q_CPUS, Q_MEMS, Q_PLACE, Q_ONOFF };
+/* How vgpuctl reads a quota's value; Q_NONE: a quota vgpuctl does not know. */
+enum quota_type { Q_NONE, Q_SIZE, Q_GPUS, Q_WEIGHT, Q_PCT, Q_PRIO, Q_CPUS, Q_MEMS, Q_PLACE,
+		  Q_ONOFF };
 
-struct quota_key {
-	const char *name;
-	uint32_t bit;		/* VGPU_QUOTA_* */
-	int attr;		/* VGPU_A_TENANT_* */
-	enum quota_type type;
+/*
+ * The value type of each quota, by its attribute. The quotas' names, bits
+ * and attributes are the spec's (vgpu_spec_quotas[], spec_gen.h); only
+ * how to parse each value is vgpuctl's own.
+ */
+static const enum quota_type quota_types[VGPU_A_TENANT_MAX + 1] = {
+	[VGPU_A_TENANT_VRAM_MAX] = Q_SIZE,
+	[VGPU_A_TENANT_VRAM_MIN] = Q_SIZE,
+	[VGPU_A_TENANT_GPUS] = Q_GPUS,
+	[VGPU_A_TENANT_WEIGHT] = Q_WEIGHT,
+	[VGPU_A_TENANT_COMPUTE_MAX] = Q_PCT,
+	[VGPU_A_TENANT_PRIORITY] = Q_PRIO,
+	[VGPU_A_TENANT_CPUS] = Q_CPUS,
+	[VGPU_A_TENANT_MEMS] = Q_MEMS,
+	[VGPU_A_TENANT_PLACEMENT] = Q_PLACE,
+	[VGPU_A_TENANT_EXCLUSIVE] = Q_ONOFF,
 };
 
-static const struct quota_key quota_keys[] = {
-	{ "vram-max", VGPU_QUOTA_VRAM_MAX, VGPU_A_TENANT_VRAM_MAX, Q_SIZE },
-	{ "vram-min", VGPU_QUOTA_VRAM_MIN, VGPU_A_TENANT_VRAM_MIN, Q_SIZE },
-	{ "gpus", VGPU_QUOTA_GPUS, VGPU_A_TENANT_GPUS, Q_GPUS },
-	{ "weight", VGPU_QUOTA_WEIGHT, VGPU_A_TENANT_WEIGHT, Q_WEIGHT },
-	{ "compute-max", VGPU_QUOTA_COMPUTE_MAX, VGPU_A_TENANT_COMPUTE_MAX, Q_PCT },
-	{ "priority", VGPU_QUOTA_PRIORITY, VGPU_A_TENANT_PRIORITY, Q_PRIO },
-	{ "cpus", VGPU_QUOTA_CPUS, VGPU_A_TENANT_CPUS, Q_CPUS },
-	{ "mems", VGPU_QUOTA_MEMS, VGPU_A_TENANT_MEMS, Q_MEMS },
-	{ "placement", VGPU_QUOTA_PLACEMENT, VGPU_A_TENANT_PLACEMENT, Q_PLACE },
-	{ "exclusive", VGPU_QUOTA_EXCLUSIVE, VGPU_A_TENANT_EXCLUSIVE, Q_ONOFF },
-};
-
-#define NQUOTAS	(sizeof(quota_keys) / sizeof(quota_keys[0]))
+#define NQUOTAS	VGPU_QUOTA_NBITS
 
 /* The quotas of a tenant add or tenant set command line. */
 struct tenant_conf {
 	const char *cmd;	/* "tenant add" or "tenant set" */
 	uint32_t seen;		/* quotas named (set or cleared) */
 	uint32_t clear;		/* quotas given as "none" */
-	uint64_t u64[NQUOTAS];	/* numeric values, by quota_keys index */
+	uint64_t u64[NQUOTAS];	/* numeric values, by bit number */
 	char list[NQUOTAS][VGPU_LIST_LEN_MAX + 1];	/* cpus, mems */
 };
 
-/**
- * vgpu_quota_attr() - the attribute of a quota
- * @bit: one VGPU_QUOTA_* bit
- *
- * Return: its VGPU_A_TENANT_*, or 0 when vgpuctl does not know it.
- */
-int vgpu_quota_attr(uint32_t bit)
+/* The quota named @name, NULL if the spec or vgpuctl does not know it. */
+static const struct vgpu_spec_quota *find_quota(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < NQUOTAS; i++)
-		if (quota_keys[i].bit == bit)
-			return quota_keys[i].attr;
-	return 0;
-}
-
-static const struct quota_key *find_quota(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NQUOTAS; i++)
-		if (!strcmp(quota_keys[i].name, name))
-			return &quota_keys[i];
+		if (!strcmp(vgpu_spec_quotas[i].name, name) &&
+		    quota_types[vgpu_spec_quotas[i].attr] != Q_NONE)
+			return &vgpu_spec_quotas[i];
 	return NULL;
 }
 
 /* Parse one QUOTA VALUE pair into @c. Returns 0 or VGPU_EXIT_USAGE. */
-static int parse_quota(struct tenant_conf *c, const struct quota_key *q,
+static int parse_quota(struct tenant_conf *c, const struct vgpu_spec_quota *q,
 		       const char *val, bool allow_none)
 {
-	size_t i = (size_t)(q - quota_keys);
+	size_t i = (size_t)(q - vgpu_spec_quotas);
 	uint32_t u32 = 0;
 	bool on = false;
 	const char *what = "", *hint = "";
 	int bad = 0;
 
 	if (c->seen & q->bit)
-		return vgpu_usage_error("duplicate key \"%s\" for %s", q->name, c->cmd);
+		return vgpuctl_usage_error("duplicate key \"%s\" for %s", q->name, c->cmd);
 	c->seen |= q->bit;
 	if (allow_none && !strcmp(val, "none")) {
 		c->clear |= q->bit;
 		return 0;
 	}
-	switch (q->type) {
+	switch (quota_types[q->attr]) {
+	case Q_NONE:
+		break;
 	case Q_SIZE:
 		what = "SIZE";
-		bad = vgpu_parse_size(val, &c->u64[i]);
+		bad = vgpuctl_parse_size(val, &c->u64[i]);
 		break;
 	case Q_GPUS:
 		what = "LIST";
-		bad = vgpu_parse_gpus(val, &c->u64[i]);
+		bad = vgpuctl_parse_gpus(val, &c->u64[i]);
 		break;
 	case Q_WEIGHT:
 		what = "N";
 		hint = " (1-10000)";
-		bad = vgpu_parse_weight(val, &u32);
+		bad = vgpuctl_parse_weight(val, &u32);
 		c->u64[i] = u32;
 		break;
 	case Q_PCT:
 		what = "PCT";
 		hint = " (0-100, at most 2 decimals)";
-		bad = vgpu_parse_pct(val, &u32);
+		bad = vgpuctl_parse_pct(val, &u32);
 		c->u64[i] = u32;
 		break;
 	case Q_PRIO:
 		what = "PRIORITY";
 		hint = " (low, normal or high)";
-		bad = vgpu_parse_priority(val, &u32);
+		bad = vgpuctl_parse_priority(val, &u32);
 		c->u64[i] = u32;
 		break;
 	case Q_CPUS:
 		what = "LIST";
-		bad = vgpu_parse_list_norm(val, VGPU_LIST_CPU_MAX, c->list[i],
+		bad = vgpuctl_parse_list_norm(val, VGPU_LIST_CPU_MAX, c->list[i],
 					   sizeof(c->list[i]));
 		break;
 	case Q_MEMS:
 		what = "LIST";
-		bad = vgpu_parse_list_norm(val, VGPU_LIST_NODE_MAX, c->list[i],
+		bad = vgpuctl_parse_list_norm(val, VGPU_LIST_NODE_MAX, c->list[i],
 					   sizeof(c->list[i]));
 		break;
 	case Q_PLACE:
 		what = "PLACEMENT";
 		hint = " (manual or auto)";
-		bad = vgpu_parse_placement(val, &u32);
+		bad = vgpuctl_parse_placement(val, &u32);
 		c->u64[i] = u32;
 		break;
 	case Q_ONOFF:
 		what = "VALUE";
 		hint = " (on or off)";
-		bad = vgpu_parse_onoff(val, &on);
+		bad = vgpuctl_parse_onoff(val, &on);
 		c->u64[i] = on;
 		break;
 	}
 	if (bad)
-		return vgpu_usage_error("invalid %s \"%s\" for %s%s", what, val, q->name, hint);
+		return vgpuctl_usage_error("invalid %s \"%s\" for %s%s", what, val, q->name, hint);
 	return 0;
 }
 
@@ -177,11 +166,13 @@ static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
 	int err = 0;
 
 	for (i = 0; i < NQUOTAS && !err; i++) {
-		const struct quota_key *q = &quota_keys[i];
+		const struct vgpu_spec_quota *q = &vgpu_spec_quotas[i];
 
 		if (!(c->seen & q->bit) || (c->clear & q->bit))
 			continue;
-		switch (q->type) {
+		switch (quota_types[q->attr]) {
+		case Q_NONE:
+			break;
 		case Q_SIZE:
 		case Q_GPUS:
 			err = nla_put_u64(msg, q->attr, c->u64[i]);
@@ -216,38 +207,38 @@ static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 	struct nl_msg *msg;
 	int ret;
 
-	ret = vgpu_need_admin();
+	ret = vgpuctl_need_admin();
 	if (ret)
 		return ret;
-	ret = vgpu_open(&nl);
+	ret = vgpuctl_open(&nl);
 	if (ret)
 		return ret;
 	if (cmd == VGPU_CMD_TENANT_SET) {
-		ret = vgpu_placement_prepare(&nl, name, c->seen);
+		ret = vgpuctl_placement_prepare(&nl, name, c->seen);
 		if (ret) {
-			vgpu_nl_close(&nl);
+			vgpuctl_nl_close(&nl);
 			return ret;
 		}
 	}
-	msg = vgpu_nl_msg(&nl, cmd, false);
+	msg = vgpuctl_nl_msg(&nl, cmd, false);
 	if (msg && (nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0 ||
 		    (cgroup && nla_put_string(msg, VGPU_A_TENANT_CGROUP, cgroup) < 0) ||
 		    (c && put_quotas(msg, c) < 0) ||
 		    (force && nla_put_flag(msg, VGPU_A_TENANT_FORCE) < 0))) {
-		vgpu_nl_close(&nl);
-		return vgpu_put_failed(msg);
+		vgpuctl_nl_close(&nl);
+		return vgpuctl_put_failed(msg);
 	}
-	ret = vgpu_send(&nl, msg, NULL, NULL);
+	ret = vgpuctl_send(&nl, msg, NULL, NULL);
 	if (!ret && c)
-		ret = vgpu_placement_sync(&nl, name, cmd == VGPU_CMD_TENANT_NEW, c->seen);
-	vgpu_nl_close(&nl);
+		ret = vgpuctl_placement_sync(&nl, name, cmd == VGPU_CMD_TENANT_NEW, c->seen);
+	vgpuctl_nl_close(&nl);
 	return ret;
 }
 
 static int check_name(const char *name, const char *cmd)
 {
-	if (vgpu_parse_name(name))
-		return vgpu_usage_error("invalid NAME \"%s\" for %s (1-63 printable characters, no spaces)",
+	if (vgpuctl_parse_name(name))
+		return vgpuctl_usage_error("invalid NAME \"%s\" for %s (1-63 printable characters, no spaces)",
 					name, cmd);
 	return 0;
 }
@@ -256,12 +247,12 @@ static int tenant_add(int argc, char **argv)
 {
 	static struct tenant_conf c = { .cmd = "tenant add" };
 	char mnt[VGPU_PATH_LEN_MAX + 1], cgroup[VGPU_PATH_LEN_MAX + 1];
-	const struct quota_key *q;
+	const struct vgpu_spec_quota *q;
 	const char *name, *path = NULL;
 	int ret;
 
 	if (argc < 1)
-		return vgpu_usage_error("missing NAME for tenant add");
+		return vgpuctl_usage_error("missing NAME for tenant add");
 	name = argv[0];
 	ret = check_name(name, "tenant add");
 	if (ret)
@@ -269,12 +260,12 @@ static int tenant_add(int argc, char **argv)
 	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
 		q = find_quota(argv[0]);
 		if (!q && strcmp(argv[0], "cgroup"))
-			return vgpu_usage_error("unknown key \"%s\" for tenant add", argv[0]);
+			return vgpuctl_usage_error("unknown key \"%s\" for tenant add", argv[0]);
 		if (argc < 2)
-			return vgpu_usage_error("missing value for %s", argv[0]);
+			return vgpuctl_usage_error("missing value for %s", argv[0]);
 		if (!q) {
 			if (path)
-				return vgpu_usage_error("duplicate key \"cgroup\" for tenant add");
+				return vgpuctl_usage_error("duplicate key \"cgroup\" for tenant add");
 			path = argv[1];
 			continue;
 		}
@@ -283,38 +274,38 @@ static int tenant_add(int argc, char **argv)
 			return ret;
 	}
 	if (!path)
-		return vgpu_usage_error("cgroup is required");
-	if (vgpu_cgroup_mount("/proc/self/mounts", mnt, sizeof(mnt)) < 0)
-		return vgpu_error("cannot find the cgroup2 mount point");
-	ret = vgpu_cgroup_path(mnt, path, cgroup, sizeof(cgroup));
+		return vgpuctl_usage_error("cgroup is required");
+	if (vgpuctl_cgroup_mount("/proc/self/mounts", mnt, sizeof(mnt)) < 0)
+		return vgpuctl_error("cannot find the cgroup2 mount point");
+	ret = vgpuctl_cgroup_path(mnt, path, cgroup, sizeof(cgroup));
 	if (ret == -2)
-		return vgpu_usage_error("cgroup path must be under %s", mnt);
+		return vgpuctl_usage_error("cgroup path must be under %s", mnt);
 	if (ret)
-		return vgpu_usage_error("invalid PATH \"%s\" for cgroup", path);
+		return vgpuctl_usage_error("invalid PATH \"%s\" for cgroup", path);
 	return tenant_send(VGPU_CMD_TENANT_NEW, name, cgroup, &c, false);
 }
 
 static int tenant_set(int argc, char **argv)
 {
 	static struct tenant_conf c = { .cmd = "tenant set" };
-	const struct quota_key *q;
+	const struct vgpu_spec_quota *q;
 	const char *name;
 	int ret;
 
 	if (argc < 1)
-		return vgpu_usage_error("missing NAME for tenant set");
+		return vgpuctl_usage_error("missing NAME for tenant set");
 	name = argv[0];
 	ret = check_name(name, "tenant set");
 	if (ret)
 		return ret;
 	if (argc < 2)
-		return vgpu_usage_error("tenant set needs at least one QUOTA VALUE");
+		return vgpuctl_usage_error("tenant set needs at least one QUOTA VALUE");
 	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
 		q = find_quota(argv[0]);
 		if (!q)
-			return vgpu_usage_error("unknown key \"%s\" for tenant set", argv[0]);
+			return vgpuctl_usage_error("unknown key \"%s\" for tenant set", argv[0]);
 		if (argc < 2)
-			return vgpu_usage_error("missing value for %s", argv[0]);
+			return vgpuctl_usage_error("missing value for %s", argv[0]);
 		ret = parse_quota(&c, q, argv[1], true);
 		if (ret)
 			return ret;
@@ -327,14 +318,14 @@ static int tenant_del(int argc, char **argv)
 	int ret;
 
 	if (argc < 1)
-		return vgpu_usage_error("missing NAME for tenant del");
+		return vgpuctl_usage_error("missing NAME for tenant del");
 	ret = check_name(argv[0], "tenant del");
 	if (ret)
 		return ret;
 	if (argc > 1 && strcmp(argv[1], "force"))
-		return vgpu_usage_error("unexpected argument \"%s\" for tenant del", argv[1]);
+		return vgpuctl_usage_error("unexpected argument \"%s\" for tenant del", argv[1]);
 	if (argc > 2)
-		return vgpu_usage_error("unexpected argument \"%s\" for tenant del", argv[2]);
+		return vgpuctl_usage_error("unexpected argument \"%s\" for tenant del", argv[2]);
 	return tenant_send(VGPU_CMD_TENANT_DEL, argv[0], NULL, NULL, argc > 1);
 }
 
@@ -374,14 +365,14 @@ static struct nla_policy usage_policy[VGPU_A_USAGE_MAX + 1] = {
 };
 
 /**
- * vgpu_tenant_next_usage() - parse the next usage nest of a tenant reply
+ * vgpuctl_tenant_next_usage() - parse the next usage nest of a tenant reply
  * @nlh: the message
  * @pos: the nest returned last, NULL at first; updated
  * @utb: VGPU_A_USAGE_MAX + 1 slots
  *
  * Return: 1 with @utb filled, 0 after the last one, -EPROTO when malformed.
  */
-int vgpu_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb)
+int vgpuctl_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb)
 {
 	struct genlmsghdr *g = nlmsg_data(nlh);
 	struct nlattr *head = genlmsg_attrdata(g, 0), *a;
@@ -406,20 +397,20 @@ int vgpu_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nla
 }
 
 /**
- * vgpu_tenant_parse() - the attributes of a tenant-get reply or tenant event
+ * vgpuctl_tenant_parse() - the attributes of a tenant-get reply or tenant event
  * @nlh: the message
  * @tb: VGPU_A_TENANT_MAX + 1 slots
  *
  * Return: 0, or a negative errno when malformed.
  */
-int vgpu_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb)
+int vgpuctl_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb)
 {
 	struct nlattr *utb[VGPU_A_USAGE_MAX + 1], *pos = NULL;
 	int ret;
 
 	if (genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, tenant_policy) < 0)
 		return -EPROTO;
-	while ((ret = vgpu_tenant_next_usage(nlh, &pos, utb)) > 0)
+	while ((ret = vgpuctl_tenant_next_usage(nlh, &pos, utb)) > 0)
 		;
 	return ret;
 }
@@ -447,88 +438,88 @@ static void print_usage(struct nlmsghdr *nlh, bool lines)
 {
 	struct nlattr *u[VGPU_A_USAGE_MAX + 1], *pos = NULL;
 
-	if (!vgpu_print_json() && !lines)
+	if (!vgpuctl_print_json() && !lines)
 		return;
-	vgpu_print_arr_open("usage");
-	while (vgpu_tenant_next_usage(nlh, &pos, u) > 0) {
-		vgpu_print_sub_open("    ");
-		vgpu_print_u64("gpu", "gpu", u[VGPU_A_USAGE_GPU], u32_attr(u[VGPU_A_USAGE_GPU]));
-		vgpu_print_size("vram_current", "vram", u[VGPU_A_USAGE_VRAM_CURRENT],
+	vgpuctl_print_arr_open("usage");
+	while (vgpuctl_tenant_next_usage(nlh, &pos, u) > 0) {
+		vgpuctl_print_sub_open("    ");
+		vgpuctl_print_u64("gpu", "gpu", u[VGPU_A_USAGE_GPU], u32_attr(u[VGPU_A_USAGE_GPU]));
+		vgpuctl_print_size("vram_current", "vram", u[VGPU_A_USAGE_VRAM_CURRENT],
 				u64_attr(u[VGPU_A_USAGE_VRAM_CURRENT]));
-		vgpu_print_size("vram_peak", "peak", u[VGPU_A_USAGE_VRAM_PEAK],
+		vgpuctl_print_size("vram_peak", "peak", u[VGPU_A_USAGE_VRAM_PEAK],
 				u64_attr(u[VGPU_A_USAGE_VRAM_PEAK]));
-		vgpu_print_size("vram_budget", "budget", u[VGPU_A_USAGE_VRAM_BUDGET],
+		vgpuctl_print_size("vram_budget", "budget", u[VGPU_A_USAGE_VRAM_BUDGET],
 				u64_attr(u[VGPU_A_USAGE_VRAM_BUDGET]));
-		vgpu_print_u64("vram_failures", "failures", u[VGPU_A_USAGE_VRAM_FAILURES],
+		vgpuctl_print_u64("vram_failures", "failures", u[VGPU_A_USAGE_VRAM_FAILURES],
 			       u64_attr(u[VGPU_A_USAGE_VRAM_FAILURES]));
-		vgpu_print_u64("vram_byte_seconds", "byte-seconds",
+		vgpuctl_print_u64("vram_byte_seconds", "byte-seconds",
 			       u[VGPU_A_USAGE_VRAM_BYTE_SECONDS],
 			       u64_attr(u[VGPU_A_USAGE_VRAM_BYTE_SECONDS]));
 		/* Counters: 0 when absent (a module without the scheduler). */
-		vgpu_print_ns("gpu_time_ns", "gpu-time", true,
+		vgpuctl_print_ns("gpu_time_ns", "gpu-time", true,
 			      u64_attr(u[VGPU_A_USAGE_GPU_TIME_NS]));
-		vgpu_print_ns("throttled_ns", "throttled", true,
+		vgpuctl_print_ns("throttled_ns", "throttled", true,
 			      u64_attr(u[VGPU_A_USAGE_THROTTLED_NS]));
-		vgpu_print_u64("grants", "grants", true, u64_attr(u[VGPU_A_USAGE_GRANTS]));
+		vgpuctl_print_u64("grants", "grants", true, u64_attr(u[VGPU_A_USAGE_GRANTS]));
 		/* Plain output names overdrafts only when there are some. */
-		vgpu_print_u64("vram_overdrafts", "overdrafts",
+		vgpuctl_print_u64("vram_overdrafts", "overdrafts",
 			       u[VGPU_A_USAGE_VRAM_OVERDRAFTS] &&
-			       (vgpu_print_json() || u64_attr(u[VGPU_A_USAGE_VRAM_OVERDRAFTS])),
+			       (vgpuctl_print_json() || u64_attr(u[VGPU_A_USAGE_VRAM_OVERDRAFTS])),
 			       u64_attr(u[VGPU_A_USAGE_VRAM_OVERDRAFTS]));
-		vgpu_print_sub_close();
+		vgpuctl_print_sub_close();
 	}
-	vgpu_print_arr_close();
+	vgpuctl_print_arr_close();
 }
 
 /**
- * vgpu_tenant_print() - print one tenant (show and monitor)
+ * vgpuctl_tenant_print() - print one tenant (show and monitor)
  * @nlh: the message, for its usage nests
- * @tb: its attributes, from vgpu_tenant_parse()
+ * @tb: its attributes, from vgpuctl_tenant_parse()
  * @usage_lines: plain output: the usage lines after the tenant's line
  *               (JSON always has the usage array)
  */
-void vgpu_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines)
+void vgpuctl_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines)
 {
 	bool removed = tb[VGPU_A_TENANT_CGROUP_REMOVED];
 	struct nlattr *prio = tb[VGPU_A_TENANT_PRIORITY];
-	const char *pname = prio ? vgpu_priority_name(nla_get_u32(prio)) : NULL;
+	const char *pname = prio ? vgpuctl_priority_name(nla_get_u32(prio)) : NULL;
 	struct nlattr *place = tb[VGPU_A_TENANT_PLACEMENT];
-	const char *plname = place ? vgpu_placement_name(nla_get_u32(place)) : NULL;
+	const char *plname = place ? vgpuctl_placement_name(nla_get_u32(place)) : NULL;
 
-	vgpu_print_str("name", "tenant", str_attr(tb[VGPU_A_TENANT_NAME]));
-	vgpu_print_u64("id", "id", tb[VGPU_A_TENANT_ID], u32_attr(tb[VGPU_A_TENANT_ID]));
-	vgpu_print_str("cgroup", "cgroup", str_attr(tb[VGPU_A_TENANT_CGROUP]));
-	vgpu_print_u64("cgroup_id", "cgroup_id", tb[VGPU_A_TENANT_CGROUP_ID],
+	vgpuctl_print_str("name", "tenant", str_attr(tb[VGPU_A_TENANT_NAME]));
+	vgpuctl_print_u64("id", "id", tb[VGPU_A_TENANT_ID], u32_attr(tb[VGPU_A_TENANT_ID]));
+	vgpuctl_print_str("cgroup", "cgroup", str_attr(tb[VGPU_A_TENANT_CGROUP]));
+	vgpuctl_print_u64("cgroup_id", "cgroup_id", tb[VGPU_A_TENANT_CGROUP_ID],
 		       u64_attr(tb[VGPU_A_TENANT_CGROUP_ID]));
-	if (vgpu_print_json())
-		vgpu_print_flag("cgroup_removed", NULL, removed);
-	vgpu_print_size("vram_max", "vram-max", tb[VGPU_A_TENANT_VRAM_MAX],
+	if (vgpuctl_print_json())
+		vgpuctl_print_flag("cgroup_removed", NULL, removed);
+	vgpuctl_print_size("vram_max", "vram-max", tb[VGPU_A_TENANT_VRAM_MAX],
 			u64_attr(tb[VGPU_A_TENANT_VRAM_MAX]));
-	vgpu_print_size("vram_min", "vram-min", tb[VGPU_A_TENANT_VRAM_MIN],
+	vgpuctl_print_size("vram_min", "vram-min", tb[VGPU_A_TENANT_VRAM_MIN],
 			u64_attr(tb[VGPU_A_TENANT_VRAM_MIN]));
-	vgpu_print_mask("gpus", "gpus", tb[VGPU_A_TENANT_GPUS],
+	vgpuctl_print_mask("gpus", "gpus", tb[VGPU_A_TENANT_GPUS],
 			u64_attr(tb[VGPU_A_TENANT_GPUS]));
-	vgpu_print_u64("weight", "weight", tb[VGPU_A_TENANT_WEIGHT],
+	vgpuctl_print_u64("weight", "weight", tb[VGPU_A_TENANT_WEIGHT],
 		       u32_attr(tb[VGPU_A_TENANT_WEIGHT]));
-	vgpu_print_pct("compute_max", "compute-max", tb[VGPU_A_TENANT_COMPUTE_MAX],
+	vgpuctl_print_pct("compute_max", "compute-max", tb[VGPU_A_TENANT_COMPUTE_MAX],
 		       u32_attr(tb[VGPU_A_TENANT_COMPUTE_MAX]));
 	if (prio && !pname)	/* a priority this vgpuctl does not know */
-		vgpu_print_u64("priority", "priority", true, nla_get_u32(prio));
+		vgpuctl_print_u64("priority", "priority", true, nla_get_u32(prio));
 	else
-		vgpu_print_str("priority", "priority", pname);
-	vgpu_print_str("cpus", "cpus", str_attr(tb[VGPU_A_TENANT_CPUS]));
-	vgpu_print_str("mems", "mems", str_attr(tb[VGPU_A_TENANT_MEMS]));
+		vgpuctl_print_str("priority", "priority", pname);
+	vgpuctl_print_str("cpus", "cpus", str_attr(tb[VGPU_A_TENANT_CPUS]));
+	vgpuctl_print_str("mems", "mems", str_attr(tb[VGPU_A_TENANT_MEMS]));
 	if (place && !plname)	/* a placement this vgpuctl does not know */
-		vgpu_print_u64("placement", "placement", true, nla_get_u32(place));
+		vgpuctl_print_u64("placement", "placement", true, nla_get_u32(place));
 	else
-		vgpu_print_str("placement", "placement", plname);
-	vgpu_print_flag("exclusive", "exclusive", u32_attr(tb[VGPU_A_TENANT_EXCLUSIVE]));
-	vgpu_print_str("cpus_effective", "cpus-effective",
+		vgpuctl_print_str("placement", "placement", plname);
+	vgpuctl_print_flag("exclusive", "exclusive", u32_attr(tb[VGPU_A_TENANT_EXCLUSIVE]));
+	vgpuctl_print_str("cpus_effective", "cpus-effective",
 		       str_attr(tb[VGPU_A_TENANT_CPUS_EFFECTIVE]));
-	vgpu_print_str("mems_effective", "mems-effective",
+	vgpuctl_print_str("mems_effective", "mems-effective",
 		       str_attr(tb[VGPU_A_TENANT_MEMS_EFFECTIVE]));
-	if (!vgpu_print_json())
-		vgpu_print_flag(NULL, "(cgroup removed)", removed);
+	if (!vgpuctl_print_json())
+		vgpuctl_print_flag(NULL, "(cgroup removed)", removed);
 	print_usage(nlh, usage_lines);
 }
 
@@ -537,11 +528,11 @@ static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
 	struct nlattr *tb[VGPU_A_TENANT_MAX + 1];
 
 	(void)arg;
-	if (vgpu_tenant_parse(nlh, tb))
+	if (vgpuctl_tenant_parse(nlh, tb))
 		return -EPROTO;
-	vgpu_print_obj_open(NULL);
-	vgpu_tenant_print(nlh, tb, true);
-	vgpu_print_obj_close();
+	vgpuctl_print_obj_open(NULL);
+	vgpuctl_tenant_print(nlh, tb, true);
+	vgpuctl_print_obj_close();
 	return 0;
 }
 
@@ -555,30 +546,30 @@ static int tenant_show(int argc, char **argv)
 	int ret;
 
 	if (argc > 1)
-		return vgpu_usage_error("unexpected argument \"%s\" for tenant show", argv[1]);
+		return vgpuctl_usage_error("unexpected argument \"%s\" for tenant show", argv[1]);
 	if (argc > 0) {
 		ret = check_name(argv[0], "tenant show");
 		if (ret)
 			return ret;
-		return vgpu_show(VGPU_CMD_TENANT_GET, false, put_name, argv[0],
+		return vgpuctl_show(VGPU_CMD_TENANT_GET, false, put_name, argv[0],
 				 tenant_show_one);
 	}
-	return vgpu_show(VGPU_CMD_TENANT_GET, true, NULL, NULL, tenant_show_one);
+	return vgpuctl_show(VGPU_CMD_TENANT_GET, true, NULL, NULL, tenant_show_one);
 }
 
 /**
- * vgpu_cmd_tenant() - dispatch "vgpuctl tenant COMMAND ..."
+ * vgpuctl_cmd_tenant() - dispatch "vgpuctl tenant COMMAND ..."
  * @argc: arguments after "tenant"
  * @argv: argv[0] is the command; none means show
  *
  * Return: the exit status.
  */
-int vgpu_cmd_tenant(int argc, char **argv)
+int vgpuctl_cmd_tenant(int argc, char **argv)
 {
 	const char *cmd = argc > 0 ? argv[0] : "show";
 
-	if (vgpu_is_help(argc, argv) || vgpu_is_help(argc - 1, argv + 1)) {
-		vgpu_usage_tenant(stdout);
+	if (vgpuctl_is_help(argc, argv) || vgpuctl_is_help(argc - 1, argv + 1)) {
+		vgpuctl_usage_tenant(stdout);
 		return VGPU_EXIT_OK;
 	}
 	if (argc > 0)
@@ -591,6 +582,6 @@ int vgpu_cmd_tenant(int argc, char **argv)
 		return tenant_del(argc, argv);
 	if (!strcmp(cmd, "show") || !strcmp(cmd, "list"))
 		return tenant_show(argc, argv);
-	return vgpu_usage_error("unknown command \"%s\" for tenant; try \"vgpuctl tenant help\"",
+	return vgpuctl_usage_error("unknown command \"%s\" for tenant; try \"vgpuctl tenant help\"",
 				cmd);
 }

@@ -25,10 +25,10 @@
 #define TOP_DUMP_TRIES	5
 
 /**
- * vgpu_usage_top() - usage of top
+ * vgpuctl_usage_top() - usage of top
  * @f: stdout for "help", stderr otherwise
  */
-void vgpu_usage_top(FILE *f)
+void vgpuctl_usage_top(FILE *f)
 {
 	fputs("Usage: vgpuctl top [-d SECONDS] [-n ITERATIONS]\n"
 	      "       vgpuctl top help\n"
@@ -94,7 +94,7 @@ static int top_collect(struct nlmsghdr *nlh, void *arg)
 	bool any = false;
 	int ret;
 
-	if (vgpu_tenant_parse(nlh, tb) || !tb[VGPU_A_TENANT_ID] || !tb[VGPU_A_TENANT_NAME])
+	if (vgpuctl_tenant_parse(nlh, tb) || !tb[VGPU_A_TENANT_ID] || !tb[VGPU_A_TENANT_NAME])
 		return -EPROTO;
 	r.id = nla_get_u32(tb[VGPU_A_TENANT_ID]);
 	snprintf(r.name, sizeof(r.name), "%s", nla_get_string(tb[VGPU_A_TENANT_NAME]));
@@ -107,7 +107,7 @@ static int top_collect(struct nlmsghdr *nlh, void *arg)
 		r.cmax = nla_get_u32(tb[VGPU_A_TENANT_COMPUTE_MAX]);
 	r.has_vmax = tb[VGPU_A_TENANT_VRAM_MAX];
 	r.vmax = u64_of(tb[VGPU_A_TENANT_VRAM_MAX]);
-	while ((ret = vgpu_tenant_next_usage(nlh, &pos, u)) > 0) {
+	while ((ret = vgpuctl_tenant_next_usage(nlh, &pos, u)) > 0) {
 		if (!u[VGPU_A_USAGE_GPU])
 			continue;
 		r.has_gpu = true;
@@ -182,7 +182,7 @@ static const char *const top_head[NCOLS] = {
 /* The cells of one line of the table. */
 static void cells_of(const struct top_row *r, double sh, double thr, char cell[NCOLS][CELL])
 {
-	const char *p = vgpu_priority_name(r->prio);
+	const char *p = vgpuctl_priority_name(r->prio);
 
 	snprintf(cell[C_TENANT], CELL, "%s", r->name);
 	if (r->has_gpu)
@@ -193,16 +193,16 @@ static void cells_of(const struct top_row *r, double sh, double thr, char cell[N
 	snprintf(cell[C_THR], CELL, "%.1f%%", thr);
 	snprintf(cell[C_WEIGHT], CELL, "%u", r->weight);
 	if (r->has_cmax)
-		vgpu_format_pct(r->cmax, cell[C_CMAX], CELL);
+		vgpuctl_format_pct(r->cmax, cell[C_CMAX], CELL);
 	else
 		snprintf(cell[C_CMAX], CELL, "-");
 	if (p)
 		snprintf(cell[C_PRIO], CELL, "%s", p);
 	else
 		snprintf(cell[C_PRIO], CELL, "%u", r->prio);
-	vgpu_format_size(r->vram, cell[C_VRAM], CELL);
+	vgpuctl_format_size(r->vram, cell[C_VRAM], CELL);
 	if (r->has_vmax)
-		vgpu_format_size(r->vmax, cell[C_VMAX], CELL);
+		vgpuctl_format_size(r->vmax, cell[C_VMAX], CELL);
 	else
 		snprintf(cell[C_VMAX], CELL, "-");
 }
@@ -218,23 +218,23 @@ static void put_cell(FILE *f, size_t c, size_t w, const char *s)
 
 static void print_json_row(const struct top_row *r, double sh, double thr)
 {
-	const char *p = vgpu_priority_name(r->prio);
+	const char *p = vgpuctl_priority_name(r->prio);
 
-	vgpu_print_sub_open("");
-	vgpu_print_str("name", NULL, r->name);
-	vgpu_print_u64("id", NULL, true, r->id);
-	vgpu_print_u64("gpu", NULL, r->has_gpu, r->gpu);
-	vgpu_print_fixed("share", NULL, true, sh, 2, NULL);
-	vgpu_print_fixed("throttled", NULL, true, thr, 2, NULL);
-	vgpu_print_u64("weight", NULL, true, r->weight);
-	vgpu_print_u64("compute_max", NULL, r->has_cmax, r->cmax);
+	vgpuctl_print_sub_open("");
+	vgpuctl_print_str("name", NULL, r->name);
+	vgpuctl_print_u64("id", NULL, true, r->id);
+	vgpuctl_print_u64("gpu", NULL, r->has_gpu, r->gpu);
+	vgpuctl_print_fixed("share", NULL, true, sh, 2, NULL);
+	vgpuctl_print_fixed("throttled", NULL, true, thr, 2, NULL);
+	vgpuctl_print_u64("weight", NULL, true, r->weight);
+	vgpuctl_print_u64("compute_max", NULL, r->has_cmax, r->cmax);
 	if (p)
-		vgpu_print_str("priority", NULL, p);
+		vgpuctl_print_str("priority", NULL, p);
 	else
-		vgpu_print_u64("priority", NULL, true, r->prio);
-	vgpu_print_u64("vram_current", NULL, true, r->vram);
-	vgpu_print_u64("vram_max", NULL, r->has_vmax, r->vmax);
-	vgpu_print_sub_close();
+		vgpuctl_print_u64("priority", NULL, true, r->prio);
+	vgpuctl_print_u64("vram_current", NULL, true, r->vram);
+	vgpuctl_print_u64("vram_max", NULL, r->has_vmax, r->vmax);
+	vgpuctl_print_sub_close();
 }
 
 /*
@@ -245,7 +245,7 @@ static void print_json_row(const struct top_row *r, double sh, double thr)
 static int top_print(const struct top_sample *prev, struct top_sample *cur,
 		     uint64_t elapsed, bool tty, unsigned long block)
 {
-	FILE *f = vgpu_print_file();
+	FILE *f = vgpuctl_print_file();
 	uint64_t wall = cur->t > prev->t ? cur->t - prev->t : 0;
 	const struct top_row **show;
 	size_t w[NCOLS], i, c, tenants = 0;
@@ -263,11 +263,11 @@ static int top_print(const struct top_sample *prev, struct top_sample *cur,
 	if (cur->n)
 		qsort(show, cur->n, sizeof(*show), cmp_show);
 
-	if (vgpu_print_json()) {
-		vgpu_print_obj_open(NULL);
-		vgpu_print_fixed("elapsed_s", NULL, true, (double)elapsed / 1e9, 3, NULL);
-		vgpu_print_fixed("interval_s", NULL, true, (double)wall / 1e9, 3, NULL);
-		vgpu_print_arr_open("tenants");
+	if (vgpuctl_print_json()) {
+		vgpuctl_print_obj_open(NULL);
+		vgpuctl_print_fixed("elapsed_s", NULL, true, (double)elapsed / 1e9, 3, NULL);
+		vgpuctl_print_fixed("interval_s", NULL, true, (double)wall / 1e9, 3, NULL);
+		vgpuctl_print_arr_open("tenants");
 	} else {
 		if (tty)
 			fputs("\033[H\033[2J", f);
@@ -279,7 +279,7 @@ static int top_print(const struct top_sample *prev, struct top_sample *cur,
 			w[c] = strlen(top_head[c]);
 	}
 	/* Two passes in plain output: the widths, then the lines. */
-	for (int pass = vgpu_print_json() ? 1 : 0; pass < 2; pass++) {
+	for (int pass = vgpuctl_print_json() ? 1 : 0; pass < 2; pass++) {
 		for (i = 0; i < cur->n; i++) {
 			const struct top_row *r = show[i];
 			const struct top_row *p = !prev->n ? NULL :
@@ -287,7 +287,7 @@ static int top_print(const struct top_sample *prev, struct top_sample *cur,
 			double sh = share(r->gpu_time, p ? p->gpu_time : 0, wall);
 			double thr = share(r->throttled, p ? p->throttled : 0, wall);
 
-			if (vgpu_print_json()) {
+			if (vgpuctl_print_json()) {
 				print_json_row(r, sh, thr);
 				continue;
 			}
@@ -305,9 +305,9 @@ static int top_print(const struct top_sample *prev, struct top_sample *cur,
 			for (c = 0; c < NCOLS; c++)
 				put_cell(f, c, w[c], top_head[c]);
 	}
-	if (vgpu_print_json()) {
-		vgpu_print_arr_close();
-		vgpu_print_obj_close();
+	if (vgpuctl_print_json()) {
+		vgpuctl_print_arr_close();
+		vgpuctl_print_obj_close();
 	}
 	free(show);
 	fflush(f);
@@ -323,11 +323,11 @@ static int top_sample(struct vgpu_nl *nl, struct top_sample *s)
 
 	for (try = 0; try < TOP_DUMP_TRIES && err == -EINTR; try++) {
 		s->n = 0;
-		msg = vgpu_nl_msg(nl, VGPU_CMD_TENANT_GET, true);
+		msg = vgpuctl_nl_msg(nl, VGPU_CMD_TENANT_GET, true);
 		if (!msg)
 			return -ENOMEM;
 		t0 = now_ns();
-		err = vgpu_nl_request(nl, msg, top_collect, s);
+		err = vgpuctl_nl_request(nl, msg, top_collect, s);
 		s->t = t0 + (now_ns() - t0) / 2;
 	}
 	return err;
@@ -361,16 +361,16 @@ static int top_args(int argc, char **argv, uint64_t *delay, uint32_t *iters)
 		bool n = !strcmp(argv[i], "-n") || !strcmp(argv[i], "--iterations");
 
 		if (!d && !n)
-			return vgpu_usage_error("unexpected argument \"%s\" for top", argv[i]);
+			return vgpuctl_usage_error("unexpected argument \"%s\" for top", argv[i]);
 		if ((d && seen_d) || (n && seen_n))
-			return vgpu_usage_error("duplicate option \"%s\" for top", argv[i]);
+			return vgpuctl_usage_error("duplicate option \"%s\" for top", argv[i]);
 		if (i + 1 >= argc)
-			return vgpu_usage_error("missing value for %s", argv[i]);
-		if (d && vgpu_parse_seconds(argv[i + 1], delay))
-			return vgpu_usage_error("invalid SECONDS \"%s\" for %s (0.001-%u, at most 3 decimals)",
+			return vgpuctl_usage_error("missing value for %s", argv[i]);
+		if (d && vgpuctl_parse_seconds(argv[i + 1], delay))
+			return vgpuctl_usage_error("invalid SECONDS \"%s\" for %s (0.001-%u, at most 3 decimals)",
 						argv[i + 1], argv[i], VGPU_SECONDS_MAX);
-		if (n && vgpu_parse_u32(argv[i + 1], 1, UINT32_MAX, iters))
-			return vgpu_usage_error("invalid ITERATIONS \"%s\" for %s (1-%u)",
+		if (n && vgpuctl_parse_u32(argv[i + 1], 1, UINT32_MAX, iters))
+			return vgpuctl_usage_error("invalid ITERATIONS \"%s\" for %s (1-%u)",
 						argv[i + 1], argv[i], UINT32_MAX);
 		seen_d |= d;
 		seen_n |= n;
@@ -382,7 +382,7 @@ static int top_args(int argc, char **argv, uint64_t *delay, uint32_t *iters)
 static int top_loop(struct vgpu_nl *nl, int sfd, uint64_t delay, uint32_t iters)
 {
 	struct top_sample a = { 0 }, b = { 0 }, *prev = &a, *cur = &b, *t;
-	bool tty = !vgpu_print_json() && isatty(STDOUT_FILENO);
+	bool tty = !vgpuctl_print_json() && isatty(STDOUT_FILENO);
 	uint64_t start = now_ns();
 	unsigned long i;
 	int err, ret = VGPU_EXIT_OK;
@@ -395,7 +395,7 @@ static int top_loop(struct vgpu_nl *nl, int sfd, uint64_t delay, uint32_t iters)
 			if (err == 1)
 				err = 0;	/* SIGINT or SIGTERM */
 			else
-				ret = vgpu_error("poll: %s", strerror(-err));
+				ret = vgpuctl_error("poll: %s", strerror(-err));
 			break;
 		}
 		err = top_sample(nl, cur);
@@ -404,13 +404,13 @@ static int top_loop(struct vgpu_nl *nl, int sfd, uint64_t delay, uint32_t iters)
 		if (err == -EPIPE)
 			ret = VGPU_EXIT_ERR;	/* stdout went away */
 		else if (err == -ENOMEM)
-			ret = vgpu_error("%s", strerror(ENOMEM));
+			ret = vgpuctl_error("%s", strerror(ENOMEM));
 		t = prev;
 		prev = cur;
 		cur = t;
 	}
 	if (err && !ret) {
-		vgpu_nl_perror(nl, err);
+		vgpuctl_nl_perror(nl, err);
 		ret = VGPU_EXIT_ERR;
 	}
 	free(a.v);
@@ -419,34 +419,34 @@ static int top_loop(struct vgpu_nl *nl, int sfd, uint64_t delay, uint32_t iters)
 }
 
 /**
- * vgpu_cmd_top() - "vgpuctl top [-d SECONDS] [-n ITERATIONS]"
+ * vgpuctl_cmd_top() - "vgpuctl top [-d SECONDS] [-n ITERATIONS]"
  * @argc: arguments after "top"
  * @argv: the options, or "help"
  *
  * Return: the exit status (0 after -n intervals or SIGINT/SIGTERM).
  */
-int vgpu_cmd_top(int argc, char **argv)
+int vgpuctl_cmd_top(int argc, char **argv)
 {
 	uint64_t delay = 1000000000ULL;
 	uint32_t iters = 0;
 	struct vgpu_nl nl;
 	int ret, sfd;
 
-	if (vgpu_is_help(argc, argv)) {
-		vgpu_usage_top(stdout);
+	if (vgpuctl_is_help(argc, argv)) {
+		vgpuctl_usage_top(stdout);
 		return VGPU_EXIT_OK;
 	}
 	ret = top_args(argc, argv, &delay, &iters);
 	if (ret)
 		return ret;
 
-	ret = vgpu_stop_signals(&sfd);
+	ret = vgpuctl_stop_signals(&sfd);
 	if (ret)
 		return ret;
-	ret = vgpu_open(&nl);
+	ret = vgpuctl_open(&nl);
 	if (!ret) {
 		ret = top_loop(&nl, sfd, delay, iters);
-		vgpu_nl_close(&nl);
+		vgpuctl_nl_close(&nl);
 	}
 	close(sfd);
 	return ret;

@@ -27,12 +27,12 @@ static void verror(const char *fmt, va_list ap)
 }
 
 /**
- * vgpu_usage_error() - report a bad command line
+ * vgpuctl_usage_error() - report a bad command line
  * @fmt: the problem, without "Error: " and the final period
  *
  * Return: VGPU_EXIT_USAGE.
  */
-int vgpu_usage_error(const char *fmt, ...)
+int vgpuctl_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -43,12 +43,12 @@ int vgpu_usage_error(const char *fmt, ...)
 }
 
 /**
- * vgpu_error() - report a runtime failure
+ * vgpuctl_error() - report a runtime failure
  * @fmt: the problem, without "Error: " and the final period
  *
  * Return: VGPU_EXIT_ERR.
  */
-int vgpu_error(const char *fmt, ...)
+int vgpuctl_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -59,7 +59,7 @@ int vgpu_error(const char *fmt, ...)
 }
 
 /**
- * vgpu_stop_signals() - take SIGINT and SIGTERM through a descriptor
+ * vgpuctl_stop_signals() - take SIGINT and SIGTERM through a descriptor
  * @sfd: out: a signalfd that becomes readable when one arrives
  *
  * The signals are blocked: arriving as data, they leave libnl's calls
@@ -67,7 +67,7 @@ int vgpu_error(const char *fmt, ...)
  *
  * Return: VGPU_EXIT_OK, or the exit status after an error line.
  */
-int vgpu_stop_signals(int *sfd)
+int vgpuctl_stop_signals(int *sfd)
 {
 	sigset_t mask;
 
@@ -75,22 +75,22 @@ int vgpu_stop_signals(int *sfd)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &mask, NULL))
-		return vgpu_error("sigprocmask: %s", strerror(errno));
+		return vgpuctl_error("sigprocmask: %s", strerror(errno));
 	*sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (*sfd < 0)
-		return vgpu_error("signalfd: %s", strerror(errno));
+		return vgpuctl_error("signalfd: %s", strerror(errno));
 	return VGPU_EXIT_OK;
 }
 
-/** vgpu_is_help() - whether the next argument asks for help. */
-bool vgpu_is_help(int argc, char **argv)
+/** vgpuctl_is_help() - whether the next argument asks for help. */
+bool vgpuctl_is_help(int argc, char **argv)
 {
 	return argc > 0 && (!strcmp(argv[0], "help") ||
 			    !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"));
 }
 
 /**
- * vgpu_need_admin() - check CAP_NET_ADMIN before a mutation is sent
+ * vgpuctl_need_admin() - check CAP_NET_ADMIN before a mutation is sent
  *
  * The kernel checks too (GENL_ADMIN_PERM); this gives a clear message
  * without a round trip.
@@ -98,41 +98,41 @@ bool vgpu_is_help(int argc, char **argv)
  * Return: 0 when the capability is effective, else VGPU_EXIT_ERR after
  * printing why.
  */
-int vgpu_need_admin(void)
+int vgpuctl_need_admin(void)
 {
 	cap_flag_value_t v = CAP_CLEAR;
 	cap_t caps = cap_get_proc();
 
 	if (!caps)
-		return vgpu_error("cannot read the process capabilities: %s",
+		return vgpuctl_error("cannot read the process capabilities: %s",
 				  strerror(errno));
 	if (cap_get_flag(caps, CAP_NET_ADMIN, CAP_EFFECTIVE, &v))
 		v = CAP_CLEAR;
 	cap_free(caps);
 	if (v != CAP_SET)
-		return vgpu_error("this command needs CAP_NET_ADMIN (run it as root)");
+		return vgpuctl_error("this command needs CAP_NET_ADMIN (run it as root)");
 	return 0;
 }
 
 /**
- * vgpu_open() - open the netlink handle, reporting a failure
+ * vgpuctl_open() - open the netlink handle, reporting a failure
  * @nl: the handle
  *
  * Return: 0 or VGPU_EXIT_ERR.
  */
-int vgpu_open(struct vgpu_nl *nl)
+int vgpuctl_open(struct vgpu_nl *nl)
 {
-	int err = vgpu_nl_open(nl);
+	int err = vgpuctl_nl_open(nl);
 
 	if (err) {
-		vgpu_nl_perror(nl, err);
+		vgpuctl_nl_perror(nl, err);
 		return VGPU_EXIT_ERR;
 	}
 	return 0;
 }
 
 /**
- * vgpu_send() - send a request, reporting a failure
+ * vgpuctl_send() - send a request, reporting a failure
  * @nl: an open handle
  * @msg: the request (freed)
  * @fn: reply handler or NULL
@@ -140,23 +140,23 @@ int vgpu_open(struct vgpu_nl *nl)
  *
  * Return: 0 or VGPU_EXIT_ERR.
  */
-int vgpu_send(struct vgpu_nl *nl, struct nl_msg *msg,
+int vgpuctl_send(struct vgpu_nl *nl, struct nl_msg *msg,
 	      vgpu_nl_reply_fn fn, void *arg)
 {
 	int err;
 
 	if (!msg)
-		return vgpu_error("%s", strerror(ENOMEM));
-	err = vgpu_nl_request(nl, msg, fn, arg);
+		return vgpuctl_error("%s", strerror(ENOMEM));
+	err = vgpuctl_nl_request(nl, msg, fn, arg);
 	if (err) {
-		vgpu_nl_perror(nl, err);
+		vgpuctl_nl_perror(nl, err);
 		return VGPU_EXIT_ERR;
 	}
 	return 0;
 }
 
 /**
- * vgpu_admin_u32() - send a change that carries a single u32 attribute
+ * vgpuctl_admin_u32() - send a change that carries a single u32 attribute
  * @cmd: VGPU_CMD_*
  * @attr: the attribute
  * @val: its value
@@ -165,43 +165,43 @@ int vgpu_send(struct vgpu_nl *nl, struct nl_msg *msg,
  *
  * Return: the exit status.
  */
-int vgpu_admin_u32(uint8_t cmd, int attr, uint32_t val)
+int vgpuctl_admin_u32(uint8_t cmd, int attr, uint32_t val)
 {
 	struct vgpu_nl nl;
 	struct nl_msg *msg;
-	int ret = vgpu_need_admin();
+	int ret = vgpuctl_need_admin();
 
 	if (ret)
 		return ret;
-	ret = vgpu_open(&nl);
+	ret = vgpuctl_open(&nl);
 	if (ret)
 		return ret;
-	msg = vgpu_nl_msg(&nl, cmd, false);
+	msg = vgpuctl_nl_msg(&nl, cmd, false);
 	if (msg && nla_put_u32(msg, attr, val) < 0) {
-		vgpu_nl_close(&nl);
-		return vgpu_put_failed(msg);
+		vgpuctl_nl_close(&nl);
+		return vgpuctl_put_failed(msg);
 	}
-	ret = vgpu_send(&nl, msg, NULL, NULL);
-	vgpu_nl_close(&nl);
+	ret = vgpuctl_send(&nl, msg, NULL, NULL);
+	vgpuctl_nl_close(&nl);
 	return ret;
 }
 
 /**
- * vgpu_put_failed() - report that a request did not fit its buffer
+ * vgpuctl_put_failed() - report that a request did not fit its buffer
  * @msg: the request (freed)
  *
  * Return: VGPU_EXIT_ERR.
  */
-int vgpu_put_failed(struct nl_msg *msg)
+int vgpuctl_put_failed(struct nl_msg *msg)
 {
 	nlmsg_free(msg);
-	return vgpu_error("the request does not fit in a netlink message");
+	return vgpuctl_error("the request does not fit in a netlink message");
 }
 
 /* One try of a show request; its output goes to @f. */
 static int show_once(struct vgpu_nl *nl, FILE *f, const struct vgpu_show_req *r)
 {
-	struct nl_msg *msg = vgpu_nl_msg(nl, r->cmd, r->dump);
+	struct nl_msg *msg = vgpuctl_nl_msg(nl, r->cmd, r->dump);
 	int err;
 
 	if (!msg)
@@ -210,21 +210,21 @@ static int show_once(struct vgpu_nl *nl, FILE *f, const struct vgpu_show_req *r)
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	vgpu_print_set_file(f);
+	vgpuctl_print_set_file(f);
 	if (!r->single)
-		vgpu_print_list_open();
-	err = vgpu_nl_request(nl, msg, r->fn, NULL);
+		vgpuctl_print_list_open();
+	err = vgpuctl_nl_request(nl, msg, r->fn, NULL);
 	if (r->done)
 		r->done(err == 0);
 	if (!r->single)
-		vgpu_print_list_close(err == 0);
+		vgpuctl_print_list_close(err == 0);
 	fflush(f);
-	vgpu_print_set_file(stdout);
+	vgpuctl_print_set_file(stdout);
 	return err;
 }
 
 /**
- * vgpu_show_run() - run a get request, do or dump, and print its replies
+ * vgpuctl_show_run() - run a get request, do or dump, and print its replies
  * @r: the request (see struct vgpu_show_req)
  *
  * The output is held back until the request is over, so that a dump
@@ -234,7 +234,7 @@ static int show_once(struct vgpu_nl *nl, FILE *f, const struct vgpu_show_req *r)
  *
  * Return: the exit status.
  */
-int vgpu_show_run(const struct vgpu_show_req *r)
+int vgpuctl_show_run(const struct vgpu_show_req *r)
 {
 	struct vgpu_nl nl;
 	char *buf = NULL;
@@ -242,14 +242,14 @@ int vgpu_show_run(const struct vgpu_show_req *r)
 	int ret, err, try;
 	FILE *f;
 
-	ret = vgpu_open(&nl);
+	ret = vgpuctl_open(&nl);
 	if (ret)
 		return ret;
 	for (try = 1; ; try++) {
 		f = open_memstream(&buf, &len);
 		if (!f) {
-			vgpu_nl_close(&nl);
-			return vgpu_error("%s", strerror(errno));
+			vgpuctl_nl_close(&nl);
+			return vgpuctl_error("%s", strerror(errno));
 		}
 		err = show_once(&nl, f, r);
 		fclose(f);
@@ -262,13 +262,13 @@ int vgpu_show_run(const struct vgpu_show_req *r)
 	fflush(stdout);
 	free(buf);
 	if (err)
-		vgpu_nl_perror(&nl, err);
-	vgpu_nl_close(&nl);
+		vgpuctl_nl_perror(&nl, err);
+	vgpuctl_nl_close(&nl);
 	return err ? VGPU_EXIT_ERR : VGPU_EXIT_OK;
 }
 
 /**
- * vgpu_show() - vgpu_show_run() of a request printed as an array
+ * vgpuctl_show() - vgpuctl_show_run() of a request printed as an array
  * @cmd: VGPU_CMD_GPU_GET or VGPU_CMD_TENANT_GET
  * @dump: NLM_F_DUMP (the whole table) instead of one object
  * @put: adds the request's attributes (NULL for none); < 0 when full
@@ -277,12 +277,12 @@ int vgpu_show_run(const struct vgpu_show_req *r)
  *
  * Return: the exit status.
  */
-int vgpu_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
+int vgpuctl_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
 	      vgpu_nl_reply_fn fn)
 {
 	struct vgpu_show_req r = {
 		.cmd = cmd, .dump = dump, .put = put, .parg = parg, .fn = fn,
 	};
 
-	return vgpu_show_run(&r);
+	return vgpuctl_show_run(&r);
 }

@@ -28,40 +28,40 @@ enum {
 };
 
 /* Command entry points: argv[0] is the command (or absent). */
-int vgpu_cmd_gpu(int argc, char **argv);
-int vgpu_cmd_tenant(int argc, char **argv);
-int vgpu_cmd_monitor(int argc, char **argv);
-int vgpu_cmd_ps(int argc, char **argv);
-int vgpu_cmd_show(int argc, char **argv);
-int vgpu_cmd_set(int argc, char **argv);
-int vgpu_cmd_top(int argc, char **argv);
-int vgpu_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
+int vgpuctl_cmd_gpu(int argc, char **argv);
+int vgpuctl_cmd_tenant(int argc, char **argv);
+int vgpuctl_cmd_monitor(int argc, char **argv);
+int vgpuctl_cmd_ps(int argc, char **argv);
+int vgpuctl_cmd_show(int argc, char **argv);
+int vgpuctl_cmd_set(int argc, char **argv);
+int vgpuctl_cmd_top(int argc, char **argv);
+int vgpuctl_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
 
 /* Usage texts, also printed by "help". */
-void vgpu_usage_gpu(FILE *f);
-void vgpu_usage_tenant(FILE *f);
-void vgpu_usage_monitor(FILE *f);
-void vgpu_usage_ps(FILE *f);
-void vgpu_usage_host(FILE *f);
-void vgpu_usage_top(FILE *f);
+void vgpuctl_usage_gpu(FILE *f);
+void vgpuctl_usage_tenant(FILE *f);
+void vgpuctl_usage_monitor(FILE *f);
+void vgpuctl_usage_ps(FILE *f);
+void vgpuctl_usage_host(FILE *f);
+void vgpuctl_usage_top(FILE *f);
 
 /* util.c */
-int vgpu_usage_error(const char *fmt, ...)
+int vgpuctl_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
-int vgpu_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-bool vgpu_is_help(int argc, char **argv);
-int vgpu_stop_signals(int *sfd);
-int vgpu_need_admin(void);
-int vgpu_open(struct vgpu_nl *nl);
-int vgpu_send(struct vgpu_nl *nl, struct nl_msg *msg,
+int vgpuctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+bool vgpuctl_is_help(int argc, char **argv);
+int vgpuctl_stop_signals(int *sfd);
+int vgpuctl_need_admin(void);
+int vgpuctl_open(struct vgpu_nl *nl);
+int vgpuctl_send(struct vgpu_nl *nl, struct nl_msg *msg,
 	      vgpu_nl_reply_fn fn, void *arg);
-int vgpu_put_failed(struct nl_msg *msg);
-int vgpu_admin_u32(uint8_t cmd, int attr, uint32_t val);
+int vgpuctl_put_failed(struct nl_msg *msg);
+int vgpuctl_admin_u32(uint8_t cmd, int attr, uint32_t val);
 typedef int (*vgpu_put_fn)(struct nl_msg *msg, const void *arg);
-int vgpu_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
+int vgpuctl_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
 	      vgpu_nl_reply_fn fn);
 
-/* A get request for vgpu_show_run(). */
+/* A get request for vgpuctl_show_run(). */
 struct vgpu_show_req {
 	uint8_t cmd;		/* VGPU_CMD_*_GET */
 	bool dump;		/* NLM_F_DUMP */
@@ -72,20 +72,19 @@ struct vgpu_show_req {
 	/* Called after each try, ok when it succeeded (prints what fn kept). */
 	void (*done)(bool ok);
 };
-int vgpu_show_run(const struct vgpu_show_req *r);
+int vgpuctl_show_run(const struct vgpu_show_req *r);
 
 /* Reply parsing and printing, shared by show and monitor. */
-int vgpu_gpu_parse(struct nlmsghdr *nlh, struct nlattr **tb);
-void vgpu_gpu_print(struct nlattr **tb);
-int vgpu_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb);
-void vgpu_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines);
-int vgpu_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb);
-int vgpu_quota_attr(uint32_t bit);
+int vgpuctl_gpu_parse(struct nlmsghdr *nlh, struct nlattr **tb);
+void vgpuctl_gpu_print(struct nlattr **tb);
+int vgpuctl_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb);
+void vgpuctl_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines);
+int vgpuctl_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb);
 
 /* placement.c: the quotas that decide a tenant's CPUs and nodes. */
 #define VGPU_PLACEMENT_QUOTAS	(VGPU_QUOTA_CPUS | VGPU_QUOTA_MEMS | VGPU_QUOTA_PLACEMENT | \
 				 VGPU_QUOTA_EXCLUSIVE | VGPU_QUOTA_GPUS)
-int vgpu_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen);
-int vgpu_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen);
+int vgpuctl_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen);
+int vgpuctl_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen);
 
 #endif /* VGPU_CTL_VGPUCTL_H */

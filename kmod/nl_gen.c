@@ -15,57 +15,57 @@ static struct netlink_range_validation vgpu_a_gpu_vram_range = {
 
 /* VGPU_CMD_GPU_ADD - do */
 static const struct nla_policy vgpu_gpu_add_nl_policy[VGPU_A_GPU_NUMA + 1] = {
-	[VGPU_A_GPU_INDEX] = NLA_POLICY_MAX(NLA_U32, 63),
-	[VGPU_A_GPU_UUID] = { .type = NLA_NUL_STRING, .len = 40, },
-	[VGPU_A_GPU_PCI] = { .type = NLA_NUL_STRING, .len = 16, },
+	[VGPU_A_GPU_INDEX] = NLA_POLICY_MAX(NLA_U32, (VGPU_GPU_MAX - 1)),
+	[VGPU_A_GPU_UUID] = { .type = NLA_NUL_STRING, .len = VGPU_UUID_LEN, },
+	[VGPU_A_GPU_PCI] = { .type = NLA_NUL_STRING, .len = VGPU_PCI_LEN_MAX, },
 	[VGPU_A_GPU_VRAM] = NLA_POLICY_FULL_RANGE(NLA_U64, &vgpu_a_gpu_vram_range),
-	[VGPU_A_GPU_NUMA] = NLA_POLICY_RANGE(NLA_S32, -1, 1023),
+	[VGPU_A_GPU_NUMA] = NLA_POLICY_RANGE(NLA_S32, (-1), 1023),
 };
 
 /* VGPU_CMD_GPU_DEL - do */
 static const struct nla_policy vgpu_gpu_del_nl_policy[VGPU_A_GPU_INDEX + 1] = {
-	[VGPU_A_GPU_INDEX] = NLA_POLICY_MAX(NLA_U32, 63),
+	[VGPU_A_GPU_INDEX] = NLA_POLICY_MAX(NLA_U32, (VGPU_GPU_MAX - 1)),
 };
 
 /* VGPU_CMD_GPU_GET - do */
 static const struct nla_policy vgpu_gpu_get_nl_policy[VGPU_A_GPU_INDEX + 1] = {
-	[VGPU_A_GPU_INDEX] = NLA_POLICY_MAX(NLA_U32, 63),
+	[VGPU_A_GPU_INDEX] = NLA_POLICY_MAX(NLA_U32, (VGPU_GPU_MAX - 1)),
 };
 
 /* VGPU_CMD_TENANT_NEW - do */
 static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_EXCLUSIVE + 1] = {
-	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
-	[VGPU_A_TENANT_CGROUP] = { .type = NLA_NUL_STRING, .len = 4095, },
+	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
+	[VGPU_A_TENANT_CGROUP] = { .type = NLA_NUL_STRING, .len = VGPU_PATH_LEN_MAX, },
 	[VGPU_A_TENANT_CGROUP_ID] = { .type = NLA_U64, },
 	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64, },
 	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64, },
 	[VGPU_A_TENANT_GPUS] = { .type = NLA_U64, },
-	[VGPU_A_TENANT_WEIGHT] = NLA_POLICY_RANGE(NLA_U32, 1, 10000),
-	[VGPU_A_TENANT_COMPUTE_MAX] = NLA_POLICY_MAX(NLA_U32, 10000),
+	[VGPU_A_TENANT_WEIGHT] = NLA_POLICY_RANGE(NLA_U32, 1, VGPU_WEIGHT_MAX),
+	[VGPU_A_TENANT_COMPUTE_MAX] = NLA_POLICY_MAX(NLA_U32, VGPU_BP_MAX),
 	[VGPU_A_TENANT_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 2),
-	[VGPU_A_TENANT_CPUS] = { .type = NLA_NUL_STRING, .len = 1023, },
-	[VGPU_A_TENANT_MEMS] = { .type = NLA_NUL_STRING, .len = 1023, },
+	[VGPU_A_TENANT_CPUS] = { .type = NLA_NUL_STRING, .len = VGPU_LIST_LEN_MAX, },
+	[VGPU_A_TENANT_MEMS] = { .type = NLA_NUL_STRING, .len = VGPU_LIST_LEN_MAX, },
 	[VGPU_A_TENANT_PLACEMENT] = NLA_POLICY_MAX(NLA_U32, 1),
 	[VGPU_A_TENANT_EXCLUSIVE] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
 /* VGPU_CMD_TENANT_DEL - do */
 static const struct nla_policy vgpu_tenant_del_nl_policy[VGPU_A_TENANT_FORCE + 1] = {
-	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
 	[VGPU_A_TENANT_FORCE] = { .type = NLA_FLAG, },
 };
 
 /* VGPU_CMD_TENANT_SET - do */
 static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_EXCLUSIVE + 1] = {
-	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
 	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64, },
 	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64, },
 	[VGPU_A_TENANT_GPUS] = { .type = NLA_U64, },
-	[VGPU_A_TENANT_WEIGHT] = NLA_POLICY_RANGE(NLA_U32, 1, 10000),
-	[VGPU_A_TENANT_COMPUTE_MAX] = NLA_POLICY_MAX(NLA_U32, 10000),
+	[VGPU_A_TENANT_WEIGHT] = NLA_POLICY_RANGE(NLA_U32, 1, VGPU_WEIGHT_MAX),
+	[VGPU_A_TENANT_COMPUTE_MAX] = NLA_POLICY_MAX(NLA_U32, VGPU_BP_MAX),
 	[VGPU_A_TENANT_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 2),
-	[VGPU_A_TENANT_CPUS] = { .type = NLA_NUL_STRING, .len = 1023, },
-	[VGPU_A_TENANT_MEMS] = { .type = NLA_NUL_STRING, .len = 1023, },
+	[VGPU_A_TENANT_CPUS] = { .type = NLA_NUL_STRING, .len = VGPU_LIST_LEN_MAX, },
+	[VGPU_A_TENANT_MEMS] = { .type = NLA_NUL_STRING, .len = VGPU_LIST_LEN_MAX, },
 	[VGPU_A_TENANT_CLEAR] = NLA_POLICY_MASK(NLA_U32, 0x3ff),
 	[VGPU_A_TENANT_PLACEMENT] = NLA_POLICY_MAX(NLA_U32, 1),
 	[VGPU_A_TENANT_EXCLUSIVE] = NLA_POLICY_MAX(NLA_U32, 1),
@@ -73,7 +73,7 @@ static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_EXCLUSIVE
 
 /* VGPU_CMD_TENANT_GET - do */
 static const struct nla_policy vgpu_tenant_get_nl_policy[VGPU_A_TENANT_NAME + 1] = {
-	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = 63, },
+	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
 };
 
 /* VGPU_CMD_PROC_REGISTER - do */
@@ -89,6 +89,20 @@ static const struct nla_policy vgpu_host_set_nl_policy[VGPU_A_HOST_DEFAULT_POLIC
 /* VGPU_CMD_PROC_DEL - do */
 static const struct nla_policy vgpu_proc_del_nl_policy[VGPU_A_PROC_PID + 1] = {
 	[VGPU_A_PROC_PID] = { .type = NLA_U32, },
+};
+
+/* The tenant attribute of each quota, by bit number. */
+const u16 vgpu_quota_attrs[VGPU_QUOTA_NBITS] = {
+	[0] = VGPU_A_TENANT_VRAM_MAX,
+	[1] = VGPU_A_TENANT_VRAM_MIN,
+	[2] = VGPU_A_TENANT_GPUS,
+	[3] = VGPU_A_TENANT_WEIGHT,
+	[4] = VGPU_A_TENANT_COMPUTE_MAX,
+	[5] = VGPU_A_TENANT_PRIORITY,
+	[6] = VGPU_A_TENANT_CPUS,
+	[7] = VGPU_A_TENANT_MEMS,
+	[8] = VGPU_A_TENANT_PLACEMENT,
+	[9] = VGPU_A_TENANT_EXCLUSIVE,
 };
 
 /* Ops table for vgpu */

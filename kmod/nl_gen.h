@@ -30,6 +30,13 @@ enum {
 	VGPU_NLGRP_MONITOR,
 };
 
+/* Quotas: the bits of enum vgpu_quota, all of them. */
+#define VGPU_QUOTA_NBITS	10
+#define VGPU_QUOTA_ALL	0x3ff
+
+/* The tenant attribute of each quota, by bit number. */
+extern const u16 vgpu_quota_attrs[VGPU_QUOTA_NBITS];
+
 extern const struct genl_ops vgpu_nl_ops[12];
 extern const struct genl_multicast_group vgpu_nl_mcgrps[1];
 

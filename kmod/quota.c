@@ -72,27 +72,12 @@ void vgpu_quota_copy(struct vgpu_quota_set *dst, const struct vgpu_quota_set *sr
 u32 vgpu_quota_given(struct nlattr **attrs)
 {
 	u32 given = 0;
+	int b;
 
-	if (attrs[VGPU_A_TENANT_VRAM_MAX])
-		given |= VGPU_QUOTA_VRAM_MAX;
-	if (attrs[VGPU_A_TENANT_VRAM_MIN])
-		given |= VGPU_QUOTA_VRAM_MIN;
-	if (attrs[VGPU_A_TENANT_GPUS])
-		given |= VGPU_QUOTA_GPUS;
-	if (attrs[VGPU_A_TENANT_WEIGHT])
-		given |= VGPU_QUOTA_WEIGHT;
-	if (attrs[VGPU_A_TENANT_COMPUTE_MAX])
-		given |= VGPU_QUOTA_COMPUTE_MAX;
-	if (attrs[VGPU_A_TENANT_PRIORITY])
-		given |= VGPU_QUOTA_PRIORITY;
-	if (attrs[VGPU_A_TENANT_CPUS])
-		given |= VGPU_QUOTA_CPUS;
-	if (attrs[VGPU_A_TENANT_MEMS])
-		given |= VGPU_QUOTA_MEMS;
-	if (attrs[VGPU_A_TENANT_PLACEMENT])
-		given |= VGPU_QUOTA_PLACEMENT;
-	if (attrs[VGPU_A_TENANT_EXCLUSIVE])
-		given |= VGPU_QUOTA_EXCLUSIVE;
+	/* The bit to attribute map is the spec's (nl_gen.c), not a copy. */
+	for (b = 0; b < VGPU_QUOTA_NBITS; b++)
+		if (attrs[vgpu_quota_attrs[b]])
+			given |= BIT(b);
 	return given;
 }
 

@@ -11,14 +11,14 @@
 #include <linux/types.h>
 
 #include "../uapi/vgpu.h"
+#include "nl_gen.h"
 
 struct netlink_ext_ack;
 struct nlattr;
 struct sk_buff;
 struct vgpu_tenant;
 
-/* Every quota, as bits of enum vgpu_quota. */
-#define VGPU_QUOTA_ALL		(VGPU_QUOTA_EXCLUSIVE * 2 - 1)
+/* VGPU_QUOTA_ALL and vgpu_quota_attrs[] come from the spec (nl_gen.h). */
 
 /**
  * struct vgpu_quota_set - the quotas of a tenant

@@ -4,6 +4,10 @@
  * tests/simgpu/array.c): texels x channels x bits per channel of the
  * format, summed over mip levels, page-rounded. Block-compressed and video
  * formats count their average bits per texel.
+ *
+ * The format table is deliberately not shared with simgpu's copy: simgpu
+ * is the ground truth the tests compare libvgpu's charges with, and a
+ * wrong entry in a shared table would be wrong on both sides unseen.
  */
 #include "arraysize.h"
 

@@ -78,7 +78,7 @@ run_unit() {
 
 mkdir -p build/unit build/asan
 if [ "$tools_ok" = 1 ] &&
-   "$CC" "${WARN[@]}" -O2 -g tests/unit/test_parse.c ctl/parse.c \
+   "$CC" "${WARN[@]}" -O2 -g tests/unit/test_parse.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
 	-o build/unit/test_parse 2> "$tmp/cc.err"; then
 	pass parse "test_parse builds with -Wall -Wextra -Werror"
 	run_unit parse build/unit/test_parse
@@ -86,7 +86,7 @@ else
 	fail parse "test_parse builds with -Wall -Wextra -Werror" "$(oneline "$tmp/cc.err")"
 fi
 if [ "$tools_ok" = 1 ] &&
-   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" tests/unit/test_parse.c ctl/parse.c \
+   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" tests/unit/test_parse.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
 	-o build/asan/test_parse 2> "$tmp/cc.err"; then
 	pass parse-asan "test_parse builds with ASan and UBSan"
 	run_unit parse-asan build/asan/test_parse
@@ -116,7 +116,8 @@ done
 
 # test_print links the reply printers, hence libnl and libcap.
 PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/placement.c ctl/cpuset.c ctl/print.c
-	    ctl/json.c ctl/parse.c ctl/parse_sched.c ctl/util.c ctl/nl.c)
+	    ctl/json.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c ctl/parse_sched.c
+	    ctl/util.c ctl/nl.c)
 for mode in print print-asan; do
 	if [ "$mode" = print ]; then
 		flags=(-O2 -g) out=build/unit/test_print what="with -Wall -Wextra -Werror"
@@ -150,9 +151,9 @@ if [ "$tools_ok" = 1 ]; then
 	# shellcheck disable=SC2046
 	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
 		-I"${NVML_INC:-build/deps/nvml/usr/include}" \
-		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_sched.c ctl/json.c \
-		ctl/print.c ctl/gpu.c ctl/probe.c ctl/tenant.c ctl/placement.c ctl/cpuset.c \
-		ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
+		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
+		ctl/parse_sched.c ctl/json.c ctl/print.c ctl/gpu.c ctl/probe.c ctl/tenant.c \
+		ctl/placement.c ctl/cpuset.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
 		-o build/asan/ctl/vgpuctl \
 		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \

@@ -10,7 +10,16 @@
 
 #include "simgpu.h"
 
-/* Bits per texel and channel for a format value (all cuda.h versions). */
+/*
+ * Bits per texel and channel for a format value (all cuda.h versions).
+ *
+ * Deliberately a second copy of libvgpu's table (libvgpu/arraysize.c),
+ * not shared with it: simgpu is the driver whose VRAM the tests take as
+ * the truth that libvgpu's charges are compared with (60-vram). With one
+ * shared table a wrong entry would be wrong on both sides, charged and
+ * allocated alike, and no test could see it; two tables written from
+ * cuda.h each make a wrong entry in either a failing comparison.
+ */
 static unsigned int format_bits(unsigned int f)
 {
 	switch (f) {

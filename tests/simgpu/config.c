@@ -110,8 +110,14 @@ static int parse_pci(const char *s, struct sg_gpu_config *g)
 	unsigned int dom, bus, dev, fn;
 	char tail;
 
-	if (sscanf(s, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4 ||
-	    dom > 0xffff || bus > 0xff || dev > 0x1f || fn > 7)
+	/*
+	 * A domain of up to 8 hex digits, as NVML's busId has room for:
+	 * hosts with VMD or Hyper-V have domains above 0xffff, which NVML
+	 * writes "00010000:01:00.0" and sysfs "10000:01:00.0".
+	 */
+	if (strcspn(s, ":") > 8 ||
+	    sscanf(s, "%x:%x:%x.%x%c", &dom, &bus, &dev, &fn, &tail) != 4 ||
+	    bus > 0xff || dev > 0x1f || fn > 7)
 		return -1;
 	g->domain = dom;
 	g->bus = bus;
@@ -206,7 +212,7 @@ static int set_key(struct sg_config *cfg, const char *key, const char *val,
 		} else if (!strcmp(key, "pci") || !strcmp(key, "pci_bus_id")) {
 			if (parse_pci(val, g))
 				return fail(err, errlen,
-					    "%s: bad pci bus id '%s' (want DDDD:BB:DD.F)",
+					    "%s: bad pci bus id '%s' (want [DDDD]DDDD:BB:DD.F)",
 					    where, val);
 		} else if (!strcmp(key, "numa")) {
 			if (parse_int(val, -1, 1023, &n))

@@ -16,46 +16,76 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../libvgpu/charge.h"
 #include "devtest.h"
 
-int vgpu_dev_fd = -1;
-struct vgpu_dev_page *vgpu_page;
+int devtest_dev_fd = -1;
+struct vgpu_dev_page *devtest_page;
 static const struct vgpu_dev_gate *gate;
-static uint64_t last_keep[VGPU_DEV_GPUS];
+
+/*
+ * alloc and free run libvgpu's own charging code (libvgpu/charge.c,
+ * compiled into this tool), so the kernel tests exercise the fast path
+ * libvgpu ships rather than a copy that can drift from it. The ioctl
+ * callback counts the CHARGEs and the bytes released, for the output.
+ */
+struct charge_count {
+	int charges;
+	uint64_t released;
+};
+
+static int charger_ioctl(void *ctx, unsigned long req, void *arg)
+{
+	struct charge_count *n = ctx;
+
+	if (req == VGPU_IOC_CHARGE)
+		n->charges++;
+	if (devtest_dev_fd < 0)
+		return -EBADF;
+	if (ioctl(devtest_dev_fd, req, arg))
+		return -errno;
+	if (req == VGPU_IOC_RELEASE)
+		n->released += ((struct vgpu_dev_charge *)arg)->bytes;
+	return 0;
+}
+
+static struct charge_count charge_count;
+/* keep[] holds the last CHARGE's keep, from alloc or the charge step. */
+static struct vgpu_charger charger = { .ioctl = charger_ioctl, .ctx = &charge_count };
 
 static _Atomic int64_t *slot_avail(uint32_t gpu)
 {
-	return (_Atomic int64_t *)&vgpu_page->gpu[gpu].avail;
+	return (_Atomic int64_t *)&devtest_page->gpu[gpu].avail;
 }
 
 static _Atomic uint64_t *slot_used(uint32_t gpu)
 {
-	return (_Atomic uint64_t *)&vgpu_page->gpu[gpu].used;
+	return (_Atomic uint64_t *)&devtest_page->gpu[gpu].used;
 }
 
-int vgpu_step_open(void)
+int devtest_step_open(void)
 {
 	void *p;
 
-	if (vgpu_dev_fd >= 0)
+	if (devtest_dev_fd >= 0)
 		return 0;
-	vgpu_dev_fd = open(VGPU_DEV_PATH, O_RDWR | O_CLOEXEC);
-	if (vgpu_dev_fd < 0)
+	devtest_dev_fd = open(VGPU_DEV_PATH, O_RDWR | O_CLOEXEC);
+	if (devtest_dev_fd < 0)
 		return -errno;
-	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, vgpu_dev_fd, 0);
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, devtest_dev_fd, 0);
 	if (p == MAP_FAILED) {
 		int err = -errno;
 
-		close(vgpu_dev_fd);
-		vgpu_dev_fd = -1;
+		close(devtest_dev_fd);
+		devtest_dev_fd = -1;
 		return err;
 	}
-	vgpu_page = p;
+	devtest_page = p;
 	return 0;
 }
 
 /* Opens up to @n more files, kept open until exit; stops at the first error. */
-int vgpu_step_open_many(unsigned long n)
+int devtest_step_open_many(unsigned long n)
 {
 	unsigned long opened = 0;
 	int fd, err = 0;
@@ -69,28 +99,28 @@ int vgpu_step_open_many(unsigned long n)
 		opened++;
 	}
 	printf("open-many n=%lu opened=%lu errno=%s\n", n, opened,
-	       err ? vgpu_errname(err) : "0");
+	       err ? devtest_errname(err) : "0");
 	return 0;
 }
 
-void vgpu_dev_forget(void)
+void devtest_dev_forget(void)
 {
-	vgpu_dev_fd = -1;
-	vgpu_page = NULL;
+	devtest_dev_fd = -1;
+	devtest_page = NULL;
 	gate = NULL;
 }
 
-int vgpu_step_close_dev(void)
+int devtest_step_close_dev(void)
 {
 	if (gate)
 		munmap((void *)gate, 4096);
 	gate = NULL;
-	if (vgpu_page)
-		munmap(vgpu_page, 4096);
-	vgpu_page = NULL;
-	if (vgpu_dev_fd >= 0)
-		close(vgpu_dev_fd);
-	vgpu_dev_fd = -1;
+	if (devtest_page)
+		munmap(devtest_page, 4096);
+	devtest_page = NULL;
+	if (devtest_dev_fd >= 0)
+		close(devtest_dev_fd);
+	devtest_dev_fd = -1;
 	return 0;
 }
 
@@ -104,12 +134,12 @@ static int do_charge(uint32_t gpu, uint64_t bytes, struct vgpu_dev_charge *c)
 	memset(c, 0, sizeof(*c));
 	c->gpu = gpu;
 	c->bytes = bytes;
-	if (vgpu_dev_fd < 0)
+	if (devtest_dev_fd < 0)
 		return -EBADF;
-	if (ioctl(vgpu_dev_fd, VGPU_IOC_CHARGE, c))
+	if (ioctl(devtest_dev_fd, VGPU_IOC_CHARGE, c))
 		return -errno;
 	if (gpu < VGPU_DEV_GPUS)
-		last_keep[gpu] = c->keep;
+		charger.keep[gpu] = c->keep;
 	return 0;
 }
 
@@ -118,22 +148,22 @@ static int do_release(uint32_t gpu, uint64_t bytes, struct vgpu_dev_charge *c)
 	memset(c, 0, sizeof(*c));
 	c->gpu = gpu;
 	c->bytes = bytes;
-	if (vgpu_dev_fd < 0)
+	if (devtest_dev_fd < 0)
 		return -EBADF;
-	return ioctl(vgpu_dev_fd, VGPU_IOC_RELEASE, c) ? -errno : 0;
+	return ioctl(devtest_dev_fd, VGPU_IOC_RELEASE, c) ? -errno : 0;
 }
 
 static int64_t avail_of(uint32_t gpu)
 {
-	return gpu < VGPU_DEV_GPUS && vgpu_page ? (int64_t)*slot_avail(gpu) : 0;
+	return gpu < VGPU_DEV_GPUS && devtest_page ? (int64_t)*slot_avail(gpu) : 0;
 }
 
 static uint64_t used_of(uint32_t gpu)
 {
-	return gpu < VGPU_DEV_GPUS && vgpu_page ? (uint64_t)*slot_used(gpu) : 0;
+	return gpu < VGPU_DEV_GPUS && devtest_page ? (uint64_t)*slot_used(gpu) : 0;
 }
 
-int vgpu_step_charge(uint32_t gpu, uint64_t bytes)
+int devtest_step_charge(uint32_t gpu, uint64_t bytes)
 {
 	struct vgpu_dev_charge c;
 	int err = do_charge(gpu, bytes, &c);
@@ -144,7 +174,7 @@ int vgpu_step_charge(uint32_t gpu, uint64_t bytes)
 	return err;
 }
 
-int vgpu_step_release(uint32_t gpu, uint64_t bytes)
+int devtest_step_release(uint32_t gpu, uint64_t bytes)
 {
 	struct vgpu_dev_charge c;
 	int err = do_release(gpu, bytes, &c);
@@ -155,13 +185,13 @@ int vgpu_step_release(uint32_t gpu, uint64_t bytes)
 	return err;
 }
 
-int vgpu_step_meminfo(uint32_t gpu)
+int devtest_step_meminfo(uint32_t gpu)
 {
 	struct vgpu_dev_meminfo mi = { .gpu = gpu };
 
-	if (vgpu_dev_fd < 0)
+	if (devtest_dev_fd < 0)
 		return -EBADF;
-	if (ioctl(vgpu_dev_fd, VGPU_IOC_MEMINFO, &mi))
+	if (ioctl(devtest_dev_fd, VGPU_IOC_MEMINFO, &mi))
 		return -errno;
 	printf("meminfo gpu=%u capacity=%llu limit=%llu tenant_used=%llu room=%llu\n", gpu,
 	       (unsigned long long)mi.capacity, (unsigned long long)mi.limit,
@@ -169,64 +199,44 @@ int vgpu_step_meminfo(uint32_t gpu)
 	return 0;
 }
 
-int vgpu_step_alloc(uint32_t gpu, uint64_t bytes)
+int devtest_step_alloc(uint32_t gpu, uint64_t bytes)
 {
-	struct vgpu_dev_charge c;
-	int charged = 0, err;
-	int64_t a;
+	int err;
 
-	if (!vgpu_page || check_gpu(gpu))
+	if (!devtest_page || check_gpu(gpu))
 		return -EINVAL;
-	for (;;) {
-		a = *slot_avail(gpu);
-		if (a >= 0 && (uint64_t)a >= bytes) {
-			if (__atomic_compare_exchange_n((int64_t *)slot_avail(gpu), &a,
-							a - (int64_t)bytes, false,
-							__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-				break;
-			continue;
-		}
-		if (charged++ > 8)
-			return -EAGAIN;
-		err = do_charge(gpu, bytes, &c);
-		if (err)
-			return err;
-	}
-	*slot_used(gpu) += bytes;
+	charger.page = devtest_page;
+	charge_count.charges = 0;
+	err = vgpu_charge(&charger, (int)gpu, bytes);
+	if (err)
+		return err;
+	vgpu_charge_commit(&charger, (int)gpu, bytes);
 	printf("alloc gpu=%u bytes=%" PRIu64 " charges=%d keep=%" PRIu64 " avail=%" PRId64
-	       " used=%" PRIu64 "\n", gpu, bytes, charged, last_keep[gpu], avail_of(gpu),
+	       " used=%" PRIu64 "\n", gpu, bytes, charge_count.charges, charger.keep[gpu],
+	       avail_of(gpu), used_of(gpu));
+	return 0;
+}
+
+int devtest_step_free(uint32_t gpu, uint64_t bytes)
+{
+	if (!devtest_page || check_gpu(gpu) || used_of(gpu) < bytes)
+		return -EINVAL;
+	charger.page = devtest_page;
+	charge_count.released = 0;
+	vgpu_uncharge(&charger, (int)gpu, bytes);
+	printf("free gpu=%u bytes=%" PRIu64 " released=%" PRIu64 " avail=%" PRId64
+	       " used=%" PRIu64 "\n", gpu, bytes, charge_count.released, avail_of(gpu),
 	       used_of(gpu));
 	return 0;
 }
 
-int vgpu_step_free(uint32_t gpu, uint64_t bytes)
-{
-	struct vgpu_dev_charge c = { 0 };
-	int64_t a;
-	int err;
-
-	if (!vgpu_page || check_gpu(gpu) || used_of(gpu) < bytes)
-		return -EINVAL;
-	*slot_used(gpu) -= bytes;
-	*slot_avail(gpu) += (int64_t)bytes;
-	a = *slot_avail(gpu);
-	if (a > 0 && (uint64_t)a > 2 * last_keep[gpu]) {
-		err = do_release(gpu, (uint64_t)a - 2 * last_keep[gpu], &c);
-		if (err)
-			return err;
-	}
-	printf("free gpu=%u bytes=%" PRIu64 " released=%" PRIu64 " avail=%" PRId64
-	       " used=%" PRIu64 "\n", gpu, bytes, (uint64_t)c.bytes, avail_of(gpu), used_of(gpu));
-	return 0;
-}
-
-int vgpu_step_page(int gpu)
+int devtest_step_page(int gpu)
 {
 	uint32_t i;
 
-	if (!vgpu_page)
+	if (!devtest_page)
 		return -EBADF;
-	printf("page version=%u registered=%u\n", vgpu_page->version, vgpu_page->registered);
+	printf("page version=%u registered=%u\n", devtest_page->version, devtest_page->registered);
 	for (i = 0; i < VGPU_DEV_GPUS; i++) {
 		if (gpu >= 0 ? (int)i != gpu : (!avail_of(i) && !used_of(i)))
 			continue;
@@ -236,24 +246,24 @@ int vgpu_step_page(int gpu)
 	return 0;
 }
 
-int vgpu_step_poke(uint64_t gpu, const char *field, uint64_t value)
+int devtest_step_poke(uint64_t gpu, const char *field, uint64_t value)
 {
-	if (!vgpu_page || gpu >= VGPU_DEV_GPUS)
+	if (!devtest_page || gpu >= VGPU_DEV_GPUS)
 		return -EINVAL;
 	if (!strcmp(field, "avail"))
 		*slot_avail(gpu) = (int64_t)value;
 	else if (!strcmp(field, "used"))
 		*slot_used(gpu) = value;
 	else if (!strcmp(field, "bound"))
-		__atomic_store_n(&vgpu_page->gpu[gpu].bound, value, __ATOMIC_RELAXED);
+		__atomic_store_n(&devtest_page->gpu[gpu].bound, value, __ATOMIC_RELAXED);
 	else if (!strcmp(field, "synced"))
-		__atomic_store_n(&vgpu_page->gpu[gpu].synced, value, __ATOMIC_RELAXED);
+		__atomic_store_n(&devtest_page->gpu[gpu].synced, value, __ATOMIC_RELAXED);
 	else
 		return -EINVAL;
 	return 0;
 }
 
-int vgpu_step_mmap_check(void)
+int devtest_step_mmap_check(void)
 {
 	static const struct {
 		const char *name;
@@ -272,13 +282,13 @@ int vgpu_step_mmap_check(void)
 	unsigned int i, refused = 0;
 	void *p;
 
-	if (vgpu_dev_fd < 0)
+	if (devtest_dev_fd < 0)
 		return -EBADF;
 	printf("mmap-check");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		p = mmap(NULL, bad[i].len, bad[i].prot, bad[i].flags, vgpu_dev_fd, bad[i].off);
+		p = mmap(NULL, bad[i].len, bad[i].prot, bad[i].flags, devtest_dev_fd, bad[i].off);
 		if (p == MAP_FAILED) {
-			printf(" %s=%s", bad[i].name, vgpu_errname(errno));
+			printf(" %s=%s", bad[i].name, devtest_errname(errno));
 			refused++;
 		} else {
 			printf(" %s=mapped", bad[i].name);
@@ -289,15 +299,15 @@ int vgpu_step_mmap_check(void)
 	return refused == i ? 0 : -EINVAL;
 }
 
-int vgpu_step_placement(void)
+int devtest_step_placement(void)
 {
 	struct vgpu_dev_placement pl;
 	unsigned int i, n = 0;
 
 	memset(&pl, 0, sizeof(pl));
-	if (vgpu_dev_fd < 0)
+	if (devtest_dev_fd < 0)
 		return -EBADF;
-	if (ioctl(vgpu_dev_fd, VGPU_IOC_PLACEMENT, &pl))
+	if (ioctl(devtest_dev_fd, VGPU_IOC_PLACEMENT, &pl))
 		return -errno;
 	printf("placement seq=%u flags=%u mems=", pl.seq, pl.flags);
 	for (i = 0; i < sizeof(pl.mems) * 8; i++) {
@@ -308,20 +318,20 @@ int vgpu_step_placement(void)
 	return 0;
 }
 
-int vgpu_step_wait_placement(long secs)
+int devtest_step_wait_placement(long secs)
 {
 	uint32_t seq;
-	double end = vgpu_now_us() + secs * 1e6;
+	double end = devtest_now_us() + secs * 1e6;
 
-	if (!vgpu_page)
+	if (!devtest_page)
 		return -EBADF;
-	seq = __atomic_load_n(&vgpu_page->placement_seq, __ATOMIC_ACQUIRE);
-	while (__atomic_load_n(&vgpu_page->placement_seq, __ATOMIC_ACQUIRE) == seq) {
-		if (vgpu_now_us() > end)
+	seq = __atomic_load_n(&devtest_page->placement_seq, __ATOMIC_ACQUIRE);
+	while (__atomic_load_n(&devtest_page->placement_seq, __ATOMIC_ACQUIRE) == seq) {
+		if (devtest_now_us() > end)
 			return -ETIMEDOUT;
 		usleep(20000);
 	}
-	return vgpu_step_placement();
+	return devtest_step_placement();
 }
 
 static int gate_map(void)
@@ -330,9 +340,9 @@ static int gate_map(void)
 
 	if (gate)
 		return 0;
-	if (vgpu_dev_fd < 0)
+	if (devtest_dev_fd < 0)
 		return -EBADF;
-	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, vgpu_dev_fd, VGPU_DEV_GATE_OFFSET);
+	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, devtest_dev_fd, VGPU_DEV_GATE_OFFSET);
 	if (p == MAP_FAILED)
 		return -errno;
 	gate = p;
@@ -344,7 +354,7 @@ static uint32_t granted_of(uint32_t gpu)
 	return __atomic_load_n(&gate->gpu[gpu].granted, __ATOMIC_ACQUIRE);
 }
 
-int vgpu_step_gate(int gpu)
+int devtest_step_gate(int gpu)
 {
 	uint32_t i;
 	int err = gate_map();
@@ -360,7 +370,7 @@ int vgpu_step_gate(int gpu)
 	return 0;
 }
 
-int vgpu_step_gate_check(void)
+int devtest_step_gate_check(void)
 {
 	int err = gate_map(), fd, mp, wr;
 	uint32_t one = 1;
@@ -375,8 +385,8 @@ int vgpu_step_gate_check(void)
 			wr = errno;
 		close(fd);
 	}
-	printf("gate-check mprotect=%s proc_mem=%s\n", mp ? vgpu_errname(mp) : "allowed",
-	       wr ? vgpu_errname(wr) : "written");
+	printf("gate-check mprotect=%s proc_mem=%s\n", mp ? devtest_errname(mp) : "allowed",
+	       wr ? devtest_errname(wr) : "written");
 	return mp && wr ? 0 : -EINVAL;
 }
 
@@ -384,15 +394,15 @@ static int do_wait(uint32_t gpu, uint64_t drain_ns, uint64_t *waited_ns)
 {
 	struct vgpu_dev_wait w = { .gpu = gpu, .drain_ns = drain_ns };
 
-	if (vgpu_dev_fd < 0)
+	if (devtest_dev_fd < 0)
 		return -EBADF;
-	if (ioctl(vgpu_dev_fd, VGPU_IOC_WAIT, &w))
+	if (ioctl(devtest_dev_fd, VGPU_IOC_WAIT, &w))
 		return -errno;
 	*waited_ns = w.waited_ns;
 	return 0;
 }
 
-int vgpu_step_wait(uint32_t gpu, uint64_t drain_ns)
+int devtest_step_wait(uint32_t gpu, uint64_t drain_ns)
 {
 	uint64_t waited = 0;
 	int err = gate_map();
@@ -408,18 +418,18 @@ int vgpu_step_wait(uint32_t gpu, uint64_t drain_ns)
 }
 
 /* Neither page can be made inherited by a fork: madvise(MADV_DOFORK) fails. */
-int vgpu_step_dofork_check(void)
+int devtest_step_dofork_check(void)
 {
 	int err = gate_map(), pg, gt;
 
 	if (err)
 		return err;
-	if (!vgpu_page)
+	if (!devtest_page)
 		return -EBADF;
-	pg = madvise(vgpu_page, 4096, MADV_DOFORK) ? errno : 0;
+	pg = madvise(devtest_page, 4096, MADV_DOFORK) ? errno : 0;
 	gt = madvise((void *)gate, 4096, MADV_DOFORK) ? errno : 0;
-	printf("dofork-check page=%s gate=%s\n", pg ? vgpu_errname(pg) : "allowed",
-	       gt ? vgpu_errname(gt) : "allowed");
+	printf("dofork-check page=%s gate=%s\n", pg ? devtest_errname(pg) : "allowed",
+	       gt ? devtest_errname(gt) : "allowed");
 	return pg && gt ? 0 : -EINVAL;
 }
 
@@ -443,7 +453,7 @@ static void *waiter_main(void *arg)
 
 	do {
 		w->err = do_wait(w->gpu, 0, &waited);
-	} while (w->err == -EINTR && vgpu_now_us() < w->deadline);
+	} while (w->err == -EINTR && devtest_now_us() < w->deadline);
 	w->done = 1;
 	return NULL;
 }
@@ -457,11 +467,11 @@ static unsigned long waiters_done(struct waiter *w, unsigned long n)
 	return done;
 }
 
-int vgpu_step_waiters(uint32_t gpu, unsigned long n, uint64_t secs)
+int devtest_step_waiters(uint32_t gpu, unsigned long n, uint64_t secs)
 {
 	struct sigaction sa = { .sa_handler = waiter_wake };	/* no SA_RESTART */
 	unsigned long i, started = 0, granted = 0, gone = 0, other;
-	double t0 = vgpu_now_us(), deadline = t0 + secs * 1e6;
+	double t0 = devtest_now_us(), deadline = t0 + secs * 1e6;
 	struct waiter *w = calloc(n, sizeof(*w));
 	pthread_t *tid = calloc(n, sizeof(*tid));
 	int err = gate_map();
@@ -479,7 +489,7 @@ int vgpu_step_waiters(uint32_t gpu, unsigned long n, uint64_t secs)
 	}
 	printf("waiters started=%lu\n", started);
 	fflush(stdout);
-	while (waiters_done(w, started) < started && vgpu_now_us() < deadline)
+	while (waiters_done(w, started) < started && devtest_now_us() < deadline)
 		usleep(10000);
 	for (i = 0; i < started; i++) {
 		while (!w[i].done) {	/* still asleep at the deadline */
@@ -492,25 +502,25 @@ int vgpu_step_waiters(uint32_t gpu, unsigned long n, uint64_t secs)
 	}
 	other = started - granted - gone;
 	printf("waiters gpu=%u n=%lu granted=%lu enodev=%lu other=%lu ms=%.0f\n", gpu, n,
-	       granted, gone, other, (vgpu_now_us() - t0) / 1000);
+	       granted, gone, other, (devtest_now_us() - t0) / 1000);
 	free(w);
 	free(tid);
 	return err ? err : other ? -ETIMEDOUT : 0;
 }
 
 /* libvgpu's gate (libvgpu/gate.c) with a launch that sleeps GAP_US. */
-int vgpu_step_run(uint32_t gpu, uint64_t ms, uint64_t gap_us)
+int devtest_step_run(uint32_t gpu, uint64_t ms, uint64_t gap_us)
 {
 	uint64_t launches = 0, waits = 0, waited = 0, w;
-	double end = vgpu_now_us() + ms * 1000.0, t0 = vgpu_now_us();
+	double end = devtest_now_us() + ms * 1000.0, t0 = devtest_now_us();
 	struct timespec gap = { (time_t)(gap_us / 1000000), (long)(gap_us % 1000000) * 1000 };
 	int err = gate_map();
 
 	if (err)
 		return err;
-	if (!vgpu_page || check_gpu(gpu))
+	if (!devtest_page || check_gpu(gpu))
 		return -EINVAL;
-	while (vgpu_now_us() < end) {
+	while (devtest_now_us() < end) {
 		if (!granted_of(gpu)) {
 			err = do_wait(gpu, 0, &w);
 			if (err == -EINTR)
@@ -520,16 +530,16 @@ int vgpu_step_run(uint32_t gpu, uint64_t ms, uint64_t gap_us)
 			waits++;
 			waited += w;
 		}
-		__atomic_fetch_add(&vgpu_page->gpu[gpu].launches, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&devtest_page->gpu[gpu].launches, 1, __ATOMIC_RELAXED);
 		launches++;
 		nanosleep(&gap, NULL);
 	}
 	printf("run gpu=%u ms=%.0f launches=%" PRIu64 " waits=%" PRIu64 " waited_ms=%" PRIu64
-	       "\n", gpu, (vgpu_now_us() - t0) / 1000, launches, waits, waited / 1000000);
+	       "\n", gpu, (devtest_now_us() - t0) / 1000, launches, waits, waited / 1000000);
 	return 0;
 }
 
-int vgpu_step_fork_hold(long secs)
+int devtest_step_fork_hold(long secs)
 {
 	struct vgpu_dev_charge c;
 	pid_t pid;
@@ -542,7 +552,7 @@ int vgpu_step_fork_hold(long secs)
 	if (pid)
 		return 0;
 	err = do_charge(0, 4096, &c);
-	printf("child charge errno=%s\n", err ? vgpu_errname(-err) : "0");
+	printf("child charge errno=%s\n", err ? devtest_errname(-err) : "0");
 	fflush(stdout);
 	sleep(secs);
 	_exit(0);

@@ -27,7 +27,7 @@
 static int nl_fd = -1;
 static uint16_t family;
 static uint32_t nl_seq;
-char vgpu_errmsg[256];
+char devtest_errmsg[256];
 
 struct msg {
 	char buf[4096];
@@ -118,7 +118,7 @@ static uint64_t get_u64(const struct nlattr *a)
 
 /*
  * Sends @m and reads until its ack or NLMSG_DONE, handing each reply's
- * attributes to @fn. Returns 0 or -errno with vgpu_errmsg set from extack.
+ * attributes to @fn. Returns 0 or -errno with devtest_errmsg set from extack.
  */
 static int nl_talk(struct msg *m, int max, reply_fn fn, void *arg)
 {
@@ -126,7 +126,7 @@ static int nl_talk(struct msg *m, int max, reply_fn fn, void *arg)
 	struct nlattr *tb[64];
 	ssize_t n;
 
-	vgpu_errmsg[0] = 0;
+	devtest_errmsg[0] = 0;
 	if (send(nl_fd, m->buf, m->nlh->nlmsg_len, 0) < 0)
 		return -errno;
 	for (;;) {
@@ -152,7 +152,7 @@ static int nl_talk(struct msg *m, int max, reply_fn fn, void *arg)
 					parse_attrs(at, NLMSGERR_ATTR_MAX, (char *)e + off,
 						    h->nlmsg_len - NLMSG_HDRLEN - off);
 					if (at[NLMSGERR_ATTR_MSG])
-						snprintf(vgpu_errmsg, sizeof(vgpu_errmsg), "%s",
+						snprintf(devtest_errmsg, sizeof(devtest_errmsg), "%s",
 							 (char *)ATTR_DATA(at[NLMSGERR_ATTR_MSG]));
 				}
 				return e->error;
@@ -188,7 +188,7 @@ static void family_cb(struct nlattr **tb, int max, void *arg)
 		memcpy(&family, ATTR_DATA(tb[CTRL_ATTR_FAMILY_ID]), sizeof(family));
 }
 
-int vgpu_nl_family(void)
+int devtest_nl_family(void)
 {
 	struct msg m;
 	int err;
@@ -204,7 +204,7 @@ int vgpu_nl_family(void)
 	return err;
 }
 
-void vgpu_nl_forget(void)
+void devtest_nl_forget(void)
 {
 	nl_fd = -1;
 	family = 0;
@@ -243,7 +243,7 @@ static void register_cb(struct nlattr **tb, int max, void *arg)
 		printf(" tenant=-");
 	if (tb[VGPU_A_PROC_DEFAULT_POLICY])
 		printf(" policy=%s", get_u32(tb[VGPU_A_PROC_DEFAULT_POLICY]) ? "deny" : "allow");
-	printf(" page_registered=%u\n", vgpu_page ? vgpu_page->registered : 0);
+	printf(" page_registered=%u\n", devtest_page ? devtest_page->registered : 0);
 	if (tb[VGPU_A_PROC_CPUS] || tb[VGPU_A_PROC_MEMS])
 		printf("placement cpus=%s mems=%s\n",
 		       tb[VGPU_A_PROC_CPUS] ? (char *)ATTR_DATA(tb[VGPU_A_PROC_CPUS]) : "-",
@@ -251,13 +251,13 @@ static void register_cb(struct nlattr **tb, int max, void *arg)
 	for_each_attr(VGPU_A_PROC_GPU, register_gpu_cb, NULL);
 }
 
-int vgpu_step_register_fd(int fd, bool quiet)
+int devtest_step_register_fd(int fd, bool quiet)
 {
 	struct msg m;
 	uint32_t v = fd;
 	int err;
 
-	err = vgpu_nl_family();
+	err = devtest_nl_family();
 	if (err)
 		return err;
 	msg_init(&m, family, 0, VGPU_CMD_PROC_REGISTER);
@@ -265,11 +265,11 @@ int vgpu_step_register_fd(int fd, bool quiet)
 	return nl_talk(&m, VGPU_A_PROC_MAX, register_cb, quiet ? (void *)1 : NULL);
 }
 
-int vgpu_step_register(bool quiet)
+int devtest_step_register(bool quiet)
 {
-	int err = vgpu_step_open();
+	int err = devtest_step_open();
 
-	return err ? err : vgpu_step_register_fd(vgpu_dev_fd, quiet);
+	return err ? err : devtest_step_register_fd(devtest_dev_fd, quiet);
 }
 
 static void proc_gpu_cb(struct nlattr *a, void *arg)
@@ -346,10 +346,10 @@ static void host_cb(struct nlattr **tb, int max, void *arg)
 		h->procs = get_u32(tb[VGPU_A_HOST_PROCS]);
 }
 
-int vgpu_host_get(struct vgpu_host_info *h)
+int devtest_host_get(struct vgpu_host_info *h)
 {
 	struct msg m;
-	int err = vgpu_nl_family();
+	int err = devtest_nl_family();
 
 	if (err)
 		return err;
@@ -357,17 +357,17 @@ int vgpu_host_get(struct vgpu_host_info *h)
 	return nl_talk(&m, VGPU_A_HOST_MAX, host_cb, h);
 }
 
-int vgpu_step_host(void)
+int devtest_step_host(void)
 {
 	struct vgpu_host_info h = { 0 };
-	int err = vgpu_host_get(&h);
+	int err = devtest_host_get(&h);
 
 	if (!err)
 		printf("host default_policy=%s procs=%u\n", h.policy ? "deny" : "allow", h.procs);
 	return err;
 }
 
-int vgpu_step_host_set(const char *policy)
+int devtest_step_host_set(const char *policy)
 {
 	uint32_t v;
 	struct msg m;
@@ -379,7 +379,7 @@ int vgpu_step_host_set(const char *policy)
 		v = VGPU_DEFAULT_POLICY_DENY;
 	else
 		return -EINVAL;
-	err = vgpu_nl_family();
+	err = devtest_nl_family();
 	if (err)
 		return err;
 	msg_init(&m, family, 0, VGPU_CMD_HOST_SET);
@@ -387,10 +387,10 @@ int vgpu_step_host_set(const char *policy)
 	return nl_talk(&m, VGPU_A_HOST_MAX, NULL, NULL);
 }
 
-int vgpu_step_gpu_readd(uint32_t index, uint64_t vram)
+int devtest_step_gpu_readd(uint32_t index, uint64_t vram)
 {
 	struct msg m;
-	int err = vgpu_nl_family();
+	int err = devtest_nl_family();
 
 	if (err)
 		return err;
@@ -408,7 +408,7 @@ int vgpu_step_gpu_readd(uint32_t index, uint64_t vram)
 static int step_dump(uint8_t cmd, int max, reply_fn fn, void *arg)
 {
 	struct msg m;
-	int err = vgpu_nl_family();
+	int err = devtest_nl_family();
 
 	if (err)
 		return err;
@@ -416,17 +416,17 @@ static int step_dump(uint8_t cmd, int max, reply_fn fn, void *arg)
 	return nl_talk(&m, max, fn, arg);
 }
 
-int vgpu_step_procs(void)
+int devtest_step_procs(void)
 {
 	return step_dump(VGPU_CMD_PROC_GET, VGPU_A_PROC_MAX, procs_cb, NULL);
 }
 
-int vgpu_step_usage(const char *tenant)
+int devtest_step_usage(const char *tenant)
 {
 	return step_dump(VGPU_CMD_TENANT_GET, VGPU_A_TENANT_MAX, tenant_cb, (void *)tenant);
 }
 
-int vgpu_step_close_socket(void)
+int devtest_step_close_socket(void)
 {
 	if (nl_fd >= 0)
 		close(nl_fd);

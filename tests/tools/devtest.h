@@ -16,64 +16,64 @@
 /* ---- helpers (vgpu-devtest.c) ---- */
 
 /* The name of errno value @e ("ENOMEM"), or "E<number>". */
-const char *vgpu_errname(int e);
+const char *devtest_errname(int e);
 /* CLOCK_MONOTONIC in microseconds. */
-double vgpu_now_us(void);
+double devtest_now_us(void);
 
 /* ---- /dev/vgpu (devtest-dev.c) ---- */
 
 /* The open /dev/vgpu, or -1. */
-extern int vgpu_dev_fd;
+extern int devtest_dev_fd;
 /* Its mapped page, or NULL. */
-extern struct vgpu_dev_page *vgpu_page;
+extern struct vgpu_dev_page *devtest_page;
 
 /* Forgets the device (fd, page and gate) without closing or unmapping it. */
-void vgpu_dev_forget(void);
+void devtest_dev_forget(void);
 /* open: open /dev/vgpu (O_CLOEXEC) and map its page, unless open already. */
-int vgpu_step_open(void);
+int devtest_step_open(void);
 /* close-dev: unmap the gate and the page, close /dev/vgpu. */
-int vgpu_step_close_dev(void);
+int devtest_step_close_dev(void);
 /* open-many N: open N more files (kept), print how many opened and why not. */
-int vgpu_step_open_many(unsigned long n);
+int devtest_step_open_many(unsigned long n);
 /* charge GPU BYTES: VGPU_IOC_CHARGE. */
-int vgpu_step_charge(uint32_t gpu, uint64_t bytes);
+int devtest_step_charge(uint32_t gpu, uint64_t bytes);
 /* release GPU BYTES: VGPU_IOC_RELEASE. */
-int vgpu_step_release(uint32_t gpu, uint64_t bytes);
+int devtest_step_release(uint32_t gpu, uint64_t bytes);
 /* meminfo GPU: VGPU_IOC_MEMINFO. */
-int vgpu_step_meminfo(uint32_t gpu);
+int devtest_step_meminfo(uint32_t gpu);
 /* alloc GPU BYTES: libvgpu's fast path (CAS on avail, CHARGE when short). */
-int vgpu_step_alloc(uint32_t gpu, uint64_t bytes);
+int devtest_step_alloc(uint32_t gpu, uint64_t bytes);
 /* free GPU BYTES: back to avail, release the surplus over twice the keep. */
-int vgpu_step_free(uint32_t gpu, uint64_t bytes);
+int devtest_step_free(uint32_t gpu, uint64_t bytes);
 /* page [GPU]: print the page (all non-empty slots, or GPU's; -1: all). */
-int vgpu_step_page(int gpu);
+int devtest_step_page(int gpu);
 /* poke GPU FIELD VALUE: a raw write into the page; -EINVAL when refused. */
-int vgpu_step_poke(uint64_t gpu, const char *field, uint64_t value);
+int devtest_step_poke(uint64_t gpu, const char *field, uint64_t value);
 /* mmap-check: the mappings the module must refuse are refused. */
-int vgpu_step_mmap_check(void);
+int devtest_step_mmap_check(void);
 /* placement: VGPU_IOC_PLACEMENT. */
-int vgpu_step_placement(void);
+int devtest_step_placement(void);
 /* wait-placement SECONDS: wait for placement_seq to move, then placement. */
-int vgpu_step_wait_placement(long secs);
+int devtest_step_wait_placement(long secs);
 /* gate [GPU]: map the gate if not yet and print it (-1: every busy GPU). */
-int vgpu_step_gate(int gpu);
+int devtest_step_gate(int gpu);
 /* gate-check: the gate cannot be written. */
-int vgpu_step_gate_check(void);
+int devtest_step_gate_check(void);
 /* wait GPU [DRAIN_NS]: VGPU_IOC_WAIT. */
-int vgpu_step_wait(uint32_t gpu, uint64_t drain_ns);
+int devtest_step_wait(uint32_t gpu, uint64_t drain_ns);
 /* run GPU MS GAP_US: launch like libvgpu's gate for MS ms. */
-int vgpu_step_run(uint32_t gpu, uint64_t ms, uint64_t gap_us);
+int devtest_step_run(uint32_t gpu, uint64_t ms, uint64_t gap_us);
 /* dofork-check: madvise(MADV_DOFORK) is refused on the page and the gate. */
-int vgpu_step_dofork_check(void);
+int devtest_step_dofork_check(void);
 /* waiters GPU N SECS: N threads each wait for a grant (EINTR: again) for SECS s. */
-int vgpu_step_waiters(uint32_t gpu, unsigned long n, uint64_t secs);
+int devtest_step_waiters(uint32_t gpu, unsigned long n, uint64_t secs);
 /* fork-hold SECONDS: a child keeps every fd, tries a CHARGE, sleeps. */
-int vgpu_step_fork_hold(long secs);
+int devtest_step_fork_hold(long secs);
 
 /* ---- netlink (devtest-nl.c) ---- */
 
 /* The kernel's extended ack message for the last request, or empty. */
-extern char vgpu_errmsg[256];
+extern char devtest_errmsg[256];
 
 /* What host-get reports. */
 struct vgpu_host_info {
@@ -81,26 +81,26 @@ struct vgpu_host_info {
 };
 
 /* Opens the netlink socket if needed and resolves the vgpu family. */
-int vgpu_nl_family(void);
+int devtest_nl_family(void);
 /* Forgets the netlink socket (and family) without closing it. */
-void vgpu_nl_forget(void);
+void devtest_nl_forget(void);
 /* host-get into @h. */
-int vgpu_host_get(struct vgpu_host_info *h);
+int devtest_host_get(struct vgpu_host_info *h);
 /* register-fd FD: proc-register naming @fd; @quiet prints nothing. */
-int vgpu_step_register_fd(int fd, bool quiet);
+int devtest_step_register_fd(int fd, bool quiet);
 /* register: open /dev/vgpu if needed, proc-register with its fd. */
-int vgpu_step_register(bool quiet);
+int devtest_step_register(bool quiet);
 /* procs: proc-get dump. */
-int vgpu_step_procs(void);
+int devtest_step_procs(void);
 /* usage / usage-of TENANT: tenant-get dump (@tenant NULL: every tenant). */
-int vgpu_step_usage(const char *tenant);
+int devtest_step_usage(const char *tenant);
 /* host: host-get, printed. */
-int vgpu_step_host(void);
+int devtest_step_host(void);
 /* host-set allow|deny. */
-int vgpu_step_host_set(const char *policy);
+int devtest_step_host_set(const char *policy);
 /* gpu-readd INDEX VRAM: gpu-del then gpu-add, back to back. */
-int vgpu_step_gpu_readd(uint32_t index, uint64_t vram);
+int devtest_step_gpu_readd(uint32_t index, uint64_t vram);
 /* close-socket: close the netlink socket. */
-int vgpu_step_close_socket(void);
+int devtest_step_close_socket(void);
 
 #endif /* VGPU_DEVTEST_H */

@@ -20,10 +20,11 @@
  *   charge GPU BYTES     VGPU_IOC_CHARGE
  *   release GPU BYTES    VGPU_IOC_RELEASE
  *   meminfo GPU          VGPU_IOC_MEMINFO
- *   alloc GPU BYTES      libvgpu's fast path: take BYTES from avail with a
- *                        compare-and-swap, CHARGE when short, add to used
- *   free GPU BYTES       used -= BYTES, avail += BYTES, release the
- *                        surplus over twice the last keep
+ *   alloc GPU BYTES      libvgpu's fast path (libvgpu/charge.c, linked in):
+ *                        take BYTES from avail with a compare-and-swap,
+ *                        CHARGE when short, add to used
+ *   free GPU BYTES       libvgpu's uncharge: used -= BYTES, avail += BYTES;
+ *                        over twice the last keep, release down to keep
  *   page [GPU]           print the page (all non-empty slots, or one)
  *   poke GPU avail|used|bound|synced VALUE
  *                        write a raw value into the page
@@ -96,7 +97,7 @@ static unsigned int nthreads;
 
 /* ---- small helpers ---- */
 
-const char *vgpu_errname(int e)
+const char *devtest_errname(int e)
 {
 	switch (e) {
 	case EPERM: return "EPERM";
@@ -149,7 +150,7 @@ static int parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
-double vgpu_now_us(void)
+double devtest_now_us(void)
 {
 	struct timespec ts;
 
@@ -230,22 +231,22 @@ static int step_bench(long n)
 	int err;
 
 	for (i = 0; i < n; i++) {
-		err = vgpu_step_open();
+		err = devtest_step_open();
 		if (err)
 			return err;
-		err = vgpu_nl_family();
+		err = devtest_nl_family();
 		if (err)
 			return err;
-		t = vgpu_now_us();
-		err = vgpu_step_register_fd(vgpu_dev_fd, true);
-		t = vgpu_now_us() - t;
+		t = devtest_now_us();
+		err = devtest_step_register_fd(devtest_dev_fd, true);
+		t = devtest_now_us() - t;
 		if (err)
 			return err;
 		sum += t;
 		if (t > max)
 			max = t;
-		vgpu_step_close_socket();
-		vgpu_step_close_dev();
+		devtest_step_close_socket();
+		devtest_step_close_dev();
 	}
 	printf("bench-register n=%ld avg_us=%.1f max_us=%.1f\n", n, n ? sum / n : 0, max);
 	return 0;
@@ -259,7 +260,7 @@ static int step_parallel(long n)
 	long i, ok = 0;
 	int err;
 
-	err = vgpu_host_get(&before);
+	err = devtest_host_get(&before);
 	if (err)
 		return err;
 	if (pipe(res) || pipe(go))
@@ -275,15 +276,15 @@ static int step_parallel(long n)
 
 			close(res[0]);
 			close(go[1]);
-			vgpu_step_close_socket();
-			vgpu_dev_forget();
-			err = vgpu_step_open();
+			devtest_step_close_socket();
+			devtest_dev_forget();
+			err = devtest_step_open();
 			if (!err)
-				err = vgpu_nl_family();
-			t = vgpu_now_us();
+				err = devtest_nl_family();
+			t = devtest_now_us();
 			if (!err)
-				err = vgpu_step_register_fd(vgpu_dev_fd, true);
-			t = vgpu_now_us() - t;
+				err = devtest_step_register_fd(devtest_dev_fd, true);
+			t = devtest_now_us() - t;
 			if (err)
 				t = -1;
 			if (write(res[1], &t, sizeof(t)) != sizeof(t))
@@ -303,12 +304,12 @@ static int step_parallel(long n)
 		if (t > max)
 			max = t;
 	}
-	vgpu_host_get(&during);
+	devtest_host_get(&during);
 	close(go[1]);
 	close(res[0]);
 	while (wait(NULL) > 0)
 		;
-	vgpu_host_get(&after);
+	devtest_host_get(&after);
 	printf("parallel n=%ld ok=%ld avg_us=%.1f max_us=%.1f procs_before=%u procs_during=%u"
 	       " procs_after=%u\n", n, ok, ok ? sum / ok : 0, max, before.procs, during.procs,
 	       after.procs);
@@ -345,12 +346,12 @@ int main(int argc, char **argv)
 		}
 		step = argv[i];
 		if (!strcmp(step, "open")) {
-			err = vgpu_step_open();
+			err = devtest_step_open();
 		} else if (!strcmp(step, "register")) {
-			err = vgpu_step_register(false);
+			err = devtest_step_register(false);
 		} else if (!strcmp(step, "register-fd")) {
 			NEED(1);
-			err = parse_u64(argv[++i], &a) ? -EINVAL : vgpu_step_register_fd((int)a, false);
+			err = parse_u64(argv[++i], &a) ? -EINVAL : devtest_step_register_fd((int)a, false);
 		} else if (!strcmp(step, "charge") || !strcmp(step, "release") ||
 			   !strcmp(step, "alloc") || !strcmp(step, "free")) {
 			NEED(2);
@@ -358,18 +359,18 @@ int main(int argc, char **argv)
 				return usage();
 			i += 2;
 			if (!strcmp(step, "charge"))
-				err = vgpu_step_charge((uint32_t)a, b);
+				err = devtest_step_charge((uint32_t)a, b);
 			else if (!strcmp(step, "release"))
-				err = vgpu_step_release((uint32_t)a, b);
+				err = devtest_step_release((uint32_t)a, b);
 			else if (!strcmp(step, "alloc"))
-				err = vgpu_step_alloc((uint32_t)a, b);
+				err = devtest_step_alloc((uint32_t)a, b);
 			else
-				err = vgpu_step_free((uint32_t)a, b);
+				err = devtest_step_free((uint32_t)a, b);
 		} else if (!strcmp(step, "meminfo")) {
 			NEED(1);
 			if (parse_u64(argv[++i], &a))
 				return usage();
-			err = vgpu_step_meminfo((uint32_t)a);
+			err = devtest_step_meminfo((uint32_t)a);
 		} else if (!strcmp(step, "page")) {
 			int gpu = -1;
 
@@ -377,33 +378,33 @@ int main(int argc, char **argv)
 				gpu = (int)a;
 				i++;
 			}
-			err = vgpu_step_page(gpu);
+			err = devtest_step_page(gpu);
 		} else if (!strcmp(step, "poke")) {
 			NEED(3);
 			if (parse_u64(argv[i + 1], &a) || parse_u64(argv[i + 3], &b) ||
-			    vgpu_step_poke(a, argv[i + 2], b))
+			    devtest_step_poke(a, argv[i + 2], b))
 				return usage();
 			i += 3;
 			err = 0;
 		} else if (!strcmp(step, "procs")) {
-			err = vgpu_step_procs();
+			err = devtest_step_procs();
 		} else if (!strcmp(step, "host")) {
-			err = vgpu_step_host();
+			err = devtest_step_host();
 		} else if (!strcmp(step, "host-set")) {
 			NEED(1);
-			err = vgpu_step_host_set(argv[++i]);
+			err = devtest_step_host_set(argv[++i]);
 		} else if (!strcmp(step, "usage")) {
-			err = vgpu_step_usage(NULL);
+			err = devtest_step_usage(NULL);
 		} else if (!strcmp(step, "usage-of")) {
 			NEED(1);
 			i++;
-			err = vgpu_step_usage(argv[i]);
+			err = devtest_step_usage(argv[i]);
 		} else if (!strcmp(step, "new-socket")) {
-			vgpu_nl_forget();
-			err = vgpu_nl_family();
+			devtest_nl_forget();
+			err = devtest_nl_family();
 		} else if (!strcmp(step, "new-dev")) {
-			vgpu_dev_forget();
-			err = vgpu_step_open();
+			devtest_dev_forget();
+			err = devtest_step_open();
 		} else if (!strcmp(step, "gate")) {
 			int gpu = -1;
 
@@ -411,18 +412,18 @@ int main(int argc, char **argv)
 				gpu = (int)a;
 				i++;
 			}
-			err = vgpu_step_gate(gpu);
+			err = devtest_step_gate(gpu);
 		} else if (!strcmp(step, "open-many")) {
 			NEED(1);
 			if (parse_u64(argv[++i], &a))
 				return usage();
-			err = vgpu_step_open_many((unsigned long)a);
+			err = devtest_step_open_many((unsigned long)a);
 		} else if (!strcmp(step, "rt")) {
 			err = step_rt();
 		} else if (!strcmp(step, "dofork-check")) {
-			err = vgpu_step_dofork_check();
+			err = devtest_step_dofork_check();
 		} else if (!strcmp(step, "gate-check")) {
-			err = vgpu_step_gate_check();
+			err = devtest_step_gate_check();
 		} else if (!strcmp(step, "wait")) {
 			NEED(1);
 			if (parse_u64(argv[++i], &a))
@@ -431,7 +432,7 @@ int main(int argc, char **argv)
 				i++;
 			else
 				b = 0;
-			err = vgpu_step_wait((uint32_t)a, b);
+			err = devtest_step_wait((uint32_t)a, b);
 		} else if (!strcmp(step, "alarm")) {
 			NEED(1);
 			if (parse_u64(argv[++i], &a))
@@ -447,14 +448,14 @@ int main(int argc, char **argv)
 
 				if (i + 1 < argc && !parse_u64(argv[i + 1], &gap))
 					i++;
-				err = vgpu_step_run((uint32_t)a, b, gap);
+				err = devtest_step_run((uint32_t)a, b, gap);
 			}
 		} else if (!strcmp(step, "mmap-check")) {
-			err = vgpu_step_mmap_check();
+			err = devtest_step_mmap_check();
 		} else if (!strcmp(step, "close-socket")) {
-			err = vgpu_step_close_socket();
+			err = devtest_step_close_socket();
 		} else if (!strcmp(step, "close-dev")) {
-			err = vgpu_step_close_dev();
+			err = devtest_step_close_dev();
 		} else if (!strcmp(step, "hold")) {
 			long secs = -1;
 
@@ -470,9 +471,9 @@ int main(int argc, char **argv)
 			if (!strcmp(step, "threads"))
 				err = step_threads((unsigned long)a);
 			else
-				err = vgpu_step_wait_placement((long)a);
+				err = devtest_step_wait_placement((long)a);
 		} else if (!strcmp(step, "placement")) {
-			err = vgpu_step_placement();
+			err = devtest_step_placement();
 		} else if (!strcmp(step, "waiters") || !strcmp(step, "gpu-readd")) {
 			uint64_t c = 0;
 
@@ -481,18 +482,18 @@ int main(int argc, char **argv)
 				return usage();
 			i += 2;
 			if (!strcmp(step, "gpu-readd")) {
-				err = vgpu_step_gpu_readd((uint32_t)a, b);
+				err = devtest_step_gpu_readd((uint32_t)a, b);
 			} else {
 				NEED(1);
 				if (parse_u64(argv[++i], &c))
 					return usage();
-				err = vgpu_step_waiters((uint32_t)a, (unsigned long)b, c);
+				err = devtest_step_waiters((uint32_t)a, (unsigned long)b, c);
 			}
 		} else if (!strcmp(step, "fork-hold")) {
 			NEED(1);
 			if (parse_u64(argv[++i], &a))
 				return usage();
-			err = vgpu_step_fork_hold((long)a);
+			err = devtest_step_fork_hold((long)a);
 		} else if (!strcmp(step, "bench-register") || !strcmp(step, "parallel")) {
 			NEED(1);
 			if (parse_u64(argv[i + 1], &a))
@@ -509,8 +510,8 @@ int main(int argc, char **argv)
 			return usage();
 		}
 		if (err) {
-			printf("%s errno=%s msg=%s\n", step, vgpu_errname(-err), vgpu_errmsg);
-			vgpu_errmsg[0] = 0;
+			printf("%s errno=%s msg=%s\n", step, devtest_errname(-err), devtest_errmsg);
+			devtest_errmsg[0] = 0;
 			if (!try)
 				return 1;
 		}

@@ -387,7 +387,7 @@ int main(int argc, char **argv)
 
 	/* Build first (family id filled in later) so bad arguments send nothing. */
 	memset(&nl, 0, sizeof(nl));
-	msg = vgpu_nl_msg(&nl, (uint8_t)cmd, dump);
+	msg = vgpuctl_nl_msg(&nl, (uint8_t)cmd, dump);
 	if (!msg) {
 		fprintf(stderr, "Error: out of memory.\n");
 		return 1;
@@ -398,9 +398,9 @@ int main(int argc, char **argv)
 			return usage("bad attribute", argv[i]);
 		}
 	}
-	err = vgpu_nl_open(&nl);
+	err = vgpuctl_nl_open(&nl);
 	if (err) {
-		vgpu_nl_perror(&nl, err);
+		vgpuctl_nl_perror(&nl, err);
 		nlmsg_free(msg);
 		return 1;
 	}
@@ -409,12 +409,12 @@ int main(int argc, char **argv)
 	if (!out) {
 		fprintf(stderr, "Error: out of memory.\n");
 		nlmsg_free(msg);
-		vgpu_nl_close(&nl);
+		vgpuctl_nl_close(&nl);
 		return 1;
 	}
-	err = vgpu_nl_request(&nl, msg, print_reply, NULL);
+	err = vgpuctl_nl_request(&nl, msg, print_reply, NULL);
 	fclose(out);
-	vgpu_nl_close(&nl);
+	vgpuctl_nl_close(&nl);
 	if (err) {
 		printf("errno=%d msg=%s\n", nl.error, nl.msg);
 		free(replies);

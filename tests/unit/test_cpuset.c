@@ -111,7 +111,7 @@ static void test_writes(void)
 	int r;
 
 	fresh_tree();
-	r = vgpu_cpuset_apply(root, "/a/b", "2-3", "1", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b", "2-3", "1", err, sizeof(err));
 	result(r == VGPU_CPUSET_OK && !err[0], "apply returns OK", "returned %d (%s)", r, err);
 	expect("the root's subtree gets +cpuset", "cgroup.subtree_control", "+cpuset\n");
 	expect("the parent's subtree gets +cpuset", "a/cgroup.subtree_control", "+cpuset\n");
@@ -122,14 +122,14 @@ static void test_writes(void)
 	put("cgroup.subtree_control", "cpu cpuset memory\n");
 	put("a/cgroup.subtree_control", "cpuset\n");
 	put("a/b/cpuset.cpus", "2-3");		/* no newline: a rewrite would add one */
-	r = vgpu_cpuset_apply(root, "//a/b/", "2-3", "", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "//a/b/", "2-3", "", err, sizeof(err));
 	result(r == VGPU_CPUSET_OK, "apply with every ancestor enabled", "returned %d (%s)", r, err);
 	expect("an enabled ancestor is left alone", "cgroup.subtree_control", "cpu cpuset memory\n");
 	expect("an enabled parent is left alone", "a/cgroup.subtree_control", "cpuset\n");
 	expect("a value already in force is not rewritten", "a/b/cpuset.cpus", "2-3");
 	expect("an empty mems inherits", "a/b/cpuset.mems", "");
 	put("a/b/cpuset.mems", "0-1\n");
-	r = vgpu_cpuset_apply(root, "/a/b", "", "", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b", "", "", err, sizeof(err));
 	expect("\"\" is written as an empty line (inherit)", "a/b/cpuset.cpus", "\n");
 	expect("\"\" clears mems", "a/b/cpuset.mems", "\n");
 
@@ -139,7 +139,7 @@ static void test_writes(void)
 		die("mkdir");
 	put("a/b/c/cpuset.cpus", "");
 	put("a/b/c/cpuset.mems", "");
-	r = vgpu_cpuset_apply(root, "/a/b/c", "0", "0", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b/c", "0", "0", err, sizeof(err));
 	result(r == VGPU_CPUSET_OK, "a tenant three levels down", "returned %d (%s)", r, err);
 	expect("every ancestor enabled", "a/b/cgroup.subtree_control", "+cpuset\n");
 	expect("the cpus of the deepest cgroup", "a/b/c/cpuset.cpus", "0\n");
@@ -154,19 +154,19 @@ static void test_skips(void)
 	put("cgroup.controllers", "cpu memory\n");	/* not even offered */
 	unlink(at("a/b/cpuset.cpus"));
 	unlink(at("a/b/cpuset.mems"));
-	r = vgpu_cpuset_apply(root, "/a/b", "", "", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b", "", "", err, sizeof(err));
 	result(r == VGPU_CPUSET_OK && !err[0], "nothing to restrict and no cpuset files: OK",
 	       "returned %d (%s)", r, err);
 	expect("the controller is not enabled for nothing", "cgroup.subtree_control",
 	       "cpu memory\n");
-	r = vgpu_cpuset_apply(root, "/a/b", "1", "", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b", "1", "", err, sizeof(err));
 	result(r == -1, "but a CPU to restrict to needs the controller", "returned %d", r);
 
 	fresh_tree();
-	r = vgpu_cpuset_apply(root, "/a/gone", "1", "0", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/gone", "1", "0", err, sizeof(err));
 	result(r == VGPU_CPUSET_GONE, "a removed cgroup is GONE", "returned %d (%s)", r, err);
 	expect("nothing enabled for a removed cgroup", "cgroup.subtree_control", "cpu memory\n");
-	r = vgpu_cpuset_apply(root, "/", "1", "0", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/", "1", "0", err, sizeof(err));
 	result(r == VGPU_CPUSET_ROOT, "the root cgroup is ROOT", "returned %d (%s)", r, err);
 	expect("nothing enabled for the root cgroup", "cgroup.subtree_control", "cpu memory\n");
 }
@@ -184,24 +184,24 @@ static void test_failures(void)
 
 	fresh_tree();
 	put("cgroup.controllers", "cpu io memory pids\n");
-	r = vgpu_cpuset_apply(root, "/a/b", "1", "0", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b", "1", "0", err, sizeof(err));
 	expect_err("no cpuset in cgroup.controllers", r, err,
 		   "the cpuset controller is not available on this host");
 	expect("nothing enabled without the controller", "cgroup.subtree_control", "cpu memory\n");
 	expect("nothing written without the controller", "a/b/cpuset.cpus", "");
 	put("cgroup.controllers", "cpusetx cpu\n");
-	r = vgpu_cpuset_apply(root, "/a/b", "1", "0", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b", "1", "0", err, sizeof(err));
 	expect_err("\"cpusetx\" is not cpuset", r, err,
 		   "the cpuset controller is not available on this host");
 	unlink(at("cgroup.controllers"));
-	r = vgpu_cpuset_apply(root, "/a/b", "1", "0", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b", "1", "0", err, sizeof(err));
 	expect_err("no cgroup.controllers (not cgroup2)", r, err,
 		   "the cpuset controller is not available on this host");
 
 	/* The parent's subtree_control refuses: the root's is put back. */
 	fresh_tree();
 	refuse("a/cgroup.subtree_control");
-	r = vgpu_cpuset_apply(root, "/a/b", "1", "0", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b", "1", "0", err, sizeof(err));
 	snprintf(want, sizeof(want), "cannot write %s/a/cgroup.subtree_control: ", root);
 	expect_err("a subtree_control that refuses names the file", r, err, want);
 	expect("the root's +cpuset is taken back", "cgroup.subtree_control", "-cpuset\n");
@@ -211,7 +211,7 @@ static void test_failures(void)
 	fresh_tree();
 	put("a/b/cpuset.mems", "0\n");
 	refuse("a/b/cpuset.cpus");
-	r = vgpu_cpuset_apply(root, "/a/b", "1", "1", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b", "1", "1", err, sizeof(err));
 	snprintf(want, sizeof(want), "cannot write %s/a/b/cpuset.cpus: ", root);
 	expect_err("a refused cpuset.cpus names the file", r, err, want);
 	expect("mems untouched after refused cpus", "a/b/cpuset.mems", "0\n");
@@ -224,7 +224,7 @@ static void test_failures(void)
 	put("a/cgroup.subtree_control", "cpuset\n");
 	put("a/b/cpuset.cpus", "0-1");
 	refuse("a/b/cpuset.mems");
-	r = vgpu_cpuset_apply(root, "/a/b", "2-3", "1", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b", "2-3", "1", err, sizeof(err));
 	snprintf(want, sizeof(want), "cannot write %s/a/b/cpuset.mems: ", root);
 	expect_err("a refused cpuset.mems names the file", r, err, want);
 	expect("the previous cpus are written back", "a/b/cpuset.cpus", "0-1\n");
@@ -233,7 +233,7 @@ static void test_failures(void)
 	/* A file that cannot be read: nothing written. */
 	fresh_tree();
 	unlink(at("a/b/cpuset.cpus"));
-	r = vgpu_cpuset_apply(root, "/a/b", "1", "0", err, sizeof(err));
+	r = vgpuctl_cpuset_apply(root, "/a/b", "1", "0", err, sizeof(err));
 	snprintf(want, sizeof(want), "cannot read %s/a/b/cpuset.cpus: No such file or directory",
 		 root);
 	expect_err("a missing cpuset.cpus is an error", r, err, want);

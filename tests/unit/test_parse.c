@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of vgpuctl's pure parsers and formatters (ctl/parse.c).
+ * Unit tests of vgpuctl's pure parsers and formatters (ctl/parse.c,
+ * parse_id.c, parse_cgroup.c) and of the spec's tables (ctl/spec_gen.h).
  * One line per check: "PASS: parse: <what>" or "FAIL: parse: <what>:
  * <detail>". Exits 1 if any check failed.
  *
- *   cc -std=c11 -D_GNU_SOURCE -I. tests/unit/test_parse.c ctl/parse.c
+ *   cc -std=c11 -D_GNU_SOURCE -I. tests/unit/test_parse.c ctl/parse.c \
+ *	ctl/parse_id.c ctl/parse_cgroup.c
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../ctl/parse.h"
+#include "../../ctl/spec_gen.h"
 #include "../../uapi/vgpu.h"
 
 #define VGPU_UNIT_SUITE "parse"
@@ -25,7 +28,7 @@ static void size_ok(const char *s, uint64_t want)
 {
 	char what[128];
 	uint64_t v = 0;
-	int r = vgpu_parse_size(s, &v);
+	int r = vgpuctl_parse_size(s, &v);
 
 	snprintf(what, sizeof(what), "size \"%s\" is %" PRIu64, s, want);
 	result(r == 0 && v == want, what, "returned %d, value %" PRIu64, r, v);
@@ -35,7 +38,7 @@ static void size_bad(const char *s)
 {
 	char what[128];
 	uint64_t v = 12345;
-	int r = vgpu_parse_size(s, &v);
+	int r = vgpuctl_parse_size(s, &v);
 
 	snprintf(what, sizeof(what), "size \"%s\" is rejected", s);
 	result(r < 0 && v == 12345, what, "returned %d, value %" PRIu64, r, v);
@@ -93,7 +96,7 @@ static void pct_ok(const char *s, uint32_t want)
 {
 	char what[128];
 	uint32_t v = 0;
-	int r = vgpu_parse_pct(s, &v);
+	int r = vgpuctl_parse_pct(s, &v);
 
 	snprintf(what, sizeof(what), "pct \"%s\" is %u bp", s, want);
 	result(r == 0 && v == want, what, "returned %d, value %u", r, v);
@@ -103,7 +106,7 @@ static void pct_bad(const char *s)
 {
 	char what[128];
 	uint32_t v = 777;
-	int r = vgpu_parse_pct(s, &v);
+	int r = vgpuctl_parse_pct(s, &v);
 
 	snprintf(what, sizeof(what), "pct \"%s\" is rejected", s);
 	result(r < 0 && v == 777, what, "returned %d, value %u", r, v);
@@ -154,7 +157,7 @@ static void numa_case(const char *s, bool ok, int32_t want)
 {
 	char what[128];
 	int32_t v = 4242;
-	int r = vgpu_parse_numa(s, &v);
+	int r = vgpuctl_parse_numa(s, &v);
 
 	snprintf(what, sizeof(what), "numa \"%s\" %s", s, ok ? "accepted" : "rejected");
 	if (ok)
@@ -171,18 +174,18 @@ static void test_ints(void)
 	};
 	size_t i;
 
-	u32_case("weight", vgpu_parse_weight, "1", true, 1);
-	u32_case("weight", vgpu_parse_weight, "100", true, 100);
-	u32_case("weight", vgpu_parse_weight, "10000", true, 10000);
-	u32_case("weight", vgpu_parse_weight, "0", false, 0);
-	u32_case("weight", vgpu_parse_weight, "10001", false, 0);
-	u32_case("index", vgpu_parse_index, "0", true, 0);
-	u32_case("index", vgpu_parse_index, "63", true, 63);
-	u32_case("index", vgpu_parse_index, "007", true, 7);
-	u32_case("index", vgpu_parse_index, "64", false, 0);
+	u32_case("weight", vgpuctl_parse_weight, "1", true, 1);
+	u32_case("weight", vgpuctl_parse_weight, "100", true, 100);
+	u32_case("weight", vgpuctl_parse_weight, "10000", true, 10000);
+	u32_case("weight", vgpuctl_parse_weight, "0", false, 0);
+	u32_case("weight", vgpuctl_parse_weight, "10001", false, 0);
+	u32_case("index", vgpuctl_parse_index, "0", true, 0);
+	u32_case("index", vgpuctl_parse_index, "63", true, 63);
+	u32_case("index", vgpuctl_parse_index, "007", true, 7);
+	u32_case("index", vgpuctl_parse_index, "64", false, 0);
 	for (i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
-		u32_case("weight", vgpu_parse_weight, junk[i], false, 0);
-		u32_case("index", vgpu_parse_index, junk[i], false, 0);
+		u32_case("weight", vgpuctl_parse_weight, junk[i], false, 0);
+		u32_case("index", vgpuctl_parse_index, junk[i], false, 0);
 	}
 	numa_case("-1", true, -1);
 	numa_case("0", true, 0);
@@ -205,16 +208,16 @@ static void test_priority(void)
 	for (i = 0; i < 3; i++) {
 		v = 99;
 		snprintf(what, sizeof(what), "priority \"%s\" is %u", names[i], i);
-		result(!vgpu_parse_priority(names[i], &v) && v == i, what, "value %u", v);
+		result(!vgpuctl_parse_priority(names[i], &v) && v == i, what, "value %u", v);
 		snprintf(what, sizeof(what), "priority %u is named \"%s\"", i, names[i]);
-		result(vgpu_priority_name(i) && !strcmp(vgpu_priority_name(i), names[i]),
-		       what, "got %s", vgpu_priority_name(i) ? vgpu_priority_name(i) : "NULL");
+		result(vgpuctl_priority_name(i) && !strcmp(vgpuctl_priority_name(i), names[i]),
+		       what, "got %s", vgpuctl_priority_name(i) ? vgpuctl_priority_name(i) : "NULL");
 	}
-	result(vgpu_parse_priority("urgent", &v) < 0, "priority \"urgent\" is rejected", "accepted");
-	result(vgpu_parse_priority("", &v) < 0, "priority \"\" is rejected", "accepted");
-	result(vgpu_parse_priority("High", &v) < 0, "priority \"High\" is rejected", "accepted");
-	result(vgpu_parse_priority("1", &v) < 0, "priority \"1\" is rejected", "accepted");
-	result(vgpu_priority_name(3) == NULL, "priority 3 has no name", "has one");
+	result(vgpuctl_parse_priority("urgent", &v) < 0, "priority \"urgent\" is rejected", "accepted");
+	result(vgpuctl_parse_priority("", &v) < 0, "priority \"\" is rejected", "accepted");
+	result(vgpuctl_parse_priority("High", &v) < 0, "priority \"High\" is rejected", "accepted");
+	result(vgpuctl_parse_priority("1", &v) < 0, "priority \"1\" is rejected", "accepted");
+	result(vgpuctl_priority_name(3) == NULL, "priority 3 has no name", "has one");
 }
 
 static void test_policy(void)
@@ -226,33 +229,76 @@ static void test_policy(void)
 	for (i = 0; i < 2; i++) {
 		v = 99;
 		snprintf(what, sizeof(what), "policy \"%s\" is %u", names[i], i);
-		result(!vgpu_parse_policy(names[i], &v) && v == i, what, "value %u", v);
+		result(!vgpuctl_parse_policy(names[i], &v) && v == i, what, "value %u", v);
 		snprintf(what, sizeof(what), "policy %u is named \"%s\"", i, names[i]);
-		result(vgpu_policy_name(i) && !strcmp(vgpu_policy_name(i), names[i]),
-		       what, "got %s", vgpu_policy_name(i) ? vgpu_policy_name(i) : "NULL");
+		result(vgpuctl_policy_name(i) && !strcmp(vgpuctl_policy_name(i), names[i]),
+		       what, "got %s", vgpuctl_policy_name(i) ? vgpuctl_policy_name(i) : "NULL");
 	}
 	result(VGPU_DEFAULT_POLICY_ALLOW == 0 && VGPU_DEFAULT_POLICY_DENY == 1,
 	       "policy names follow enum vgpu_default_policy", "enum changed");
 	v = 99;
-	result(vgpu_parse_policy("Allow", &v) < 0 && v == 99, "policy \"Allow\" is rejected",
+	result(vgpuctl_parse_policy("Allow", &v) < 0 && v == 99, "policy \"Allow\" is rejected",
 	       "accepted");
-	result(vgpu_parse_policy("", &v) < 0, "policy \"\" is rejected", "accepted");
-	result(vgpu_parse_policy("1", &v) < 0, "policy \"1\" is rejected", "accepted");
-	result(vgpu_parse_policy("allow ", &v) < 0, "policy \"allow \" is rejected", "accepted");
-	result(vgpu_policy_name(2) == NULL, "policy 2 has no name", "has one");
+	result(vgpuctl_parse_policy("", &v) < 0, "policy \"\" is rejected", "accepted");
+	result(vgpuctl_parse_policy("1", &v) < 0, "policy \"1\" is rejected", "accepted");
+	result(vgpuctl_parse_policy("allow ", &v) < 0, "policy \"allow \" is rejected", "accepted");
+	result(vgpuctl_policy_name(2) == NULL, "policy 2 has no name", "has one");
+}
+
+/*
+ * The quota table of spec_gen.h against a copy kept here on purpose: the
+ * generator check proves the header matches the spec, this proves the
+ * spec still says what vgpuctl (and the kernel's uapi) were written for.
+ */
+static void test_spec_quotas(void)
+{
+	static const struct { const char *name; uint32_t bit; int attr; } want[] = {
+		{ "vram-max", VGPU_QUOTA_VRAM_MAX, VGPU_A_TENANT_VRAM_MAX },
+		{ "vram-min", VGPU_QUOTA_VRAM_MIN, VGPU_A_TENANT_VRAM_MIN },
+		{ "gpus", VGPU_QUOTA_GPUS, VGPU_A_TENANT_GPUS },
+		{ "weight", VGPU_QUOTA_WEIGHT, VGPU_A_TENANT_WEIGHT },
+		{ "compute-max", VGPU_QUOTA_COMPUTE_MAX, VGPU_A_TENANT_COMPUTE_MAX },
+		{ "priority", VGPU_QUOTA_PRIORITY, VGPU_A_TENANT_PRIORITY },
+		{ "cpus", VGPU_QUOTA_CPUS, VGPU_A_TENANT_CPUS },
+		{ "mems", VGPU_QUOTA_MEMS, VGPU_A_TENANT_MEMS },
+		{ "placement", VGPU_QUOTA_PLACEMENT, VGPU_A_TENANT_PLACEMENT },
+		{ "exclusive", VGPU_QUOTA_EXCLUSIVE, VGPU_A_TENANT_EXCLUSIVE },
+	};
+	uint32_t all = 0;
+	size_t i, n = sizeof(want) / sizeof(want[0]);
+	char what[96];
+
+	result(VGPU_QUOTA_NBITS == n, "spec_gen.h has every quota", "%d, not %zu",
+	       VGPU_QUOTA_NBITS, n);
+	for (i = 0; i < n && i < VGPU_QUOTA_NBITS; i++) {
+		const struct vgpu_spec_quota *q = &vgpu_spec_quotas[i];
+
+		snprintf(what, sizeof(what), "quota bit %zu is %s", i, want[i].name);
+		result(!strcmp(q->name, want[i].name) && q->bit == want[i].bit &&
+		       q->bit == 1U << i && q->attr == want[i].attr, what,
+		       "%s, bit 0x%x, attribute %d", q->name, q->bit, q->attr);
+		all |= q->bit;
+	}
+	result(VGPU_QUOTA_ALL == all, "VGPU_QUOTA_ALL is every quota bit", "0x%x, not 0x%x",
+	       VGPU_QUOTA_ALL, all);
+	result(VGPU_CHECK_GPU_INDEX_MAX == 63 && VGPU_CHECK_TENANT_NAME_MAX_LEN == 63 &&
+	       VGPU_CHECK_GPU_UUID_MAX_LEN == 40 && VGPU_CHECK_GPU_PCI_MAX_LEN == 16 &&
+	       VGPU_CHECK_TENANT_WEIGHT_MIN == 1 && VGPU_CHECK_TENANT_WEIGHT_MAX == 10000 &&
+	       VGPU_CHECK_GPU_NUMA_MAX == 1023,
+	       "the spec's checks are those vgpuctl's usage texts name", "changed");
 }
 
 /* PCI bus ids as NVML writes them, normalised */
 static void busid_case(const char *s, const char *want)
 {
 	char what[128], out[VGPU_PCI_LEN_MAX + 1] = "untouched";
-	int r = vgpu_busid_norm(s, out, sizeof(out));
+	int r = vgpuctl_busid_norm(s, out, sizeof(out));
 
 	if (want) {
 		snprintf(what, sizeof(what), "bus id \"%s\" normalised to %s", s, want);
 		result(r == 0 && !strcmp(out, want), what, "returned %d, \"%s\"", r, out);
 		snprintf(what, sizeof(what), "normalised bus id %s is a valid BUSID", want);
-		result(vgpu_parse_busid(out) == 0, what, "rejected");
+		result(vgpuctl_parse_busid(out) == 0, what, "rejected");
 	} else {
 		snprintf(what, sizeof(what), "bus id \"%s\" is rejected", s);
 		result(r < 0, what, "returned %d, \"%s\"", r, out);
@@ -280,7 +326,7 @@ static void test_busid_norm(void)
 	busid_case("0000:3b:00", NULL);
 	busid_case("0000:g0:00.0", NULL);
 	busid_case("0000:100:00.0", NULL);
-	result(vgpu_busid_norm("0000:3b:00.0", small, sizeof(small)) < 0,
+	result(vgpuctl_busid_norm("0000:3b:00.0", small, sizeof(small)) < 0,
 	       "bus id normalisation refuses a short buffer", "accepted");
 }
 
@@ -298,55 +344,55 @@ static void test_syntax(void)
 {
 	char name63[64], name64[65];
 
-	syntax_case("uuid", vgpu_parse_uuid, "GPU-0a1b2c3d-0000-4000-8000-000000000001", true);
-	syntax_case("uuid", vgpu_parse_uuid, "GPU-ABCDEF01-abcd-ABCD-0123-456789abcdef", true);
-	syntax_case("uuid", vgpu_parse_uuid, "", false);
-	syntax_case("uuid", vgpu_parse_uuid, "GPU-", false);
-	syntax_case("uuid", vgpu_parse_uuid, "gpu-0a1b2c3d-0000-4000-8000-000000000001", false);
-	syntax_case("uuid", vgpu_parse_uuid, "0a1b2c3d-0000-4000-8000-000000000001", false);
-	syntax_case("uuid", vgpu_parse_uuid, "GPU-0a1b2c3d-0000-4000-8000-00000000000g", false);
-	syntax_case("uuid", vgpu_parse_uuid, "GPU-0a1b2c3d-0000-4000-8000-0000000000012", false);
-	syntax_case("uuid", vgpu_parse_uuid, "GPU-0a1b2c3d-0000-4000-8000-00000000000", false);
-	syntax_case("uuid", vgpu_parse_uuid, "GPU-0a1b2c3d0000-4000-8000-000000000001", false);
-	syntax_case("uuid", vgpu_parse_uuid, "GPU-0a1b2c3d-0000-4000-8000-000000000001 ", false);
+	syntax_case("uuid", vgpuctl_parse_uuid, "GPU-0a1b2c3d-0000-4000-8000-000000000001", true);
+	syntax_case("uuid", vgpuctl_parse_uuid, "GPU-ABCDEF01-abcd-ABCD-0123-456789abcdef", true);
+	syntax_case("uuid", vgpuctl_parse_uuid, "", false);
+	syntax_case("uuid", vgpuctl_parse_uuid, "GPU-", false);
+	syntax_case("uuid", vgpuctl_parse_uuid, "gpu-0a1b2c3d-0000-4000-8000-000000000001", false);
+	syntax_case("uuid", vgpuctl_parse_uuid, "0a1b2c3d-0000-4000-8000-000000000001", false);
+	syntax_case("uuid", vgpuctl_parse_uuid, "GPU-0a1b2c3d-0000-4000-8000-00000000000g", false);
+	syntax_case("uuid", vgpuctl_parse_uuid, "GPU-0a1b2c3d-0000-4000-8000-0000000000012", false);
+	syntax_case("uuid", vgpuctl_parse_uuid, "GPU-0a1b2c3d-0000-4000-8000-00000000000", false);
+	syntax_case("uuid", vgpuctl_parse_uuid, "GPU-0a1b2c3d0000-4000-8000-000000000001", false);
+	syntax_case("uuid", vgpuctl_parse_uuid, "GPU-0a1b2c3d-0000-4000-8000-000000000001 ", false);
 
-	syntax_case("busid", vgpu_parse_busid, "0000:3b:00.0", true);
-	syntax_case("busid", vgpu_parse_busid, "0000:3B:1f.7", true);
-	syntax_case("busid", vgpu_parse_busid, "00000000:86:00.0", true);
-	syntax_case("busid", vgpu_parse_busid, "", false);
-	syntax_case("busid", vgpu_parse_busid, "3b:00.0", false);
-	syntax_case("busid", vgpu_parse_busid, "000:3b:00.0", false);
-	syntax_case("busid", vgpu_parse_busid, "10000:3b:00.0", true);	/* sysfs above 0xffff */
-	syntax_case("busid", vgpu_parse_busid, "000000000:3b:00.0", false);
-	syntax_case("busid", vgpu_parse_busid, "0000:3b:00:0", false);
-	syntax_case("busid", vgpu_parse_busid, "0000:3b:00.00", false);
-	syntax_case("busid", vgpu_parse_busid, "0000:3g:00.0", false);
-	syntax_case("busid", vgpu_parse_busid, "0000:3b:0.0", false);
-	syntax_case("busid", vgpu_parse_busid, "0000:3b:00.0 ", false);
-	syntax_case("busid", vgpu_parse_busid, "-000:3b:00.0", false);
+	syntax_case("busid", vgpuctl_parse_busid, "0000:3b:00.0", true);
+	syntax_case("busid", vgpuctl_parse_busid, "0000:3B:1f.7", true);
+	syntax_case("busid", vgpuctl_parse_busid, "00000000:86:00.0", true);
+	syntax_case("busid", vgpuctl_parse_busid, "", false);
+	syntax_case("busid", vgpuctl_parse_busid, "3b:00.0", false);
+	syntax_case("busid", vgpuctl_parse_busid, "000:3b:00.0", false);
+	syntax_case("busid", vgpuctl_parse_busid, "10000:3b:00.0", true);	/* sysfs above 0xffff */
+	syntax_case("busid", vgpuctl_parse_busid, "000000000:3b:00.0", false);
+	syntax_case("busid", vgpuctl_parse_busid, "0000:3b:00:0", false);
+	syntax_case("busid", vgpuctl_parse_busid, "0000:3b:00.00", false);
+	syntax_case("busid", vgpuctl_parse_busid, "0000:3g:00.0", false);
+	syntax_case("busid", vgpuctl_parse_busid, "0000:3b:0.0", false);
+	syntax_case("busid", vgpuctl_parse_busid, "0000:3b:00.0 ", false);
+	syntax_case("busid", vgpuctl_parse_busid, "-000:3b:00.0", false);
 
 	memset(name63, 'a', 63);
 	name63[63] = '\0';
 	memset(name64, 'a', 64);
 	name64[64] = '\0';
-	syntax_case("name", vgpu_parse_name, "team-a", true);
-	syntax_case("name", vgpu_parse_name, "a", true);
-	syntax_case("name", vgpu_parse_name, "A_b.c:d/e~!", true);
-	syntax_case("name", vgpu_parse_name, name63, true);
-	syntax_case("name", vgpu_parse_name, name64, false);
-	syntax_case("name", vgpu_parse_name, "", false);
-	syntax_case("name", vgpu_parse_name, "a b", false);
-	syntax_case("name", vgpu_parse_name, "a\tb", false);
-	syntax_case("name", vgpu_parse_name, "a\nb", false);
-	syntax_case("name", vgpu_parse_name, "a\x7f", false);
-	syntax_case("name", vgpu_parse_name, "caf\xc3\xa9", false);
+	syntax_case("name", vgpuctl_parse_name, "team-a", true);
+	syntax_case("name", vgpuctl_parse_name, "a", true);
+	syntax_case("name", vgpuctl_parse_name, "A_b.c:d/e~!", true);
+	syntax_case("name", vgpuctl_parse_name, name63, true);
+	syntax_case("name", vgpuctl_parse_name, name64, false);
+	syntax_case("name", vgpuctl_parse_name, "", false);
+	syntax_case("name", vgpuctl_parse_name, "a b", false);
+	syntax_case("name", vgpuctl_parse_name, "a\tb", false);
+	syntax_case("name", vgpuctl_parse_name, "a\nb", false);
+	syntax_case("name", vgpuctl_parse_name, "a\x7f", false);
+	syntax_case("name", vgpuctl_parse_name, "caf\xc3\xa9", false);
 }
 
 /* LIST */
 static void list_ok(const char *s, unsigned int max, const char *want)
 {
 	char what[160], out[VGPU_LIST_LEN_MAX + 1] = "untouched";
-	int r = vgpu_parse_list_norm(s, max, out, sizeof(out));
+	int r = vgpuctl_parse_list_norm(s, max, out, sizeof(out));
 
 	snprintf(what, sizeof(what), "list \"%s\" (max %u) is \"%s\"", s, max, want);
 	result(r == 0 && !strcmp(out, want), what, "returned %d, \"%s\"", r, out);
@@ -355,7 +401,7 @@ static void list_ok(const char *s, unsigned int max, const char *want)
 static void list_bad(const char *s, unsigned int max)
 {
 	char what[160], out[VGPU_LIST_LEN_MAX + 1] = "untouched";
-	int r = vgpu_parse_list_norm(s, max, out, sizeof(out));
+	int r = vgpuctl_parse_list_norm(s, max, out, sizeof(out));
 
 	snprintf(what, sizeof(what), "list \"%s\" (max %u) is rejected", s, max);
 	result(r < 0, what, "returned %d, \"%s\"", r, out);
@@ -365,7 +411,7 @@ static void gpus_case(const char *s, bool ok, uint64_t want)
 {
 	char what[128];
 	uint64_t v = 0xdead;
-	int r = vgpu_parse_gpus(s, &v);
+	int r = vgpuctl_parse_gpus(s, &v);
 
 	snprintf(what, sizeof(what), "gpus \"%s\" %s", s, ok ? "accepted" : "rejected");
 	if (ok)
@@ -416,17 +462,17 @@ static void test_list(void)
 	gpus_case("-1", false, 0);
 
 	bits[0] = 0xf | (1ULL << 8);
-	result(!vgpu_format_list(bits, 2, out, sizeof(out)) && !strcmp(out, "0-3,8"),
+	result(!vgpuctl_format_list(bits, 2, out, sizeof(out)) && !strcmp(out, "0-3,8"),
 	       "format list 0-3,8", "got \"%s\"", out);
 	bits[0] = 0;
-	result(!vgpu_format_list(bits, 2, out, sizeof(out)) && !strcmp(out, ""),
+	result(!vgpuctl_format_list(bits, 2, out, sizeof(out)) && !strcmp(out, ""),
 	       "format empty list", "got \"%s\"", out);
 	bits[0] = 0x5555;
-	result(vgpu_format_list(bits, 2, out, sizeof(out)) < 0,
+	result(vgpuctl_format_list(bits, 2, out, sizeof(out)) < 0,
 	       "format list too long for its buffer fails", "got \"%s\"", out);
 	bits[0] = 1ULL << 63;
 	bits[1] = 1;
-	result(!vgpu_format_list(bits, 2, out, sizeof(out)) && !strcmp(out, "63-64"),
+	result(!vgpuctl_format_list(bits, 2, out, sizeof(out)) && !strcmp(out, "63-64"),
 	       "format list across words", "got \"%s\"", out);
 }
 
@@ -448,18 +494,18 @@ static void test_format(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		vgpu_format_size(sizes[i].v, buf, sizeof(buf));
+		vgpuctl_format_size(sizes[i].v, buf, sizeof(buf));
 		snprintf(what, sizeof(what), "format size %" PRIu64 " as %s", sizes[i].v, sizes[i].s);
 		result(!strcmp(buf, sizes[i].s), what, "got \"%s\"", buf);
 	}
 	for (i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
 		uint32_t back = 0;
 
-		vgpu_format_pct(pcts[i].bp, buf, sizeof(buf));
+		vgpuctl_format_pct(pcts[i].bp, buf, sizeof(buf));
 		snprintf(what, sizeof(what), "format %u bp as %s", pcts[i].bp, pcts[i].s);
 		result(!strcmp(buf, pcts[i].s), what, "got \"%s\"", buf);
 		snprintf(what, sizeof(what), "%s parses back to %u bp", pcts[i].s, pcts[i].bp);
-		result(!vgpu_parse_pct(buf, &back) && back == pcts[i].bp, what, "got %u", back);
+		result(!vgpuctl_parse_pct(buf, &back) && back == pcts[i].bp, what, "got %u", back);
 	}
 }
 
@@ -467,7 +513,7 @@ static void test_format(void)
 static void cg_case(const char *mnt, const char *arg, int want_ret, const char *want)
 {
 	char what[256], out[VGPU_PATH_LEN_MAX + 1] = "";
-	int r = vgpu_cgroup_path(mnt, arg, out, sizeof(out));
+	int r = vgpuctl_cgroup_path(mnt, arg, out, sizeof(out));
 
 	snprintf(what, sizeof(what), "cgroup \"%s\" under %s %s%s", arg, mnt,
 		 want_ret ? "is rejected" : "sends ", want_ret ? "" : want);
@@ -511,7 +557,7 @@ static void test_cgroup(void)
 		long_path[VGPU_PATH_LEN_MAX + 1] = '\0';
 		cg_case(m, long_path, -1, "");
 		long_path[VGPU_PATH_LEN_MAX - 1] = '\0';	/* "/" + 4094 = 4095 */
-		r = vgpu_cgroup_path(m, long_path, out, sizeof(out));
+		r = vgpuctl_cgroup_path(m, long_path, out, sizeof(out));
 		result(r == -1, "cgroup path longer than the buffer is rejected", "returned %d", r);
 		free(long_path);
 	}
@@ -528,33 +574,33 @@ static void test_cgroup(void)
 	      "cgroup2 /sys/fs/my\\040cgroup cgroup2 rw 0 0\n"
 	      "cgroup2 /other cgroup2 rw 0 0\n", f);
 	fclose(f);
-	r = vgpu_cgroup_mount(tmpl, out, sizeof(out));
+	r = vgpuctl_cgroup_mount(tmpl, out, sizeof(out));
 	result(r == 0 && !strcmp(out, "/sys/fs/my cgroup"),
 	       "cgroup2 mount found, octal escapes undone", "returned %d, \"%s\"", r, out);
-	r = vgpu_cgroup_mount(tmpl, out, 8);
+	r = vgpuctl_cgroup_mount(tmpl, out, 8);
 	result(r == -1, "cgroup2 mount too long for the buffer fails", "returned %d", r);
 	f = fopen(tmpl, "w");
 	if (f) {
 		fputs("proc /proc proc rw 0 0\ncgroup /sys/fs/cgroup/cpu cgroup rw,cpu 0 0\n", f);
 		fclose(f);
 	}
-	r = vgpu_cgroup_mount(tmpl, out, sizeof(out));
+	r = vgpuctl_cgroup_mount(tmpl, out, sizeof(out));
 	result(r == 1 && !strcmp(out, "/sys/fs/cgroup"),
 	       "no cgroup2 mount: default /sys/fs/cgroup", "returned %d, \"%s\"", r, out);
 	unlink(tmpl);
-	r = vgpu_cgroup_mount(tmpl, out, sizeof(out));
+	r = vgpuctl_cgroup_mount(tmpl, out, sizeof(out));
 	result(r == 1 && !strcmp(out, "/sys/fs/cgroup"),
 	       "unreadable mounts file: default /sys/fs/cgroup", "returned %d, \"%s\"", r, out);
 }
 
 static void test_matches(void)
 {
-	result(vgpu_matches("g", "gpu"), "\"g\" abbreviates gpu", "no");
-	result(vgpu_matches("gpu", "gpu"), "\"gpu\" matches gpu", "no");
-	result(vgpu_matches("ten", "tenant"), "\"ten\" abbreviates tenant", "no");
-	result(!vgpu_matches("gpus", "gpu"), "\"gpus\" does not match gpu", "it does");
-	result(!vgpu_matches("", "gpu"), "\"\" does not match gpu", "it does");
-	result(!vgpu_matches("x", "gpu"), "\"x\" does not match gpu", "it does");
+	result(vgpuctl_matches("g", "gpu"), "\"g\" abbreviates gpu", "no");
+	result(vgpuctl_matches("gpu", "gpu"), "\"gpu\" matches gpu", "no");
+	result(vgpuctl_matches("ten", "tenant"), "\"ten\" abbreviates tenant", "no");
+	result(!vgpuctl_matches("gpus", "gpu"), "\"gpus\" does not match gpu", "it does");
+	result(!vgpuctl_matches("", "gpu"), "\"\" does not match gpu", "it does");
+	result(!vgpuctl_matches("x", "gpu"), "\"x\" does not match gpu", "it does");
 }
 
 int main(void)
@@ -564,6 +610,7 @@ int main(void)
 	test_ints();
 	test_priority();
 	test_policy();
+	test_spec_quotas();
 	test_busid_norm();
 	test_syntax();
 	test_list();

@@ -22,7 +22,7 @@ static void placement_case(const char *s, int want_ret, uint32_t want)
 {
 	char what[128];
 	uint32_t v = 77;
-	int r = vgpu_parse_placement(s, &v);
+	int r = vgpuctl_parse_placement(s, &v);
 
 	snprintf(what, sizeof(what), "placement \"%s\" %s", s, want_ret ? "is rejected" : "parses");
 	result(r == want_ret && v == (want_ret ? 77 : want), what, "returned %d, value %u", r, v);
@@ -39,9 +39,9 @@ static void test_placement(void)
 	placement_case("auto", 0, VGPU_PLACEMENT_AUTO);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		placement_case(bad[i], -1, 0);
-	result(!strcmp(vgpu_placement_name(VGPU_PLACEMENT_MANUAL), "manual") &&
-	       !strcmp(vgpu_placement_name(VGPU_PLACEMENT_AUTO), "auto") &&
-	       !vgpu_placement_name(2), "placement names, NULL when unknown", "mismatch");
+	result(!strcmp(vgpuctl_placement_name(VGPU_PLACEMENT_MANUAL), "manual") &&
+	       !strcmp(vgpuctl_placement_name(VGPU_PLACEMENT_AUTO), "auto") &&
+	       !vgpuctl_placement_name(2), "placement names, NULL when unknown", "mismatch");
 }
 
 static void onoff_case(const char *s, int want_ret, bool want)
@@ -52,7 +52,7 @@ static void onoff_case(const char *s, int want_ret, bool want)
 
 	/* Start from the opposite of the answer, to see it written. */
 	v = !want;
-	r = vgpu_parse_onoff(s, &v);
+	r = vgpuctl_parse_onoff(s, &v);
 	snprintf(what, sizeof(what), "on/off \"%s\" %s", s, want_ret ? "is rejected" : "parses");
 	result(r == want_ret && v == (want_ret ? !want : want), what, "returned %d, value %d",
 	       r, v);
@@ -75,7 +75,7 @@ static void seconds_case(const char *s, int want_ret, uint64_t want)
 {
 	char what[128];
 	uint64_t v = 12345;
-	int r = vgpu_parse_seconds(s, &v);
+	int r = vgpuctl_parse_seconds(s, &v);
 
 	snprintf(what, sizeof(what), "seconds \"%s\" %s", s, want_ret ? "is rejected" : "parses");
 	result(r == want_ret && v == (want_ret ? 12345 : want), what,
@@ -106,7 +106,7 @@ static void ns_case(uint64_t ns, const char *want)
 {
 	char what[128], buf[32];
 
-	vgpu_format_ns(ns, buf, sizeof(buf));
+	vgpuctl_format_ns(ns, buf, sizeof(buf));
 	snprintf(what, sizeof(what), "%" PRIu64 " ns prints as %s", ns, want);
 	result(!strcmp(buf, want), what, "got \"%s\"", buf);
 }

@@ -87,15 +87,15 @@ static FILE *cap;
 
 static void begin(bool json)
 {
-	vgpu_print_init(json, false);
+	vgpuctl_print_init(json, false);
 	cap = open_memstream(&buf, &len);
-	vgpu_print_set_file(cap);
+	vgpuctl_print_set_file(cap);
 }
 
 static const char *end(void)
 {
 	fclose(cap);
-	vgpu_print_set_file(stdout);
+	vgpuctl_print_set_file(stdout);
 	return buf;
 }
 
@@ -112,11 +112,11 @@ static void msg_case(const char *what, struct nl_msg *msg, bool json, bool lines
 	int r;
 
 	begin(json);
-	r = vgpu_tenant_parse(nlmsg_hdr(msg), tb);
+	r = vgpuctl_tenant_parse(nlmsg_hdr(msg), tb);
 	if (!r) {
-		vgpu_print_obj_open(NULL);
-		vgpu_tenant_print(nlmsg_hdr(msg), tb, lines);
-		vgpu_print_obj_close();
+		vgpuctl_print_obj_open(NULL);
+		vgpuctl_tenant_print(nlmsg_hdr(msg), tb, lines);
+		vgpuctl_print_obj_close();
 	}
 	/* end() may move buf: call it before buf is read. */
 	got = end();
@@ -259,7 +259,7 @@ static void test_tenant(void)
 	n = nla_nest_start(msg, VGPU_A_TENANT_USAGE);
 	nla_put_u16(msg, VGPU_A_USAGE_GPU, 1);	/* a u32 of 2 bytes */
 	nla_nest_end(msg, n);
-	result(vgpu_tenant_parse(nlmsg_hdr(msg), tb) == -EPROTO,
+	result(vgpuctl_tenant_parse(nlmsg_hdr(msg), tb) == -EPROTO,
 	       "a malformed usage nest is refused", "accepted", "-EPROTO");
 	nlmsg_free(msg);
 }
@@ -293,11 +293,11 @@ static void ps_case(const char *what, bool json, const char *want)
 	int i, r = 0;
 
 	begin(json);
-	vgpu_print_list_open();
+	vgpuctl_print_list_open();
 	for (i = 0; i < 3; i++)
 		r |= ps_one(nlmsg_hdr(m[i]), NULL);
 	ps_done(r == 0);
-	vgpu_print_list_close(r == 0);
+	vgpuctl_print_list_close(r == 0);
 	end();	/* before buf is read: it may move it */
 	result(!r && !strcmp(buf, want), what, r ? "ps_one failed" : buf, want);
 	free(buf);
@@ -320,9 +320,9 @@ static void test_ps(void)
 		"{\"pid\":1234567,\"tenant\":\"a\",\"gpu\":0,\"vram\":1073741824,\"vram_budget\":0}]\n");
 
 	begin(false);
-	vgpu_print_list_open();
+	vgpuctl_print_list_open();
 	ps_done(true);
-	vgpu_print_list_close(true);
+	vgpuctl_print_list_close(true);
 	end();
 	result(!strcmp(buf, "PID  TENANT  GPU  VRAM  BUDGET\n"), "ps: no process, the header",
 	       buf, "PID  TENANT  GPU  VRAM  BUDGET\n");

@@ -65,4 +65,18 @@ check_eq "the inventory holds three gpus" 3 "$n"
 check "del gpu 5" vgpuctl gpu del 5
 check_fails "gpu 5 is gone" "Error: unknown GPU." vgpuctl gpu show 5
 check "gpu 5 can be added again" vgpuctl gpu add 5 vram 2G
+
+# gpu probe of a GPU whose PCI domain is above 0xffff (VMD, Hyper-V):
+# NVML (here simgpu's) writes its bus id "00010000:01:00.0", sysfs and the
+# kernel "10000:01:00.0"; probe must match the two and add the GPU.
+for i in $(vgpuctl gpu show | sed -n 's/^gpu \([0-9]*\) .*/\1/p'); do
+	vgpuctl gpu del "$i"
+done
+printf 'gpus = 1\ngpu0.pci = 00010000:01:00.0\n' > /tmp/domain.conf
+check_out "gpu probe adds a GPU with a PCI domain above 0xffff" "added gpu 0 uuid" \
+	sh -c 'SIMGPU_CONFIG=/tmp/domain.conf vgpuctl gpu probe'
+check_out "which the inventory holds as sysfs names it" "pci 10000:01:00.0" \
+	vgpuctl gpu show 0
+check_out "a second probe finds it there" "gpu 0 already present" \
+	sh -c 'SIMGPU_CONFIG=/tmp/domain.conf vgpuctl gpu probe'
 suite_end
