@@ -7,8 +7,27 @@
  */
 #include <errno.h>
 
+#include "account.h"
+#include "devmap.h"
+#include "hooks.h"
 #include "log.h"
+#include "placement.h"
+#include "ptrmap.h"
+#include "register.h"
 #include "state.h"
+
+/*
+ * vgpu_charge() on the process's charger. A charge short of budget asks
+ * the module (VGPU_IOC_CHARGE), a system call: a slow path anyway, where
+ * the thread also notices a placement change and rebinds its memory
+ * policy (placement.c), as the allocation fast path's poll does not.
+ */
+static int charge(int gpu, uint64_t bytes)
+{
+	if (vgpu_charge_short(&vgpu_proc.charger, gpu, bytes))
+		vgpu_placement_sync();
+	return vgpu_charge(&vgpu_proc.charger, gpu, bytes);
+}
 
 CUresult vgpu_tx_begin(struct vgpu_tx *tx, int gpu, uint64_t bytes)
 {
@@ -37,7 +56,7 @@ CUresult vgpu_tx_begin(struct vgpu_tx *tx, int gpu, uint64_t bytes)
 	}
 	if (!bytes)
 		return CUDA_SUCCESS;	/* routed only */
-	rc = vgpu_charge(&vgpu_proc.charger, gpu, bytes);
+	rc = charge(gpu, bytes);
 	if (rc) {
 		vgpu_log(VGPU_LOG_INFO, "refused %llu bytes on GPU %d: %s",
 			 (unsigned long long)bytes, gpu,
@@ -68,7 +87,7 @@ int vgpu_tx_adjust(struct vgpu_tx *tx, uint64_t bytes)
 	if (tx->gpu < 0 || bytes == tx->bytes)
 		return 0;
 	if (bytes > tx->bytes) {
-		if (vgpu_charge(&vgpu_proc.charger, tx->gpu, bytes - tx->bytes))
+		if (charge(tx->gpu, bytes - tx->bytes))
 			return -ENOMEM;
 	} else {
 		vgpu_charge_cancel(&vgpu_proc.charger, tx->gpu, tx->bytes - bytes);

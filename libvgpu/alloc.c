@@ -20,7 +20,9 @@
  * also released when their context is destroyed (ctx.c); stream-ordered
  * ones outlive contexts, as in the driver.
  */
-#include "state.h"
+#include "account.h"
+#include "hooks.h"
+#include "ptrmap.h"
 
 static CUresult alloc_dev(CUresult (*real)(CUdeviceptr *, size_t), CUdeviceptr *dptr,
 			  size_t bytesize, uint64_t charge, int ctx_bound)

@@ -5,8 +5,10 @@
  * call; given back at cuArrayDestroy / cuMipmappedArrayDestroy, or when
  * their context is destroyed.
  */
+#include "account.h"
 #include "arraysize.h"
-#include "state.h"
+#include "hooks.h"
+#include "ptrmap.h"
 
 static CUresult array_new(void *real, int kind, CUarray *pa, const void *desc, uint64_t bytes)
 {

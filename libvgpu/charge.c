@@ -64,6 +64,13 @@ int vgpu_charge(struct vgpu_charger *c, int gpu, uint64_t bytes)
 	return -ENOMEM;
 }
 
+int vgpu_charge_short(struct vgpu_charger *c, int gpu, uint64_t bytes)
+{
+	int64_t a = __atomic_load_n(avail_of(c, gpu), __ATOMIC_RELAXED);
+
+	return bytes && bytes <= (uint64_t)INT64_MAX && (a < 0 || (uint64_t)a < bytes);
+}
+
 void vgpu_charge_commit(struct vgpu_charger *c, int gpu, uint64_t bytes)
 {
 	if (bytes)

@@ -22,7 +22,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "account.h"
+#include "ctxmap.h"
+#include "devmap.h"
+#include "hooks.h"
 #include "log.h"
+#include "ptrmap.h"
+#include "qevents.h"
+#include "register.h"
 #include "state.h"
 
 #define VGPU_PRIMARY_MAX 256

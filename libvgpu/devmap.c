@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "devmap.h"
+#include "hooks.h"
 #include "log.h"
 #include "state.h"
 

@@ -8,7 +8,9 @@
  * back if it failed. cuMemFreeAsync gives the charge back when it is
  * queued, not when the stream reaches it.
  */
-#include "state.h"
+#include "account.h"
+#include "hooks.h"
+#include "ptrmap.h"
 
 static CUresult free_ptr(CUresult (*real)(CUdeviceptr), CUdeviceptr p)
 {

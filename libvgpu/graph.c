@@ -23,7 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "state.h"
+#include "account.h"
+#include "devmap.h"
+#include "hooks.h"
+#include "launchgate.h"
+#include "ptrmap.h"
+#include "register.h"
 
 struct gop {
 	uint64_t ptr;

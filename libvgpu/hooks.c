@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "realdl.h"
 #include "hooks.h"
 #include "log.h"
 

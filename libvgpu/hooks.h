@@ -69,7 +69,4 @@ int vgpu_hook_find(const char *name);
 /* Is p the address of one of libvgpu's wrappers? */
 int vgpu_hook_is_wrapper(const void *p);
 
-/* The real dlsym (dlsym.c). */
-void *vgpu_dlsym(void *handle, const char *name);
-
 #endif

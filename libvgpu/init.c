@@ -8,7 +8,7 @@
  * (register.c).
  */
 #include "log.h"
-#include "state.h"
+#include "register.h"
 
 __attribute__((visibility("default"))) const char vgpu_version[] = "0.2";
 

@@ -18,6 +18,8 @@
  * cuLaunchKernelEx); 0 in a _ptsz form is the thread's per-thread stream,
  * named CU_STREAM_PER_THREAD so that the event goes where the launch went.
  */
+#include "hooks.h"
+#include "launchgate.h"
 #include "state.h"
 
 #define LAUNCH(sym, params, args, stream)					\

@@ -11,6 +11,10 @@
  */
 #include <string.h>
 
+#include "devmap.h"
+#include "hooks.h"
+#include "netlink.h"
+#include "register.h"
 #include "state.h"
 #include "views.h"
 

@@ -27,6 +27,7 @@
 
 #include "log.h"
 #include "nodelist.h"
+#include "placement.h"
 #include "state.h"
 
 #define VGPU_NODES (sizeof(((struct vgpu_dev_placement *)0)->mems) * 8)

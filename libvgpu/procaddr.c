@@ -8,7 +8,7 @@
  * cuGetProcAddress@12000 -> this file's cuGetProcAddress_v2). Other
  * answers, errors and statuses pass through untouched.
  */
-#include "state.h"
+#include "hooks.h"
 
 VGPU_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
 				      cuuint64_t flags)

@@ -17,7 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "devmap.h"
+#include "gatedev.h"
+#include "hooks.h"
 #include "log.h"
+#include "netlink.h"
+#include "placement.h"
+#include "ptrmap.h"
+#include "register.h"
 #include "state.h"
 
 struct vgpu_proc vgpu_proc = {
@@ -31,8 +38,6 @@ static int vgpu_pass_said;
 
 static int dev_ioctl(void *ctx, unsigned long req, void *arg)
 {
-	if (req == VGPU_IOC_CHARGE)
-		vgpu_placement_sync();	/* a budget refill: a slow path */
 	return ioctl(*(int *)ctx, req, arg) < 0 ? -errno : 0;
 }
 

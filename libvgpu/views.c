@@ -11,6 +11,9 @@
 #include <errno.h>
 #include <sys/ioctl.h>
 
+#include "devmap.h"
+#include "hooks.h"
+#include "register.h"
 #include "state.h"
 #include "views.h"
 

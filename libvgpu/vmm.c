@@ -7,7 +7,11 @@
  * Physical allocations are not bound to a context. Memory located on the
  * host (not a device) is not charged.
  */
-#include "state.h"
+#include "account.h"
+#include "devmap.h"
+#include "hooks.h"
+#include "ptrmap.h"
+#include "register.h"
 
 VGPU_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 				 const CUmemAllocationProp *prop, unsigned long long flags)
