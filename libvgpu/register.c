@@ -99,53 +99,68 @@ static void map_gate(struct vgpu_proc *p)
 	vgpu_gate_start(p->page, p->gate);
 }
 
-static int do_register(void)
+/* Open /dev/vgpu and map its page; 0, or -1 (said why, nothing left). */
+static int dev_open(struct vgpu_proc *p)
 {
-	struct vgpu_proc *p = &vgpu_proc;
-	struct timespec t0;
-	uint32_t seq;
 	void *m;
-	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	vgpu_log(VGPU_LOG_DEBUG, "registering with vgpu.ko");
 	p->devfd = open(VGPU_DEV_PATH, O_RDWR | O_CLOEXEC);
 	if (p->devfd < 0) {
 		pass("cannot open " VGPU_DEV_PATH ", vgpu.ko is not loaded?", errno);
-		return VGPU_ST_PASS;
+		return -1;
 	}
 	m = mmap(NULL, sizeof(*p->page), PROT_READ | PROT_WRITE, MAP_SHARED, p->devfd, 0);
 	if (m == MAP_FAILED) {
 		pass("cannot map " VGPU_DEV_PATH, errno);
-		undo();
-		return VGPU_ST_PASS;
+		goto err_close;
 	}
 	p->page = m;
 	if (p->page->version != VGPU_DEV_PAGE_VERSION) {
 		pass("unknown " VGPU_DEV_PATH " page version", EPROTO);
-		undo();
-		return VGPU_ST_PASS;
+		goto err_unmap;
 	}
-	rc = vgpu_nl_open();
+	return 0;
+
+err_unmap:
+	munmap(p->page, sizeof(*p->page));
+	p->page = NULL;
+err_close:
+	close(p->devfd);
+	p->devfd = -1;
+	return -1;
+}
+
+/* The generic netlink socket and the family; 0, or -1 (said why). */
+static int nl_open(struct vgpu_proc *p)
+{
+	int rc = vgpu_nl_open();
+
 	if (rc < 0) {
 		pass("cannot open a generic netlink socket", -rc);
-		undo();
-		return VGPU_ST_PASS;
+		return -1;
 	}
 	p->nlfd = rc;
 	rc = vgpu_nl_family(p->nlfd, &p->family);
 	if (rc) {
 		pass("no \"" VGPU_FAMILY_NAME "\" generic netlink family", -rc);
-		undo();
-		return VGPU_ST_PASS;
+		close(p->nlfd);
+		p->nlfd = -1;
+		return -1;
 	}
-	/* Before the request: a change after it is then noticed. */
-	seq = __atomic_load_n(&p->page->placement_seq, __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+/* proc-register; *seq gets the page's placement_seq read before it (a
+ * change after it is then noticed). Returns the state it leads to. */
+static int send_register(struct vgpu_proc *p, uint32_t *seq)
+{
+	int rc;
+
+	*seq = __atomic_load_n(&p->page->placement_seq, __ATOMIC_ACQUIRE);
 	rc = vgpu_nl_register(p->nlfd, p->family, p->devfd, &p->reg);
 	if (rc) {
 		vgpu_log(VGPU_LOG_ERROR, "proc-register failed: %s", strerror(-rc));
 		pass("not registered with vgpu.ko", -rc);
-		undo();
 		return VGPU_ST_PASS;
 	}
 	for (int i = 0; i < VGPU_GPU_MAX; i++)
@@ -155,20 +170,26 @@ static int do_register(void)
 	if (!p->reg.in_tenant && p->reg.policy == VGPU_DEFAULT_POLICY_DENY) {
 		vgpu_log(VGPU_LOG_ERROR, "pid %u is outside every vgpu tenant and the "
 			 "host default is deny: CUDA reports no device", p->reg.pid);
-		undo();
 		return VGPU_ST_DENIED;
 	}
-	map_gate(p);
-	vgpu_placement_start(seq, &p->reg);
+	return VGPU_ST_ACTIVE;
+}
+
+static void charger_start(struct vgpu_proc *p)
+{
 	p->charger.page = p->page;
 	p->charger.ioctl = dev_ioctl;
 	p->charger.ctx = &p->devfd;
 	memset(p->charger.keep, 0, sizeof(p->charger.keep));
+}
+
+static void log_registered(const struct vgpu_proc *p, const struct timespec *t0)
+{
 	vgpu_log(VGPU_LOG_INFO, "registered pid %u: tenant %s (id %u), %d GPUs, "
 		 "host default %s, in %.3f ms", p->reg.pid,
 		 p->reg.in_tenant ? p->reg.tenant : "(none)", p->reg.tenant_id,
 		 p->reg.ngpu, p->reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow",
-		 ms_since(&t0));
+		 ms_since(t0));
 	for (int i = 0; i < p->reg.ngpu; i++) {
 		const struct vgpu_reg_gpu *g = &p->reg.gpu[i];
 
@@ -181,7 +202,41 @@ static int do_register(void)
 				 g->index, g->uuid, (unsigned long long)g->vram,
 				 (unsigned long long)g->vram_max, g->denied ? ", denied" : "");
 	}
-	return VGPU_ST_ACTIVE;
+}
+
+/* Returns the state: ACTIVE with everything set up, else nothing left
+ * open (the socket, the descriptor and the page are released). */
+static int do_register(void)
+{
+	struct vgpu_proc *p = &vgpu_proc;
+	struct timespec t0;
+	uint32_t seq;
+	int st = VGPU_ST_PASS;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	vgpu_log(VGPU_LOG_DEBUG, "registering with vgpu.ko");
+	if (dev_open(p))
+		return st;
+	if (nl_open(p))
+		goto out_dev;
+	st = send_register(p, &seq);
+	if (st != VGPU_ST_ACTIVE)
+		goto out_nl;
+	map_gate(p);
+	vgpu_placement_start(seq, &p->reg);
+	charger_start(p);
+	log_registered(p, &t0);
+	return st;
+
+out_nl:
+	close(p->nlfd);
+	p->nlfd = -1;
+out_dev:
+	munmap(p->page, sizeof(*p->page));
+	p->page = NULL;
+	close(p->devfd);
+	p->devfd = -1;
+	return st;
 }
 
 int vgpu_ensure(void)
