@@ -2,8 +2,8 @@
 /*
  * The compute launch gate (gate.c) against a fake gate page and a stub
  * ioctl layer, and the node-list parser (nodelist.c), under ASan and
- * UBSan; part of test-logic-asan. Prints PASS/FAIL lines; returns 1 on
- * failure.
+ * UBSan; part of test-logic-asan. One check, one line (check.h); returns
+ * 1 on a failure.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,8 +16,6 @@
 #include "../nodelist.h"
 #include "check.h"
 #include "test_gate.h"
-
-static int failed;
 
 /* ---- the gate against a fake module ---- */
 
@@ -114,18 +112,22 @@ static void *launcher(void *arg)
 
 static void test_gate_paths(void)
 {
+	static const char what[] = "launch gate on a fake page (granted: counted, "
+		"no wait; closed: a 2 ms drain timed, then WAIT; idle: no drain; EINTR "
+		"retried; 4 threads sleep until granted; per-thread GPU; ENOTTY said once, "
+		"then passes through)";
 	pthread_t t[4];
 
 	/* No gate page: nothing asked, nothing counted. */
 	launch();
-	CHECK(!fk.waits && !fk.drains && !fk.resolves && !page.gpu[1].launches, "gate",
+	CHECK(!fk.waits && !fk.drains && !fk.resolves && !page.gpu[1].launches, what,
 	      "no gate: %d waits, %d drains", fk.waits, fk.drains);
 	gt.gate = &gpage;
 	/* Granted: no wait, no drain, counted. */
 	gpage.gpu[1].granted = 1;
 	for (int i = 0; i < 1000; i++)
-		CHECK(vgpu_gate_pass(&gt, NULL), "gate", "granted but the fast path said no");
-	CHECK(page.gpu[1].launches == 1000 && !fk.waits && !fk.drains, "gate",
+		CHECK(vgpu_gate_pass(&gt, NULL), what, "granted but the fast path said no");
+	CHECK(page.gpu[1].launches == 1000 && !fk.waits && !fk.drains, what,
 	      "granted: %llu launches, %d waits, %d drains",
 	      (unsigned long long)page.gpu[1].launches, fk.waits, fk.drains);
 	/* Closed after launches: drain (timed), then wait, then launch. */
@@ -133,11 +135,11 @@ static void test_gate_paths(void)
 	fk.drain_sleep_ns = 2000000;
 	fk.last_drains = 1;
 	launch();
-	CHECK(fk.drains == 1 && fk.waits == 1 && fk.order_ok, "gate",
+	CHECK(fk.drains == 1 && fk.waits == 1 && fk.order_ok, what,
 	      "closed: %d drains, %d waits, drain first %d", fk.drains, fk.waits, fk.order_ok);
-	CHECK(fk.drain_ns >= 2000000 && fk.drain_ns < 1000000000ULL, "gate",
+	CHECK(fk.drain_ns >= 2000000 && fk.drain_ns < 1000000000ULL, what,
 	      "drain_ns %llu for a 2 ms drain", (unsigned long long)fk.drain_ns);
-	CHECK(page.gpu[1].launches == 1001, "gate", "the waited launch is not counted");
+	CHECK(page.gpu[1].launches == 1001, what, "the waited launch is not counted");
 	/* Closed, nothing launched since the drain: the launch after the
 	 * wait counts, so the next closed gate drains again; a process that
 	 * drained and launched nothing does not. */
@@ -145,14 +147,14 @@ static void test_gate_paths(void)
 	fk.drain_sleep_ns = 0;
 	fk.last_drains = 1;
 	launch();
-	CHECK(fk.drains == 1 && fk.waits == 2 && fk.drain_ns == 0, "gate",
+	CHECK(fk.drains == 1 && fk.waits == 2 && fk.drain_ns == 0, what,
 	      "idle since the drain: %d drains, %d waits, drain_ns %llu", fk.drains, fk.waits,
 	      (unsigned long long)fk.drain_ns);
 	/* EINTR: asked again, drained once. */
 	fk.eintr = 2;
 	fk.last_drains = 2;
 	launch();
-	CHECK(fk.drains == 2 && fk.waits == 5 && !fk.fails, "gate",
+	CHECK(fk.drains == 2 && fk.waits == 5 && !fk.fails, what,
 	      "EINTR x2: %d drains, %d waits", fk.drains, fk.waits);
 	/* Threads meeting the closed gate all sleep in WAIT (no spinning),
 	 * and all go once the tenant is granted. */
@@ -168,7 +170,7 @@ static void test_gate_paths(void)
 	pthread_mutex_unlock(&fk.lk);
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
-	CHECK(fk.waits == 4 && page.gpu[1].launches == 1007, "gate",
+	CHECK(fk.waits == 4 && page.gpu[1].launches == 1007, what,
 	      "4 threads: %d waits, %llu launches", fk.waits,
 	      (unsigned long long)page.gpu[1].launches);
 	fk.block = 0;
@@ -177,18 +179,18 @@ static void test_gate_paths(void)
 	gpage.gpu[3].granted = 1;
 	vgpu_gate_tls.gen = 7;
 	vgpu_gate_tls.gpu = 3;
-	CHECK(vgpu_gate_pass(&gt, NULL) && page.gpu[3].launches == 1 && !fk.resolves, "gate",
+	CHECK(vgpu_gate_pass(&gt, NULL) && page.gpu[3].launches == 1 && !fk.resolves, what,
 	      "thread cache: launches %llu, resolves %d",
 	      (unsigned long long)page.gpu[3].launches, fk.resolves);
 	gt.gen = 8;
 	fk.resolve_gpu = 3;
 	launch();
-	CHECK(page.gpu[3].launches == 2 && fk.resolves == 1, "gate",
+	CHECK(page.gpu[3].launches == 2 && fk.resolves == 1, what,
 	      "stale cache: launches %llu, resolves %d",
 	      (unsigned long long)page.gpu[3].launches, fk.resolves);
 	fk.resolve_gpu = -1;
 	launch();
-	CHECK(page.gpu[3].launches == 2 && fk.resolves == 2, "gate", "outside the inventory counted");
+	CHECK(page.gpu[3].launches == 2 && fk.resolves == 2, what, "outside the inventory counted");
 	/* WAIT failing (an older module: ENOTTY): said once, then launches
 	 * pass through without blocking. */
 	gt.one_gpu = 2;
@@ -197,12 +199,9 @@ static void test_gate_paths(void)
 	for (int i = 0; i < 3; i++)
 		launch();
 	CHECK(fk.fails == 1 && fk.fail_err == ENOTTY && fk.waits == 1 &&
-	      page.gpu[2].launches == 3, "gate", "ENOTTY: %d failures said, %d waits, %llu launches",
+	      page.gpu[2].launches == 3, what, "ENOTTY: %d failures said, %d waits, %llu launches",
 	      fk.fails, fk.waits, (unsigned long long)page.gpu[2].launches);
-	printf("PASS: libvgpu: logic: launch gate on a fake page (granted: counted, no wait; "
-	       "closed: a 2 ms drain timed, then WAIT; idle: no drain; EINTR retried; "
-	       "4 threads sleep until granted; per-thread GPU; ENOTTY said once, then "
-	       "passes through)\n");
+	PASSED(what);
 }
 
 /* ---- the queue bound against a fake GPU ---- */
@@ -427,17 +426,42 @@ static void qreset(void)
 	vgpu_gate_tls.n = 0;
 }
 
-static void test_queue(void)
+/* Each scenario starts here, whatever the one before left: M = 4, K = 4,
+ * fixed, 2 ms launches, granted in grant 5, no bound checked. */
+static void qsetup(void)
 {
-	int syncs_at[64], nsync = 0, last_syncs = 0;
-	uint64_t dev;
-	pthread_t t[4];
-
+	qreset();
+	q.mark = 4;
+	q.depth = 4;
+	q.target_ns = 0;
+	qgt.mark_mask = 3;
 	qgpage.gpu[0].granted = 1;
 	qgpage.gpu[0].seq = 5;
-	/* M = 4, K = 4, one thread, 100 launches round robin on 2 streams
-	 * (the case where every 4th launch is on the same stream). */
-	vgpu_gate_tls.n = 0;
+	vgpu_gate_tls.mark = 0;
+	qf.ms_per_launch = 2.0f;
+	qf.create_err = 0;
+	qf.failed_said = 0;
+	qf.errors = 0;
+	qf.launch_n = 0;
+	qf.bound = ~0ULL;
+}
+
+/* M = 4, K = 4, one thread, 100 launches round robin on 2 streams (the
+ * case where every 4th launch is on the same stream). */
+static void q_burst2(void)
+{
+	for (int i = 0; i < 100; i++)
+		qlaunch(i & 1);
+}
+
+static void test_q_burst(void)
+{
+	static const char what[] = "queue bound on a fake GPU: M = 4, K = 4, 100 launches on "
+		"2 streams wait for the oldest mark after launches 19, 23, ..., 99 and never "
+		"have more than 20 queued; no event call between marks";
+	int syncs_at[64], nsync = 0, last_syncs = 0;
+
+	qsetup();
 	qf.bound = (4 + 1) * 4;
 	for (int i = 0; i < 100; i++) {
 		qlaunch(i & 1);
@@ -446,23 +470,32 @@ static void test_queue(void)
 		last_syncs = qf.syncs;
 	}
 	CHECK(!qf.calls_off_mark && qf.records == 25 * 2 && qf.creates <= 4 * 2 + 4 * 2 &&
-	      !qf.errors, "queue bound", "burst: %d event calls outside marks, %d records, "
-	      "%d creates, %d errors", qf.calls_off_mark, qf.records, qf.creates, qf.errors);
+	      !qf.errors, what, "%d event calls outside marks, %d records, %d creates, "
+	      "%d errors", qf.calls_off_mark, qf.records, qf.creates, qf.errors);
 	/* Marks after launches 3, 7, ..., 99 (from 0); the ring is full
 	 * from the 5th: each then waits for the oldest mark (2 events). */
 	CHECK(qf.syncs == 21 * 2 && nsync == 21 && syncs_at[0] == 19 && syncs_at[20] == 99,
-	      "queue bound", "burst: %d syncs at %d launches, first after launch %d", qf.syncs,
-	      nsync, nsync ? syncs_at[0] : -1);
+	      what, "%d syncs at %d launches, first after launch %d", qf.syncs, nsync,
+	      nsync ? syncs_at[0] : -1);
 	for (int i = 0; i < nsync; i++)
-		CHECK(syncs_at[i] == 19 + 4 * i, "queue bound", "wait %d after launch %d", i,
-		      syncs_at[i]);
-	CHECK(!qf.over && qf.max_out == 20, "queue bound",
-	      "burst: up to %llu launches queued, bound %llu",
+		CHECK(syncs_at[i] == 19 + 4 * i, what, "wait %d after launch %d", i, syncs_at[i]);
+	CHECK(!qf.over && qf.max_out == 20, what, "up to %llu launches queued, bound %llu",
 	      (unsigned long long)qf.max_out, (unsigned long long)qf.bound);
-	/* Measured: 20 pairs of consecutive waited marks per stream, each 2
-	 * launches of 2 ms apart. */
+	PASSED(what);
+}
+
+static void test_q_measure(void)
+{
+	static const char what[] = "queue bound on a fake GPU: 160 ms measured by events, "
+		"none across a grant";
+	uint64_t dev;
+
+	qsetup();
+	q_burst2();
+	/* 20 pairs of consecutive waited marks per stream, each 2 launches
+	 * of 2 ms apart. */
 	dev = vgpu_queue_dev_ns(&q, 0);
-	CHECK(dev == 2 * 20 * 4000000ULL && qf.elapseds == 2 * 20, "queue bound",
+	CHECK(dev == 2 * 20 * 4000000ULL && qf.elapseds == 2 * 20 && !qf.errors, what,
 	      "measured %llu ns in %d elapsed times", (unsigned long long)dev, qf.elapseds);
 	/* A new grant: the 4 marks still in the ring were recorded in the
 	 * old one (measured: 4 ms per stream each); the next, the first of
@@ -471,91 +504,146 @@ static void test_queue(void)
 	for (int i = 0; i < 20; i++)
 		qlaunch(i & 1);
 	CHECK(vgpu_queue_dev_ns(&q, 0) == dev + 2 * 4 * 4000000ULL && qf.elapseds == 2 * 24,
-	      "queue bound", "a new grant: %llu ns measured, %d elapsed times",
+	      what, "a new grant: %llu ns measured, %d elapsed times",
 	      (unsigned long long)vgpu_queue_dev_ns(&q, 0), qf.elapseds);
-	/* The context goes away: every event destroyed, none twice. */
+	PASSED(what);
+}
+
+static void test_q_ctx_gone(void)
+{
+	static const char what[] = "queue bound on a fake GPU: events destroyed with their "
+		"context, none twice";
+
+	qsetup();
+	q_burst2();
 	vgpu_queue_ctx_gone(&q, &qctx_tag, 1);
-	CHECK(qf.creates == qf.destroys && !qf.errors, "queue bound",
-	      "context gone: %d created, %d destroyed, %d errors", qf.creates, qf.destroys,
-	      qf.errors);
-	/* One stream: (K + 1) x M as well, and reached. */
-	qreset();
+	CHECK(qf.creates && qf.creates == qf.destroys && !qf.errors, what,
+	      "%d created, %d destroyed, %d errors", qf.creates, qf.destroys, qf.errors);
+	PASSED(what);
+}
+
+static void test_q_one_stream(void)
+{
+	static const char what[] = "queue bound on a fake GPU: one stream, (K + 1) x M "
+		"queued at most, and reached";
+
+	qsetup();
 	for (int i = 0; i < 100; i++)
 		qlaunch(3);
-	CHECK(!qf.over && qf.max_out == 20 && qf.records == 25 && qf.syncs == 21, "queue bound",
-	      "one stream: %llu queued, %d records, %d syncs", (unsigned long long)qf.max_out,
+	CHECK(!qf.over && qf.max_out == 20 && qf.records == 25 && qf.syncs == 21, what,
+	      "%llu queued, %d records, %d syncs", (unsigned long long)qf.max_out,
 	      qf.records, qf.syncs);
-	/* 4 threads, a stream each: K x M + T x M. */
-	qreset();
+	PASSED(what);
+}
+
+static void test_q_threads(void)
+{
+	static const char what[] = "queue bound on a fake GPU: 4 threads, a stream each, "
+		"within K x M + T x M";
+	pthread_t t[4];
+
+	qsetup();
 	qf.bound = 4 * 4 + 4 * 4;
 	for (int i = 0; i < 4; i++)
 		pthread_create(&t[i], NULL, qlauncher, (void *)(intptr_t)(i + 2));
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
-	CHECK(!qf.over && !qf.errors && qf.records == 100 && !qf.calls_off_mark, "queue bound",
-	      "4 threads: up to %llu queued (bound %llu), %d records, %d errors",
+	CHECK(!qf.over && !qf.errors && qf.records == 100 && !qf.calls_off_mark, what,
+	      "up to %llu queued (bound %llu), %d records, %d errors",
 	      (unsigned long long)qf.max_out, (unsigned long long)qf.bound, qf.records, qf.errors);
-	/* Events cannot be created: said once, then no bound, no calls. */
-	qreset();
+	PASSED(what);
+}
+
+static void test_q_no_events(void)
+{
+	static const char what[] = "queue bound on a fake GPU: event creation failing is "
+		"said once, then no bound";
+
+	qsetup();
 	qf.create_err = 999;
-	qf.bound = ~0ULL;
 	for (int i = 0; i < 100; i++)
 		qlaunch(i & 1);
-	CHECK(qf.failed_said == 1 && !qf.records && !qf.syncs && q.off, "queue bound",
-	      "no events: said %d times, %d records", qf.failed_said, qf.records);
 	qf.create_err = 0;
-	/* Adapting to 20 ms of queued work (one stream: the time between two
-	 * marks over the launches of the window is the time per launch):
-	 * 2 ms launches give M = 2 and 4 marks pending (10 launches); 50 ms
-	 * launches M = 1 and none (each launch waited for at its mark: at
-	 * most 1 queued). */
-	qreset();
+	CHECK(qf.failed_said == 1 && !qf.records && !qf.syncs && q.off, what,
+	      "said %d times, %d records", qf.failed_said, qf.records);
+	PASSED(what);
+}
+
+/* Adapting to 20 ms of queued work (one stream: the time between two
+ * marks over the launches of the window is the time per launch): 40
+ * launches of ms each to measure, then 100 within bound. */
+static void q_adapt(float ms, uint64_t bound)
+{
+	qsetup();
 	q.target_ns = 20000000;
-	qf.bound = ~0ULL;
+	qf.ms_per_launch = ms;
 	for (int i = 0; i < 40; i++)
 		qlaunch(3);
 	qf.max_out = 0;
-	qf.bound = 10;
+	qf.bound = bound;
 	for (int i = 0; i < 100; i++)
 		qlaunch(3);
-	CHECK(!qf.over && qf.max_out == 10 && qgt.mark_mask == 1, "queue bound",
-	      "2 ms launches, 20 ms target: up to %llu queued, M = %u",
-	      (unsigned long long)qf.max_out, qgt.mark_mask + 1);
-	qreset();
-	qf.ms_per_launch = 50.0f;
-	qf.bound = ~0ULL;
-	for (int i = 0; i < 40; i++)
-		qlaunch(3);
-	qf.max_out = 0;
-	qf.bound = 1;
-	for (int i = 0; i < 100; i++)
-		qlaunch(3);
-	CHECK(!qf.over && qf.max_out == 1 && qgt.mark_mask == 0 && !qf.errors, "queue bound",
-	      "50 ms launches, 20 ms target: up to %llu queued, M = %u",
-	      (unsigned long long)qf.max_out, qgt.mark_mask + 1);
-	/* 10 us launches: M grows to 16, 4 marks pending. */
-	qreset();
+}
+
+static void test_q_adapt_2ms(void)
+{
+	static const char what[] = "queue bound on a fake GPU: adapting to 20 ms, 2 ms "
+		"launches give M = 2 and at most 10 queued";
+
+	/* M = 2 and 4 marks pending: 10 launches. */
+	q_adapt(2.0f, 10);
+	CHECK(!qf.over && qf.max_out == 10 && qgt.mark_mask == 1 && !qf.errors, what,
+	      "up to %llu queued, M = %u", (unsigned long long)qf.max_out, qgt.mark_mask + 1);
+	PASSED(what);
+}
+
+static void test_q_adapt_50ms(void)
+{
+	static const char what[] = "queue bound on a fake GPU: adapting to 20 ms, 50 ms "
+		"launches give M = 1 and at most 1 queued";
+
+	/* Each launch waited for at its mark. */
+	q_adapt(50.0f, 1);
+	CHECK(!qf.over && qf.max_out == 1 && qgt.mark_mask == 0 && !qf.errors, what,
+	      "up to %llu queued, M = %u", (unsigned long long)qf.max_out, qgt.mark_mask + 1);
+	PASSED(what);
+}
+
+static void test_q_adapt_10us(void)
+{
+	static const char what[] = "queue bound on a fake GPU: adapting to 20 ms, 10 us "
+		"launches give M = 16";
+
+	qsetup();
+	q.target_ns = 20000000;
 	qf.ms_per_launch = 0.01f;
 	for (int i = 0; i < 200; i++)
 		qlaunch(3);
-	CHECK(qgt.mark_mask == 15, "queue bound", "10 us launches: M = %u", qgt.mark_mask + 1);
-	q.target_ns = 0;
-	qf.ms_per_launch = 2.0f;
-	qgt.mark_mask = 3;
-	qreset();
-	printf("PASS: libvgpu: logic: queue bound on a fake GPU (M = 4, K = 4: 100 launches on 2 "
-	       "streams wait for the oldest mark after launches 19, 23, ..., 99 and never have "
-	       "more than 20 queued; no event call between marks; 160 ms measured, none across a "
-	       "grant; events destroyed with their context; one stream; 4 threads within "
-	       "K x M + T x M; event creation failing said once, then no bound; adapting to "
-	       "20 ms: 2 ms launches M = 2 and at most 10 queued, 50 ms launches M = 1 and at "
-	       "most 1, 10 us launches M = 16)\n");
+	CHECK(qgt.mark_mask == 15 && !qf.errors, what, "M = %u", qgt.mark_mask + 1);
+	PASSED(what);
+}
+
+/* One check per scenario, each from qsetup(): a failure stops only its
+ * own. */
+static void test_queue_all(void)
+{
+	test_q_burst();
+	test_q_measure();
+	test_q_ctx_gone();
+	test_q_one_stream();
+	test_q_threads();
+	test_q_no_events();
+	test_q_adapt_2ms();
+	test_q_adapt_50ms();
+	test_q_adapt_10us();
+	qsetup();
 }
 
 /* ---- node lists ---- */
 
 static void test_nodelist(void)
 {
+	static const char what[] = "node-list parser";
 	static const struct {
 		const char *s;
 		int rc;
@@ -589,24 +677,24 @@ static void test_nodelist(void)
 		int rc = vgpu_nodelist_parse(cases[i].s, m, 1024);
 
 		CHECK(rc == cases[i].rc && m[0] == cases[i].w0 && m[15] == cases[i].w15,
-		      "node list", "\"%s\": %d, words %#llx %#llx", cases[i].s, rc,
+		      what, "\"%s\": %d, words %#llx %#llx", cases[i].s, rc,
 		      (unsigned long long)m[0], (unsigned long long)m[15]);
 	}
 	CHECK(vgpu_nodelist_parse("0-1,3", m, 1024) == 3 && vgpu_nodelist_last(m, 1024) == 3,
-	      "node list", "last node");
+	      what, "last node");
 	CHECK(vgpu_nodelist_parse("", m, 1024) == 0 && vgpu_nodelist_last(m, 1024) == -1,
-	      "node list", "last of none");
+	      what, "last of none");
 	CHECK(vgpu_nodelist_parse("63", small, 64) == 1 && vgpu_nodelist_parse("64", small, 64) ==
-	      -ERANGE && !small[0], "node list", "a one-word mask");
-	CHECK(vgpu_nodelist_parse(NULL, small, 64) == -EINVAL, "node list", "NULL");
-	printf("PASS: libvgpu: logic: node-list parser (%zu lists: ranges, overlaps, "
-	       "newline, node 1023, malformed, out of range)\n", sizeof(cases) / sizeof(cases[0]));
+	      -ERANGE && !small[0], what, "a one-word mask");
+	CHECK(vgpu_nodelist_parse(NULL, small, 64) == -EINVAL, what, "NULL");
+	PASSEDF("%s (%zu lists: ranges, overlaps, newline, node 1023, malformed, "
+		"out of range)", what, sizeof(cases) / sizeof(cases[0]));
 }
 
 int test_gate_all(void)
 {
 	test_gate_paths();
-	test_queue();
+	test_queue_all();
 	test_nodelist();
-	return failed;
+	return failures ? 1 : 0;
 }
