@@ -8,7 +8,7 @@
  * cuCtxPushCurrent and cuCtxPopCurrent (curctx.c; and cuCtxCreate*, which
  * makes the new context current) keep up to date. While the process has
  * used exactly one GPU, a launch takes that one without even reading the
- * thread's state (vgpu_gate.one_gpu). A context destroyed, or a primary
+ * thread's state (libvgpu_gate.one_gpu). A context destroyed, or a primary
  * context reset, invalidates every thread's cache (a generation counter);
  * the next launch asks the driver (cuCtxGetCurrent, cuCtxGetDevice).
  *
@@ -36,10 +36,10 @@ static pthread_mutex_t vgpu_ctxmap_lk = PTHREAD_MUTEX_INITIALIZER;
 
 static void bump_gen(void)
 {
-	unsigned int g = __atomic_add_fetch(&vgpu_gate.gen, 1, __ATOMIC_RELEASE);
+	unsigned int g = __atomic_add_fetch(&libvgpu_gate.gen, 1, __ATOMIC_RELEASE);
 
 	if (!g)		/* wrapped: skip 0 */
-		__atomic_add_fetch(&vgpu_gate.gen, 1, __ATOMIC_RELEASE);
+		__atomic_add_fetch(&libvgpu_gate.gen, 1, __ATOMIC_RELEASE);
 }
 
 /* Record c -> gpu; under vgpu_ctxmap_lk. */
@@ -67,7 +67,7 @@ static void map_put(CUcontext c, int gpu)
 	seen = vgpu_seen == VGPU_SEEN_NONE && gpu >= 0 ? gpu :
 	       vgpu_seen == gpu ? gpu : VGPU_SEEN_MANY;
 	vgpu_seen = seen;
-	__atomic_store_n(&vgpu_gate.one_gpu, seen >= 0 ? seen : VGPU_GATE_RESOLVE,
+	__atomic_store_n(&libvgpu_gate.one_gpu, seen >= 0 ? seen : VGPU_GATE_RESOLVE,
 			 __ATOMIC_RELAXED);
 }
 
@@ -93,9 +93,9 @@ static void tls_set(CUcontext c, int gpu, unsigned int gen)
 	vgpu_gate_tls.gen = gen;
 }
 
-void vgpu_ctx_note(CUcontext c, int gpu, int current)
+void libvgpu_ctx_note(CUcontext c, int gpu, int current)
 {
-	unsigned int gen = __atomic_load_n(&vgpu_gate.gen, __ATOMIC_ACQUIRE);
+	unsigned int gen = __atomic_load_n(&libvgpu_gate.gen, __ATOMIC_ACQUIRE);
 
 	if (!c || gpu == VGPU_GPU_SKIP || !vgpu_gating())
 		return;
@@ -106,7 +106,7 @@ void vgpu_ctx_note(CUcontext c, int gpu, int current)
 		tls_set(c, gpu, gen);
 }
 
-void vgpu_ctx_forget(CUcontext c)
+void libvgpu_ctx_forget(CUcontext c)
 {
 	pthread_mutex_lock(&vgpu_ctxmap_lk);
 	for (int i = 0; i < VGPU_CTXMAP; i++)
@@ -116,10 +116,10 @@ void vgpu_ctx_forget(CUcontext c)
 	bump_gen();
 }
 
-void vgpu_ctx_became_current(CUcontext c)
+void libvgpu_ctx_became_current(CUcontext c)
 {
 	vgpu_pfn_cuCtxGetDevice getdev = REAL(cuCtxGetDevice);
-	unsigned int gen = __atomic_load_n(&vgpu_gate.gen, __ATOMIC_ACQUIRE);
+	unsigned int gen = __atomic_load_n(&libvgpu_gate.gen, __ATOMIC_ACQUIRE);
 	CUdevice dev;
 	int g;
 
@@ -129,42 +129,42 @@ void vgpu_ctx_became_current(CUcontext c)
 	}
 	g = map_get(c);
 	if (g == VGPU_GPU_SKIP) {
-		if (!getdev || getdev(&dev) || (g = vgpu_dev_gpu(dev)) == VGPU_GPU_SKIP) {
-			vgpu_ctx_unknown();	/* asked at the next launch */
+		if (!getdev || getdev(&dev) || (g = libvgpu_dev_gpu(dev)) == VGPU_GPU_SKIP) {
+			libvgpu_ctx_unknown();	/* asked at the next launch */
 			return;
 		}
-		vgpu_ctx_note(c, g, 0);
+		libvgpu_ctx_note(c, g, 0);
 	}
 	tls_set(c, g, gen);
 }
 
-void vgpu_ctx_unknown(void)
+void libvgpu_ctx_unknown(void)
 {
 	vgpu_gate_tls.gen = 0;
 }
 
-int vgpu_ctx_gpu(void)
+int libvgpu_ctx_gpu(void)
 {
 	vgpu_pfn_cuCtxGetCurrent cur;
 	CUcontext c = NULL;
 
-	if (vgpu_gate_tls.gen == __atomic_load_n(&vgpu_gate.gen, __ATOMIC_ACQUIRE))
+	if (vgpu_gate_tls.gen == __atomic_load_n(&libvgpu_gate.gen, __ATOMIC_ACQUIRE))
 		return vgpu_gate_tls.gpu;
 	cur = REAL(cuCtxGetCurrent);
 	if (!cur || cur(&c))
 		return VGPU_GPU_NONE;
-	vgpu_ctx_became_current(c);
+	libvgpu_ctx_became_current(c);
 	return vgpu_gate_tls.gen && vgpu_gate_tls.cur == c ? vgpu_gate_tls.gpu : VGPU_GPU_NONE;
 }
 
-int vgpu_current_gpu(void)
+int libvgpu_current_gpu(void)
 {
-	int g = __atomic_load_n(&vgpu_gate.one_gpu, __ATOMIC_RELAXED);
+	int g = __atomic_load_n(&libvgpu_gate.one_gpu, __ATOMIC_RELAXED);
 
-	return g >= 0 ? g : vgpu_ctx_gpu();
+	return g >= 0 ? g : libvgpu_ctx_gpu();
 }
 
-void vgpu_ctxmap_reset(void)
+void libvgpu_ctxmap_reset(void)
 {
 	pthread_mutex_init(&vgpu_ctxmap_lk, NULL);
 	memset(vgpu_ctxmap, 0, sizeof(vgpu_ctxmap));

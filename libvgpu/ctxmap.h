@@ -10,21 +10,21 @@
 
 /* A context of inventory GPU gpu exists (created, retained, seen); if
  * current, it is now this thread's current context. */
-void vgpu_ctx_note(CUcontext c, int gpu, int current);
+void libvgpu_ctx_note(CUcontext c, int gpu, int current);
 /* The context is gone: forget it. */
-void vgpu_ctx_forget(CUcontext c);
+void libvgpu_ctx_forget(CUcontext c);
 /* The calling thread's current context is now c (NULL: none). */
-void vgpu_ctx_became_current(CUcontext c);
+void libvgpu_ctx_became_current(CUcontext c);
 /* The current context changed in a way not known (a pop that cannot be
  * followed): the thread asks the driver at its next launch. */
-void vgpu_ctx_unknown(void);
+void libvgpu_ctx_unknown(void);
 /* The GPU of the calling thread's current context, from the thread's
  * cache or the driver (VGPU_GPU_NONE if none in the inventory). */
-int vgpu_ctx_gpu(void);
+int libvgpu_ctx_gpu(void);
 /* The same, without even the thread's cache while the process has used
  * one GPU only. */
-int vgpu_current_gpu(void);
+int libvgpu_current_gpu(void);
 /* fork (the child is single-threaded) or a failed registration. */
-void vgpu_ctxmap_reset(void);
+void libvgpu_ctxmap_reset(void);
 
 #endif

@@ -19,7 +19,7 @@ static CUresult make_current(vgpu_pfn_cuCtxSetCurrent real, CUcontext ctx)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(ctx);
 	if (rc == CUDA_SUCCESS && vgpu_gating())
-		vgpu_ctx_became_current(ctx);
+		libvgpu_ctx_became_current(ctx);
 	return rc;
 }
 
@@ -49,9 +49,9 @@ static CUresult pop(vgpu_pfn_cuCtxPopCurrent_v2 real, CUcontext *pctx)
 	rc = real(pctx);
 	if (rc == CUDA_SUCCESS && vgpu_gating()) {
 		if (cur && !cur(&c))
-			vgpu_ctx_became_current(c);
+			libvgpu_ctx_became_current(c);
 		else
-			vgpu_ctx_unknown();	/* asked at the next launch */
+			libvgpu_ctx_unknown();	/* asked at the next launch */
 	}
 	return rc;
 }

@@ -8,10 +8,10 @@
 
 #define VGPU_GPU_NONE (-1)	/* not in the inventory: the host default applies */
 #define VGPU_GPU_SKIP (-2)	/* unknown (no context, bad device): the driver answers */
-int vgpu_dev_gpu(CUdevice dev);
-int vgpu_cur_gpu(CUcontext *ctx);
-int vgpu_uuid_gpu(const char *uuid);
-void vgpu_devmap_reset(void);
-void vgpu_uuid_str(const CUuuid *u, char out[VGPU_UUID_LEN + 1]);
+int libvgpu_dev_gpu(CUdevice dev);
+int libvgpu_cur_gpu(CUcontext *ctx);
+int libvgpu_uuid_gpu(const char *uuid);
+void libvgpu_devmap_reset(void);
+void libvgpu_uuid_str(const CUuuid *u, char out[VGPU_UUID_LEN + 1]);
 
 #endif

@@ -29,17 +29,17 @@ static int maybe_hooked(const char *name)
  */
 static int intercept(void *handle, int id, void *r, void **out)
 {
-	int lib = vgpu_hooks[id].lib;
+	int lib = libvgpu_hooks[id].lib;
 
 	if (handle == RTLD_DEFAULT || handle == RTLD_NEXT) {
 		/* Without the real library loaded, answer as if we were not
 		 * here: programs probe for CUDA this way. */
-		*out = vgpu_real_load(lib, 1) ? NULL : vgpu_hooks[id].wrapper;
+		*out = libvgpu_real_load(lib, 1) ? NULL : libvgpu_hooks[id].wrapper;
 		return 1;
 	}
-	if (!r || vgpu_real_load(lib, 1) || vgpu_real[id] != r)
+	if (!r || libvgpu_real_load(lib, 1) || libvgpu_real[id] != r)
 		return 0;
-	*out = vgpu_hooks[id].wrapper;
+	*out = libvgpu_hooks[id].wrapper;
 	return 1;
 }
 
@@ -49,17 +49,17 @@ VGPU_EXPORT void *dlsym(void *restrict handle, const char *restrict name)
 	int id;
 
 	vgpu_dl_init();
-	if (maybe_hooked(name) && (id = vgpu_hook_find(name)) >= 0) {
+	if (maybe_hooked(name) && (id = libvgpu_hook_find(name)) >= 0) {
 		void *r = NULL;
 
 		if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
-			r = vgpu_real_dlsym(handle, name);
+			r = libvgpu_real_dlsym(handle, name);
 		if (intercept(handle, id, r, &out))
 			return out;
 		if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
 			return r;
 	}
-	return vgpu_real_dlsym(handle, name);	/* tail call: keeps the caller */
+	return libvgpu_real_dlsym(handle, name);	/* tail call: keeps the caller */
 }
 
 VGPU_EXPORT void *dlvsym(void *restrict handle, const char *restrict name,
@@ -69,15 +69,15 @@ VGPU_EXPORT void *dlvsym(void *restrict handle, const char *restrict name,
 	int id;
 
 	vgpu_dl_init();
-	if (maybe_hooked(name) && (id = vgpu_hook_find(name)) >= 0) {
+	if (maybe_hooked(name) && (id = libvgpu_hook_find(name)) >= 0) {
 		void *r = NULL;
 
 		if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
-			r = vgpu_real_dlvsym(handle, name, version);
+			r = libvgpu_real_dlvsym(handle, name, version);
 		if (intercept(handle, id, r, &out))
 			return out;
 		if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
 			return r;
 	}
-	return vgpu_real_dlvsym(handle, name, version);	/* tail call */
+	return libvgpu_real_dlvsym(handle, name, version);	/* tail call */
 }

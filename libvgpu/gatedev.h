@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The compute gate (gate.h) against the driver and /dev/vgpu
- * (gatedev.c): the process's gate instance (state.h: vgpu_gate), its
+ * (gatedev.c): the process's gate instance (state.h: libvgpu_gate), its
  * drain, wait and GPU look-up, turned on at registration.
  */
 #ifndef VGPU_GATEDEV_H
@@ -11,7 +11,7 @@
 
 /* Registration: turn the gate on (gate page mapped) or reset it (fork,
  * a failed registration). */
-void vgpu_gate_start(struct vgpu_dev_page *page, const struct vgpu_dev_gate *gate);
-void vgpu_gate_reset(void);
+void libvgpu_gate_start(struct vgpu_dev_page *page, const struct vgpu_dev_gate *gate);
+void libvgpu_gate_reset(void);
 
 #endif

@@ -11,19 +11,19 @@
 
 /* Before a launch on stream: the gate's fast path, inlined and without a
  * call; the rest (registration on first use, the GPU to find, the closed
- * gate) in vgpu_launch_slow(). After it, vgpu_launch_done() with the
+ * gate) in libvgpu_launch_slow(). After it, vgpu_launch_done() with the
  * driver's answer: the mark, when due (queue.h). */
-void vgpu_launch_slow(void *stream);
+void libvgpu_launch_slow(void *stream);
 static inline void vgpu_launch_gate(void *stream)
 {
-	if (__builtin_expect(!vgpu_gate_pass(&vgpu_gate, stream), 0))
-		vgpu_launch_slow(stream);
+	if (__builtin_expect(!vgpu_gate_pass(&libvgpu_gate, stream), 0))
+		libvgpu_launch_slow(stream);
 }
-void vgpu_launch_mark(CUresult rc);
+void libvgpu_launch_mark(CUresult rc);
 static inline CUresult vgpu_launch_done(CUresult rc)
 {
 	if (__builtin_expect(vgpu_gate_tls.mark != 0, 0))
-		vgpu_launch_mark(rc);
+		libvgpu_launch_mark(rc);
 	return rc;
 }
 

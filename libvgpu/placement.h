@@ -8,21 +8,21 @@
 #include "netlink.h"
 #include "state.h"
 
-extern uint32_t vgpu_placement_seen;	/* placement_seq of the cached answer */
+extern uint32_t libvgpu_placement_seen;	/* placement_seq of the cached answer */
 /* At registration: seq read before proc-register, the reply's mems. */
-void vgpu_placement_start(uint32_t seq, const struct vgpu_reg *reg);
+void libvgpu_placement_start(uint32_t seq, const struct vgpu_reg *reg);
 /* A slow path: refresh the placement if the page says it changed (one
  * VGPU_IOC_PLACEMENT), then bind this thread if it is not bound to it.
  * Called by name where a thread is slow anyway: a budget refill
  * (account.c), a wait at the closed gate (launchgate.c). */
-void vgpu_placement_sync(void);
-void vgpu_placement_reset(void);
+void libvgpu_placement_sync(void);
+void libvgpu_placement_reset(void);
 /* The allocation fast path's check: one load of the page and a compare. */
 static inline void vgpu_placement_poll(void)
 {
-	if (__builtin_expect(__atomic_load_n(&vgpu_proc.page->placement_seq, __ATOMIC_RELAXED) !=
-			     __atomic_load_n(&vgpu_placement_seen, __ATOMIC_RELAXED), 0))
-		vgpu_placement_sync();
+	if (__builtin_expect(__atomic_load_n(&libvgpu_proc.page->placement_seq, __ATOMIC_RELAXED) !=
+			     __atomic_load_n(&libvgpu_placement_seen, __ATOMIC_RELAXED), 0))
+		libvgpu_placement_sync();
 }
 
 #endif

@@ -3,7 +3,7 @@
  * The queue bound (queue.h) against the driver: its events are the
  * driver's (created in the current context with CU_EVENT_BLOCKING_SYNC,
  * so that waiting sleeps); M and K come from VGPU_QUEUE_MARK and
- * VGPU_QUEUE_DEPTH at registration (vgpu_queue_config).
+ * VGPU_QUEUE_DEPTH at registration (libvgpu_queue_config).
  */
 #include <stdlib.h>
 
@@ -36,7 +36,7 @@ static int q_record(void *arg, void *ev, void *stream)
 
 	(void)arg;
 	if (rc)
-		vgpu_log(VGPU_LOG_DEBUG, "queue bound: cuEventRecord on stream %p gave %d",
+		libvgpu_log(VGPU_LOG_DEBUG, "queue bound: cuEventRecord on stream %p gave %d",
 			 stream, (int)rc);
 	return (int)rc;
 }
@@ -71,7 +71,7 @@ static void q_destroy(void *arg, void *ev)
 static void q_failed(void *arg, int gpu, int err)
 {
 	(void)arg;
-	vgpu_log(VGPU_LOG_WARN, "cannot create CUDA events on GPU %d (error %d): the work "
+	libvgpu_log(VGPU_LOG_WARN, "cannot create CUDA events on GPU %d (error %d): the work "
 		 "this process queues is no longer bounded", gpu, err);
 }
 
@@ -87,7 +87,7 @@ static const struct vgpu_queue_ops vgpu_queue_ops = {
 
 #define VGPU_TARGET_US_DEFAULT 40000	/* well within the default drain timeout */
 
-struct vgpu_queue vgpu_queue = {
+struct vgpu_queue libvgpu_queue = {
 	.ops = &vgpu_queue_ops,
 	.mark = VGPU_MARK_DEFAULT,
 	.depth = VGPU_DEPTH_DEFAULT,
@@ -97,7 +97,7 @@ struct vgpu_queue vgpu_queue = {
 /* VGPU_QUEUE_MARK (M: 0 = off, or a power of two up to VGPU_MARK_MAX),
  * VGPU_QUEUE_DEPTH (K: 1 to VGPU_QUEUE_DEPTH_MAX) and VGPU_QUEUE_US (the
  * queued device time M and K adapt to; 0: fixed). */
-void vgpu_queue_config(void)
+void libvgpu_queue_config(void)
 {
 	const char *m = getenv("VGPU_QUEUE_MARK"), *k = getenv("VGPU_QUEUE_DEPTH");
 	const char *us = getenv("VGPU_QUEUE_US");
@@ -109,17 +109,17 @@ void vgpu_queue_config(void)
 		unsigned long v = strtoul(us, &end, 10);
 
 		if (*end || v > 10000000UL)
-			vgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_US=\"%s\" is not 0 to 10000000: %lu "
+			libvgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_US=\"%s\" is not 0 to 10000000: %lu "
 				 "kept", us, target);
 		else
 			target = v;
 	}
-	vgpu_queue.target_ns = (uint64_t)target * 1000ULL;
+	libvgpu_queue.target_ns = (uint64_t)target * 1000ULL;
 	if (m && *m) {
 		unsigned long v = strtoul(m, &end, 10);
 
 		if (*end || (v && (v > VGPU_MARK_MAX || (v & (v - 1)))))
-			vgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_MARK=\"%s\" is not 0 or a power of "
+			libvgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_MARK=\"%s\" is not 0 or a power of "
 				 "two up to %d: %u kept", m, VGPU_MARK_MAX, mark);
 		else
 			mark = (unsigned int)v;
@@ -128,17 +128,17 @@ void vgpu_queue_config(void)
 		unsigned long v = strtoul(k, &end, 10);
 
 		if (*end || !v || v > VGPU_QUEUE_DEPTH_MAX)
-			vgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_DEPTH=\"%s\" is not 1 to %d: %u kept",
+			libvgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_DEPTH=\"%s\" is not 1 to %d: %u kept",
 				 k, VGPU_QUEUE_DEPTH_MAX, depth);
 		else
 			depth = (unsigned int)v;
 	}
-	vgpu_queue.depth = (int)depth;
-	vgpu_queue.mark = mark ? (int)mark : 1;
-	__atomic_store_n(&vgpu_gate.mark_mask, mark ? mark - 1 : VGPU_MARK_OFF, __ATOMIC_RELAXED);
+	libvgpu_queue.depth = (int)depth;
+	libvgpu_queue.mark = mark ? (int)mark : 1;
+	__atomic_store_n(&libvgpu_gate.mark_mask, mark ? mark - 1 : VGPU_MARK_OFF, __ATOMIC_RELAXED);
 	if (mark)
-		vgpu_log(VGPU_LOG_DEBUG, "queue bound: a mark every %u launches of a thread, "
+		libvgpu_log(VGPU_LOG_DEBUG, "queue bound: a mark every %u launches of a thread, "
 			 "%u marks per GPU, adapting to %lu us of queued work", mark, depth, target);
 	else
-		vgpu_log(VGPU_LOG_DEBUG, "queue bound off (VGPU_QUEUE_MARK=0)");
+		libvgpu_log(VGPU_LOG_DEBUG, "queue bound off (VGPU_QUEUE_MARK=0)");
 }

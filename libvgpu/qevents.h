@@ -13,10 +13,10 @@
 #define VGPU_DEPTH_DEFAULT 4	/* K */
 
 /* The process's queue bound; ctx.c tells it of contexts going away. */
-extern struct vgpu_queue vgpu_queue;
+extern struct vgpu_queue libvgpu_queue;
 
 /* M and K from VGPU_QUEUE_MARK, VGPU_QUEUE_DEPTH and VGPU_QUEUE_US
- * (registration): set in vgpu_queue and the gate's mark_mask. */
-void vgpu_queue_config(void);
+ * (registration): set in libvgpu_queue and the gate's mark_mask. */
+void libvgpu_queue_config(void);
 
 #endif

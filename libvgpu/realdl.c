@@ -16,8 +16,8 @@
 
 #include "realdl.h"
 
-vgpu_dlsym_fn vgpu_real_dlsym;
-vgpu_dlvsym_fn vgpu_real_dlvsym;
+vgpu_dlsym_fn libvgpu_real_dlsym;
+vgpu_dlvsym_fn libvgpu_real_dlvsym;
 static pthread_once_t vgpu_dl_once = PTHREAD_ONCE_INIT;
 
 struct vgpu_elf_find {
@@ -112,23 +112,23 @@ static void *elf_find(const char *name)
 
 static void vgpu_dl_resolve(void)
 {
-	vgpu_real_dlvsym = (vgpu_dlvsym_fn)elf_find("dlvsym");
-	if (vgpu_real_dlvsym) {
-		vgpu_real_dlsym = (vgpu_dlsym_fn)vgpu_real_dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-		if (!vgpu_real_dlsym)
-			vgpu_real_dlsym = (vgpu_dlsym_fn)vgpu_real_dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+	libvgpu_real_dlvsym = (vgpu_dlvsym_fn)elf_find("dlvsym");
+	if (libvgpu_real_dlvsym) {
+		libvgpu_real_dlsym = (vgpu_dlsym_fn)libvgpu_real_dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+		if (!libvgpu_real_dlsym)
+			libvgpu_real_dlsym = (vgpu_dlsym_fn)libvgpu_real_dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
 	}
-	if (!vgpu_real_dlsym)
-		vgpu_real_dlsym = (vgpu_dlsym_fn)elf_find("dlsym");
+	if (!libvgpu_real_dlsym)
+		libvgpu_real_dlsym = (vgpu_dlsym_fn)elf_find("dlsym");
 }
 
-void vgpu_dl_load(void)
+void libvgpu_dl_load(void)
 {
 	pthread_once(&vgpu_dl_once, vgpu_dl_resolve);
 }
 
-void *vgpu_dlsym(void *handle, const char *name)
+void *libvgpu_dlsym(void *handle, const char *name)
 {
 	vgpu_dl_init();
-	return vgpu_real_dlsym ? vgpu_real_dlsym(handle, name) : NULL;
+	return libvgpu_real_dlsym ? libvgpu_real_dlsym(handle, name) : NULL;
 }

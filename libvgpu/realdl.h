@@ -6,19 +6,19 @@
 typedef void *(*vgpu_dlsym_fn)(void *, const char *);
 typedef void *(*vgpu_dlvsym_fn)(void *, const char *, const char *);
 
-/* Set once by vgpu_dl_load(); NULL if not found. The interposers (dlsym.c)
+/* Set once by libvgpu_dl_load(); NULL if not found. The interposers (dlsym.c)
  * call them by tail calls, which keeps their caller's return address. */
-extern vgpu_dlsym_fn vgpu_real_dlsym;
-extern vgpu_dlvsym_fn vgpu_real_dlvsym;
+extern vgpu_dlsym_fn libvgpu_real_dlsym;
+extern vgpu_dlvsym_fn libvgpu_real_dlvsym;
 
 /* Find them (once). */
-void vgpu_dl_load(void);
+void libvgpu_dl_load(void);
 static inline void vgpu_dl_init(void)
 {
-	if (__builtin_expect(!__atomic_load_n(&vgpu_real_dlsym, __ATOMIC_ACQUIRE), 0))
-		vgpu_dl_load();
+	if (__builtin_expect(!__atomic_load_n(&libvgpu_real_dlsym, __ATOMIC_ACQUIRE), 0))
+		libvgpu_dl_load();
 }
 /* The real dlsym. */
-void *vgpu_dlsym(void *handle, const char *name);
+void *libvgpu_dlsym(void *handle, const char *name);
 
 #endif

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The process-wide state shared by libvgpu's units: the registration with
- * vgpu.ko (vgpu_proc, defined and filled by register.c) and the compute
- * gate (vgpu_gate, defined by gatedev.c), which the inlined launch fast
+ * vgpu.ko (libvgpu_proc, defined and filled by register.c) and the compute
+ * gate (libvgpu_gate, defined by gatedev.c), which the inlined launch fast
  * path reads. The functions over them are declared by each unit's header.
  */
 #ifndef VGPU_STATE_H
@@ -34,15 +34,15 @@ struct vgpu_proc {
 	pthread_mutex_t nl_lk;		/* one request at a time on nlfd */
 };
 
-extern struct vgpu_proc vgpu_proc;
+extern struct vgpu_proc libvgpu_proc;
 
 /* The process's compute gate (gate.h); its ops are gatedev.c's. */
-extern struct vgpu_gate vgpu_gate;
+extern struct vgpu_gate libvgpu_gate;
 
 /* The gate is on: registered with a gate page. */
 static inline int vgpu_gating(void)
 {
-	return __atomic_load_n(&vgpu_gate.gate, __ATOMIC_ACQUIRE) != NULL;
+	return __atomic_load_n(&libvgpu_gate.gate, __ATOMIC_ACQUIRE) != NULL;
 }
 
 #endif

@@ -27,9 +27,9 @@ VGPU_EXPORT CUresult sym params							\
 										\
 	if (!real)								\
 		return CUDA_ERROR_NOT_INITIALIZED;				\
-	g = vgpu_sync_begin(&launches);						\
+	g = libvgpu_sync_begin(&launches);						\
 	rc = real args;								\
-	vgpu_sync_end(g, launches, whole, rc);					\
+	libvgpu_sync_end(g, launches, whole, rc);					\
 	return rc;								\
 }
 

@@ -14,26 +14,26 @@ static int sync_gpu(void)
 {
 	int g;
 
-	if (!__atomic_load_n(&vgpu_gate.gate, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&libvgpu_gate.gate, __ATOMIC_ACQUIRE))
 		return -1;
-	g = vgpu_current_gpu();
+	g = libvgpu_current_gpu();
 	return g >= 0 && g < VGPU_DEV_GPUS ? g : -1;
 }
 
-int vgpu_sync_begin(uint64_t *launches)
+int libvgpu_sync_begin(uint64_t *launches)
 {
 	int g = sync_gpu();
 
 	if (g < 0)
 		return -1;
-	*launches = __atomic_load_n(&vgpu_gate.page->gpu[g].launches, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&vgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
+	*launches = __atomic_load_n(&libvgpu_gate.page->gpu[g].launches, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&libvgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
 	return g;
 }
 
-void vgpu_sync_complete(int g, uint64_t launches)
+void libvgpu_sync_complete(int g, uint64_t launches)
 {
-	uint64_t *synced = (uint64_t *)&vgpu_gate.page->gpu[g].synced;
+	uint64_t *synced = (uint64_t *)&libvgpu_gate.page->gpu[g].synced;
 	uint64_t old = __atomic_load_n(synced, __ATOMIC_RELAXED);
 
 	while (old < launches &&
@@ -42,11 +42,11 @@ void vgpu_sync_complete(int g, uint64_t launches)
 		;
 }
 
-void vgpu_sync_end(int g, uint64_t launches, int whole, CUresult rc)
+void libvgpu_sync_end(int g, uint64_t launches, int whole, CUresult rc)
 {
 	if (g < 0)
 		return;
-	__atomic_fetch_sub(&vgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&libvgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
 	if (whole && rc == CUDA_SUCCESS)
-		vgpu_sync_complete(g, launches);
+		libvgpu_sync_complete(g, launches);
 }

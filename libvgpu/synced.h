@@ -14,9 +14,9 @@
  * thread in the page's bound and returns the GPU (-1: none) with its
  * launch count; end uncounts it and, after a successful whole-context
  * synchronisation (whole), raises the page's synced to that count. */
-int vgpu_sync_begin(uint64_t *launches);
-void vgpu_sync_end(int gpu, uint64_t launches, int whole, CUresult rc);
+int libvgpu_sync_begin(uint64_t *launches);
+void libvgpu_sync_end(int gpu, uint64_t launches, int whole, CUresult rc);
 /* The first launches launches on gpu are complete: raise synced. */
-void vgpu_sync_complete(int gpu, uint64_t launches);
+void libvgpu_sync_complete(int gpu, uint64_t launches);
 
 #endif

@@ -364,7 +364,7 @@ static struct vgpu_gate qgt = { .gate = &qgpage, .page = &qpage, .one_gpu = 0, .
 				.mark_mask = 3, .ops = &f_ops };
 
 /* A launch as launch.c makes it, on a fake stream: the gate, the fake
- * driver's submission, the mark when due (as vgpu_launch_mark()); then
+ * driver's submission, the mark when due (as libvgpu_launch_mark()); then
  * the work queued and not known complete, against the bound. */
 static void qlaunch(int st)
 {
@@ -674,19 +674,19 @@ static void test_nodelist(void)
 	uint64_t m[16], small[1];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int rc = vgpu_nodelist_parse(cases[i].s, m, 1024);
+		int rc = libvgpu_nodelist_parse(cases[i].s, m, 1024);
 
 		CHECK(rc == cases[i].rc && m[0] == cases[i].w0 && m[15] == cases[i].w15,
 		      what, "\"%s\": %d, words %#llx %#llx", cases[i].s, rc,
 		      (unsigned long long)m[0], (unsigned long long)m[15]);
 	}
-	CHECK(vgpu_nodelist_parse("0-1,3", m, 1024) == 3 && vgpu_nodelist_last(m, 1024) == 3,
+	CHECK(libvgpu_nodelist_parse("0-1,3", m, 1024) == 3 && libvgpu_nodelist_last(m, 1024) == 3,
 	      what, "last node");
-	CHECK(vgpu_nodelist_parse("", m, 1024) == 0 && vgpu_nodelist_last(m, 1024) == -1,
+	CHECK(libvgpu_nodelist_parse("", m, 1024) == 0 && libvgpu_nodelist_last(m, 1024) == -1,
 	      what, "last of none");
-	CHECK(vgpu_nodelist_parse("63", small, 64) == 1 && vgpu_nodelist_parse("64", small, 64) ==
+	CHECK(libvgpu_nodelist_parse("63", small, 64) == 1 && libvgpu_nodelist_parse("64", small, 64) ==
 	      -ERANGE && !small[0], what, "a one-word mask");
-	CHECK(vgpu_nodelist_parse(NULL, small, 64) == -EINVAL, what, "NULL");
+	CHECK(libvgpu_nodelist_parse(NULL, small, 64) == -EINVAL, what, "NULL");
 	PASSEDF("%s (%zu lists: ranges, overlaps, newline, node 1023, malformed, "
 		"out of range)", what, sizeof(cases) / sizeof(cases[0]));
 }

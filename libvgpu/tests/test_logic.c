@@ -40,13 +40,13 @@ static void *map_worker(void *arg)
 			struct vgpu_alloc a = { base + i * 4096, i, (void *)(uintptr_t)(i & 1),
 						(int)(i % 4), VGPU_K_MEM }, old;
 
-			if (vgpu_ptrmap_put(&a, &old) != 0)
+			if (libvgpu_ptrmap_put(&a, &old) != 0)
 				return (void *)1;
 		}
 		for (uint64_t i = 1; i <= MAP_N; i++) {
 			struct vgpu_alloc a;
 
-			if (!vgpu_ptrmap_take(VGPU_K_MEM, base + i * 4096, &a) || a.bytes != i)
+			if (!libvgpu_ptrmap_take(VGPU_K_MEM, base + i * 4096, &a) || a.bytes != i)
 				return (void *)2;
 		}
 	}
@@ -69,14 +69,14 @@ static void test_ptrmap(void)
 		pthread_join(t[i], &r);
 		bad |= r != NULL;
 	}
-	CHECK(!bad && vgpu_ptrmap_count() == 0, what, "concurrent put/take lost entries");
+	CHECK(!bad && libvgpu_ptrmap_count() == 0, what, "concurrent put/take lost entries");
 	/* Same key, different kinds are different entries; a replace reports. */
-	CHECK(vgpu_ptrmap_put(&a, &old) == 0, what, "put");
+	CHECK(libvgpu_ptrmap_put(&a, &old) == 0, what, "put");
 	a.kind = VGPU_K_VMM;
-	CHECK(vgpu_ptrmap_put(&a, &old) == 0, what, "kinds collide");
+	CHECK(libvgpu_ptrmap_put(&a, &old) == 0, what, "kinds collide");
 	a.bytes = 20;
-	CHECK(vgpu_ptrmap_put(&a, &old) == 1 && old.bytes == 10, what, "replace");
-	vgpu_ptrmap_reset();
+	CHECK(libvgpu_ptrmap_put(&a, &old) == 1 && old.bytes == 10, what, "replace");
+	libvgpu_ptrmap_reset();
 	PASSED(what);
 }
 
@@ -93,20 +93,20 @@ static void test_ptrmap_ctx(void)
 	struct vgpu_alloc old, a;
 	size_t n;
 
-	vgpu_ptrmap_reset();
+	libvgpu_ptrmap_reset();
 	for (uint64_t i = 1; i <= 5000; i++) {
 		struct vgpu_alloc b = { i * 64, 1, (void *)(uintptr_t)(1 + (i % 2)), 0, VGPU_K_MEM };
 
-		vgpu_ptrmap_put(&b, &old);
+		libvgpu_ptrmap_put(&b, &old);
 	}
-	n = vgpu_ptrmap_take_ctx((void *)2, sweep_cb, NULL);
-	CHECK(n == 2500 && swept == 2500 && vgpu_ptrmap_count() == 2500, what,
+	n = libvgpu_ptrmap_take_ctx((void *)2, sweep_cb, NULL);
+	CHECK(n == 2500 && swept == 2500 && libvgpu_ptrmap_count() == 2500, what,
 	      "context sweep took %zu (%zu of the context), %zu left", n, swept,
-	      vgpu_ptrmap_count());
+	      libvgpu_ptrmap_count());
 	for (uint64_t i = 1; i <= 5000; i++)
-		CHECK(vgpu_ptrmap_get(VGPU_K_MEM, i * 64, &a) == (int)(i % 2 == 0),
+		CHECK(libvgpu_ptrmap_get(VGPU_K_MEM, i * 64, &a) == (int)(i % 2 == 0),
 		      what, "entry %llu after the sweep", (unsigned long long)i);
-	vgpu_ptrmap_reset();
+	libvgpu_ptrmap_reset();
 	PASSED(what);
 }
 
@@ -179,16 +179,16 @@ static void *charge_worker(void *arg)
 		int k = rand_r(&seed) % 16;
 
 		if (held[k]) {
-			vgpu_uncharge(&ch, 1, held[k]);
+			libvgpu_uncharge(&ch, 1, held[k]);
 			held[k] = 0;
 		} else {
 			uint64_t b = (uint64_t)(rand_r(&seed) % 64 + 1) << 20;
 
-			if (!vgpu_charge(&ch, 1, b)) {
+			if (!libvgpu_charge(&ch, 1, b)) {
 				if (rand_r(&seed) % 10 == 0) {
-					vgpu_charge_cancel(&ch, 1, b);	/* the driver failed */
+					libvgpu_charge_cancel(&ch, 1, b);	/* the driver failed */
 				} else {
-					vgpu_charge_commit(&ch, 1, b);
+					libvgpu_charge_commit(&ch, 1, b);
 					held[k] = b;
 					ok++;
 				}
@@ -197,7 +197,7 @@ static void *charge_worker(void *arg)
 	}
 	for (int k = 0; k < 16; k++)
 		if (held[k])
-			vgpu_uncharge(&ch, 1, held[k]);
+			libvgpu_uncharge(&ch, 1, held[k]);
 	return (void *)ok;
 }
 
@@ -210,10 +210,10 @@ static void test_charge(void)
 	mod.limit = 2ULL << 30;
 	mod.budget = 64ULL << 20;
 	/* Exactness: a lone allocation up to the limit, then one byte more. */
-	CHECK(vgpu_charge(&ch, 0, mod.limit) == 0, what, "the whole limit refused");
-	vgpu_charge_commit(&ch, 0, mod.limit);
-	CHECK(vgpu_charge(&ch, 0, 1) == -ENOMEM, what, "over the limit accepted");
-	vgpu_uncharge(&ch, 0, mod.limit);
+	CHECK(libvgpu_charge(&ch, 0, mod.limit) == 0, what, "the whole limit refused");
+	libvgpu_charge_commit(&ch, 0, mod.limit);
+	CHECK(libvgpu_charge(&ch, 0, 1) == -ENOMEM, what, "over the limit accepted");
+	libvgpu_uncharge(&ch, 0, mod.limit);
 	CHECK(page.gpu[0].used == 0 && mod.charged == (uint64_t)page.gpu[0].avail, what,
 	      "after the free: used %llu, avail %lld, charged %llu",
 	      (unsigned long long)page.gpu[0].used, (long long)page.gpu[0].avail,
@@ -221,10 +221,10 @@ static void test_charge(void)
 	CHECK(page.gpu[0].avail == 0, what, "keep 0 (exact) but %lld bytes kept",
 	      (long long)page.gpu[0].avail);
 	/* The module taking the budget back at any time. */
-	CHECK(vgpu_charge(&ch, 0, 4096) == 0, what, "small charge");
-	vgpu_charge_commit(&ch, 0, 4096);
+	CHECK(libvgpu_charge(&ch, 0, 4096) == 0, what, "small charge");
+	libvgpu_charge_commit(&ch, 0, 4096);
 	__atomic_exchange_n(&page.gpu[0].avail, 0, __ATOMIC_ACQ_REL);
-	vgpu_uncharge(&ch, 0, 4096);
+	libvgpu_uncharge(&ch, 0, 4096);
 	CHECK(page.gpu[0].used == 0, what, "used after a taken budget");
 	/* Concurrency: 8 threads, random sizes, the limit never passed. */
 	mod.charged = (uint64_t)page.gpu[0].avail;
@@ -257,17 +257,17 @@ static void test_sizes(void)
 				       .tenant_used = 5ULL << 30, .room = 10ULL << 30 };
 	struct vgpu_view v;
 
-	CHECK(vgpu_array_bytes(1024, 1024, 0, CU_AD_FORMAT_FLOAT, 4, 0, 1) == 16ULL << 20,
+	CHECK(libvgpu_array_bytes(1024, 1024, 0, CU_AD_FORMAT_FLOAT, 4, 0, 1) == 16ULL << 20,
 	      what, "1024x1024 float4");
-	CHECK(vgpu_array_bytes(1, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0, 1) == 4096,
+	CHECK(libvgpu_array_bytes(1, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0, 1) == 4096,
 	      what, "one byte is a page");
 	/* 256x256 RGBA8 with 9 levels: sum of 4 * (256>>l)^2, page-rounded. */
-	CHECK(vgpu_array_bytes(256, 256, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0, 9) ==
+	CHECK(libvgpu_array_bytes(256, 256, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0, 9) ==
 	      (4 * 87381 + 4095) / 4096 * 4096, what, "mipmap levels");
 	/* Layered: layers are not halved. */
-	CHECK(vgpu_array_bytes(64, 64, 8, CU_AD_FORMAT_HALF, 1, 1, 2) ==
+	CHECK(libvgpu_array_bytes(64, 64, 8, CU_AD_FORMAT_HALF, 1, 1, 2) ==
 	      (64 * 64 * 8 * 2 + 32 * 32 * 8 * 2 + 4095) / 4096 * 4096, what, "layered");
-	CHECK(vgpu_array_bytes(64, 64, 0, 0x77, 1, 0, 1) == 0, what, "unknown format");
+	CHECK(libvgpu_array_bytes(64, 64, 0, 0x77, 1, 0, 1) == 0, what, "unknown format");
 	vgpu_view_compute(&mi, &v);
 	CHECK(v.total == 4ULL << 30 && v.used == 5ULL << 30 && v.free == 0, what,
 	      "over the limit: free must be 0");
@@ -329,7 +329,7 @@ static void test_netlink(void)
 	}
 	off = put(b, off, VGPU_A_PROC_MEMS, "0-1,3", 6);
 	off = put(b, off, VGPU_A_PROC_CPUS, "0-15", 5);
-	vgpu_nl_parse_reg(b, off, &r);
+	libvgpu_nl_parse_reg(b, off, &r);
 	CHECK(r.has_mems && !strcmp(r.mems, "0-1,3") && r.has_cpus && !strcmp(r.cpus, "0-15"),
 	      what, "placement: mems \"%s\", cpus \"%s\"", r.mems, r.cpus);
 	CHECK(r.pid == 42 && r.in_tenant && !strcmp(r.tenant, "team-a") && r.tenant_id == 3 &&
@@ -339,7 +339,7 @@ static void test_netlink(void)
 	      !strcmp(r.gpu[1].uuid, "GPU-11111111-2222-3333-4444-555555555555"),
 	      what, "gpu entries");
 	/* Truncated input must not be read past. */
-	vgpu_nl_parse_reg(b, off - 3, &r);
+	libvgpu_nl_parse_reg(b, off - 3, &r);
 	PASSED(what);
 }
 
