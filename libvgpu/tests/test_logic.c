@@ -380,5 +380,7 @@ int main(void)
 	test_sizes();
 	test_netlink();
 	test_table();
-	return test_gate_all() || failures ? 1 : 0;
+	int gate = test_gate_all(), queue = test_queue_all();
+
+	return gate || queue || failures ? 1 : 0;
 }
