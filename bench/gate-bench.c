@@ -58,7 +58,7 @@ static __attribute__((noinline)) int stub(void *f, unsigned int gx, unsigned int
 	return 0;
 }
 
-static launch_fn real_slot = stub;	/* as libvgpu's vgpu_real[] */
+static launch_fn real_slot = stub;	/* as libvgpu's libvgpu_real[] */
 
 static struct vgpu_dev_page page;
 static struct vgpu_dev_gate gpage;
@@ -158,7 +158,7 @@ static const struct vgpu_queue_ops qops = {
 static struct vgpu_queue queue = { .ops = &qops, .mark = 4, .depth = 4 };	/* fixed M */
 static unsigned long marks;
 
-/* As libvgpu's vgpu_launch_mark(). */
+/* As libvgpu's libvgpu_launch_mark(). */
 static __attribute__((noinline)) int mark(int rc)
 {
 	unsigned int m = gt.mark_mask + 1;

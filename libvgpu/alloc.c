@@ -20,7 +20,9 @@
  * also released when their context is destroyed (ctx.c); stream-ordered
  * ones outlive contexts, as in the driver.
  */
-#include "state.h"
+#include "account.h"
+#include "hooks.h"
+#include "ptrmap.h"
 
 static CUresult alloc_dev(CUresult (*real)(CUdeviceptr *, size_t), CUdeviceptr *dptr,
 			  size_t bytesize, uint64_t charge, int ctx_bound)
@@ -31,15 +33,15 @@ static CUresult alloc_dev(CUresult (*real)(CUdeviceptr *, size_t), CUdeviceptr *
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = vgpu_tx_begin_cur(&tx, charge, &ctx);
+	rc = libvgpu_tx_begin_cur(&tx, charge, &ctx);
 	if (rc)
 		return rc;
 	rc = real(dptr, bytesize);
 	if (rc || !dptr) {
-		vgpu_tx_abort(&tx);
+		libvgpu_tx_abort(&tx);
 		return rc;
 	}
-	vgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx_bound ? ctx : NULL);
+	libvgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx_bound ? ctx : NULL);
 	return rc;
 }
 
@@ -57,15 +59,15 @@ VGPU_EXPORT CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = vgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_PAGE), &ctx);
+	rc = libvgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_PAGE), &ctx);
 	if (rc)
 		return rc;
 	rc = real(dptr, bytesize);
 	if (rc || !dptr) {
-		vgpu_tx_abort(&tx);
+		libvgpu_tx_abort(&tx);
 		return rc;
 	}
-	vgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx);
+	libvgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx);
 	return rc;
 }
 
@@ -78,15 +80,15 @@ static uint64_t pitch_estimate(uint64_t width, uint64_t height)
 static CUresult pitch_fix(struct vgpu_tx *tx, uint64_t pitch, uint64_t height,
 			  CUdeviceptr p, CUcontext ctx)
 {
-	if (vgpu_tx_adjust(tx, VGPU_ROUND(pitch * height, VGPU_PAGE))) {
+	if (libvgpu_tx_adjust(tx, VGPU_ROUND(pitch * height, VGPU_PAGE))) {
 		vgpu_pfn_cuMemFree_v2 fr = REAL(cuMemFree_v2);
 
 		if (fr)
 			fr(p);
-		vgpu_tx_abort(tx);
+		libvgpu_tx_abort(tx);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	vgpu_tx_commit(tx, VGPU_K_MEM, (uint64_t)p, ctx);
+	libvgpu_tx_commit(tx, VGPU_K_MEM, (uint64_t)p, ctx);
 	return CUDA_SUCCESS;
 }
 
@@ -100,12 +102,12 @@ VGPU_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = vgpu_tx_begin_cur(&tx, pitch_estimate(WidthInBytes, Height), &ctx);
+	rc = libvgpu_tx_begin_cur(&tx, pitch_estimate(WidthInBytes, Height), &ctx);
 	if (rc)
 		return rc;
 	rc = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 	if (rc || !dptr || !pPitch) {
-		vgpu_tx_abort(&tx);
+		libvgpu_tx_abort(&tx);
 		return rc;
 	}
 	return pitch_fix(&tx, *pPitch, Height, *dptr, ctx);
@@ -122,12 +124,12 @@ VGPU_EXPORT CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch,
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = vgpu_tx_begin_cur(&tx, pitch_estimate(WidthInBytes, Height), &ctx);
+	rc = libvgpu_tx_begin_cur(&tx, pitch_estimate(WidthInBytes, Height), &ctx);
 	if (rc)
 		return rc;
 	rc = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
 	if (rc || !dptr || !pPitch) {
-		vgpu_tx_abort(&tx);
+		libvgpu_tx_abort(&tx);
 		return rc;
 	}
 	return pitch_fix(&tx, *pPitch, Height, *dptr, ctx);
@@ -142,15 +144,15 @@ VGPU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsig
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = vgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_PAGE), &ctx);
+	rc = libvgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_PAGE), &ctx);
 	if (rc)
 		return rc;
 	rc = real(dptr, bytesize, flags);
 	if (rc || !dptr) {
-		vgpu_tx_abort(&tx);
+		libvgpu_tx_abort(&tx);
 		return rc;
 	}
-	vgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx);
+	libvgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx);
 	return rc;
 }
 
@@ -166,7 +168,7 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool poo
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = vgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_CHUNK), &ctx);
+	rc = libvgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_CHUNK), &ctx);
 	if (rc)
 		return rc;
 	if (from_pool)
@@ -174,10 +176,10 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool poo
 	else
 		rc = ((vgpu_pfn_cuMemAllocAsync)real)(dptr, bytesize, h);
 	if (rc || !dptr) {
-		vgpu_tx_abort(&tx);
+		libvgpu_tx_abort(&tx);
 		return rc;
 	}
-	vgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, NULL);
+	libvgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, NULL);
 	return rc;
 }
 

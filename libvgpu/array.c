@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Arrays and mipmapped arrays: charged vgpu_array_bytes() of their
+ * Arrays and mipmapped arrays: charged libvgpu_array_bytes() of their
  * descriptor (arraysize.c) on the current context's GPU before the real
  * call; given back at cuArrayDestroy / cuMipmappedArrayDestroy, or when
  * their context is destroyed.
  */
+#include "account.h"
 #include "arraysize.h"
-#include "state.h"
+#include "hooks.h"
+#include "ptrmap.h"
 
 static CUresult array_new(void *real, int kind, CUarray *pa, const void *desc, uint64_t bytes)
 {
@@ -17,7 +19,7 @@ static CUresult array_new(void *real, int kind, CUarray *pa, const void *desc, u
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = vgpu_tx_begin_cur(&tx, bytes, &ctx);
+	rc = libvgpu_tx_begin_cur(&tx, bytes, &ctx);
 	if (rc)
 		return rc;
 	switch (kind) {
@@ -27,17 +29,17 @@ static CUresult array_new(void *real, int kind, CUarray *pa, const void *desc, u
 	default: rc = ((vgpu_pfn_cuArray3DCreate_v2)real)(pa, desc); break;
 	}
 	if (rc || !pa) {
-		vgpu_tx_abort(&tx);
+		libvgpu_tx_abort(&tx);
 		return rc;
 	}
 	key = (uint64_t)(uintptr_t)*pa;
-	vgpu_tx_commit(&tx, VGPU_K_ARRAY, key, ctx);
+	libvgpu_tx_commit(&tx, VGPU_K_ARRAY, key, ctx);
 	return rc;
 }
 
 VGPU_EXPORT CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *d)
 {
-	uint64_t b = d ? vgpu_array_bytes(d->Width, d->Height, 1, (unsigned int)d->Format,
+	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, 1, (unsigned int)d->Format,
 					  d->NumChannels, 0, 1) : 0;
 
 	return array_new((void *)REAL(cuArrayCreate), 1, pHandle, d, b);
@@ -45,7 +47,7 @@ VGPU_EXPORT CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
 
 VGPU_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *d)
 {
-	uint64_t b = d ? vgpu_array_bytes(d->Width, d->Height, 1, (unsigned int)d->Format,
+	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, 1, (unsigned int)d->Format,
 					  d->NumChannels, 0, 1) : 0;
 
 	return array_new((void *)REAL(cuArrayCreate_v2), 2, pHandle, d, b);
@@ -53,7 +55,7 @@ VGPU_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIP
 
 VGPU_EXPORT CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *d)
 {
-	uint64_t b = d ? vgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
+	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
 					  d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED), 1) : 0;
 
 	return array_new((void *)REAL(cuArray3DCreate), 3, pHandle, d, b);
@@ -61,7 +63,7 @@ VGPU_EXPORT CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
 
 VGPU_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
-	uint64_t b = d ? vgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
+	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
 					  d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED), 1) : 0;
 
 	return array_new((void *)REAL(cuArray3DCreate_v2), 4, pHandle, d, b);
@@ -76,9 +78,9 @@ VGPU_EXPORT CUresult cuArrayDestroy(CUarray hArray)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	taken = vgpu_take(VGPU_K_ARRAY, (uint64_t)(uintptr_t)hArray, &a);
+	taken = libvgpu_take(VGPU_K_ARRAY, (uint64_t)(uintptr_t)hArray, &a);
 	rc = real(hArray);
-	vgpu_free_done(taken, &a, rc);
+	libvgpu_free_done(taken, &a, rc);
 	return rc;
 }
 
@@ -87,7 +89,7 @@ VGPU_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 					    unsigned int numMipmapLevels)
 {
 	vgpu_pfn_cuMipmappedArrayCreate real = REAL(cuMipmappedArrayCreate);
-	uint64_t b = d ? vgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
+	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
 					  d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED),
 					  numMipmapLevels) : 0;
 	struct vgpu_tx tx;
@@ -96,15 +98,15 @@ VGPU_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = vgpu_tx_begin_cur(&tx, b, &ctx);
+	rc = libvgpu_tx_begin_cur(&tx, b, &ctx);
 	if (rc)
 		return rc;
 	rc = real(pHandle, d, numMipmapLevels);
 	if (rc || !pHandle) {
-		vgpu_tx_abort(&tx);
+		libvgpu_tx_abort(&tx);
 		return rc;
 	}
-	vgpu_tx_commit(&tx, VGPU_K_MIPMAP, (uint64_t)(uintptr_t)*pHandle, ctx);
+	libvgpu_tx_commit(&tx, VGPU_K_MIPMAP, (uint64_t)(uintptr_t)*pHandle, ctx);
 	return rc;
 }
 
@@ -117,8 +119,8 @@ VGPU_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	taken = vgpu_take(VGPU_K_MIPMAP, (uint64_t)(uintptr_t)h, &a);
+	taken = libvgpu_take(VGPU_K_MIPMAP, (uint64_t)(uintptr_t)h, &a);
 	rc = real(h);
-	vgpu_free_done(taken, &a, rc);
+	libvgpu_free_done(taken, &a, rc);
 	return rc;
 }

@@ -11,7 +11,7 @@
  */
 #include "arraysize.h"
 
-unsigned int vgpu_format_bits(unsigned int f)
+unsigned int libvgpu_format_bits(unsigned int f)
 {
 	switch (f) {
 	case 0x01: case 0x08: return 8;				/* (UN)SIGNED_INT8 */
@@ -36,11 +36,11 @@ unsigned int vgpu_format_bits(unsigned int f)
 	}
 }
 
-uint64_t vgpu_array_bytes(uint64_t width, uint64_t height, uint64_t depth,
+uint64_t libvgpu_array_bytes(uint64_t width, uint64_t height, uint64_t depth,
 			  unsigned int format, unsigned int channels, int layered,
 			  unsigned int levels)
 {
-	unsigned int bits = vgpu_format_bits(format);
+	unsigned int bits = libvgpu_format_bits(format);
 	uint64_t total = 0;
 
 	if (!bits || !levels || levels > 32)

@@ -38,7 +38,7 @@ static int take(int64_t *avail, uint64_t bytes)
 	return 0;
 }
 
-int vgpu_charge(struct vgpu_charger *c, int gpu, uint64_t bytes)
+int libvgpu_charge(struct vgpu_charger *c, int gpu, uint64_t bytes)
 {
 	int64_t *avail = avail_of(c, gpu);
 
@@ -64,19 +64,26 @@ int vgpu_charge(struct vgpu_charger *c, int gpu, uint64_t bytes)
 	return -ENOMEM;
 }
 
-void vgpu_charge_commit(struct vgpu_charger *c, int gpu, uint64_t bytes)
+int libvgpu_charge_short(struct vgpu_charger *c, int gpu, uint64_t bytes)
+{
+	int64_t a = __atomic_load_n(avail_of(c, gpu), __ATOMIC_RELAXED);
+
+	return bytes && bytes <= (uint64_t)INT64_MAX && (a < 0 || (uint64_t)a < bytes);
+}
+
+void libvgpu_charge_commit(struct vgpu_charger *c, int gpu, uint64_t bytes)
 {
 	if (bytes)
 		__atomic_add_fetch(used_of(c, gpu), bytes, __ATOMIC_RELEASE);
 }
 
-void vgpu_charge_cancel(struct vgpu_charger *c, int gpu, uint64_t bytes)
+void libvgpu_charge_cancel(struct vgpu_charger *c, int gpu, uint64_t bytes)
 {
 	if (bytes)
 		__atomic_add_fetch(avail_of(c, gpu), (int64_t)bytes, __ATOMIC_RELEASE);
 }
 
-void vgpu_uncharge(struct vgpu_charger *c, int gpu, uint64_t bytes)
+void libvgpu_uncharge(struct vgpu_charger *c, int gpu, uint64_t bytes)
 {
 	uint64_t *used = used_of(c, gpu), u, keep;
 	int64_t a;

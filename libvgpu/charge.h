@@ -25,12 +25,14 @@ struct vgpu_charger {
 
 /* Take bytes from the GPU's budget, asking the module for more when short:
  * 0, -ENOMEM (refused: the tenant or the GPU is full) or another -errno. */
-int vgpu_charge(struct vgpu_charger *c, int gpu, uint64_t bytes);
+int libvgpu_charge(struct vgpu_charger *c, int gpu, uint64_t bytes);
+/* libvgpu_charge() of bytes would ask the module (avail is short now). */
+int libvgpu_charge_short(struct vgpu_charger *c, int gpu, uint64_t bytes);
 /* The allocation succeeded: the process now holds bytes. */
-void vgpu_charge_commit(struct vgpu_charger *c, int gpu, uint64_t bytes);
+void libvgpu_charge_commit(struct vgpu_charger *c, int gpu, uint64_t bytes);
 /* The allocation failed: the bytes go back to the budget. */
-void vgpu_charge_cancel(struct vgpu_charger *c, int gpu, uint64_t bytes);
+void libvgpu_charge_cancel(struct vgpu_charger *c, int gpu, uint64_t bytes);
 /* Freed: held bytes go back to the budget, surplus back to the module. */
-void vgpu_uncharge(struct vgpu_charger *c, int gpu, uint64_t bytes);
+void libvgpu_uncharge(struct vgpu_charger *c, int gpu, uint64_t bytes);
 
 #endif

@@ -22,7 +22,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "account.h"
+#include "ctxmap.h"
+#include "devmap.h"
+#include "hooks.h"
 #include "log.h"
+#include "ptrmap.h"
+#include "qevents.h"
+#include "register.h"
 #include "state.h"
 
 #define VGPU_PRIMARY_MAX 256
@@ -44,7 +51,7 @@ static int nvml_ready(void)
 		init = REAL(nvmlInit_v2);
 		vgpu_nvml_state = init && init() == NVML_SUCCESS ? 1 : -1;
 		if (vgpu_nvml_state < 0)
-			vgpu_log(VGPU_LOG_INFO, "NVML unavailable: contexts are measured "
+			libvgpu_log(VGPU_LOG_INFO, "NVML unavailable: contexts are measured "
 				 "with cuMemGetInfo where possible");
 	}
 	st = vgpu_nvml_state;
@@ -88,7 +95,7 @@ static int dev_used(CUdevice dev, uint64_t *used)
 		nvmlDevice_t h;
 		nvmlMemory_t m;
 
-		vgpu_uuid_str(&u, s);
+		libvgpu_uuid_str(&u, s);
 		if (byuuid && !byuuid(s, &h) && !own_used(h, used))
 			return 0;
 		if (byuuid && info && !byuuid(s, &h) && !info(h, &m)) {
@@ -128,10 +135,10 @@ static CUresult measure_start(struct measure *m, CUdevice dev)
 	m->gpu = VGPU_GPU_SKIP;
 	m->dev = dev;
 	if (!vgpu_active())
-		return vgpu_ensure() == VGPU_ST_DENIED ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
-	m->gpu = vgpu_dev_gpu(dev);
+		return libvgpu_ensure() == VGPU_ST_DENIED ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_SUCCESS;
+	m->gpu = libvgpu_dev_gpu(dev);
 	/* A zero charge only routes: refuses denied GPUs and deny default. */
-	rc = vgpu_tx_begin(&probe, m->gpu, 0);
+	rc = libvgpu_tx_begin(&probe, m->gpu, 0);
 	if (rc)
 		return rc;
 	if (m->gpu >= 0)
@@ -151,13 +158,13 @@ static CUresult measure_end(struct measure *m, CUcontext c)
 	if (m->ok && !dev_used(m->dev, &after) && after > m->before)
 		took = after - m->before;
 	if (!m->ok)
-		vgpu_log(VGPU_LOG_INFO, "cannot measure the new context on device %d: "
+		libvgpu_log(VGPU_LOG_INFO, "cannot measure the new context on device %d: "
 			 "not charged", m->dev);
-	rc = vgpu_tx_begin(&tx, m->gpu, took);
+	rc = libvgpu_tx_begin(&tx, m->gpu, took);
 	if (rc)
 		return rc;
-	vgpu_tx_commit(&tx, VGPU_K_CTX, (uint64_t)(uintptr_t)c, NULL);
-	vgpu_log(VGPU_LOG_DEBUG, "context %p on GPU %d: %llu bytes", (void *)c, m->gpu,
+	libvgpu_tx_commit(&tx, VGPU_K_CTX, (uint64_t)(uintptr_t)c, NULL);
+	libvgpu_log(VGPU_LOG_DEBUG, "context %p on GPU %d: %llu bytes", (void *)c, m->gpu,
 		 (unsigned long long)took);
 	return CUDA_SUCCESS;
 }
@@ -167,11 +174,11 @@ static void ctx_gone(CUcontext c)
 {
 	struct vgpu_alloc a;
 
-	if (vgpu_ptrmap_take(VGPU_K_CTX, (uint64_t)(uintptr_t)c, &a))
-		vgpu_release(&a);
-	vgpu_ptrmap_take_ctx(c, vgpu_release_cb, NULL);
-	vgpu_devmap_reset();	/* the handle may come back for another device */
-	vgpu_ctx_forget(c);
+	if (libvgpu_ptrmap_take(VGPU_K_CTX, (uint64_t)(uintptr_t)c, &a))
+		libvgpu_release(&a);
+	libvgpu_ptrmap_take_ctx(c, libvgpu_release_cb, NULL);
+	libvgpu_devmap_reset();	/* the handle may come back for another device */
+	libvgpu_ctx_forget(c);
 }
 
 static CUresult created(struct measure *m, CUresult rc, CUcontext *pctx)
@@ -185,7 +192,7 @@ static CUresult created(struct measure *m, CUresult rc, CUcontext *pctx)
 		destroy(*pctx);
 		*pctx = NULL;
 	} else if (!rc) {
-		vgpu_ctx_note(*pctx, m->gpu, 1);	/* created current */
+		libvgpu_ctx_note(*pctx, m->gpu, 1);	/* created current */
 	}
 	return rc;
 }
@@ -248,7 +255,7 @@ static CUresult destroy(vgpu_pfn_cuCtxDestroy_v2 real, CUcontext ctx)
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (vgpu_active())	/* its queue-bound events, while it exists */
-		vgpu_queue_ctx_gone(&vgpu_queue, ctx, 1);
+		vgpu_queue_ctx_gone(&libvgpu_queue, ctx, 1);
 	rc = real(ctx);
 	if (rc == CUDA_SUCCESS && vgpu_active())
 		ctx_gone(ctx);
@@ -286,7 +293,7 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 		__atomic_sub_fetch(&vgpu_prim_refs[dev], 1, __ATOMIC_ACQ_REL);
 		return rc;
 	}
-	vgpu_ctx_note(*pctx, m.gpu, 0);
+	libvgpu_ctx_note(*pctx, m.gpu, 0);
 	if (!first)
 		return rc;
 	vgpu_prim_ctx[dev] = *pctx;
@@ -310,7 +317,7 @@ static void primary_going(CUdevice dev, int reset)
 		return;
 	c = vgpu_prim_ctx[dev];
 	if (c && (reset || __atomic_load_n(&vgpu_prim_refs[dev], __ATOMIC_ACQUIRE) == 1))
-		vgpu_queue_ctx_gone(&vgpu_queue, c, 1);
+		vgpu_queue_ctx_gone(&libvgpu_queue, c, 1);
 }
 
 static void primary_gone(CUdevice dev, int reset)

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "devmap.h"
+#include "hooks.h"
 #include "log.h"
 #include "state.h"
 
@@ -29,14 +31,14 @@ __attribute__((constructor)) static void devmap_init(void)
 		vgpu_devmap[i] = VGPU_DEV_UNKNOWN;
 }
 
-void vgpu_devmap_reset(void)
+void libvgpu_devmap_reset(void)
 {
 	for (int i = 0; i < VGPU_DEVS; i++)
 		__atomic_store_n(&vgpu_devmap[i], VGPU_DEV_UNKNOWN, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&vgpu_devmap_gen, 1, __ATOMIC_RELEASE);
 }
 
-void vgpu_uuid_str(const CUuuid *u, char out[VGPU_UUID_LEN + 1])
+void libvgpu_uuid_str(const CUuuid *u, char out[VGPU_UUID_LEN + 1])
 {
 	const unsigned char *b = (const unsigned char *)u->bytes;
 
@@ -46,15 +48,15 @@ void vgpu_uuid_str(const CUuuid *u, char out[VGPU_UUID_LEN + 1])
 		 b[11], b[12], b[13], b[14], b[15]);
 }
 
-int vgpu_uuid_gpu(const char *uuid)
+int libvgpu_uuid_gpu(const char *uuid)
 {
-	for (int i = 0; i < vgpu_proc.reg.ngpu; i++)
-		if (!strcasecmp(vgpu_proc.reg.gpu[i].uuid, uuid))
-			return (int)vgpu_proc.reg.gpu[i].index;
+	for (int i = 0; i < libvgpu_proc.reg.ngpu; i++)
+		if (!strcasecmp(libvgpu_proc.reg.gpu[i].uuid, uuid))
+			return (int)libvgpu_proc.reg.gpu[i].index;
 	return VGPU_GPU_NONE;
 }
 
-int vgpu_dev_gpu(CUdevice dev)
+int libvgpu_dev_gpu(CUdevice dev)
 {
 	vgpu_pfn_cuDeviceGetUuid_v2 get2;
 	vgpu_pfn_cuDeviceGetUuid get1;
@@ -62,7 +64,7 @@ int vgpu_dev_gpu(CUdevice dev)
 	CUuuid u;
 	int g;
 
-	if (dev < 0 || __atomic_load_n(&vgpu_proc.state, __ATOMIC_ACQUIRE) != VGPU_ST_ACTIVE)
+	if (dev < 0 || __atomic_load_n(&libvgpu_proc.state, __ATOMIC_ACQUIRE) != VGPU_ST_ACTIVE)
 		return VGPU_GPU_SKIP;
 	if (dev < VGPU_DEVS) {
 		g = __atomic_load_n(&vgpu_devmap[dev], __ATOMIC_RELAXED);
@@ -73,20 +75,20 @@ int vgpu_dev_gpu(CUdevice dev)
 	get1 = REAL(cuDeviceGetUuid);
 	if ((get2 ? get2(&u, dev) : get1 ? get1(&u, dev) : CUDA_ERROR_NOT_FOUND) != CUDA_SUCCESS)
 		return VGPU_GPU_SKIP;
-	vgpu_uuid_str(&u, s);
-	g = vgpu_uuid_gpu(s);
+	libvgpu_uuid_str(&u, s);
+	g = libvgpu_uuid_gpu(s);
 	if (g == VGPU_GPU_NONE)
-		vgpu_log(VGPU_LOG_INFO, "CUDA device %d (%s) is not in the vgpu inventory: "
+		libvgpu_log(VGPU_LOG_INFO, "CUDA device %d (%s) is not in the vgpu inventory: "
 			 "host default %s", dev, s,
-			 vgpu_proc.reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow");
+			 libvgpu_proc.reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow");
 	else
-		vgpu_log(VGPU_LOG_DEBUG, "CUDA device %d is inventory GPU %d (%s)", dev, g, s);
+		libvgpu_log(VGPU_LOG_DEBUG, "CUDA device %d is inventory GPU %d (%s)", dev, g, s);
 	if (dev < VGPU_DEVS)
 		__atomic_store_n(&vgpu_devmap[dev], g, __ATOMIC_RELAXED);
 	return g;
 }
 
-int vgpu_cur_gpu(CUcontext *ctx)
+int libvgpu_cur_gpu(CUcontext *ctx)
 {
 	vgpu_pfn_cuCtxGetCurrent cur = REAL(cuCtxGetCurrent);
 	vgpu_pfn_cuCtxGetDevice getdev = REAL(cuCtxGetDevice);
@@ -96,7 +98,7 @@ int vgpu_cur_gpu(CUcontext *ctx)
 	int g;
 
 	*ctx = NULL;
-	if (__atomic_load_n(&vgpu_proc.state, __ATOMIC_ACQUIRE) != VGPU_ST_ACTIVE)
+	if (__atomic_load_n(&libvgpu_proc.state, __ATOMIC_ACQUIRE) != VGPU_ST_ACTIVE)
 		return VGPU_GPU_SKIP;
 	if (!cur || !getdev || cur(&c) || !c)
 		return VGPU_GPU_SKIP;
@@ -105,7 +107,7 @@ int vgpu_cur_gpu(CUcontext *ctx)
 		return vgpu_tls_gpu;
 	if (getdev(&dev))
 		return VGPU_GPU_SKIP;
-	g = vgpu_dev_gpu(dev);
+	g = libvgpu_dev_gpu(dev);
 	if (g != VGPU_GPU_SKIP) {
 		vgpu_tls_ctx = c;
 		vgpu_tls_gpu = g;

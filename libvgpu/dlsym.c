@@ -9,142 +9,14 @@
  * that the real one still sees its caller's return address (RTLD_NEXT is
  * relative to the caller).
  *
- * Reaching the real functions: any reference to dlsym or dlvsym from this
- * library binds to its own exported definitions. So the real dlvsym is
- * found in the C library's own symbol table (dl_iterate_phdr, ELF dynamic
- * symbols), and the real dlsym is dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34"),
- * falling back to "GLIBC_2.2.5". There is no recursion guard that could
- * answer NULL: nothing here calls the exported dlsym.
+ * The real functions are found by realdl.c. Exports only the two
+ * interposers.
  */
 #include <dlfcn.h>
-#include <elf.h>
-#include <link.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "hooks.h"
-#include "log.h"
-
-typedef void *(*vgpu_dlsym_fn)(void *, const char *);
-typedef void *(*vgpu_dlvsym_fn)(void *, const char *, const char *);
-
-static vgpu_dlsym_fn vgpu_real_dlsym;
-static vgpu_dlvsym_fn vgpu_real_dlvsym;
-static pthread_once_t vgpu_dl_once = PTHREAD_ONCE_INIT;
-
-struct vgpu_elf_find {
-	const char *name;
-	const void *self;
-	void *out;
-};
-
-static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) p)
-{
-	/* glibc relocates some dynamic entries in place; others are offsets. */
-	return p < info->dlpi_addr ? info->dlpi_addr + p : p;
-}
-
-static size_t gnu_hash_count(const uint32_t *h)
-{
-	uint32_t nbuckets = h[0], symoffset = h[1], bloom = h[2];
-	const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(h + 4) + bloom);
-	const uint32_t *chain = buckets + nbuckets;
-	uint32_t max = 0;
-
-	for (uint32_t b = 0; b < nbuckets; b++)
-		if (buckets[b] > max)
-			max = buckets[b];
-	if (max < symoffset)
-		return symoffset;
-	while (!(chain[max - symoffset] & 1))
-		max++;
-	return (size_t)max + 1;
-}
-
-static int elf_find_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-	struct vgpu_elf_find *f = data;
-	const char *base = strrchr(info->dlpi_name, '/');
-	const ElfW(Sym) *symtab = NULL;
-	const char *strtab = NULL;
-	const ElfW(Half) *versym = NULL;
-	const uint32_t *hash = NULL, *gnuhash = NULL;
-	const ElfW(Dyn) *dyn = NULL;
-	size_t n;
-
-	(void)size;
-	base = base ? base + 1 : info->dlpi_name;
-	if ((const void *)info->dlpi_addr == f->self ||
-	    (strncmp(base, "libc.so", 7) && strncmp(base, "libdl.so", 8)))
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-	if (!dyn)
-		return 0;
-	for (; dyn->d_tag != DT_NULL; dyn++) {
-		switch (dyn->d_tag) {
-		case DT_SYMTAB: symtab = (const void *)dyn_ptr(info, dyn->d_un.d_ptr); break;
-		case DT_STRTAB: strtab = (const void *)dyn_ptr(info, dyn->d_un.d_ptr); break;
-		case DT_VERSYM: versym = (const void *)dyn_ptr(info, dyn->d_un.d_ptr); break;
-		case DT_HASH: hash = (const void *)dyn_ptr(info, dyn->d_un.d_ptr); break;
-		case DT_GNU_HASH: gnuhash = (const void *)dyn_ptr(info, dyn->d_un.d_ptr); break;
-		default: break;
-		}
-	}
-	if (!symtab || !strtab || (!hash && !gnuhash))
-		return 0;
-	n = hash ? hash[1] : gnu_hash_count(gnuhash);
-	for (size_t i = 1; i < n; i++) {
-		const ElfW(Sym) *s = &symtab[i];
-
-		if (s->st_shndx == SHN_UNDEF || ELF64_ST_TYPE(s->st_info) != STT_FUNC ||
-		    strcmp(strtab + s->st_name, f->name))
-			continue;
-		/* The default version (not hidden) when there are several. */
-		if (versym && (versym[i] & 0x8000) && f->out)
-			continue;
-		f->out = (void *)(info->dlpi_addr + s->st_value);
-		if (!versym || !(versym[i] & 0x8000))
-			return 1;
-	}
-	return f->out != NULL;
-}
-
-static void *elf_find(const char *name)
-{
-	struct vgpu_elf_find f = { name, NULL, NULL };
-	Dl_info di;
-
-	if (dladdr((void *)&elf_find, &di))
-		f.self = di.dli_fbase;
-	dl_iterate_phdr(elf_find_cb, &f);
-	return f.out;
-}
-
-static void vgpu_dl_resolve(void)
-{
-	vgpu_real_dlvsym = (vgpu_dlvsym_fn)elf_find("dlvsym");
-	if (vgpu_real_dlvsym) {
-		vgpu_real_dlsym = (vgpu_dlsym_fn)vgpu_real_dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-		if (!vgpu_real_dlsym)
-			vgpu_real_dlsym = (vgpu_dlsym_fn)vgpu_real_dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-	}
-	if (!vgpu_real_dlsym)
-		vgpu_real_dlsym = (vgpu_dlsym_fn)elf_find("dlsym");
-}
-
-static inline void vgpu_dl_init(void)
-{
-	if (__builtin_expect(!__atomic_load_n(&vgpu_real_dlsym, __ATOMIC_ACQUIRE), 0))
-		pthread_once(&vgpu_dl_once, vgpu_dl_resolve);
-}
-
-void *vgpu_dlsym(void *handle, const char *name)
-{
-	vgpu_dl_init();
-	return vgpu_real_dlsym ? vgpu_real_dlsym(handle, name) : NULL;
-}
+#include "realdl.h"
 
 static int maybe_hooked(const char *name)
 {
@@ -157,17 +29,17 @@ static int maybe_hooked(const char *name)
  */
 static int intercept(void *handle, int id, void *r, void **out)
 {
-	int lib = vgpu_hooks[id].lib;
+	int lib = libvgpu_hooks[id].lib;
 
 	if (handle == RTLD_DEFAULT || handle == RTLD_NEXT) {
 		/* Without the real library loaded, answer as if we were not
 		 * here: programs probe for CUDA this way. */
-		*out = vgpu_real_load(lib, 1) ? NULL : vgpu_hooks[id].wrapper;
+		*out = libvgpu_real_load(lib, 1) ? NULL : libvgpu_hooks[id].wrapper;
 		return 1;
 	}
-	if (!r || vgpu_real_load(lib, 1) || vgpu_real[id] != r)
+	if (!r || libvgpu_real_load(lib, 1) || libvgpu_real[id] != r)
 		return 0;
-	*out = vgpu_hooks[id].wrapper;
+	*out = libvgpu_hooks[id].wrapper;
 	return 1;
 }
 
@@ -177,17 +49,17 @@ VGPU_EXPORT void *dlsym(void *restrict handle, const char *restrict name)
 	int id;
 
 	vgpu_dl_init();
-	if (maybe_hooked(name) && (id = vgpu_hook_find(name)) >= 0) {
+	if (maybe_hooked(name) && (id = libvgpu_hook_find(name)) >= 0) {
 		void *r = NULL;
 
 		if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
-			r = vgpu_real_dlsym(handle, name);
+			r = libvgpu_real_dlsym(handle, name);
 		if (intercept(handle, id, r, &out))
 			return out;
 		if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
 			return r;
 	}
-	return vgpu_real_dlsym(handle, name);	/* tail call: keeps the caller */
+	return libvgpu_real_dlsym(handle, name);	/* tail call: keeps the caller */
 }
 
 VGPU_EXPORT void *dlvsym(void *restrict handle, const char *restrict name,
@@ -197,15 +69,15 @@ VGPU_EXPORT void *dlvsym(void *restrict handle, const char *restrict name,
 	int id;
 
 	vgpu_dl_init();
-	if (maybe_hooked(name) && (id = vgpu_hook_find(name)) >= 0) {
+	if (maybe_hooked(name) && (id = libvgpu_hook_find(name)) >= 0) {
 		void *r = NULL;
 
 		if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
-			r = vgpu_real_dlvsym(handle, name, version);
+			r = libvgpu_real_dlvsym(handle, name, version);
 		if (intercept(handle, id, r, &out))
 			return out;
 		if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
 			return r;
 	}
-	return vgpu_real_dlvsym(handle, name, version);	/* tail call */
+	return libvgpu_real_dlvsym(handle, name, version);	/* tail call */
 }

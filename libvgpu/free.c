@@ -8,7 +8,9 @@
  * back if it failed. cuMemFreeAsync gives the charge back when it is
  * queued, not when the stream reaches it.
  */
-#include "state.h"
+#include "account.h"
+#include "hooks.h"
+#include "ptrmap.h"
 
 static CUresult free_ptr(CUresult (*real)(CUdeviceptr), CUdeviceptr p)
 {
@@ -18,9 +20,9 @@ static CUresult free_ptr(CUresult (*real)(CUdeviceptr), CUdeviceptr p)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	taken = p ? vgpu_take(VGPU_K_MEM, (uint64_t)p, &a) : 0;
+	taken = p ? libvgpu_take(VGPU_K_MEM, (uint64_t)p, &a) : 0;
 	rc = real(p);
-	vgpu_free_done(taken, &a, rc);
+	libvgpu_free_done(taken, &a, rc);
 	return rc;
 }
 
@@ -38,9 +40,9 @@ VGPU_EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	taken = dptr ? vgpu_take(VGPU_K_MEM, (uint64_t)dptr, &a) : 0;
+	taken = dptr ? libvgpu_take(VGPU_K_MEM, (uint64_t)dptr, &a) : 0;
 	rc = real(dptr);
-	vgpu_free_done(taken, &a, rc);
+	libvgpu_free_done(taken, &a, rc);
 	return rc;
 }
 
@@ -52,9 +54,9 @@ static CUresult free_async(CUdeviceptr dptr, CUstream h, vgpu_pfn_cuMemFreeAsync
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	taken = dptr ? vgpu_take(VGPU_K_MEM, (uint64_t)dptr, &a) : 0;
+	taken = dptr ? libvgpu_take(VGPU_K_MEM, (uint64_t)dptr, &a) : 0;
 	rc = real(dptr, h);
-	vgpu_free_done(taken, &a, rc);
+	libvgpu_free_done(taken, &a, rc);
 	return rc;
 }
 

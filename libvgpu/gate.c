@@ -25,19 +25,19 @@ static uint64_t now_ns(void)
 
 __thread struct vgpu_gate_tls vgpu_gate_tls __attribute__((tls_model("initial-exec")));
 
-void vgpu_gate_slow(struct vgpu_gate *gt, void *stream)
+int vgpu_gate_slow(struct vgpu_gate *gt, void *stream)
 {
 	const struct vgpu_dev_gate *gp = __atomic_load_n(&gt->gate, __ATOMIC_ACQUIRE);
 	uint64_t *launches;
-	int gpu;
+	int gpu, waited = 0;
 
 	if (vgpu_gate_tls.mark || !gp)
-		return;	/* the fast path counted it (a mark is due), or no gate */
+		return 0;	/* the fast path counted it (a mark is due), or no gate */
 	gpu = __atomic_load_n(&gt->one_gpu, __ATOMIC_RELAXED);
 	if (gpu < 0)
 		gpu = gt->ops->gpu(gt->ctx);
 	if (gpu < 0 || gpu >= VGPU_DEV_GPUS)
-		return;
+		return 0;
 	launches = (uint64_t *)&gt->page->gpu[gpu].launches;
 	while (!__atomic_load_n(&gt->off[gpu], __ATOMIC_RELAXED) &&
 	       !__atomic_load_n(&gp->gpu[gpu].granted, __ATOMIC_ACQUIRE)) {
@@ -53,6 +53,7 @@ void vgpu_gate_slow(struct vgpu_gate *gt, void *stream)
 			__atomic_store_n(&gt->seen[gpu], n, __ATOMIC_RELAXED);
 		}
 		rc = gt->ops->wait(gt->ctx, &w);
+		waited = 1;
 		if (rc == -EINTR)
 			continue;
 		if (rc && !__atomic_exchange_n(&gt->off[gpu], 1, __ATOMIC_RELAXED))
@@ -62,4 +63,5 @@ void vgpu_gate_slow(struct vgpu_gate *gt, void *stream)
 	__atomic_fetch_add(launches, 1, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&gt->off[gpu], __ATOMIC_RELAXED) && vgpu_gate_note(gt, stream))
 		vgpu_gate_tls.mark = gpu + 1;
+	return waited;
 }

@@ -118,7 +118,8 @@ static inline int vgpu_gate_pass(struct vgpu_gate *gt, void *stream)
  * (pass), the GPU to be found (ops->gpu), or the gate closed: drain if
  * the process launched on the GPU since it last drained, sleep in WAIT
  * (retried on EINTR), count the launch and note it in the window (which
- * may make a mark due). */
-void vgpu_gate_slow(struct vgpu_gate *gt, void *stream);
+ * may make a mark due). Returns 1 if it called ops->wait (the caller
+ * was on a slow path), else 0. */
+int vgpu_gate_slow(struct vgpu_gate *gt, void *stream);
 
 #endif

@@ -23,7 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "state.h"
+#include "account.h"
+#include "devmap.h"
+#include "hooks.h"
+#include "launchgate.h"
+#include "ptrmap.h"
+#include "register.h"
 
 struct gop {
 	uint64_t ptr;
@@ -111,7 +116,7 @@ VGPU_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hG
 	    p->poolProps.location.type == CU_MEM_LOCATION_TYPE_DEVICE) {
 		struct gop op = {
 			(uint64_t)p->dptr, VGPU_ROUND(p->bytesize, VGPU_CHUNK),
-			vgpu_dev_gpu(p->poolProps.location.id), 1,
+			libvgpu_dev_gpu(p->poolProps.location.id), 1,
 		};
 
 		record(hGraph, &op);
@@ -328,9 +333,9 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h, i
 	for (i = 0; i < s->n; i++) {
 		tx[i].gpu = -1;
 		tx[i].bytes = 0;
-		if (!s->op[i].alloc || vgpu_ptrmap_get(VGPU_K_MEM, s->op[i].ptr, NULL))
+		if (!s->op[i].alloc || libvgpu_ptrmap_get(VGPU_K_MEM, s->op[i].ptr, NULL))
 			continue;
-		rc = vgpu_tx_begin(&tx[i], s->op[i].gpu, s->op[i].bytes);
+		rc = libvgpu_tx_begin(&tx[i], s->op[i].gpu, s->op[i].bytes);
 		if (rc)
 			break;
 	}
@@ -340,14 +345,14 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h, i
 	}
 	for (int j = 0; j < (rc ? i : s->n); j++) {
 		if (rc)
-			vgpu_tx_abort(&tx[j]);
+			libvgpu_tx_abort(&tx[j]);
 		else if (s->op[j].alloc)
-			vgpu_tx_commit(&tx[j], VGPU_K_MEM, s->op[j].ptr, ctx);
+			libvgpu_tx_commit(&tx[j], VGPU_K_MEM, s->op[j].ptr, ctx);
 		else {
 			struct vgpu_alloc a;
 
-			if (vgpu_ptrmap_take(VGPU_K_MEM, s->op[j].ptr, &a))
-				vgpu_release(&a);
+			if (libvgpu_ptrmap_take(VGPU_K_MEM, s->op[j].ptr, &a))
+				libvgpu_release(&a);
 		}
 	}
 	if (tx != stack_tx)

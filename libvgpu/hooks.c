@@ -9,19 +9,20 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "realdl.h"
 #include "hooks.h"
 #include "log.h"
 
-const struct vgpu_hook vgpu_hooks[VGPU_HOOK_COUNT] = {
+const struct vgpu_hook libvgpu_hooks[VGPU_HOOK_COUNT] = {
 #define HOOK(lib, sym, base, ret, params) \
 	[VGPU_HOOK_##sym] = { #sym, #base, VGPU_LIB_##lib, (void *)&sym },
 #define NEED(lib, sym, ret, params) [VGPU_HOOK_##sym] = { #sym, NULL, VGPU_LIB_##lib, NULL },
 #include "hooks.def"
 };
 
-void *vgpu_real[VGPU_HOOK_COUNT];
+void *libvgpu_real[VGPU_HOOK_COUNT];
 
-const char *const vgpu_lib_names[VGPU_LIB_COUNT] = {
+const char *const libvgpu_lib_names[VGPU_LIB_COUNT] = {
 	[VGPU_LIB_CU] = "libcuda.so.1",
 	[VGPU_LIB_NV] = "libnvidia-ml.so.1",
 };
@@ -30,16 +31,16 @@ static int vgpu_loaded[VGPU_LIB_COUNT];	/* 1 once resolved (release/acquire) */
 static void *vgpu_handle[VGPU_LIB_COUNT];
 static pthread_mutex_t vgpu_load_lk = PTHREAD_MUTEX_INITIALIZER;
 
-int vgpu_real_load(int lib, int noload)
+int libvgpu_real_load(int lib, int noload)
 {
 	void *h;
 
 	if (__atomic_load_n(&vgpu_loaded[lib], __ATOMIC_ACQUIRE))
 		return 0;
 	/* dlopen outside our lock: it may run constructors that call us. */
-	h = dlopen(vgpu_lib_names[lib], RTLD_LAZY | RTLD_NOLOAD);
+	h = dlopen(libvgpu_lib_names[lib], RTLD_LAZY | RTLD_NOLOAD);
 	if (!h && !noload)
-		h = dlopen(vgpu_lib_names[lib], RTLD_LAZY);
+		h = dlopen(libvgpu_lib_names[lib], RTLD_LAZY);
 	if (!h)
 		return -1;
 	pthread_mutex_lock(&vgpu_load_lk);
@@ -47,12 +48,12 @@ int vgpu_real_load(int lib, int noload)
 		vgpu_handle[lib] = h;
 		h = NULL;
 		for (int i = 0; i < VGPU_HOOK_COUNT; i++)
-			if (vgpu_hooks[i].lib == lib)
-				__atomic_store_n(&vgpu_real[i],
-						 vgpu_dlsym(vgpu_handle[lib], vgpu_hooks[i].name),
+			if (libvgpu_hooks[i].lib == lib)
+				__atomic_store_n(&libvgpu_real[i],
+						 libvgpu_dlsym(vgpu_handle[lib], libvgpu_hooks[i].name),
 						 __ATOMIC_RELAXED);
 		__atomic_store_n(&vgpu_loaded[lib], 1, __ATOMIC_RELEASE);
-		vgpu_log(VGPU_LOG_DEBUG, "resolved %s", vgpu_lib_names[lib]);
+		libvgpu_log(VGPU_LOG_DEBUG, "resolved %s", libvgpu_lib_names[lib]);
 	}
 	pthread_mutex_unlock(&vgpu_load_lk);
 	if (h)
@@ -60,38 +61,38 @@ int vgpu_real_load(int lib, int noload)
 	return 0;
 }
 
-void *vgpu_real_get(int id)
+void *libvgpu_real_get(int id)
 {
-	int lib = vgpu_hooks[id].lib;
+	int lib = libvgpu_hooks[id].lib;
 
 	if (!__atomic_load_n(&vgpu_loaded[lib], __ATOMIC_ACQUIRE) &&
-	    vgpu_real_load(lib, 0))
+	    libvgpu_real_load(lib, 0))
 		return NULL;
-	return vgpu_real[id];
+	return libvgpu_real[id];
 }
 
-void *vgpu_hook_wrap(int lib, void *fn)
+void *libvgpu_hook_wrap(int lib, void *fn)
 {
-	if (!fn || vgpu_real_load(lib, 1))
+	if (!fn || libvgpu_real_load(lib, 1))
 		return fn;
 	for (int i = 0; i < VGPU_HOOK_COUNT; i++)
-		if (vgpu_hooks[i].wrapper && vgpu_hooks[i].lib == lib && vgpu_real[i] == fn)
-			return vgpu_hooks[i].wrapper;
+		if (libvgpu_hooks[i].wrapper && libvgpu_hooks[i].lib == lib && libvgpu_real[i] == fn)
+			return libvgpu_hooks[i].wrapper;
 	return fn;
 }
 
-int vgpu_hook_find(const char *name)
+int libvgpu_hook_find(const char *name)
 {
 	for (int i = 0; i < VGPU_HOOK_COUNT; i++)
-		if (vgpu_hooks[i].wrapper && !strcmp(vgpu_hooks[i].name, name))
+		if (libvgpu_hooks[i].wrapper && !strcmp(libvgpu_hooks[i].name, name))
 			return i;
 	return -1;
 }
 
-int vgpu_hook_is_wrapper(const void *p)
+int libvgpu_hook_is_wrapper(const void *p)
 {
 	for (int i = 0; i < VGPU_HOOK_COUNT; i++)
-		if (vgpu_hooks[i].wrapper == p)
+		if (libvgpu_hooks[i].wrapper == p)
 			return 1;
 	return 0;
 }

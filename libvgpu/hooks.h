@@ -45,31 +45,28 @@ struct vgpu_hook {
 	void *wrapper;		/* libvgpu's definition; NULL: NEED row */
 };
 
-extern const struct vgpu_hook vgpu_hooks[VGPU_HOOK_COUNT];
-extern void *vgpu_real[VGPU_HOOK_COUNT];
-extern const char *const vgpu_lib_names[VGPU_LIB_COUNT];
+extern const struct vgpu_hook libvgpu_hooks[VGPU_HOOK_COUNT];
+extern void *libvgpu_real[VGPU_HOOK_COUNT];
+extern const char *const libvgpu_lib_names[VGPU_LIB_COUNT];
 
 /* Resolve lib's real functions (dlopen RTLD_NOLOAD first, then load it
  * unless noload); 0 once they are, -1 when the library is absent. */
-int vgpu_real_load(int lib, int noload);
-void *vgpu_real_get(int id);
-#define REAL(sym) ((vgpu_pfn_##sym)vgpu_real_get(VGPU_HOOK_##sym))
+int libvgpu_real_load(int lib, int noload);
+void *libvgpu_real_get(int id);
+#define REAL(sym) ((vgpu_pfn_##sym)libvgpu_real_get(VGPU_HOOK_##sym))
 /* The same without a call once resolved (launch paths). */
 static inline void *vgpu_real_hot(int id)
 {
-	void *fn = __atomic_load_n(&vgpu_real[id], __ATOMIC_RELAXED);
+	void *fn = __atomic_load_n(&libvgpu_real[id], __ATOMIC_RELAXED);
 
-	return fn ? fn : vgpu_real_get(id);
+	return fn ? fn : libvgpu_real_get(id);
 }
 
 /* The wrapper of the hooked symbol whose real address is fn, or fn. */
-void *vgpu_hook_wrap(int lib, void *fn);
+void *libvgpu_hook_wrap(int lib, void *fn);
 /* Index of the HOOK row exporting name, or -1. */
-int vgpu_hook_find(const char *name);
+int libvgpu_hook_find(const char *name);
 /* Is p the address of one of libvgpu's wrappers? */
-int vgpu_hook_is_wrapper(const void *p);
-
-/* The real dlsym (dlsym.c). */
-void *vgpu_dlsym(void *handle, const char *name);
+int libvgpu_hook_is_wrapper(const void *p);
 
 #endif

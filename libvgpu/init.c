@@ -8,13 +8,13 @@
  * (register.c).
  */
 #include "log.h"
-#include "state.h"
+#include "register.h"
 
 __attribute__((visibility("default"))) const char vgpu_version[] = "0.2";
 
-__attribute__((constructor)) static void vgpu_init(void)
+__attribute__((constructor)) static void libvgpu_init(void)
 {
-	vgpu_log_init();
-	vgpu_register_atfork();
-	vgpu_log(VGPU_LOG_DEBUG, "loaded (version %s)", vgpu_version);
+	libvgpu_log_init();
+	libvgpu_register_atfork();
+	libvgpu_log(VGPU_LOG_DEBUG, "loaded (version %s)", vgpu_version);
 }

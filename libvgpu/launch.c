@@ -8,7 +8,7 @@
  * inlined fast path (a few loads, one relaxed increment) and a jump to
  * the driver with the caller's arguments untouched; otherwise a jump to
  * the wrapper's slow twin, which resolves the driver, registers on first
- * use, finds the GPU, drains and waits (vgpu_launch_slow), then calls the
+ * use, finds the GPU, drains and waits (libvgpu_launch_slow), then calls the
  * driver, and after the thread's every M-th launch marks its streams
  * (vgpu_launch_done: the queue bound, queue.h). Unregistered processes,
  * GPUs outside the inventory and a module without a gate page pass
@@ -18,6 +18,8 @@
  * cuLaunchKernelEx); 0 in a _ptsz form is the thread's per-thread stream,
  * named CU_STREAM_PER_THREAD so that the event goes where the launch went.
  */
+#include "hooks.h"
+#include "launchgate.h"
 #include "state.h"
 
 #define LAUNCH(sym, params, args, stream)					\
@@ -27,16 +29,16 @@ static __attribute__((noinline)) CUresult sym##_slow params			\
 										\
 	if (!real)								\
 		return CUDA_ERROR_NOT_INITIALIZED;				\
-	vgpu_launch_slow(stream);						\
+	libvgpu_launch_slow(stream);						\
 	return vgpu_launch_done(real args);					\
 }										\
 										\
 VGPU_EXPORT CUresult sym params							\
 {										\
 	vgpu_pfn_##sym real = (vgpu_pfn_##sym)					\
-		__atomic_load_n(&vgpu_real[VGPU_HOOK_##sym], __ATOMIC_RELAXED);	\
+		__atomic_load_n(&libvgpu_real[VGPU_HOOK_##sym], __ATOMIC_RELAXED);	\
 										\
-	if (__builtin_expect(real && vgpu_gate_pass(&vgpu_gate, stream), 1))	\
+	if (__builtin_expect(real && vgpu_gate_pass(&libvgpu_gate, stream), 1))	\
 		return real args;						\
 	return sym##_slow args;							\
 }

@@ -22,7 +22,7 @@ static const char *const vgpu_log_names[] = {
 	[VGPU_LOG_DEBUG] = "debug",
 };
 
-void vgpu_log_init(void)
+void libvgpu_log_init(void)
 {
 	const char *v = getenv("VGPU_LOG");
 	size_t i;
@@ -36,11 +36,11 @@ void vgpu_log_init(void)
 			return;
 		}
 	}
-	vgpu_log(VGPU_LOG_WARN, "VGPU_LOG=\"%s\" is not one of none, error, "
+	libvgpu_log(VGPU_LOG_WARN, "VGPU_LOG=\"%s\" is not one of none, error, "
 		 "warn, info, debug or 0-4; keeping warn", v);
 }
 
-void vgpu_log(enum vgpu_log_level level, const char *fmt, ...)
+void libvgpu_log(enum vgpu_log_level level, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;

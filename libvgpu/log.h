@@ -11,8 +11,8 @@ enum vgpu_log_level {
 	VGPU_LOG_DEBUG,
 };
 
-void vgpu_log_init(void);
-void vgpu_log(enum vgpu_log_level level, const char *fmt, ...)
+void libvgpu_log_init(void);
+void libvgpu_log(enum vgpu_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 #endif

@@ -25,7 +25,7 @@ struct vgpu_nl_req {
 
 static uint32_t vgpu_nl_seq;
 
-int vgpu_nl_open(void)
+int libvgpu_nl_open(void)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	struct timeval tv = { .tv_sec = 5 };
@@ -176,7 +176,7 @@ static int family_cb(const struct nlmsghdr *h, void *arg)
 	return -ENOENT;
 }
 
-int vgpu_nl_family(int fd, uint16_t *family)
+int libvgpu_nl_family(int fd, uint16_t *family)
 {
 	struct vgpu_nl_req r;
 	int rc;
@@ -208,7 +208,7 @@ static void parse_gpu(const struct nlattr *nest, struct vgpu_reg_gpu *g)
 	}
 }
 
-int vgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out)
+int libvgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out)
 {
 	const struct nlattr *a;
 	int left;
@@ -246,11 +246,11 @@ int vgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out)
 
 static int reg_cb(const struct nlmsghdr *h, void *arg)
 {
-	return vgpu_nl_parse_reg((const char *)NLMSG_DATA(h) + GENL_HDRLEN,
+	return libvgpu_nl_parse_reg((const char *)NLMSG_DATA(h) + GENL_HDRLEN,
 				 h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), arg);
 }
 
-int vgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out)
+int libvgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out)
 {
 	struct vgpu_nl_req r;
 	uint32_t v = (uint32_t)devfd;
@@ -291,7 +291,7 @@ static int pids_cb(const struct nlmsghdr *h, void *arg)
 	return 0;
 }
 
-int vgpu_nl_tenant_pids(int fd, uint16_t family, uint32_t tenant_id,
+int libvgpu_nl_tenant_pids(int fd, uint16_t family, uint32_t tenant_id,
 			uint32_t *pids, int max)
 {
 	struct pids_arg p = { tenant_id, pids, max, 0 };

@@ -33,15 +33,15 @@ struct vgpu_reg {
 };
 
 /* A NETLINK_GENERIC socket (SOCK_CLOEXEC); -errno on failure. */
-int vgpu_nl_open(void);
+int libvgpu_nl_open(void);
 /* The family id of "vgpu"; -ENOENT when the module is not loaded. */
-int vgpu_nl_family(int fd, uint16_t *family);
+int libvgpu_nl_family(int fd, uint16_t *family);
 /* proc-register with the /dev/vgpu descriptor devfd. */
-int vgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out);
+int libvgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out);
 /* proc-get dump: the pids registered under tenant_id; their count, or -errno. */
-int vgpu_nl_tenant_pids(int fd, uint16_t family, uint32_t tenant_id,
+int libvgpu_nl_tenant_pids(int fd, uint16_t family, uint32_t tenant_id,
 			uint32_t *pids, int max);
 /* Parse one proc-register reply payload (attributes after the genl header). */
-int vgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out);
+int libvgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out);
 
 #endif

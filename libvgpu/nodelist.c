@@ -32,7 +32,7 @@ static int is_space(char c)
 	return c == ' ' || c == '\n' || c == '\t' || c == '\r';
 }
 
-int vgpu_nodelist_parse(const char *s, uint64_t *mask, unsigned int nbits)
+int libvgpu_nodelist_parse(const char *s, uint64_t *mask, unsigned int nbits)
 {
 	unsigned int words = (nbits + 63) / 64;
 	const char *end;
@@ -84,7 +84,7 @@ bad:
 	return rc;
 }
 
-int vgpu_nodelist_last(const uint64_t *mask, unsigned int nbits)
+int libvgpu_nodelist_last(const uint64_t *mask, unsigned int nbits)
 {
 	for (int i = (int)nbits - 1; i >= 0; i--)
 		if (mask[i / 64] & (1ULL << (i % 64)))

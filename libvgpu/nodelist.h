@@ -13,8 +13,8 @@
  * Trailing white space (a newline) is allowed. mask is cleared first,
  * and left cleared on error.
  */
-int vgpu_nodelist_parse(const char *s, uint64_t *mask, unsigned int nbits);
+int libvgpu_nodelist_parse(const char *s, uint64_t *mask, unsigned int nbits);
 /* The highest node set in mask, or -1. */
-int vgpu_nodelist_last(const uint64_t *mask, unsigned int nbits);
+int libvgpu_nodelist_last(const uint64_t *mask, unsigned int nbits);
 
 #endif

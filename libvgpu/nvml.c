@@ -11,6 +11,10 @@
  */
 #include <string.h>
 
+#include "devmap.h"
+#include "hooks.h"
+#include "netlink.h"
+#include "register.h"
 #include "state.h"
 #include "views.h"
 
@@ -19,7 +23,7 @@
 static nvmlReturn_t init_done(nvmlReturn_t rc)
 {
 	if (rc == NVML_SUCCESS)
-		vgpu_ensure();
+		libvgpu_ensure();
 	return rc;
 }
 
@@ -51,7 +55,7 @@ static int nvml_gpu(nvmlDevice_t d)
 
 	if (!vgpu_active() || !uuid || uuid(d, s, sizeof(s)) != NVML_SUCCESS)
 		return VGPU_GPU_SKIP;
-	return vgpu_uuid_gpu(s);
+	return libvgpu_uuid_gpu(s);
 }
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
@@ -63,7 +67,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
 	rc = real(device, memory);
-	if (rc == NVML_SUCCESS && memory && vgpu_view(nvml_gpu(device), &v)) {
+	if (rc == NVML_SUCCESS && memory && libvgpu_view(nvml_gpu(device), &v)) {
 		memory->total = v.total;
 		memory->used = v.used;
 		memory->free = v.free;
@@ -80,7 +84,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMem
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
 	rc = real(device, memory);
-	if (rc == NVML_SUCCESS && memory && vgpu_view(nvml_gpu(device), &v)) {
+	if (rc == NVML_SUCCESS && memory && libvgpu_view(nvml_gpu(device), &v)) {
 		memory->total = v.total;
 		memory->reserved = 0;
 		memory->used = v.used;
@@ -96,10 +100,10 @@ static void filter(void *infos, unsigned int *count, size_t size)
 	unsigned int out = 0;
 	int n;
 
-	if (!infos || !count || !vgpu_active() || !vgpu_proc.reg.in_tenant)
+	if (!infos || !count || !vgpu_active() || !libvgpu_proc.reg.in_tenant)
 		return;
-	pthread_mutex_lock(&vgpu_proc.nl_lk);
-	n = vgpu_nl_tenant_pids(vgpu_proc.nlfd, vgpu_proc.family, vgpu_proc.reg.tenant_id,
+	pthread_mutex_lock(&libvgpu_proc.nl_lk);
+	n = libvgpu_nl_tenant_pids(libvgpu_proc.nlfd, libvgpu_proc.family, libvgpu_proc.reg.tenant_id,
 				pids, VGPU_PIDS_MAX);
 	if (n >= 0) {
 		for (unsigned int i = 0; i < *count; i++) {
@@ -116,7 +120,7 @@ static void filter(void *infos, unsigned int *count, size_t size)
 		}
 		*count = out;
 	}
-	pthread_mutex_unlock(&vgpu_proc.nl_lk);
+	pthread_mutex_unlock(&libvgpu_proc.nl_lk);
 }
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,

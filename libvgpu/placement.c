@@ -27,11 +27,12 @@
 
 #include "log.h"
 #include "nodelist.h"
+#include "placement.h"
 #include "state.h"
 
 #define VGPU_NODES (sizeof(((struct vgpu_dev_placement *)0)->mems) * 8)
 
-uint32_t vgpu_placement_seen;
+uint32_t libvgpu_placement_seen;
 
 static struct {
 	pthread_mutex_t lk;		/* the answer below; never held across a call */
@@ -48,7 +49,7 @@ static __thread unsigned int vgpu_tls_pl_gen __attribute__((tls_model("initial-e
 static void mask_str(const uint64_t *m, char *out, size_t size)
 {
 	size_t n = 0;
-	int i = 0, last = vgpu_nodelist_last(m, VGPU_NODES);
+	int i = 0, last = libvgpu_nodelist_last(m, VGPU_NODES);
 
 	out[0] = 0;
 	while (i <= last && n + 24 < size) {
@@ -74,23 +75,23 @@ static void apply(unsigned int gen, int restricted, int bound, const uint64_t *m
 
 	vgpu_tls_pl_gen = gen;
 	if (restricted) {
-		int last = vgpu_nodelist_last(mems, VGPU_NODES);
+		int last = libvgpu_nodelist_last(mems, VGPU_NODES);
 
 		/* maxnode counts one more bit than the kernel reads. */
 		rc = syscall(SYS_set_mempolicy, MPOL_BIND, mems, (unsigned long)last + 2);
 		mask_str(mems, s, sizeof(s));
 		if (rc)
-			vgpu_log(VGPU_LOG_WARN, "cannot bind memory to NUMA nodes %s: %s",
+			libvgpu_log(VGPU_LOG_WARN, "cannot bind memory to NUMA nodes %s: %s",
 				 s, strerror(errno));
 		else
-			vgpu_log(VGPU_LOG_DEBUG, "thread %ld: memory bound to NUMA nodes %s",
+			libvgpu_log(VGPU_LOG_DEBUG, "thread %ld: memory bound to NUMA nodes %s",
 				 (long)syscall(SYS_gettid), s);
 	} else if (bound) {
 		if (syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0UL))
-			vgpu_log(VGPU_LOG_WARN, "cannot reset the memory policy: %s",
+			libvgpu_log(VGPU_LOG_WARN, "cannot reset the memory policy: %s",
 				 strerror(errno));
 		else
-			vgpu_log(VGPU_LOG_DEBUG, "thread %ld: memory policy back to default",
+			libvgpu_log(VGPU_LOG_DEBUG, "thread %ld: memory policy back to default",
 				 (long)syscall(SYS_gettid));
 	}
 }
@@ -132,50 +133,50 @@ static void bind_self(void)
 	apply(gen, restricted, bound, mems);
 }
 
-void vgpu_placement_start(uint32_t seq, const struct vgpu_reg *reg)
+void libvgpu_placement_start(uint32_t seq, const struct vgpu_reg *reg)
 {
 	uint64_t mems[VGPU_NODES / 64];
 	int n;
 
-	__atomic_store_n(&vgpu_placement_seen, seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&libvgpu_placement_seen, seq, __ATOMIC_RELAXED);
 	if (reg->has_cpus)
-		vgpu_log(VGPU_LOG_DEBUG, "CPUs %s (the module and the cpuset place threads)",
+		libvgpu_log(VGPU_LOG_DEBUG, "CPUs %s (the module and the cpuset place threads)",
 			 reg->cpus);
 	if (!reg->has_mems)
 		return;
-	n = vgpu_nodelist_parse(reg->mems, mems, VGPU_NODES);
+	n = libvgpu_nodelist_parse(reg->mems, mems, VGPU_NODES);
 	if (n <= 0) {
-		vgpu_log(VGPU_LOG_WARN, "NUMA nodes \"%s\" from vgpu.ko: %s; memory not bound",
+		libvgpu_log(VGPU_LOG_WARN, "NUMA nodes \"%s\" from vgpu.ko: %s; memory not bound",
 			 reg->mems, n ? strerror(-n) : "empty");
 		return;
 	}
-	vgpu_log(VGPU_LOG_INFO, "NUMA nodes %s: binding memory (threads created from "
+	libvgpu_log(VGPU_LOG_INFO, "NUMA nodes %s: binding memory (threads created from "
 		 "now on inherit it)", reg->mems);
 	store(mems, 1);
 	bind_self();
 }
 
-void vgpu_placement_sync(void)
+void libvgpu_placement_sync(void)
 {
-	struct vgpu_proc *p = &vgpu_proc;
+	struct vgpu_proc *p = &libvgpu_proc;
 	uint32_t seq;
 
 	if (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != VGPU_ST_ACTIVE || !p->page)
 		return;
 	seq = __atomic_load_n(&p->page->placement_seq, __ATOMIC_ACQUIRE);
-	if (seq != __atomic_load_n(&vgpu_placement_seen, __ATOMIC_RELAXED)) {
+	if (seq != __atomic_load_n(&libvgpu_placement_seen, __ATOMIC_RELAXED)) {
 		struct vgpu_dev_placement pl;
 
 		memset(&pl, 0, sizeof(pl));
 		if (__atomic_load_n(&vgpu_pl.off, __ATOMIC_RELAXED)) {
-			__atomic_store_n(&vgpu_placement_seen, seq, __ATOMIC_RELAXED);
+			__atomic_store_n(&libvgpu_placement_seen, seq, __ATOMIC_RELAXED);
 		} else if (ioctl(p->devfd, VGPU_IOC_PLACEMENT, &pl) < 0) {
 			int e = errno;
 
 			/* Older module or ended registration: stop asking. */
 			if (e != EINTR && !__atomic_exchange_n(&vgpu_pl.off, 1, __ATOMIC_RELAXED)) {
-				__atomic_store_n(&vgpu_placement_seen, seq, __ATOMIC_RELAXED);
-				vgpu_log(VGPU_LOG_WARN, "VGPU_IOC_PLACEMENT failed (%s): the "
+				__atomic_store_n(&libvgpu_placement_seen, seq, __ATOMIC_RELAXED);
+				libvgpu_log(VGPU_LOG_WARN, "VGPU_IOC_PLACEMENT failed (%s): the "
 					 "memory policy no longer follows placement changes",
 					 strerror(e));
 			}
@@ -184,20 +185,20 @@ void vgpu_placement_sync(void)
 
 			memcpy(mems, pl.mems, sizeof(mems));
 			if (store(mems, pl.flags & 1))
-				vgpu_log(VGPU_LOG_INFO, "placement changed (seq %u)", pl.seq);
-			__atomic_store_n(&vgpu_placement_seen, pl.seq, __ATOMIC_RELAXED);
+				libvgpu_log(VGPU_LOG_INFO, "placement changed (seq %u)", pl.seq);
+			__atomic_store_n(&libvgpu_placement_seen, pl.seq, __ATOMIC_RELAXED);
 		}
 	}
 	bind_self();
 }
 
 /* fork: the child keeps its (inherited) policy and registers anew. */
-void vgpu_placement_reset(void)
+void libvgpu_placement_reset(void)
 {
 	pthread_mutex_init(&vgpu_pl.lk, NULL);
 	vgpu_pl.gen = 0;
 	vgpu_pl.restricted = vgpu_pl.bound = vgpu_pl.off = 0;
 	memset(vgpu_pl.mems, 0, sizeof(vgpu_pl.mems));
 	vgpu_tls_pl_gen = 0;
-	vgpu_placement_seen = 0;
+	libvgpu_placement_seen = 0;
 }

@@ -8,7 +8,7 @@
  * cuGetProcAddress@12000 -> this file's cuGetProcAddress_v2). Other
  * answers, errors and statuses pass through untouched.
  */
-#include "state.h"
+#include "hooks.h"
 
 VGPU_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
 				      cuuint64_t flags)
@@ -20,7 +20,7 @@ VGPU_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVe
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(symbol, pfn, cudaVersion, flags);
 	if (rc == CUDA_SUCCESS && pfn)
-		*pfn = vgpu_hook_wrap(VGPU_LIB_CU, *pfn);
+		*pfn = libvgpu_hook_wrap(VGPU_LIB_CU, *pfn);
 	return rc;
 }
 
@@ -36,7 +36,7 @@ VGPU_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cud
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(symbol, pfn, cudaVersion, flags, symbolStatus);
 	if (rc == CUDA_SUCCESS && pfn)
-		*pfn = vgpu_hook_wrap(VGPU_LIB_CU, *pfn);
+		*pfn = libvgpu_hook_wrap(VGPU_LIB_CU, *pfn);
 	return rc;
 }
 #endif

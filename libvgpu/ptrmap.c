@@ -94,7 +94,7 @@ static void del(struct vgpu_shard *s, size_t i)
 	s->n--;
 }
 
-int vgpu_ptrmap_put(const struct vgpu_alloc *a, struct vgpu_alloc *old)
+int libvgpu_ptrmap_put(const struct vgpu_alloc *a, struct vgpu_alloc *old)
 {
 	uint64_t h = mix(a->kind, a->key);
 	struct vgpu_shard *s = shard_of(h);
@@ -140,17 +140,17 @@ static int lookup(uint32_t kind, uint64_t key, struct vgpu_alloc *out, int remov
 	return found;
 }
 
-int vgpu_ptrmap_take(uint32_t kind, uint64_t key, struct vgpu_alloc *out)
+int libvgpu_ptrmap_take(uint32_t kind, uint64_t key, struct vgpu_alloc *out)
 {
 	return lookup(kind, key, out, 1);
 }
 
-int vgpu_ptrmap_get(uint32_t kind, uint64_t key, struct vgpu_alloc *out)
+int libvgpu_ptrmap_get(uint32_t kind, uint64_t key, struct vgpu_alloc *out)
 {
 	return lookup(kind, key, out, 0);
 }
 
-size_t vgpu_ptrmap_take_ctx(void *ctx, void (*fn)(const struct vgpu_alloc *, void *),
+size_t libvgpu_ptrmap_take_ctx(void *ctx, void (*fn)(const struct vgpu_alloc *, void *),
 			    void *arg)
 {
 	size_t total = 0;
@@ -180,7 +180,7 @@ size_t vgpu_ptrmap_take_ctx(void *ctx, void (*fn)(const struct vgpu_alloc *, voi
 	return total;
 }
 
-void vgpu_ptrmap_reset(void)
+void libvgpu_ptrmap_reset(void)
 {
 	for (int k = 0; k < VGPU_PTRMAP_SHARDS; k++) {
 		struct vgpu_shard *s = &vgpu_shards[k];
@@ -192,7 +192,7 @@ void vgpu_ptrmap_reset(void)
 	}
 }
 
-size_t vgpu_ptrmap_count(void)
+size_t libvgpu_ptrmap_count(void)
 {
 	size_t n = 0;
 

@@ -31,17 +31,17 @@ struct vgpu_alloc {
 
 /* Insert a; when (kind, key) was already there (a stale entry: the driver
  * reused the address), *old gets it and 1 is returned. -1: no memory. */
-int vgpu_ptrmap_put(const struct vgpu_alloc *a, struct vgpu_alloc *old);
+int libvgpu_ptrmap_put(const struct vgpu_alloc *a, struct vgpu_alloc *old);
 /* Remove (kind, key): 1 with *out, or 0 when absent. */
-int vgpu_ptrmap_take(uint32_t kind, uint64_t key, struct vgpu_alloc *out);
+int libvgpu_ptrmap_take(uint32_t kind, uint64_t key, struct vgpu_alloc *out);
 /* Is (kind, key) there? */
-int vgpu_ptrmap_get(uint32_t kind, uint64_t key, struct vgpu_alloc *out);
+int libvgpu_ptrmap_get(uint32_t kind, uint64_t key, struct vgpu_alloc *out);
 /* Remove every entry of ctx, calling fn on each after its shard is
  * unlocked; returns how many. */
-size_t vgpu_ptrmap_take_ctx(void *ctx, void (*fn)(const struct vgpu_alloc *, void *),
+size_t libvgpu_ptrmap_take_ctx(void *ctx, void (*fn)(const struct vgpu_alloc *, void *),
 			    void *arg);
 /* Forget everything (a forked child; tests). */
-void vgpu_ptrmap_reset(void);
-size_t vgpu_ptrmap_count(void);
+void libvgpu_ptrmap_reset(void);
+size_t libvgpu_ptrmap_count(void);
 
 #endif

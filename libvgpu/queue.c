@@ -176,26 +176,11 @@ static void plan(struct vgpu_queue *q, struct vgpu_qgpu *qg, int depth, int *m, 
 	*keep = !l ? 0 : l - 1 > (uint64_t)depth ? depth : (int)(l - 1);
 }
 
-int vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *win, int m)
+/* The distinct streams of win[0..m) into d; their count. */
+static int distinct(void *const *win, int m, void **d)
 {
-	struct vgpu_qev made[VGPU_MARK_MAX], avail[VGPU_QAVAIL];
-	void *d[VGPU_MARK_MAX], *ctx;
-	int nd = 0, navail = 0, nmade = 0, depth = q->depth, newm, keep;
-	struct vgpu_qgpu *qg;
-	struct vgpu_qslot *s = NULL;
-	unsigned int gen;
-	uint64_t cum;
+	int nd = 0;
 
-	if (g < 0 || g >= VGPU_DEV_GPUS || __atomic_load_n(&q->off, __ATOMIC_RELAXED))
-		return m;
-	if (m > VGPU_MARK_MAX)
-		m = VGPU_MARK_MAX;
-	if (depth < 1 || depth > VGPU_QUEUE_DEPTH_MAX)
-		depth = depth < 1 ? 1 : VGPU_QUEUE_DEPTH_MAX;
-	qg = qgpu(q, g);
-	ctx = q->ops->ctx(q->arg);
-	if (!qg || !ctx)
-		return m;
 	for (int i = 0; i < m; i++) {
 		int j = 0;
 
@@ -204,9 +189,21 @@ int vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *wi
 		if (j == nd)
 			d[nd++] = win[i];
 	}
+	return nd;
+}
 
-	/* A free slot: if the ring is full, wait for its oldest mark; if
-	 * every slot is busy in other threads, sleep until one is not. */
+/*
+ * A free slot for a new mark of m launches, made BUSY: if the ring is
+ * full, wait for its oldest mark; if every slot is busy in other threads,
+ * sleep until one is not. Takes up to nd unused events of ctx into avail
+ * and counts the mark; *cum gets the launches marked up to it.
+ */
+static struct vgpu_qslot *take_slot(struct vgpu_queue *q, struct vgpu_qgpu *qg, int depth,
+				    int m, void *ctx, int nd, struct vgpu_qev *avail,
+				    int *navail, uint64_t *cum)
+{
+	struct vgpu_qslot *s = NULL;
+
 	pthread_mutex_lock(&qg->lk);
 	while (!s) {
 		int full = 0;
@@ -230,10 +227,9 @@ int vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *wi
 	s->state = VGPU_QS_BUSY;
 	s->seq = ++qg->seq;
 	s->n = 0;
-	/* Unused events of this context for the new mark. */
-	for (int i = 0; i < qg->nspare && navail < nd; ) {
+	for (int i = 0; i < qg->nspare && *navail < nd; ) {
 		if (qg->spare[i].ctx == ctx) {
-			avail[navail++] = qg->spare[i];
+			avail[(*navail)++] = qg->spare[i];
 			qg->spare[i] = qg->spare[--qg->nspare];
 		} else {
 			i++;
@@ -241,38 +237,55 @@ int vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *wi
 	}
 	qg->marks++;
 	qg->cum += (uint64_t)m;
-	cum = qg->cum;
+	*cum = qg->cum;
 	pthread_mutex_unlock(&qg->lk);
-	gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
+	return s;
+}
 
-	/* Record the new mark: an event on each stream of the window. */
+/* Record the mark proto (its ev aside) on each stream of d: into made,
+ * with an event from avail or a new one; their count. No lock held. */
+static int record(struct vgpu_queue *q, int g, struct vgpu_qev proto, void *const *d, int nd,
+		  struct vgpu_qev *avail, int *navail, struct vgpu_qev *made)
+{
+	int nmade = 0;
+
 	for (int j = 0; j < nd; j++) {
-		struct vgpu_qev e = { NULL, ctx, d[j], grant, cum };
+		struct vgpu_qev e = proto;
 		int k, rc;
 
-		for (k = 0; k < navail && avail[k].ctx != ctx; k++)
+		e.stream = d[j];
+		for (k = 0; k < *navail && avail[k].ctx != e.ctx; k++)
 			;
-		if (k < navail) {
+		if (k < *navail) {
 			e.ev = avail[k].ev;
-			avail[k] = avail[--navail];
+			avail[k] = avail[--*navail];
 		} else if ((rc = q->ops->create(q->arg, &e.ev)) != 0) {
 			if (!__atomic_exchange_n(&q->off, 1, __ATOMIC_RELAXED))
 				q->ops->failed(q->arg, g, rc);
 			break;
 		}
 		if (q->ops->record(q->arg, e.ev, d[j])) {
-			avail[navail++] = e;	/* kept for another time */
+			avail[(*navail)++] = e;	/* kept for another time */
 			continue;
 		}
 		made[nmade++] = e;
 	}
+	return nmade;
+}
 
+/* Put slot s back FULL with made (EMPTY if none), the events left over
+ * to the spares or destroyed; 0 if a context went away since gen (the
+ * mark is then forgotten), else 1. */
+static int put_slot(struct vgpu_queue *q, struct vgpu_qgpu *qg, struct vgpu_qslot *s,
+		     unsigned int gen, const struct vgpu_qev *made, int nmade,
+		     struct vgpu_qev *avail, int navail)
+{
 	pthread_mutex_lock(&qg->lk);
 	pthread_cond_broadcast(&qg->cv);
 	if (gen != __atomic_load_n(&q->gen, __ATOMIC_RELAXED)) {
 		s->state = VGPU_QS_EMPTY;	/* a context went away: forget */
 		pthread_mutex_unlock(&qg->lk);
-		return m;
+		return 0;
 	}
 	memcpy(s->e, made, sizeof(made[0]) * (size_t)nmade);
 	s->n = nmade;
@@ -282,6 +295,37 @@ int vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *wi
 	pthread_mutex_unlock(&qg->lk);
 	for (int i = 0; i < navail; i++)
 		q->ops->destroy(q->arg, avail[i].ev);
+	return 1;
+}
+
+int vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *win, int m)
+{
+	struct vgpu_qev made[VGPU_MARK_MAX], avail[VGPU_QAVAIL];
+	void *d[VGPU_MARK_MAX], *ctx;
+	int nd, navail = 0, nmade, depth = q->depth, newm, keep;
+	struct vgpu_qgpu *qg;
+	struct vgpu_qslot *s;
+	unsigned int gen;
+	uint64_t cum;
+
+	if (g < 0 || g >= VGPU_DEV_GPUS || __atomic_load_n(&q->off, __ATOMIC_RELAXED))
+		return m;
+	if (m > VGPU_MARK_MAX)
+		m = VGPU_MARK_MAX;
+	if (depth < 1 || depth > VGPU_QUEUE_DEPTH_MAX)
+		depth = depth < 1 ? 1 : VGPU_QUEUE_DEPTH_MAX;
+	qg = qgpu(q, g);
+	ctx = q->ops->ctx(q->arg);
+	if (!qg || !ctx)
+		return m;
+	nd = distinct(win, m, d);
+
+	s = take_slot(q, qg, depth, m, ctx, nd, avail, &navail, &cum);
+	gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
+	nmade = record(q, g, (struct vgpu_qev){ NULL, ctx, NULL, grant, cum }, d, nd,
+		       avail, &navail, made);
+	if (!put_slot(q, qg, s, gen, made, nmade, avail, navail))
+		return m;
 
 	/* Keep at most keep marks pending (fewer than K when the launches
 	 * are long). */

@@ -17,10 +17,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "devmap.h"
+#include "gatedev.h"
+#include "hooks.h"
 #include "log.h"
+#include "netlink.h"
+#include "placement.h"
+#include "ptrmap.h"
+#include "register.h"
 #include "state.h"
 
-struct vgpu_proc vgpu_proc = {
+struct vgpu_proc libvgpu_proc = {
 	.nlfd = -1,
 	.devfd = -1,
 	.nl_lk = PTHREAD_MUTEX_INITIALIZER,
@@ -31,8 +38,6 @@ static int vgpu_pass_said;
 
 static int dev_ioctl(void *ctx, unsigned long req, void *arg)
 {
-	if (req == VGPU_IOC_CHARGE)
-		vgpu_placement_sync();	/* a budget refill: a slow path */
 	return ioctl(*(int *)ctx, req, arg) < 0 ? -errno : 0;
 }
 
@@ -40,25 +45,25 @@ static void pass(const char *why, int err)
 {
 	if (!vgpu_pass_said) {
 		vgpu_pass_said = 1;
-		vgpu_log(VGPU_LOG_WARN, "%s (%s): passing CUDA and NVML through "
+		libvgpu_log(VGPU_LOG_WARN, "%s (%s): passing CUDA and NVML through "
 			 "without vgpu limits", why, strerror(err));
 	}
 }
 
 static void undo(void)
 {
-	vgpu_gate_reset();
-	if (vgpu_proc.gate)
-		munmap((void *)vgpu_proc.gate, sizeof(*vgpu_proc.gate));
-	if (vgpu_proc.page)
-		munmap(vgpu_proc.page, sizeof(*vgpu_proc.page));
-	if (vgpu_proc.nlfd >= 0)
-		close(vgpu_proc.nlfd);
-	if (vgpu_proc.devfd >= 0)
-		close(vgpu_proc.devfd);
-	vgpu_proc.page = NULL;
-	vgpu_proc.gate = NULL;
-	vgpu_proc.nlfd = vgpu_proc.devfd = -1;
+	libvgpu_gate_reset();
+	if (libvgpu_proc.gate)
+		munmap((void *)libvgpu_proc.gate, sizeof(*libvgpu_proc.gate));
+	if (libvgpu_proc.page)
+		munmap(libvgpu_proc.page, sizeof(*libvgpu_proc.page));
+	if (libvgpu_proc.nlfd >= 0)
+		close(libvgpu_proc.nlfd);
+	if (libvgpu_proc.devfd >= 0)
+		close(libvgpu_proc.devfd);
+	libvgpu_proc.page = NULL;
+	libvgpu_proc.gate = NULL;
+	libvgpu_proc.nlfd = libvgpu_proc.devfd = -1;
 }
 
 static double ms_since(const struct timespec *t0)
@@ -79,68 +84,83 @@ static void map_gate(struct vgpu_proc *p)
 		       VGPU_DEV_GATE_OFFSET);
 
 	if (m == MAP_FAILED) {
-		vgpu_log(VGPU_LOG_INFO, "no compute gate page (%s): launches are not "
+		libvgpu_log(VGPU_LOG_INFO, "no compute gate page (%s): launches are not "
 			 "gated", strerror(errno));
 		return;
 	}
 	p->gate = m;
 	if (p->gate->version != VGPU_DEV_PAGE_VERSION) {
-		vgpu_log(VGPU_LOG_WARN, "unknown compute gate page version %u: launches "
+		libvgpu_log(VGPU_LOG_WARN, "unknown compute gate page version %u: launches "
 			 "are not gated", p->gate->version);
 		munmap(m, sizeof(*p->gate));
 		p->gate = NULL;
 		return;
 	}
-	vgpu_gate_start(p->page, p->gate);
+	libvgpu_gate_start(p->page, p->gate);
 }
 
-static int do_register(void)
+/* Open /dev/vgpu and map its page; 0, or -1 (said why, nothing left). */
+static int dev_open(struct vgpu_proc *p)
 {
-	struct vgpu_proc *p = &vgpu_proc;
-	struct timespec t0;
-	uint32_t seq;
 	void *m;
-	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	vgpu_log(VGPU_LOG_DEBUG, "registering with vgpu.ko");
 	p->devfd = open(VGPU_DEV_PATH, O_RDWR | O_CLOEXEC);
 	if (p->devfd < 0) {
 		pass("cannot open " VGPU_DEV_PATH ", vgpu.ko is not loaded?", errno);
-		return VGPU_ST_PASS;
+		return -1;
 	}
 	m = mmap(NULL, sizeof(*p->page), PROT_READ | PROT_WRITE, MAP_SHARED, p->devfd, 0);
 	if (m == MAP_FAILED) {
 		pass("cannot map " VGPU_DEV_PATH, errno);
-		undo();
-		return VGPU_ST_PASS;
+		goto err_close;
 	}
 	p->page = m;
 	if (p->page->version != VGPU_DEV_PAGE_VERSION) {
 		pass("unknown " VGPU_DEV_PATH " page version", EPROTO);
-		undo();
-		return VGPU_ST_PASS;
+		goto err_unmap;
 	}
-	rc = vgpu_nl_open();
+	return 0;
+
+err_unmap:
+	munmap(p->page, sizeof(*p->page));
+	p->page = NULL;
+err_close:
+	close(p->devfd);
+	p->devfd = -1;
+	return -1;
+}
+
+/* The generic netlink socket and the family; 0, or -1 (said why). */
+static int nl_open(struct vgpu_proc *p)
+{
+	int rc = libvgpu_nl_open();
+
 	if (rc < 0) {
 		pass("cannot open a generic netlink socket", -rc);
-		undo();
-		return VGPU_ST_PASS;
+		return -1;
 	}
 	p->nlfd = rc;
-	rc = vgpu_nl_family(p->nlfd, &p->family);
+	rc = libvgpu_nl_family(p->nlfd, &p->family);
 	if (rc) {
 		pass("no \"" VGPU_FAMILY_NAME "\" generic netlink family", -rc);
-		undo();
-		return VGPU_ST_PASS;
+		close(p->nlfd);
+		p->nlfd = -1;
+		return -1;
 	}
-	/* Before the request: a change after it is then noticed. */
-	seq = __atomic_load_n(&p->page->placement_seq, __ATOMIC_ACQUIRE);
-	rc = vgpu_nl_register(p->nlfd, p->family, p->devfd, &p->reg);
+	return 0;
+}
+
+/* proc-register; *seq gets the page's placement_seq read before it (a
+ * change after it is then noticed). Returns the state it leads to. */
+static int send_register(struct vgpu_proc *p, uint32_t *seq)
+{
+	int rc;
+
+	*seq = __atomic_load_n(&p->page->placement_seq, __ATOMIC_ACQUIRE);
+	rc = libvgpu_nl_register(p->nlfd, p->family, p->devfd, &p->reg);
 	if (rc) {
-		vgpu_log(VGPU_LOG_ERROR, "proc-register failed: %s", strerror(-rc));
+		libvgpu_log(VGPU_LOG_ERROR, "proc-register failed: %s", strerror(-rc));
 		pass("not registered with vgpu.ko", -rc);
-		undo();
 		return VGPU_ST_PASS;
 	}
 	for (int i = 0; i < VGPU_GPU_MAX; i++)
@@ -148,58 +168,98 @@ static int do_register(void)
 	for (int i = 0; i < p->reg.ngpu; i++)
 		p->slot[p->reg.gpu[i].index] = i;
 	if (!p->reg.in_tenant && p->reg.policy == VGPU_DEFAULT_POLICY_DENY) {
-		vgpu_log(VGPU_LOG_ERROR, "pid %u is outside every vgpu tenant and the "
+		libvgpu_log(VGPU_LOG_ERROR, "pid %u is outside every vgpu tenant and the "
 			 "host default is deny: CUDA reports no device", p->reg.pid);
-		undo();
 		return VGPU_ST_DENIED;
-	}
-	map_gate(p);
-	vgpu_placement_start(seq, &p->reg);
-	p->charger.page = p->page;
-	p->charger.ioctl = dev_ioctl;
-	p->charger.ctx = &p->devfd;
-	memset(p->charger.keep, 0, sizeof(p->charger.keep));
-	vgpu_log(VGPU_LOG_INFO, "registered pid %u: tenant %s (id %u), %d GPUs, "
-		 "host default %s, in %.3f ms", p->reg.pid,
-		 p->reg.in_tenant ? p->reg.tenant : "(none)", p->reg.tenant_id,
-		 p->reg.ngpu, p->reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow",
-		 ms_since(&t0));
-	for (int i = 0; i < p->reg.ngpu; i++) {
-		const struct vgpu_reg_gpu *g = &p->reg.gpu[i];
-
-		if (g->vram_max == UINT64_MAX)
-			vgpu_log(VGPU_LOG_DEBUG, "gpu %u %s: %llu bytes, unlimited%s",
-				 g->index, g->uuid, (unsigned long long)g->vram,
-				 g->denied ? ", denied" : "");
-		else
-			vgpu_log(VGPU_LOG_DEBUG, "gpu %u %s: %llu bytes, vram-max %llu%s",
-				 g->index, g->uuid, (unsigned long long)g->vram,
-				 (unsigned long long)g->vram_max, g->denied ? ", denied" : "");
 	}
 	return VGPU_ST_ACTIVE;
 }
 
-int vgpu_ensure(void)
+static void charger_start(struct vgpu_proc *p)
 {
-	int st = __atomic_load_n(&vgpu_proc.state, __ATOMIC_ACQUIRE);
+	p->charger.page = p->page;
+	p->charger.ioctl = dev_ioctl;
+	p->charger.ctx = &p->devfd;
+	memset(p->charger.keep, 0, sizeof(p->charger.keep));
+}
+
+static void log_registered(const struct vgpu_proc *p, const struct timespec *t0)
+{
+	libvgpu_log(VGPU_LOG_INFO, "registered pid %u: tenant %s (id %u), %d GPUs, "
+		 "host default %s, in %.3f ms", p->reg.pid,
+		 p->reg.in_tenant ? p->reg.tenant : "(none)", p->reg.tenant_id,
+		 p->reg.ngpu, p->reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow",
+		 ms_since(t0));
+	for (int i = 0; i < p->reg.ngpu; i++) {
+		const struct vgpu_reg_gpu *g = &p->reg.gpu[i];
+
+		if (g->vram_max == UINT64_MAX)
+			libvgpu_log(VGPU_LOG_DEBUG, "gpu %u %s: %llu bytes, unlimited%s",
+				 g->index, g->uuid, (unsigned long long)g->vram,
+				 g->denied ? ", denied" : "");
+		else
+			libvgpu_log(VGPU_LOG_DEBUG, "gpu %u %s: %llu bytes, vram-max %llu%s",
+				 g->index, g->uuid, (unsigned long long)g->vram,
+				 (unsigned long long)g->vram_max, g->denied ? ", denied" : "");
+	}
+}
+
+/* Returns the state: ACTIVE with everything set up, else nothing left
+ * open (the socket, the descriptor and the page are released). */
+static int do_register(void)
+{
+	struct vgpu_proc *p = &libvgpu_proc;
+	struct timespec t0;
+	uint32_t seq;
+	int st = VGPU_ST_PASS;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	libvgpu_log(VGPU_LOG_DEBUG, "registering with vgpu.ko");
+	if (dev_open(p))
+		return st;
+	if (nl_open(p))
+		goto out_dev;
+	st = send_register(p, &seq);
+	if (st != VGPU_ST_ACTIVE)
+		goto out_nl;
+	map_gate(p);
+	libvgpu_placement_start(seq, &p->reg);
+	charger_start(p);
+	log_registered(p, &t0);
+	return st;
+
+out_nl:
+	close(p->nlfd);
+	p->nlfd = -1;
+out_dev:
+	munmap(p->page, sizeof(*p->page));
+	p->page = NULL;
+	close(p->devfd);
+	p->devfd = -1;
+	return st;
+}
+
+int libvgpu_ensure(void)
+{
+	int st = __atomic_load_n(&libvgpu_proc.state, __ATOMIC_ACQUIRE);
 
 	if (__builtin_expect(st != VGPU_ST_UNSET, 1))
 		return st;
 	pthread_mutex_lock(&vgpu_reg_lk);
-	st = vgpu_proc.state;
+	st = libvgpu_proc.state;
 	if (st == VGPU_ST_UNSET) {
 		st = do_register();
-		__atomic_store_n(&vgpu_proc.state, st, __ATOMIC_RELEASE);
+		__atomic_store_n(&libvgpu_proc.state, st, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&vgpu_reg_lk);
 	return st;
 }
 
-const struct vgpu_reg_gpu *vgpu_reg_gpu(int gpu)
+const struct vgpu_reg_gpu *libvgpu_reg_gpu(int gpu)
 {
-	if (gpu < 0 || gpu >= VGPU_GPU_MAX || vgpu_proc.slot[gpu] < 0)
+	if (gpu < 0 || gpu >= VGPU_GPU_MAX || libvgpu_proc.slot[gpu] < 0)
 		return NULL;
-	return &vgpu_proc.reg.gpu[vgpu_proc.slot[gpu]];
+	return &libvgpu_proc.reg.gpu[libvgpu_proc.slot[gpu]];
 }
 
 /*
@@ -211,18 +271,18 @@ const struct vgpu_reg_gpu *vgpu_reg_gpu(int gpu)
  */
 static void atfork_child(void)
 {
-	if (vgpu_proc.state == VGPU_ST_ACTIVE)
+	if (libvgpu_proc.state == VGPU_ST_ACTIVE)
 		undo();
-	vgpu_proc.state = VGPU_ST_UNSET;
+	libvgpu_proc.state = VGPU_ST_UNSET;
 	pthread_mutex_init(&vgpu_reg_lk, NULL);
-	pthread_mutex_init(&vgpu_proc.nl_lk, NULL);
-	vgpu_ptrmap_reset();
-	vgpu_devmap_reset();
-	vgpu_gate_reset();
-	vgpu_placement_reset();
+	pthread_mutex_init(&libvgpu_proc.nl_lk, NULL);
+	libvgpu_ptrmap_reset();
+	libvgpu_devmap_reset();
+	libvgpu_gate_reset();
+	libvgpu_placement_reset();
 }
 
-void vgpu_register_atfork(void)
+void libvgpu_register_atfork(void)
 {
 	pthread_atfork(NULL, NULL, atfork_child);
 }
@@ -233,7 +293,7 @@ VGPU_EXPORT CUresult cuInit(unsigned int Flags)
 
 	if (!real)
 		return CUDA_ERROR_NO_DEVICE;
-	if (vgpu_ensure() == VGPU_ST_DENIED)
+	if (libvgpu_ensure() == VGPU_ST_DENIED)
 		return CUDA_ERROR_NO_DEVICE;
 	return real(Flags);
 }

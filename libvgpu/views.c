@@ -11,16 +11,19 @@
 #include <errno.h>
 #include <sys/ioctl.h>
 
+#include "devmap.h"
+#include "hooks.h"
+#include "register.h"
 #include "state.h"
 #include "views.h"
 
-int vgpu_view(int gpu, struct vgpu_view *v)
+int libvgpu_view(int gpu, struct vgpu_view *v)
 {
 	struct vgpu_dev_meminfo mi = { .gpu = (uint32_t)gpu };
 
 	if (gpu < 0 || !vgpu_active())
 		return 0;
-	if (ioctl(vgpu_proc.devfd, VGPU_IOC_MEMINFO, &mi) < 0 || mi.limit == UINT64_MAX)
+	if (ioctl(libvgpu_proc.devfd, VGPU_IOC_MEMINFO, &mi) < 0 || mi.limit == UINT64_MAX)
 		return 0;
 	vgpu_view_compute(&mi, v);
 	return 1;
@@ -41,7 +44,7 @@ VGPU_EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(free, total);
-	if (rc == CUDA_SUCCESS && free && total && vgpu_view(vgpu_cur_gpu(&ctx), &v)) {
+	if (rc == CUDA_SUCCESS && free && total && libvgpu_view(libvgpu_cur_gpu(&ctx), &v)) {
 		*free = v.free;
 		*total = v.total;
 	}
@@ -58,7 +61,7 @@ VGPU_EXPORT CUresult cuMemGetInfo(unsigned int *free, unsigned int *total)
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(free, total);
-	if (rc == CUDA_SUCCESS && free && total && vgpu_view(vgpu_cur_gpu(&ctx), &v)) {
+	if (rc == CUDA_SUCCESS && free && total && libvgpu_view(libvgpu_cur_gpu(&ctx), &v)) {
 		*free = clamp32(v.free);
 		*total = clamp32(v.total);
 	}
@@ -74,7 +77,7 @@ VGPU_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(bytes, dev);
-	if (rc == CUDA_SUCCESS && bytes && vgpu_active() && vgpu_view(vgpu_dev_gpu(dev), &v))
+	if (rc == CUDA_SUCCESS && bytes && vgpu_active() && libvgpu_view(libvgpu_dev_gpu(dev), &v))
 		*bytes = v.total;
 	return rc;
 }
@@ -88,7 +91,7 @@ VGPU_EXPORT CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(bytes, dev);
-	if (rc == CUDA_SUCCESS && bytes && vgpu_active() && vgpu_view(vgpu_dev_gpu(dev), &v))
+	if (rc == CUDA_SUCCESS && bytes && vgpu_active() && libvgpu_view(libvgpu_dev_gpu(dev), &v))
 		*bytes = clamp32(v.total);
 	return rc;
 }

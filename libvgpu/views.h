@@ -13,7 +13,7 @@ struct vgpu_view {
 
 /* 1 with *v filled when the tenant's view applies to inventory GPU gpu;
  * 0: show the driver's figures. */
-int vgpu_view(int gpu, struct vgpu_view *v);
+int libvgpu_view(int gpu, struct vgpu_view *v);
 /* The formula of uapi/vgpu_dev.h, never negative. */
 static inline void vgpu_view_compute(const struct vgpu_dev_meminfo *mi, struct vgpu_view *v)
 {

@@ -7,7 +7,11 @@
  * Physical allocations are not bound to a context. Memory located on the
  * host (not a device) is not charged.
  */
-#include "state.h"
+#include "account.h"
+#include "devmap.h"
+#include "hooks.h"
+#include "ptrmap.h"
+#include "register.h"
 
 VGPU_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 				 const CUmemAllocationProp *prop, unsigned long long flags)
@@ -20,16 +24,16 @@ VGPU_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t si
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (prop && prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE && vgpu_active())
-		gpu = vgpu_dev_gpu(prop->location.id);
-	rc = vgpu_tx_begin(&tx, gpu, VGPU_ROUND(size, VGPU_PAGE));
+		gpu = libvgpu_dev_gpu(prop->location.id);
+	rc = libvgpu_tx_begin(&tx, gpu, VGPU_ROUND(size, VGPU_PAGE));
 	if (rc)
 		return rc;
 	rc = real(handle, size, prop, flags);
 	if (rc || !handle) {
-		vgpu_tx_abort(&tx);
+		libvgpu_tx_abort(&tx);
 		return rc;
 	}
-	vgpu_tx_commit(&tx, VGPU_K_VMM, (uint64_t)*handle, NULL);
+	libvgpu_tx_commit(&tx, VGPU_K_VMM, (uint64_t)*handle, NULL);
 	return rc;
 }
 
@@ -42,8 +46,8 @@ VGPU_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	taken = vgpu_take(VGPU_K_VMM, (uint64_t)handle, &a);
+	taken = libvgpu_take(VGPU_K_VMM, (uint64_t)handle, &a);
 	rc = real(handle);
-	vgpu_free_done(taken, &a, rc);
+	libvgpu_free_done(taken, &a, rc);
 	return rc;
 }

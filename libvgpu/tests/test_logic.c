@@ -3,8 +3,9 @@
  * libvgpu's pure logic under ASan and UBSan: the allocation map, the
  * charging protocol against a simulated module, array sizes, the view
  * formula, netlink reply parsing, the hook table, the compute launch gate
- * against a fake gate page and a stub ioctl layer, the node-list parser. Prints
- * "PASS: libvgpu: logic: ..." / "FAIL: ..." lines; exit status 1 on failure.
+ * against a fake gate page and a stub ioctl layer, the queue bound, the
+ * node-list parser. One check, one line (check.h); exit status 1 on a
+ * failure.
  */
 #include <errno.h>
 #include <linux/netlink.h>
@@ -25,8 +26,6 @@
 #include "check.h"
 #include "test_gate.h"
 
-static int failed;
-
 /* ---- the allocation map ---- */
 
 #define MAP_THREADS 8
@@ -41,13 +40,13 @@ static void *map_worker(void *arg)
 			struct vgpu_alloc a = { base + i * 4096, i, (void *)(uintptr_t)(i & 1),
 						(int)(i % 4), VGPU_K_MEM }, old;
 
-			if (vgpu_ptrmap_put(&a, &old) != 0)
+			if (libvgpu_ptrmap_put(&a, &old) != 0)
 				return (void *)1;
 		}
 		for (uint64_t i = 1; i <= MAP_N; i++) {
 			struct vgpu_alloc a;
 
-			if (!vgpu_ptrmap_take(VGPU_K_MEM, base + i * 4096, &a) || a.bytes != i)
+			if (!libvgpu_ptrmap_take(VGPU_K_MEM, base + i * 4096, &a) || a.bytes != i)
 				return (void *)2;
 		}
 	}
@@ -56,6 +55,8 @@ static void *map_worker(void *arg)
 
 static void test_ptrmap(void)
 {
+	static const char what[] =
+		"allocation map (8 threads x 60000 put/take, kinds, replacement)";
 	pthread_t t[MAP_THREADS];
 	struct vgpu_alloc a = { 0x1000, 10, NULL, 0, VGPU_K_MEM }, old;
 	int bad = 0;
@@ -68,14 +69,15 @@ static void test_ptrmap(void)
 		pthread_join(t[i], &r);
 		bad |= r != NULL;
 	}
-	CHECK(!bad && vgpu_ptrmap_count() == 0, "ptrmap", "concurrent put/take lost entries");
+	CHECK(!bad && libvgpu_ptrmap_count() == 0, what, "concurrent put/take lost entries");
 	/* Same key, different kinds are different entries; a replace reports. */
-	CHECK(vgpu_ptrmap_put(&a, &old) == 0, "ptrmap", "put");
+	CHECK(libvgpu_ptrmap_put(&a, &old) == 0, what, "put");
 	a.kind = VGPU_K_VMM;
-	CHECK(vgpu_ptrmap_put(&a, &old) == 0, "ptrmap", "kinds collide");
+	CHECK(libvgpu_ptrmap_put(&a, &old) == 0, what, "kinds collide");
 	a.bytes = 20;
-	CHECK(vgpu_ptrmap_put(&a, &old) == 1 && old.bytes == 10, "ptrmap", "replace");
-	vgpu_ptrmap_reset();
+	CHECK(libvgpu_ptrmap_put(&a, &old) == 1 && old.bytes == 10, what, "replace");
+	libvgpu_ptrmap_reset();
+	PASSED(what);
 }
 
 static size_t swept;
@@ -87,25 +89,25 @@ static void sweep_cb(const struct vgpu_alloc *a, void *arg)
 
 static void test_ptrmap_ctx(void)
 {
+	static const char what[] = "allocation map: context sweep";
 	struct vgpu_alloc old, a;
 	size_t n;
 
-	vgpu_ptrmap_reset();
+	libvgpu_ptrmap_reset();
 	for (uint64_t i = 1; i <= 5000; i++) {
 		struct vgpu_alloc b = { i * 64, 1, (void *)(uintptr_t)(1 + (i % 2)), 0, VGPU_K_MEM };
 
-		vgpu_ptrmap_put(&b, &old);
+		libvgpu_ptrmap_put(&b, &old);
 	}
-	n = vgpu_ptrmap_take_ctx((void *)2, sweep_cb, NULL);
-	CHECK(n == 2500 && swept == 2500 && vgpu_ptrmap_count() == 2500, "ptrmap",
+	n = libvgpu_ptrmap_take_ctx((void *)2, sweep_cb, NULL);
+	CHECK(n == 2500 && swept == 2500 && libvgpu_ptrmap_count() == 2500, what,
 	      "context sweep took %zu (%zu of the context), %zu left", n, swept,
-	      vgpu_ptrmap_count());
+	      libvgpu_ptrmap_count());
 	for (uint64_t i = 1; i <= 5000; i++)
-		CHECK(vgpu_ptrmap_get(VGPU_K_MEM, i * 64, &a) == (int)(i % 2 == 0),
-		      "ptrmap", "entry %llu after the sweep", (unsigned long long)i);
-	vgpu_ptrmap_reset();
-	printf("PASS: libvgpu: logic: allocation map (8 threads x 60000 put/take, "
-	       "kinds, replacement, context sweep)\n");
+		CHECK(libvgpu_ptrmap_get(VGPU_K_MEM, i * 64, &a) == (int)(i % 2 == 0),
+		      what, "entry %llu after the sweep", (unsigned long long)i);
+	libvgpu_ptrmap_reset();
+	PASSED(what);
 }
 
 /* ---- charging against a simulated module ---- */
@@ -177,16 +179,16 @@ static void *charge_worker(void *arg)
 		int k = rand_r(&seed) % 16;
 
 		if (held[k]) {
-			vgpu_uncharge(&ch, 1, held[k]);
+			libvgpu_uncharge(&ch, 1, held[k]);
 			held[k] = 0;
 		} else {
 			uint64_t b = (uint64_t)(rand_r(&seed) % 64 + 1) << 20;
 
-			if (!vgpu_charge(&ch, 1, b)) {
+			if (!libvgpu_charge(&ch, 1, b)) {
 				if (rand_r(&seed) % 10 == 0) {
-					vgpu_charge_cancel(&ch, 1, b);	/* the driver failed */
+					libvgpu_charge_cancel(&ch, 1, b);	/* the driver failed */
 				} else {
-					vgpu_charge_commit(&ch, 1, b);
+					libvgpu_charge_commit(&ch, 1, b);
 					held[k] = b;
 					ok++;
 				}
@@ -195,34 +197,35 @@ static void *charge_worker(void *arg)
 	}
 	for (int k = 0; k < 16; k++)
 		if (held[k])
-			vgpu_uncharge(&ch, 1, held[k]);
+			libvgpu_uncharge(&ch, 1, held[k]);
 	return (void *)ok;
 }
 
 static void test_charge(void)
 {
+	static const char what[] = "charging protocol";
 	pthread_t t[CH_THREADS];
 	long ok = 0;
 
 	mod.limit = 2ULL << 30;
 	mod.budget = 64ULL << 20;
 	/* Exactness: a lone allocation up to the limit, then one byte more. */
-	CHECK(vgpu_charge(&ch, 0, mod.limit) == 0, "charge", "the whole limit refused");
-	vgpu_charge_commit(&ch, 0, mod.limit);
-	CHECK(vgpu_charge(&ch, 0, 1) == -ENOMEM, "charge", "over the limit accepted");
-	vgpu_uncharge(&ch, 0, mod.limit);
-	CHECK(page.gpu[0].used == 0 && mod.charged == (uint64_t)page.gpu[0].avail, "charge",
+	CHECK(libvgpu_charge(&ch, 0, mod.limit) == 0, what, "the whole limit refused");
+	libvgpu_charge_commit(&ch, 0, mod.limit);
+	CHECK(libvgpu_charge(&ch, 0, 1) == -ENOMEM, what, "over the limit accepted");
+	libvgpu_uncharge(&ch, 0, mod.limit);
+	CHECK(page.gpu[0].used == 0 && mod.charged == (uint64_t)page.gpu[0].avail, what,
 	      "after the free: used %llu, avail %lld, charged %llu",
 	      (unsigned long long)page.gpu[0].used, (long long)page.gpu[0].avail,
 	      (unsigned long long)mod.charged);
-	CHECK(page.gpu[0].avail == 0, "charge", "keep 0 (exact) but %lld bytes kept",
+	CHECK(page.gpu[0].avail == 0, what, "keep 0 (exact) but %lld bytes kept",
 	      (long long)page.gpu[0].avail);
 	/* The module taking the budget back at any time. */
-	CHECK(vgpu_charge(&ch, 0, 4096) == 0, "charge", "small charge");
-	vgpu_charge_commit(&ch, 0, 4096);
+	CHECK(libvgpu_charge(&ch, 0, 4096) == 0, what, "small charge");
+	libvgpu_charge_commit(&ch, 0, 4096);
 	__atomic_exchange_n(&page.gpu[0].avail, 0, __ATOMIC_ACQ_REL);
-	vgpu_uncharge(&ch, 0, 4096);
-	CHECK(page.gpu[0].used == 0, "charge", "used after a taken budget");
+	libvgpu_uncharge(&ch, 0, 4096);
+	CHECK(page.gpu[0].used == 0, what, "used after a taken budget");
 	/* Concurrency: 8 threads, random sizes, the limit never passed. */
 	mod.charged = (uint64_t)page.gpu[0].avail;
 	for (long i = 0; i < CH_THREADS; i++)
@@ -233,15 +236,15 @@ static void test_charge(void)
 		pthread_join(t[i], &r);
 		ok += (long)r;
 	}
-	CHECK(mod.peak <= mod.limit, "charge", "peak %llu over the limit %llu",
+	CHECK(mod.peak <= mod.limit, what, "peak %llu over the limit %llu",
 	      (unsigned long long)mod.peak, (unsigned long long)mod.limit);
-	CHECK(page.gpu[1].used == 0, "charge", "%llu bytes still used",
+	CHECK(page.gpu[1].used == 0, what, "%llu bytes still used",
 	      (unsigned long long)page.gpu[1].used);
 	CHECK(page.gpu[1].avail >= 0 && (uint64_t)page.gpu[1].avail <= 2 * mod.budget + (64ULL << 20),
-	      "charge", "idle budget %lld after all frees", (long long)page.gpu[1].avail);
-	printf("PASS: libvgpu: logic: charging protocol (exact at the limit, budget taken "
+	      what, "idle budget %lld after all frees", (long long)page.gpu[1].avail);
+	PASSEDF("%s (exact at the limit, budget taken "
 	       "back, 8 threads: %ld allocations, %lu CHARGE, %lu RELEASE, %lu refused, "
-	       "peak %llu MiB of %llu)\n", ok, mod.charges, mod.releases, mod.refusals,
+	       "peak %llu MiB of %llu)", what, ok, mod.charges, mod.releases, mod.refusals,
 	       (unsigned long long)(mod.peak >> 20), (unsigned long long)(mod.limit >> 20));
 }
 
@@ -249,29 +252,30 @@ static void test_charge(void)
 
 static void test_sizes(void)
 {
+	static const char what[] = "array sizes and the tenant's view (no wrap)";
 	struct vgpu_dev_meminfo mi = { .capacity = 16ULL << 30, .limit = 4ULL << 30,
 				       .tenant_used = 5ULL << 30, .room = 10ULL << 30 };
 	struct vgpu_view v;
 
-	CHECK(vgpu_array_bytes(1024, 1024, 0, CU_AD_FORMAT_FLOAT, 4, 0, 1) == 16ULL << 20,
-	      "arrays", "1024x1024 float4");
-	CHECK(vgpu_array_bytes(1, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0, 1) == 4096,
-	      "arrays", "one byte is a page");
+	CHECK(libvgpu_array_bytes(1024, 1024, 0, CU_AD_FORMAT_FLOAT, 4, 0, 1) == 16ULL << 20,
+	      what, "1024x1024 float4");
+	CHECK(libvgpu_array_bytes(1, 0, 0, CU_AD_FORMAT_UNSIGNED_INT8, 1, 0, 1) == 4096,
+	      what, "one byte is a page");
 	/* 256x256 RGBA8 with 9 levels: sum of 4 * (256>>l)^2, page-rounded. */
-	CHECK(vgpu_array_bytes(256, 256, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0, 9) ==
-	      (4 * 87381 + 4095) / 4096 * 4096, "arrays", "mipmap levels");
+	CHECK(libvgpu_array_bytes(256, 256, 0, CU_AD_FORMAT_UNSIGNED_INT8, 4, 0, 9) ==
+	      (4 * 87381 + 4095) / 4096 * 4096, what, "mipmap levels");
 	/* Layered: layers are not halved. */
-	CHECK(vgpu_array_bytes(64, 64, 8, CU_AD_FORMAT_HALF, 1, 1, 2) ==
-	      (64 * 64 * 8 * 2 + 32 * 32 * 8 * 2 + 4095) / 4096 * 4096, "arrays", "layered");
-	CHECK(vgpu_array_bytes(64, 64, 0, 0x77, 1, 0, 1) == 0, "arrays", "unknown format");
+	CHECK(libvgpu_array_bytes(64, 64, 8, CU_AD_FORMAT_HALF, 1, 1, 2) ==
+	      (64 * 64 * 8 * 2 + 32 * 32 * 8 * 2 + 4095) / 4096 * 4096, what, "layered");
+	CHECK(libvgpu_array_bytes(64, 64, 0, 0x77, 1, 0, 1) == 0, what, "unknown format");
 	vgpu_view_compute(&mi, &v);
-	CHECK(v.total == 4ULL << 30 && v.used == 5ULL << 30 && v.free == 0, "views",
+	CHECK(v.total == 4ULL << 30 && v.used == 5ULL << 30 && v.free == 0, what,
 	      "over the limit: free must be 0");
 	mi.tenant_used = 1ULL << 30;
 	mi.room = 2ULL << 30;
 	vgpu_view_compute(&mi, &v);
-	CHECK(v.free == 1ULL << 30, "views", "room below the limit");
-	printf("PASS: libvgpu: logic: array sizes and the tenant's view (no wrap)\n");
+	CHECK(v.free == 1ULL << 30, what, "room below the limit");
+	PASSED(what);
 }
 
 /* ---- netlink reply parsing ---- */
@@ -289,6 +293,8 @@ static size_t put(char *b, size_t off, uint16_t type, const void *d, size_t len)
 
 static void test_netlink(void)
 {
+	static const char what[] =
+		"proc-register reply parsing (nested gpu entries, unlimited, denied, mems and cpus, truncated)";
 	static char b[4096];
 	static struct vgpu_reg r;
 	uint32_t u;
@@ -323,19 +329,18 @@ static void test_netlink(void)
 	}
 	off = put(b, off, VGPU_A_PROC_MEMS, "0-1,3", 6);
 	off = put(b, off, VGPU_A_PROC_CPUS, "0-15", 5);
-	vgpu_nl_parse_reg(b, off, &r);
+	libvgpu_nl_parse_reg(b, off, &r);
 	CHECK(r.has_mems && !strcmp(r.mems, "0-1,3") && r.has_cpus && !strcmp(r.cpus, "0-15"),
-	      "netlink", "placement: mems \"%s\", cpus \"%s\"", r.mems, r.cpus);
+	      what, "placement: mems \"%s\", cpus \"%s\"", r.mems, r.cpus);
 	CHECK(r.pid == 42 && r.in_tenant && !strcmp(r.tenant, "team-a") && r.tenant_id == 3 &&
-	      r.policy == VGPU_DEFAULT_POLICY_DENY && r.ngpu == 2, "netlink", "header fields");
+	      r.policy == VGPU_DEFAULT_POLICY_DENY && r.ngpu == 2, what, "header fields");
 	CHECK(r.gpu[0].vram_max == 1ULL << 30 && !r.gpu[0].denied && r.gpu[0].vram == 16ULL << 30 &&
 	      r.gpu[1].vram_max == UINT64_MAX && r.gpu[1].denied && r.gpu[1].index == 1 &&
 	      !strcmp(r.gpu[1].uuid, "GPU-11111111-2222-3333-4444-555555555555"),
-	      "netlink", "gpu entries");
+	      what, "gpu entries");
 	/* Truncated input must not be read past. */
-	vgpu_nl_parse_reg(b, off - 3, &r);
-	printf("PASS: libvgpu: logic: proc-register reply parsing (nested gpu entries, "
-	       "unlimited, denied, mems and cpus, truncated)\n");
+	libvgpu_nl_parse_reg(b, off - 3, &r);
+	PASSED(what);
 }
 
 /* ---- the hook table ---- */
@@ -351,19 +356,20 @@ static const struct row rows[] = {
 
 static void test_table(void)
 {
+	static const char what[] = "hook table";
 	size_t n = sizeof(rows) / sizeof(rows[0]);
 
 	for (size_t i = 0; i < n; i++) {
 		CHECK(!strncmp(rows[i].name, rows[i].base, strlen(rows[i].base)) ||
-		      !strcmp(rows[i].base, "cuGetProcAddress"), "table",
+		      !strcmp(rows[i].base, "cuGetProcAddress"), what,
 		      "%s: base %s is not its stem", rows[i].name, rows[i].base);
 		CHECK(!strcmp(rows[i].lib, "CU") ? !strncmp(rows[i].name, "cu", 2)
 						  : !strncmp(rows[i].name, "nvml", 4),
-		      "table", "%s in the wrong library", rows[i].name);
+		      what, "%s in the wrong library", rows[i].name);
 		for (size_t j = i + 1; j < n; j++)
-			CHECK(strcmp(rows[i].name, rows[j].name), "table", "%s twice", rows[i].name);
+			CHECK(strcmp(rows[i].name, rows[j].name), what, "%s twice", rows[i].name);
 	}
-	printf("PASS: libvgpu: logic: hook table (%zu rows: unique, bases are stems)\n", n);
+	PASSEDF("%s (%zu rows: unique, bases are stems)", what, n);
 }
 
 int main(void)
@@ -374,6 +380,7 @@ int main(void)
 	test_sizes();
 	test_netlink();
 	test_table();
-	failed |= test_gate_all();
-	return failed;
+	int gate = test_gate_all(), queue = test_queue_all();
+
+	return gate || queue || failures ? 1 : 0;
 }

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The queue bound's driver side (qevents.c): the process's queue
+ * (queue.h) with the driver's event calls, configured from the
+ * environment at registration.
+ */
+#ifndef VGPU_QEVENTS_H
+#define VGPU_QEVENTS_H
+
+#include "queue.h"
+
+#define VGPU_MARK_DEFAULT 4	/* M */
+#define VGPU_DEPTH_DEFAULT 4	/* K */
+
+/* The process's queue bound; ctx.c tells it of contexts going away. */
+extern struct vgpu_queue libvgpu_queue;
+
+/* M and K from VGPU_QUEUE_MARK, VGPU_QUEUE_DEPTH and VGPU_QUEUE_US
+ * (registration): set in libvgpu_queue and the gate's mark_mask. */
+void libvgpu_queue_config(void);
+
+#endif

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The queue bound (queue.c) driven through the launch gate (gate.c)
+ * against a fake GPU, under ASan and UBSan; part of test-logic-asan. One
+ * check per scenario, each from a fresh set-up (check.h); returns 1 on a
+ * failure.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../gate.h"
+#include "../queue.h"
+#include "check.h"
+#include "test_gate.h"
+
+/*
+ * A fake GPU that runs nothing by itself (the worst case: work completes
+ * only when the library waits for it). Per stream: launches submitted and
+ * completed; an event remembers its stream's submitted count when
+ * recorded, and cuEventSynchronize completes the stream up to it. Every
+ * event call is counted, with the launch it came after.
+ */
+#define QS 8
+#define QEV 256
+
+static struct qfake {
+	pthread_mutex_t lk;
+	uint64_t sub[QS], done[QS];
+	struct fev {
+		int live, recorded;
+		int stream;
+		uint64_t target;
+	} ev[QEV];
+	int nev, creates, destroys, records, syncs, elapseds, calls_off_mark, errors;
+	int create_err, failed_said;
+	float ms_per_launch;		/* device time of a launch */
+	uint64_t launch_n;		/* the launch the calls come after */
+	int marking;			/* inside a mark */
+	uint64_t max_out, bound;
+	int over;
+} qf = { .lk = PTHREAD_MUTEX_INITIALIZER, .ms_per_launch = 2.0f };
+
+static char qstreams[QS];
+static int qctx_tag;
+
+static int qs_index(void *stream)
+{
+	return (int)((char *)stream - qstreams);
+}
+
+static void q_call(void)
+{
+	if (!qf.marking)
+		qf.calls_off_mark++;
+}
+
+static void *q_ctx(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	q_call();
+	pthread_mutex_unlock(&qf.lk);
+	return &qctx_tag;
+}
+
+static int q_create(void *arg, void **ev)
+{
+	int rc = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	q_call();
+	if (qf.create_err || qf.nev == QEV) {
+		rc = qf.create_err ? qf.create_err : 2;
+	} else {
+		qf.ev[qf.nev].live = 1;
+		*ev = &qf.ev[qf.nev++];
+		qf.creates++;
+	}
+	pthread_mutex_unlock(&qf.lk);
+	return rc;
+}
+
+static int q_record(void *arg, void *ev, void *stream)
+{
+	struct fev *e = ev;
+
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	q_call();
+	if (!e->live)
+		qf.errors++;
+	e->recorded = 1;
+	e->stream = qs_index(stream);
+	e->target = qf.sub[e->stream];
+	qf.records++;
+	pthread_mutex_unlock(&qf.lk);
+	return 0;
+}
+
+static int q_sync(void *arg, void *ev)
+{
+	struct fev *e = ev;
+
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	q_call();
+	if (!e->live || !e->recorded)
+		qf.errors++;
+	{	/* queued at the moment of the wait */
+		uint64_t out = 0;
+
+		for (int i = 0; i < QS; i++)
+			out += qf.sub[i] - qf.done[i];
+		if (out > qf.max_out)
+			qf.max_out = out;
+		if (out > qf.bound)
+			qf.over++;
+	}
+	if (qf.done[e->stream] < e->target)
+		qf.done[e->stream] = e->target;
+	qf.syncs++;
+	pthread_mutex_unlock(&qf.lk);
+	return 0;
+}
+
+/* 2 ms of device time per launch of the stream. */
+static int q_elapsed(void *arg, float *ms, void *a, void *b)
+{
+	struct fev *x = a, *y = b;
+
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	q_call();
+	if (!x->live || !y->live || x->stream != y->stream)
+		qf.errors++;
+	*ms = (float)(y->target - x->target) * qf.ms_per_launch;
+	qf.elapseds++;
+	pthread_mutex_unlock(&qf.lk);
+	return 0;
+}
+
+static void q_destroy(void *arg, void *ev)
+{
+	struct fev *e = ev;
+
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	if (!e->live)
+		qf.errors++;
+	e->live = 0;
+	qf.destroys++;
+	pthread_mutex_unlock(&qf.lk);
+}
+
+static void q_failed(void *arg, int gpu, int err)
+{
+	(void)arg;
+	(void)gpu;
+	(void)err;
+	qf.failed_said++;
+}
+
+static const struct vgpu_queue_ops q_ops = {
+	q_ctx, q_create, q_record, q_sync, q_elapsed, q_destroy, q_failed,
+};
+static struct vgpu_queue q = { .ops = &q_ops, .mark = 4, .depth = 4 };
+static struct vgpu_dev_page qpage;
+static struct vgpu_dev_gate qgpage;
+/* The gate stays granted: its ops are never called. */
+static int qg_gpu(void *ctx)
+{
+	(void)ctx;
+	return 0;
+}
+
+static void qg_drain(void *ctx, int gpu)
+{
+	(void)ctx;
+	(void)gpu;
+}
+
+static int qg_wait(void *ctx, struct vgpu_dev_wait *w)
+{
+	(void)ctx;
+	(void)w;
+	return 0;
+}
+
+static void qg_failed(void *ctx, int gpu, int err)
+{
+	(void)ctx;
+	(void)gpu;
+	(void)err;
+}
+
+static const struct vgpu_gate_ops qg_ops = { qg_gpu, qg_drain, qg_wait, qg_failed };
+static struct vgpu_gate qgt = { .gate = &qgpage, .page = &qpage, .one_gpu = 0, .gen = 1,
+				.mark_mask = 3, .ops = &qg_ops };
+
+/* A launch as launch.c makes it, on a fake stream: the gate, the fake
+ * driver's submission, the mark when due (as libvgpu_launch_mark()); then
+ * the work queued and not known complete, against the bound. */
+static void qlaunch(int st)
+{
+	uint64_t out = 0;
+
+	if (!vgpu_gate_pass(&qgt, &qstreams[st]))
+		vgpu_gate_slow(&qgt, &qstreams[st]);
+	pthread_mutex_lock(&qf.lk);
+	qf.sub[st]++;
+	qf.launch_n++;
+	pthread_mutex_unlock(&qf.lk);
+	if (vgpu_gate_tls.mark) {
+		unsigned int m = qgt.mark_mask + 1;
+		int g = vgpu_gate_tls.mark - 1;
+		void *win[VGPU_MARK_MAX];
+
+		vgpu_gate_tls.mark = 0;
+		for (unsigned int i = 0; i < m; i++)
+			win[i] = vgpu_gate_tls.win[(vgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
+		__atomic_add_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
+		m = (unsigned int)vgpu_queue_mark(&q, g, qgpage.gpu[g].seq, win, (int)m);
+		qgt.mark_mask = m - 1;
+		__atomic_sub_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_lock(&qf.lk);
+	for (int i = 0; i < QS; i++)
+		out += qf.sub[i] - qf.done[i];
+	if (out > qf.max_out)
+		qf.max_out = out;
+	if (out > qf.bound)
+		qf.over++;
+	pthread_mutex_unlock(&qf.lk);
+}
+
+static void *qlauncher(void *arg)
+{
+	int st = (int)(intptr_t)arg;
+
+	vgpu_gate_tls.n = 0;
+	for (int i = 0; i < 100; i++)
+		qlaunch(st);
+	return NULL;
+}
+
+static void qreset(void)
+{
+	vgpu_queue_ctx_gone(&q, &qctx_tag, 1);
+	vgpu_queue_reset(&q);
+	pthread_mutex_lock(&qf.lk);
+	memset(qf.sub, 0, sizeof(qf.sub));
+	memset(qf.done, 0, sizeof(qf.done));
+	qf.max_out = 0;
+	qf.over = 0;
+	qf.creates = qf.destroys = qf.records = qf.syncs = qf.elapseds = 0;
+	qf.calls_off_mark = 0;
+	qf.nev = 0;
+	memset(qf.ev, 0, sizeof(qf.ev));
+	pthread_mutex_unlock(&qf.lk);
+	vgpu_gate_tls.n = 0;
+}
+
+/* Each scenario starts here, whatever the one before left: M = 4, K = 4,
+ * fixed, 2 ms launches, granted in grant 5, no bound checked. */
+static void qsetup(void)
+{
+	qreset();
+	q.mark = 4;
+	q.depth = 4;
+	q.target_ns = 0;
+	qgt.mark_mask = 3;
+	qgpage.gpu[0].granted = 1;
+	qgpage.gpu[0].seq = 5;
+	vgpu_gate_tls.mark = 0;
+	qf.ms_per_launch = 2.0f;
+	qf.create_err = 0;
+	qf.failed_said = 0;
+	qf.errors = 0;
+	qf.launch_n = 0;
+	qf.bound = ~0ULL;
+}
+
+/* M = 4, K = 4, one thread, 100 launches round robin on 2 streams (the
+ * case where every 4th launch is on the same stream). */
+static void q_burst2(void)
+{
+	for (int i = 0; i < 100; i++)
+		qlaunch(i & 1);
+}
+
+static void test_q_burst(void)
+{
+	static const char what[] = "queue bound on a fake GPU: M = 4, K = 4, 100 launches on "
+		"2 streams wait for the oldest mark after launches 19, 23, ..., 99 and never "
+		"have more than 20 queued; no event call between marks";
+	int syncs_at[64], nsync = 0, last_syncs = 0;
+
+	qsetup();
+	qf.bound = (4 + 1) * 4;
+	for (int i = 0; i < 100; i++) {
+		qlaunch(i & 1);
+		if (qf.syncs != last_syncs && nsync < 64)
+			syncs_at[nsync++] = i;
+		last_syncs = qf.syncs;
+	}
+	CHECK(!qf.calls_off_mark && qf.records == 25 * 2 && qf.creates <= 4 * 2 + 4 * 2 &&
+	      !qf.errors, what, "%d event calls outside marks, %d records, %d creates, "
+	      "%d errors", qf.calls_off_mark, qf.records, qf.creates, qf.errors);
+	/* Marks after launches 3, 7, ..., 99 (from 0); the ring is full
+	 * from the 5th: each then waits for the oldest mark (2 events). */
+	CHECK(qf.syncs == 21 * 2 && nsync == 21 && syncs_at[0] == 19 && syncs_at[20] == 99,
+	      what, "%d syncs at %d launches, first after launch %d", qf.syncs, nsync,
+	      nsync ? syncs_at[0] : -1);
+	for (int i = 0; i < nsync; i++)
+		CHECK(syncs_at[i] == 19 + 4 * i, what, "wait %d after launch %d", i, syncs_at[i]);
+	CHECK(!qf.over && qf.max_out == 20, what, "up to %llu launches queued, bound %llu",
+	      (unsigned long long)qf.max_out, (unsigned long long)qf.bound);
+	PASSED(what);
+}
+
+static void test_q_measure(void)
+{
+	static const char what[] = "queue bound on a fake GPU: 160 ms measured by events, "
+		"none across a grant";
+	uint64_t dev;
+
+	qsetup();
+	q_burst2();
+	/* 20 pairs of consecutive waited marks per stream, each 2 launches
+	 * of 2 ms apart. */
+	dev = vgpu_queue_dev_ns(&q, 0);
+	CHECK(dev == 2 * 20 * 4000000ULL && qf.elapseds == 2 * 20 && !qf.errors, what,
+	      "measured %llu ns in %d elapsed times", (unsigned long long)dev, qf.elapseds);
+	/* A new grant: the 4 marks still in the ring were recorded in the
+	 * old one (measured: 4 ms per stream each); the next, the first of
+	 * the new grant, is not measured from its predecessor. */
+	qgpage.gpu[0].seq = 6;
+	for (int i = 0; i < 20; i++)
+		qlaunch(i & 1);
+	CHECK(vgpu_queue_dev_ns(&q, 0) == dev + 2 * 4 * 4000000ULL && qf.elapseds == 2 * 24,
+	      what, "a new grant: %llu ns measured, %d elapsed times",
+	      (unsigned long long)vgpu_queue_dev_ns(&q, 0), qf.elapseds);
+	PASSED(what);
+}
+
+static void test_q_ctx_gone(void)
+{
+	static const char what[] = "queue bound on a fake GPU: events destroyed with their "
+		"context, none twice";
+
+	qsetup();
+	q_burst2();
+	vgpu_queue_ctx_gone(&q, &qctx_tag, 1);
+	CHECK(qf.creates && qf.creates == qf.destroys && !qf.errors, what,
+	      "%d created, %d destroyed, %d errors", qf.creates, qf.destroys, qf.errors);
+	PASSED(what);
+}
+
+static void test_q_one_stream(void)
+{
+	static const char what[] = "queue bound on a fake GPU: one stream, (K + 1) x M "
+		"queued at most, and reached";
+
+	qsetup();
+	for (int i = 0; i < 100; i++)
+		qlaunch(3);
+	CHECK(!qf.over && qf.max_out == 20 && qf.records == 25 && qf.syncs == 21, what,
+	      "%llu queued, %d records, %d syncs", (unsigned long long)qf.max_out,
+	      qf.records, qf.syncs);
+	PASSED(what);
+}
+
+static void test_q_threads(void)
+{
+	static const char what[] = "queue bound on a fake GPU: 4 threads, a stream each, "
+		"within K x M + T x M";
+	pthread_t t[4];
+
+	qsetup();
+	qf.bound = 4 * 4 + 4 * 4;
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, qlauncher, (void *)(intptr_t)(i + 2));
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	CHECK(!qf.over && !qf.errors && qf.records == 100 && !qf.calls_off_mark, what,
+	      "up to %llu queued (bound %llu), %d records, %d errors",
+	      (unsigned long long)qf.max_out, (unsigned long long)qf.bound, qf.records, qf.errors);
+	PASSED(what);
+}
+
+static void test_q_no_events(void)
+{
+	static const char what[] = "queue bound on a fake GPU: event creation failing is "
+		"said once, then no bound";
+
+	qsetup();
+	qf.create_err = 999;
+	for (int i = 0; i < 100; i++)
+		qlaunch(i & 1);
+	qf.create_err = 0;
+	CHECK(qf.failed_said == 1 && !qf.records && !qf.syncs && q.off, what,
+	      "said %d times, %d records", qf.failed_said, qf.records);
+	PASSED(what);
+}
+
+/* Adapting to 20 ms of queued work (one stream: the time between two
+ * marks over the launches of the window is the time per launch): 40
+ * launches of ms each to measure, then 100 within bound. */
+static void q_adapt(float ms, uint64_t bound)
+{
+	qsetup();
+	q.target_ns = 20000000;
+	qf.ms_per_launch = ms;
+	for (int i = 0; i < 40; i++)
+		qlaunch(3);
+	qf.max_out = 0;
+	qf.bound = bound;
+	for (int i = 0; i < 100; i++)
+		qlaunch(3);
+}
+
+static void test_q_adapt_2ms(void)
+{
+	static const char what[] = "queue bound on a fake GPU: adapting to 20 ms, 2 ms "
+		"launches give M = 2 and at most 10 queued";
+
+	/* M = 2 and 4 marks pending: 10 launches. */
+	q_adapt(2.0f, 10);
+	CHECK(!qf.over && qf.max_out == 10 && qgt.mark_mask == 1 && !qf.errors, what,
+	      "up to %llu queued, M = %u", (unsigned long long)qf.max_out, qgt.mark_mask + 1);
+	PASSED(what);
+}
+
+static void test_q_adapt_50ms(void)
+{
+	static const char what[] = "queue bound on a fake GPU: adapting to 20 ms, 50 ms "
+		"launches give M = 1 and at most 1 queued";
+
+	/* Each launch waited for at its mark. */
+	q_adapt(50.0f, 1);
+	CHECK(!qf.over && qf.max_out == 1 && qgt.mark_mask == 0 && !qf.errors, what,
+	      "up to %llu queued, M = %u", (unsigned long long)qf.max_out, qgt.mark_mask + 1);
+	PASSED(what);
+}
+
+static void test_q_adapt_10us(void)
+{
+	static const char what[] = "queue bound on a fake GPU: adapting to 20 ms, 10 us "
+		"launches give M = 16";
+
+	qsetup();
+	q.target_ns = 20000000;
+	qf.ms_per_launch = 0.01f;
+	for (int i = 0; i < 200; i++)
+		qlaunch(3);
+	CHECK(qgt.mark_mask == 15 && !qf.errors, what, "M = %u", qgt.mark_mask + 1);
+	PASSED(what);
+}
+
+/* One check per scenario, each from qsetup(): a failure stops only its
+ * own. */
+int test_queue_all(void)
+{
+	test_q_burst();
+	test_q_measure();
+	test_q_ctx_gone();
+	test_q_one_stream();
+	test_q_threads();
+	test_q_no_events();
+	test_q_adapt_2ms();
+	test_q_adapt_50ms();
+	test_q_adapt_10us();
+	qsetup();
+	return failures ? 1 : 0;
+}
