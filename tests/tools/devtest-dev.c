@@ -207,10 +207,10 @@ int devtest_step_alloc(uint32_t gpu, uint64_t bytes)
 		return -EINVAL;
 	charger.page = devtest_page;
 	charge_count.charges = 0;
-	err = vgpu_charge(&charger, (int)gpu, bytes);
+	err = libvgpu_charge(&charger, (int)gpu, bytes);
 	if (err)
 		return err;
-	vgpu_charge_commit(&charger, (int)gpu, bytes);
+	libvgpu_charge_commit(&charger, (int)gpu, bytes);
 	printf("alloc gpu=%u bytes=%" PRIu64 " charges=%d keep=%" PRIu64 " avail=%" PRId64
 	       " used=%" PRIu64 "\n", gpu, bytes, charge_count.charges, charger.keep[gpu],
 	       avail_of(gpu), used_of(gpu));
@@ -223,7 +223,7 @@ int devtest_step_free(uint32_t gpu, uint64_t bytes)
 		return -EINVAL;
 	charger.page = devtest_page;
 	charge_count.released = 0;
-	vgpu_uncharge(&charger, (int)gpu, bytes);
+	libvgpu_uncharge(&charger, (int)gpu, bytes);
 	printf("free gpu=%u bytes=%" PRIu64 " released=%" PRIu64 " avail=%" PRId64
 	       " used=%" PRIu64 "\n", gpu, bytes, charge_count.released, avail_of(gpu),
 	       used_of(gpu));
