@@ -260,7 +260,7 @@ int vgpu_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = vgpu_quota_apply(&t->quota, attrs, info->extack);
 	if (err)
 		goto err_unlock;
-	err = vgpu_quota_check(&t->quota, NULL, attrs, info->extack);
+	err = vgpu_tenant_check_quota(&t->quota, NULL, attrs, info->extack);
 	if (err)
 		goto err_unlock;
 	err = vgpu_place_prepare(t, &t->quota, attrs, info->extack);
@@ -365,7 +365,7 @@ int vgpu_nl_tenant_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = vgpu_quota_apply(&quota, info->attrs, info->extack);
 	if (err)
 		goto out_unlock;
-	err = vgpu_quota_check(&quota, t, info->attrs, info->extack);
+	err = vgpu_tenant_check_quota(&quota, t, info->attrs, info->extack);
 	if (err)
 		goto out_unlock;
 	err = vgpu_place_prepare(t, &quota, info->attrs, info->extack);

@@ -14,6 +14,8 @@
 #include "quota.h"
 
 struct cgroup;
+struct netlink_ext_ack;
+struct nlattr;
 struct task_struct;
 struct vgpu_place_change;
 
@@ -58,6 +60,8 @@ struct vgpu_tenant *vgpu_tenant_of_task(struct task_struct *task);
 struct vgpu_tenant *vgpu_tenant_next(unsigned long *id);
 bool vgpu_tenant_cgroup_removed(const struct vgpu_tenant *t);
 u64 vgpu_tenant_reserved(u32 index, const struct vgpu_tenant *skip);
+int vgpu_tenant_check_quota(const struct vgpu_quota_set *q, const struct vgpu_tenant *self,
+			    struct nlattr **attrs, struct netlink_ext_ack *extack);
 bool vgpu_tenant_names_gpu(u32 index);
 
 /* nl_tenant.c */
