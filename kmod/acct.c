@@ -22,9 +22,8 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
-#include <linux/slab.h>
+#include <linux/pid.h>
 #include <linux/spinlock.h>
-#include <net/netlink.h>
 
 #include "acct.h"
 #include "proc.h"
@@ -78,12 +77,18 @@ static u64 vgpu_bucket_hold(const struct vgpu_bucket *b, u32 index)
 	return max(b->usage[index].charged, vgpu_bucket_reserve(b, index));
 }
 
-/*
+/**
+ * vgpu_usage_integrate() - bring a bucket's byte-seconds on a GPU up to date
+ * @u: accounting of the bucket on the GPU
+ * @now: ktime_get_ns()
+ *
  * Adds @u->charged over the time since the last call to the integral.
  * byte_sec += charged * dt / 1e9 exactly: whole seconds, then the rest
  * through a 128-bit product, its remainder kept in byte_ns.
+ *
+ * Context: vgpu_acct_lock held.
  */
-static void vgpu_usage_integrate(struct vgpu_usage *u, u64 now)
+void vgpu_usage_integrate(struct vgpu_usage *u, u64 now)
 {
 	u64 dt = now - u->stamp, whole, q, rem;
 	u32 ns;
@@ -593,124 +598,4 @@ void vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi)
 	mi->limit = b->vram_max;
 	mi->tenant_used = used;
 	mi->room = vgpu_acct_free(b, mi->gpu);
-}
-
-/* One GPU's line of a tenant's usage, copied out under the lock. */
-struct vgpu_usage_snap {
-	u32 gpu;
-	u64 current_bytes;
-	u64 peak;
-	u64 failures;
-	u64 overdrafts;
-	u64 budget;
-	u64 byte_sec;
-	struct vgpu_sched_counters sched;
-};
-
-/**
- * vgpu_acct_usage_msg_size() - room vgpu_acct_usage_put() needs at most
- *
- * Return: bytes of attributes.
- */
-size_t vgpu_acct_usage_msg_size(void)
-{
-	return VGPU_GPU_MAX * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
-			       9 * nla_total_size_64bit(sizeof(u64)));
-}
-
-static int vgpu_acct_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *snap)
-{
-	u64 now = ktime_get_ns(), cur[VGPU_GPU_MAX] = { 0 };
-	struct vgpu_proc *p;
-	LIST_HEAD(dead);
-	int n = 0;
-	u32 i;
-
-	spin_lock(&vgpu_acct_lock);
-	vgpu_proc_reap_bucket(b, &dead);
-	list_for_each_entry(p, &b->procs, bnode) {
-		for (i = 0; i < VGPU_GPU_MAX; i++) {
-			if (!p->granted[i])
-				continue;
-			vgpu_acct_check_page(p, i);
-			cur[i] += vgpu_acct_proc_used(p, i);
-		}
-	}
-	for (i = 0; i < VGPU_GPU_MAX; i++) {
-		struct vgpu_usage *u = &b->usage[i];
-		struct vgpu_sched_counters sc;
-
-		vgpu_sched_counters(&b->sched, i, &sc);
-		if (!u->charged && !u->peak && !u->failures && !sc.grants && !sc.throttled_ns)
-			continue;
-		vgpu_usage_integrate(u, now);
-		snap[n] = (struct vgpu_usage_snap) {
-			.gpu = i,
-			.current_bytes = min(cur[i], u->charged),
-			.peak = u->peak,
-			.failures = u->failures,
-			.overdrafts = u->overdrafts,
-			.byte_sec = u->byte_sec,
-			.sched = sc,
-		};
-		snap[n].budget = u->charged - snap[n].current_bytes;
-		n++;
-	}
-	spin_unlock(&vgpu_acct_lock);
-	vgpu_proc_put_list(&dead);
-	return n;
-}
-
-/**
- * vgpu_acct_usage_put() - add a bucket's usage nests to a message
- * @skb: message
- * @b: bucket
- *
- * One VGPU_A_TENANT_USAGE nest per GPU on which the bucket has anything
- * charged or ever had, or was ever granted or throttled, integrating
- * byte-seconds and compute time up to now. Dead processes
- * of the bucket are reaped first, so vram-current is exact.
- *
- * Context: may sleep (allocates).
- * Return: 0, -ENOMEM or -EMSGSIZE.
- */
-int vgpu_acct_usage_put(struct sk_buff *skb, struct vgpu_bucket *b)
-{
-	struct vgpu_usage_snap *snap;
-	struct nlattr *nest;
-	int err = 0, i, n;
-
-	snap = kmalloc_array(VGPU_GPU_MAX, sizeof(*snap), GFP_KERNEL);
-	if (!snap)
-		return -ENOMEM;
-	n = vgpu_acct_usage_snapshot(b, snap);
-	for (i = 0; i < n; i++) {
-		nest = nla_nest_start(skb, VGPU_A_TENANT_USAGE);
-		if (!nest ||
-		    nla_put_u32(skb, VGPU_A_USAGE_GPU, snap[i].gpu) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_CURRENT, snap[i].current_bytes,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_PEAK, snap[i].peak,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_FAILURES, snap[i].failures,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_BUDGET, snap[i].budget,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_BYTE_SECONDS, snap[i].byte_sec,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_GPU_TIME_NS, snap[i].sched.gpu_time_ns,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_THROTTLED_NS, snap[i].sched.throttled_ns,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_GRANTS, snap[i].sched.grants,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_OVERDRAFTS, snap[i].overdrafts,
-				      VGPU_A_USAGE_PAD)) {
-			err = -EMSGSIZE;
-			break;
-		}
-		nla_nest_end(skb, nest);
-	}
-	kfree(snap);
-	return err;
 }

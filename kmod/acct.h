@@ -22,7 +22,6 @@
 #include "../uapi/vgpu_dev.h"
 #include "sched.h"
 
-struct sk_buff;
 struct vgpu_dev_file;
 struct vgpu_proc;
 struct vgpu_quota_set;
@@ -86,6 +85,7 @@ struct vgpu_bucket {
 extern struct vgpu_bucket vgpu_default_bucket;
 
 void vgpu_bucket_init(struct vgpu_bucket *b);
+void vgpu_usage_integrate(struct vgpu_usage *u, u64 now);
 void vgpu_acct_bucket_add(struct vgpu_bucket *b, const struct vgpu_quota_set *q);
 void vgpu_acct_bucket_set(struct vgpu_bucket *b, const struct vgpu_quota_set *q);
 int vgpu_acct_bucket_del(struct vgpu_bucket *b, bool force);
@@ -102,7 +102,5 @@ int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
 		     struct list_head *dead);
 u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes);
 void vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi);
-size_t vgpu_acct_usage_msg_size(void);
-int vgpu_acct_usage_put(struct sk_buff *skb, struct vgpu_bucket *b);
 
 #endif /* _VGPU_ACCT_H */

@@ -20,6 +20,7 @@
 #include "nl_gen.h"
 #include "parse.h"
 #include "tenant.h"
+#include "usage.h"
 #include "vgpu.h"
 
 /* Position of a tenant dump. */
@@ -37,7 +38,7 @@ static size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t)
 	       nla_total_size(0) +			/* cgroup-removed */
 	       vgpu_quota_msg_size(&t->quota) +
 	       vgpu_place_msg_size(&t->place) +
-	       vgpu_acct_usage_msg_size();
+	       vgpu_usage_msg_size();
 }
 
 /*
@@ -81,7 +82,7 @@ static int vgpu_tenant_fill(struct sk_buff *skb, struct vgpu_tenant *t,
 		genlmsg_cancel(skb, hdr);
 		goto out_free;
 	}
-	err = vgpu_acct_usage_put(skb, &t->bucket);
+	err = vgpu_usage_put(skb, &t->bucket);
 	if (err) {
 		genlmsg_cancel(skb, hdr);
 		goto out_free;
