@@ -14,8 +14,11 @@
 #include "quota.h"
 
 struct cgroup;
+struct cgroup_namespace;
+struct netlink_callback;
 struct netlink_ext_ack;
 struct nlattr;
+struct sk_buff;
 struct task_struct;
 struct vgpu_place_change;
 
@@ -64,7 +67,11 @@ int vgpu_tenant_check_quota(const struct vgpu_quota_set *q, const struct vgpu_te
 			    struct nlattr **attrs, struct netlink_ext_ack *extack);
 bool vgpu_tenant_names_gpu(u32 index);
 
-/* nl_tenant.c */
+/* tenant_msg.c */
+size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t);
+int vgpu_tenant_fill(struct sk_buff *skb, struct vgpu_tenant *t,
+		     struct cgroup_namespace *ns, u32 portid, u32 seq, int flags,
+		     u8 cmd, struct netlink_callback *cb);
 void vgpu_tenant_notify(struct vgpu_tenant *t, u8 cmd);
 void vgpu_tenant_notify_id(u32 id);
 

@@ -44,6 +44,8 @@ static inline void vgpu_changed(void)
 extern struct genl_family vgpu_nl_family;
 int vgpu_nl_register(void);
 void vgpu_nl_unregister(void);
+
+/* notify.c */
 bool vgpu_nl_has_listeners(void);
 void vgpu_nl_notify(struct sk_buff *msg);
 
