@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vgpu: VRAM accounting, kept by the module for every tenant, for the
- * default bucket (processes outside every tenant) and for every GPU.
+ * default bucket (processes outside every tenant) and for every GPU
+ * (acct.c: the sums and grants; acct_charge.c: charging; acct_bucket.c:
+ * buckets and GPUs coming and going; usage.c: the usage attributes).
  *
  * One spinlock, vgpu_acct_lock, protects all of it together with the
  * process registry (proc.c): the accounting state of every bucket and GPU,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vgpu: CPU and NUMA placement of a tenant's processes (placement.c).
+ * vgpu: CPU and NUMA placement of a tenant's processes (place.c: struct
+ * vgpu_place; placement.c: the policy; place_proc.c: the pinning).
  * See Documentation/placement.md.
  */
 #ifndef _VGPU_PLACEMENT_H

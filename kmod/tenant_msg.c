@@ -3,8 +3,8 @@
  * vgpu: tenant messages: building one (tenant-get replies, dumps) and
  * notifying the monitor group of a tenant's change.
  *
- * Below the handlers so that domain code (placement.c, dev.c's page
- * updates) can notify without calling up into nl_tenant.c.
+ * Below the handlers, so that domain code (placement.c) notifies without
+ * calling up into nl_tenant.c; dev.c's ioctls notify through it too.
  */
 #include <linux/cgroup.h>
 #include <linux/err.h>

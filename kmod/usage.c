@@ -4,9 +4,9 @@
  * nests of tenant messages).
  *
  * A bucket's usage on a GPU joins two domains: its VRAM accounting
- * (acct.c, under vgpu_acct_lock) and its compute counters (sched.c, under
- * vgpu_sched_lock, which vgpu_sched_counters() takes inside
- * vgpu_acct_lock). Both are copied out first, so that nothing is written
+ * (acct.c, under vgpu_acct_lock) and its compute counters
+ * (sched_bucket.c, under vgpu_sched_lock, which vgpu_sched_counters()
+ * takes inside vgpu_acct_lock). Both are copied out first, so that nothing is written
  * into the message under a spinlock. Kept apart from acct.c so that the
  * accounting knows nothing of netlink or of the scheduler's counters.
  */
