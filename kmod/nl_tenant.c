@@ -10,11 +10,8 @@
 #include <linux/capability.h>
 #include <linux/cgroup.h>
 #include <linux/err.h>
-#include <linux/limits.h>
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
-#include <linux/sched/task.h>
-#include <linux/slab.h>
 #include <net/genetlink.h>
 
 #include "nl_gen.h"

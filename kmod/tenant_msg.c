@@ -7,7 +7,6 @@
  * calling up into nl_tenant.c; dev.c's ioctls notify through it too.
  */
 #include <linux/cgroup.h>
-#include <linux/err.h>
 #include <linux/limits.h>
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
