@@ -14,6 +14,12 @@
  *
  * more bytes, in O(1). Everything is under vgpu_acct_lock; see
  * Documentation/vram.md for the model.
+ *
+ * This file keeps the sums and the processes' grants, and calls nothing
+ * above it. Ending a registration uncharges the process (proc.c calls
+ * down here), so what may end the registrations of dead processes sits
+ * above proc.c: charging (acct_charge.c) and buckets and GPUs coming and
+ * going (acct_bucket.c).
  */
 #include <linux/atomic.h>
 #include <linux/bits.h>
@@ -22,13 +28,11 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/overflow.h>
-#include <linux/slab.h>
+#include <linux/pid.h>
 #include <linux/spinlock.h>
-#include <net/netlink.h>
 
 #include "acct.h"
 #include "proc.h"
-#include "quota.h"
 
 DEFINE_SPINLOCK(vgpu_acct_lock);
 
@@ -40,19 +44,7 @@ struct vgpu_bucket vgpu_default_bucket = {
 	.procs = LIST_HEAD_INIT(vgpu_default_bucket.procs),
 };
 
-/*
- * Per GPU index, present or not: @held and @charged are kept for every
- * index, so a GPU added later starts with the reservations of the tenants
- * that may use it.
- */
-struct vgpu_acct_gpu {
-	bool present;
-	u64 capacity;
-	u64 held;
-	u64 charged;
-};
-
-static struct vgpu_acct_gpu vgpu_acct_gpus[VGPU_GPU_MAX];
+struct vgpu_acct_gpu vgpu_acct_gpus[VGPU_GPU_MAX];
 
 /**
  * vgpu_bucket_init() - initialise a bucket with no limit and nothing charged
@@ -67,23 +59,18 @@ void vgpu_bucket_init(struct vgpu_bucket *b)
 	vgpu_sched_bucket_init(&b->sched);
 }
 
-static u64 vgpu_bucket_reserve(const struct vgpu_bucket *b, u32 index)
-{
-	return b->gpus & BIT_ULL(index) ? b->vram_min : 0;
-}
-
-/* What the bucket keeps from others on a GPU: its charges or reservation. */
-static u64 vgpu_bucket_hold(const struct vgpu_bucket *b, u32 index)
-{
-	return max(b->usage[index].charged, vgpu_bucket_reserve(b, index));
-}
-
-/*
+/**
+ * vgpu_usage_integrate() - bring a bucket's byte-seconds on a GPU up to date
+ * @u: accounting of the bucket on the GPU
+ * @now: ktime_get_ns()
+ *
  * Adds @u->charged over the time since the last call to the integral.
  * byte_sec += charged * dt / 1e9 exactly: whole seconds, then the rest
  * through a 128-bit product, its remainder kept in byte_ns.
+ *
+ * Context: vgpu_acct_lock held.
  */
-static void vgpu_usage_integrate(struct vgpu_usage *u, u64 now)
+void vgpu_usage_integrate(struct vgpu_usage *u, u64 now)
 {
 	u64 dt = now - u->stamp, whole, q, rem;
 	u32 ns;
@@ -107,8 +94,18 @@ static void vgpu_usage_integrate(struct vgpu_usage *u, u64 now)
 		u->byte_sec = U64_MAX;
 }
 
-/* Sets what a bucket is charged on a GPU, keeping every sum in step. */
-static void vgpu_acct_set_charged(struct vgpu_bucket *b, u32 index, u64 charged)
+/**
+ * vgpu_acct_set_charged() - set what a bucket is charged on a GPU
+ * @b: bucket
+ * @index: GPU index
+ * @charged: bytes
+ *
+ * Keeps every sum in step (the GPU's @held and @charged, the bucket's
+ * peak and byte-seconds).
+ *
+ * Context: vgpu_acct_lock held.
+ */
+void vgpu_acct_set_charged(struct vgpu_bucket *b, u32 index, u64 charged)
 {
 	struct vgpu_acct_gpu *gpu = &vgpu_acct_gpus[index];
 	struct vgpu_usage *u = &b->usage[index];
@@ -142,141 +139,6 @@ void vgpu_acct_uncharge(struct vgpu_bucket *b, u32 index, u64 bytes)
 		vgpu_acct_set_charged(b, index, charged - bytes);
 }
 
-/* Copies the limits of @q into @b; returns true when they became tighter. */
-static bool vgpu_bucket_set_limits(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
-{
-	u64 vram_max = q->set & VGPU_QUOTA_VRAM_MAX ? q->vram_max : U64_MAX;
-	u64 gpus = q->set & VGPU_QUOTA_GPUS ? q->gpus : ~0ULL;
-	bool tighter = vram_max < b->vram_max || (b->gpus & ~gpus);
-	u32 i;
-
-	for (i = 0; i < VGPU_GPU_MAX; i++)
-		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
-	b->vram_max = vram_max;
-	b->vram_min = q->set & VGPU_QUOTA_VRAM_MIN ? q->vram_min : 0;
-	b->gpus = gpus;
-	for (i = 0; i < VGPU_GPU_MAX; i++)
-		vgpu_acct_gpus[i].held += vgpu_bucket_hold(b, i);
-	return tighter;
-}
-
-/**
- * vgpu_acct_bucket_add() - start accounting a new tenant's bucket
- * @b: the bucket, from vgpu_bucket_init()
- * @q: the tenant's quotas
- *
- * Context: vgpu_lock held.
- */
-void vgpu_acct_bucket_add(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
-{
-	spin_lock(&vgpu_acct_lock);
-	vgpu_bucket_set_limits(b, q);
-	vgpu_sched_bucket_add(&b->sched, q);
-	spin_unlock(&vgpu_acct_lock);
-}
-
-/**
- * vgpu_acct_bucket_set() - follow a change of a tenant's quotas
- * @b: the tenant's bucket
- * @q: its new quotas
- *
- * When the limit went down or a GPU left the gpus mask, every budget of
- * the tenant's processes is taken back at once, so that new allocations
- * are charged against the new limit.
- *
- * Context: vgpu_lock held.
- */
-void vgpu_acct_bucket_set(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
-{
-	spin_lock(&vgpu_acct_lock);
-	if (vgpu_bucket_set_limits(b, q))
-		vgpu_acct_reclaim_bucket(b);
-	vgpu_sched_bucket_set(&b->sched, q);
-	spin_unlock(&vgpu_acct_lock);
-}
-
-/**
- * vgpu_acct_bucket_del() - stop accounting a tenant's bucket
- * @b: the tenant's bucket
- * @force: end the registrations of its processes first
- *
- * Refused while processes are registered to it (dead ones are reaped
- * first), unless @force.
- *
- * Context: vgpu_lock held.
- * Return: 0, or -EBUSY when processes are still registered.
- */
-int vgpu_acct_bucket_del(struct vgpu_bucket *b, bool force)
-{
-	LIST_HEAD(dead);
-	int err = 0;
-	u32 i;
-
-	spin_lock(&vgpu_acct_lock);
-	if (force)
-		vgpu_proc_end_bucket(b, &dead);
-	vgpu_proc_reap_bucket(b, &dead);
-	if (b->nprocs) {
-		err = -EBUSY;
-		goto out_unlock;
-	}
-	for (i = 0; i < VGPU_GPU_MAX; i++)
-		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
-	b->vram_min = 0;
-	vgpu_sched_bucket_del(&b->sched);
-out_unlock:
-	spin_unlock(&vgpu_acct_lock);
-	vgpu_proc_put_list(&dead);
-	return err;
-}
-
-/**
- * vgpu_acct_gpu_add() - start accounting a GPU
- * @index: GPU index
- * @vram: its capacity
- *
- * Context: vgpu_lock held.
- */
-void vgpu_acct_gpu_add(u32 index, u64 vram)
-{
-	spin_lock(&vgpu_acct_lock);
-	vgpu_acct_gpus[index].capacity = min(vram, VGPU_ACCT_BYTES_MAX);
-	vgpu_acct_gpus[index].present = true;
-	vgpu_sched_gpu_add(index);
-	spin_unlock(&vgpu_acct_lock);
-}
-
-/**
- * vgpu_acct_gpu_del() - stop accounting a GPU nothing is charged on
- * @index: GPU index
- *
- * Unspent budgets on the GPU are taken back first; what processes hold
- * keeps the GPU. Its compute scheduler stops and forgets its state.
- *
- * Context: vgpu_lock held.
- * Return: 0, or -EBUSY when bytes are still charged on the GPU.
- */
-int vgpu_acct_gpu_del(u32 index)
-{
-	struct vgpu_proc *p;
-	LIST_HEAD(dead);
-	int err = 0;
-
-	spin_lock(&vgpu_acct_lock);
-	vgpu_proc_reap_all(&dead);
-	list_for_each_entry(p, &vgpu_procs, node)
-		vgpu_acct_reclaim(p, index);
-	if (vgpu_acct_gpus[index].charged)
-		err = -EBUSY;
-	else
-		vgpu_acct_gpus[index].present = false;
-	spin_unlock(&vgpu_acct_lock);
-	vgpu_proc_put_list(&dead);
-	if (!err)
-		vgpu_sched_gpu_del(index);
-	return err;
-}
-
 /**
  * vgpu_acct_gpu_ok() - whether a GPU index may be charged
  * @index: GPU index, any value
@@ -289,7 +151,16 @@ bool vgpu_acct_gpu_ok(u32 index)
 	return index < VGPU_GPU_MAX && vgpu_acct_gpus[index].present;
 }
 
-static atomic64_t *vgpu_avail(const struct vgpu_proc *p, u32 index)
+/**
+ * vgpu_avail() - a process's unspent budget on a GPU, in its page
+ * @p: live registered process
+ * @index: GPU index
+ *
+ * The page is shared with the process, which moves bytes out of it.
+ *
+ * Return: the page's @avail, to be used atomically.
+ */
+atomic64_t *vgpu_avail(const struct vgpu_proc *p, u32 index)
 {
 	return (atomic64_t *)&p->df->page->gpu[index].avail;
 }
@@ -317,40 +188,6 @@ u64 vgpu_acct_reclaim(struct vgpu_proc *p, u32 index)
 	p->granted[index] -= take;
 	vgpu_acct_uncharge(p->bucket, index, take);
 	return take;
-}
-
-/* What vgpu_acct_reclaim() would take back from @p now. */
-static u64 vgpu_acct_unspent(const struct vgpu_proc *p, u32 index)
-{
-	s64 avail = atomic64_read(vgpu_avail(p, index));
-
-	return avail > 0 ? min_t(u64, avail, p->granted[index]) : 0;
-}
-
-/*
- * What taking back every unspent budget of the buckets other than @b on
- * GPU @index would free of it: each bucket keeps at least its reservation.
- */
-static u64 vgpu_acct_others_spare(const struct vgpu_bucket *b, u32 index)
-{
-	struct vgpu_bucket *c;
-	struct vgpu_proc *q;
-	u64 freed = 0, keep;
-
-	list_for_each_entry(q, &vgpu_procs, node)
-		q->bucket->spare = 0;
-	list_for_each_entry(q, &vgpu_procs, node)
-		q->bucket->spare += vgpu_acct_unspent(q, index);
-	list_for_each_entry(q, &vgpu_procs, node) {
-		c = q->bucket;
-		if (c == b || !c->spare)
-			continue;
-		keep = c->usage[index].charged - min(c->spare, c->usage[index].charged);
-		keep = max(keep, vgpu_bucket_reserve(c, index));
-		freed += vgpu_bucket_hold(c, index) - keep;
-		c->spare = 0;	/* counted once */
-	}
-	return freed;
 }
 
 /**
@@ -437,13 +274,18 @@ static u64 vgpu_acct_free(const struct vgpu_bucket *b, u32 index)
 	return gpu->capacity > others ? gpu->capacity - others : 0;
 }
 
-/*
- * Room of bucket @b on GPU @index: how many more bytes it may be charged,
- * were others to hold @freed bytes less. *@gpu_bound says whether the GPU
- * (others' charges and reservations) rather than the bucket's own limit
- * is what bounds it.
+/**
+ * vgpu_acct_room() - how many more bytes a bucket may be charged on a GPU
+ * @b: bucket
+ * @index: GPU index
+ * @freed: bytes others would hold less (0: as things are)
+ * @gpu_bound: out, or NULL: whether the GPU (others' charges and
+ *	reservations) rather than the bucket's own limit is what bounds it
+ *
+ * Context: vgpu_acct_lock held.
+ * Return: bytes.
  */
-static u64 vgpu_acct_room(const struct vgpu_bucket *b, u32 index, u64 freed, bool *gpu_bound)
+u64 vgpu_acct_room(const struct vgpu_bucket *b, u32 index, u64 freed, bool *gpu_bound)
 {
 	u64 limit = min(b->vram_max, vgpu_acct_gpus[index].capacity);
 	u64 free = min(vgpu_acct_free(b, index) + freed, vgpu_acct_gpus[index].capacity);
@@ -455,8 +297,13 @@ static u64 vgpu_acct_room(const struct vgpu_bucket *b, u32 index, u64 freed, boo
 	return top > charged ? top - charged : 0;
 }
 
-/* The budget for a bucket with @room left: none near the limit. */
-static u64 vgpu_acct_budget(u64 room)
+/**
+ * vgpu_acct_budget() - the budget to give with a charge
+ * @room: what the bucket has left after the charge
+ *
+ * Return: bytes, a fraction of @room in steps; none near the limit.
+ */
+u64 vgpu_acct_budget(u64 room)
 {
 	return round_down(min(room >> VGPU_BUDGET_SHIFT, VGPU_BUDGET_MAX), VGPU_BUDGET_STEP);
 }
@@ -475,68 +322,6 @@ bool vgpu_acct_denied(const struct vgpu_proc *p, u32 index)
 	if (!p->tenant)
 		return vgpu_default_policy == VGPU_DEFAULT_POLICY_DENY;
 	return !(p->bucket->gpus & BIT_ULL(index));
-}
-
-/**
- * vgpu_acct_charge() - VGPU_IOC_CHARGE: give a process at least @bytes
- * @p: live registered process, allowed on the GPU
- * @index: GPU index in the inventory
- * @bytes: bytes the process needs now
- * @keep: out: the budget sized for the process now
- * @dead: list collecting the processes found dead (put after unlocking)
- *
- * When the bucket is short, the unspent budgets of its processes on the
- * GPU are taken back (the caller's included); when the GPU itself is
- * short, those of every process on it, if that makes @bytes fit. Then
- * either @bytes and a budget are added to the page's @avail and charged,
- * or nothing is.
- *
- * Context: vgpu_acct_lock held.
- * Return: 0, or -ENOMEM (counted as a failure).
- */
-int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
-		     struct list_head *dead)
-{
-	struct vgpu_bucket *b = p->bucket;
-	struct vgpu_proc *q;
-	u64 room, grant;
-	bool gpu_bound;
-
-	room = vgpu_acct_room(b, index, 0, &gpu_bound);
-	if (bytes > room) {
-		vgpu_proc_reap_bucket(b, dead);
-		list_for_each_entry(q, &b->procs, bnode)
-			vgpu_acct_reclaim(q, index);
-		room = vgpu_acct_room(b, index, 0, &gpu_bound);
-	}
-	/*
-	 * Others' budgets are taken only when that makes the charge fit, and
-	 * a process whose charge still failed (they spent meanwhile) may not
-	 * do it again for VGPU_RECLAIM_PAUSE_NS: a tenant cannot empty the
-	 * others' budgets, nor hold the lock scanning them, by asking for
-	 * what cannot be had.
-	 */
-	if (bytes > room && gpu_bound && ktime_get_ns() >= p->reclaim_after) {
-		vgpu_proc_reap_all(dead);
-		if (bytes <= vgpu_acct_room(b, index, vgpu_acct_others_spare(b, index), NULL)) {
-			list_for_each_entry(q, &vgpu_procs, node)
-				vgpu_acct_reclaim(q, index);
-			room = vgpu_acct_room(b, index, 0, NULL);
-		}
-		if (bytes > room)
-			p->reclaim_after = ktime_get_ns() + VGPU_RECLAIM_PAUSE_NS;
-	}
-	if (bytes > room) {
-		b->usage[index].failures++;
-		return -ENOMEM;
-	}
-
-	*keep = vgpu_acct_budget(room - bytes);
-	grant = bytes + *keep;
-	atomic64_add(grant, vgpu_avail(p, index));
-	p->granted[index] += grant;
-	vgpu_acct_set_charged(b, index, b->usage[index].charged + grant);
-	return 0;
 }
 
 /**
@@ -593,124 +378,4 @@ void vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi)
 	mi->limit = b->vram_max;
 	mi->tenant_used = used;
 	mi->room = vgpu_acct_free(b, mi->gpu);
-}
-
-/* One GPU's line of a tenant's usage, copied out under the lock. */
-struct vgpu_usage_snap {
-	u32 gpu;
-	u64 current_bytes;
-	u64 peak;
-	u64 failures;
-	u64 overdrafts;
-	u64 budget;
-	u64 byte_sec;
-	struct vgpu_sched_counters sched;
-};
-
-/**
- * vgpu_acct_usage_msg_size() - room vgpu_acct_usage_put() needs at most
- *
- * Return: bytes of attributes.
- */
-size_t vgpu_acct_usage_msg_size(void)
-{
-	return VGPU_GPU_MAX * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
-			       9 * nla_total_size_64bit(sizeof(u64)));
-}
-
-static int vgpu_acct_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *snap)
-{
-	u64 now = ktime_get_ns(), cur[VGPU_GPU_MAX] = { 0 };
-	struct vgpu_proc *p;
-	LIST_HEAD(dead);
-	int n = 0;
-	u32 i;
-
-	spin_lock(&vgpu_acct_lock);
-	vgpu_proc_reap_bucket(b, &dead);
-	list_for_each_entry(p, &b->procs, bnode) {
-		for (i = 0; i < VGPU_GPU_MAX; i++) {
-			if (!p->granted[i])
-				continue;
-			vgpu_acct_check_page(p, i);
-			cur[i] += vgpu_acct_proc_used(p, i);
-		}
-	}
-	for (i = 0; i < VGPU_GPU_MAX; i++) {
-		struct vgpu_usage *u = &b->usage[i];
-		struct vgpu_sched_counters sc;
-
-		vgpu_sched_counters(&b->sched, i, &sc);
-		if (!u->charged && !u->peak && !u->failures && !sc.grants && !sc.throttled_ns)
-			continue;
-		vgpu_usage_integrate(u, now);
-		snap[n] = (struct vgpu_usage_snap) {
-			.gpu = i,
-			.current_bytes = min(cur[i], u->charged),
-			.peak = u->peak,
-			.failures = u->failures,
-			.overdrafts = u->overdrafts,
-			.byte_sec = u->byte_sec,
-			.sched = sc,
-		};
-		snap[n].budget = u->charged - snap[n].current_bytes;
-		n++;
-	}
-	spin_unlock(&vgpu_acct_lock);
-	vgpu_proc_put_list(&dead);
-	return n;
-}
-
-/**
- * vgpu_acct_usage_put() - add a bucket's usage nests to a message
- * @skb: message
- * @b: bucket
- *
- * One VGPU_A_TENANT_USAGE nest per GPU on which the bucket has anything
- * charged or ever had, or was ever granted or throttled, integrating
- * byte-seconds and compute time up to now. Dead processes
- * of the bucket are reaped first, so vram-current is exact.
- *
- * Context: may sleep (allocates).
- * Return: 0, -ENOMEM or -EMSGSIZE.
- */
-int vgpu_acct_usage_put(struct sk_buff *skb, struct vgpu_bucket *b)
-{
-	struct vgpu_usage_snap *snap;
-	struct nlattr *nest;
-	int err = 0, i, n;
-
-	snap = kmalloc_array(VGPU_GPU_MAX, sizeof(*snap), GFP_KERNEL);
-	if (!snap)
-		return -ENOMEM;
-	n = vgpu_acct_usage_snapshot(b, snap);
-	for (i = 0; i < n; i++) {
-		nest = nla_nest_start(skb, VGPU_A_TENANT_USAGE);
-		if (!nest ||
-		    nla_put_u32(skb, VGPU_A_USAGE_GPU, snap[i].gpu) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_CURRENT, snap[i].current_bytes,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_PEAK, snap[i].peak,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_FAILURES, snap[i].failures,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_BUDGET, snap[i].budget,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_BYTE_SECONDS, snap[i].byte_sec,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_GPU_TIME_NS, snap[i].sched.gpu_time_ns,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_THROTTLED_NS, snap[i].sched.throttled_ns,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_GRANTS, snap[i].sched.grants,
-				      VGPU_A_USAGE_PAD) ||
-		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_OVERDRAFTS, snap[i].overdrafts,
-				      VGPU_A_USAGE_PAD)) {
-			err = -EMSGSIZE;
-			break;
-		}
-		nla_nest_end(skb, nest);
-	}
-	kfree(snap);
-	return err;
 }

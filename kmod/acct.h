@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * vgpu: VRAM accounting, kept by the module for every tenant, for the
- * default bucket (processes outside every tenant) and for every GPU.
+ * default bucket (processes outside every tenant) and for every GPU
+ * (acct.c: the sums and grants; acct_charge.c: charging; acct_bucket.c:
+ * buckets and GPUs coming and going; usage.c: the usage attributes).
  *
  * One spinlock, vgpu_acct_lock, protects all of it together with the
  * process registry (proc.c): the accounting state of every bucket and GPU,
@@ -13,7 +15,10 @@
 #ifndef _VGPU_ACCT_H
 #define _VGPU_ACCT_H
 
+#include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/spinlock.h>
 #include <linux/time64.h>
 #include <linux/types.h>
@@ -22,7 +27,6 @@
 #include "../uapi/vgpu_dev.h"
 #include "sched.h"
 
-struct sk_buff;
 struct vgpu_dev_file;
 struct vgpu_proc;
 struct vgpu_quota_set;
@@ -85,12 +89,51 @@ struct vgpu_bucket {
 
 extern struct vgpu_bucket vgpu_default_bucket;
 
+/*
+ * Per GPU index, present or not: @held and @charged are kept for every
+ * index, so a GPU added later starts with the reservations of the tenants
+ * that may use it. Under vgpu_acct_lock.
+ */
+struct vgpu_acct_gpu {
+	bool present;
+	u64 capacity;
+	u64 held;
+	u64 charged;
+};
+
+extern struct vgpu_acct_gpu vgpu_acct_gpus[VGPU_GPU_MAX];
+
+/**
+ * vgpu_bucket_reserve() - what a bucket reserves on a GPU
+ * @b: bucket
+ * @index: GPU index
+ *
+ * Return: its vram-min on the GPUs it may use, else 0.
+ */
+static inline u64 vgpu_bucket_reserve(const struct vgpu_bucket *b, u32 index)
+{
+	return b->gpus & BIT_ULL(index) ? b->vram_min : 0;
+}
+
+/**
+ * vgpu_bucket_hold() - what a bucket keeps from others on a GPU
+ * @b: bucket
+ * @index: GPU index
+ *
+ * Return: its charges or its reservation, whichever is more.
+ */
+static inline u64 vgpu_bucket_hold(const struct vgpu_bucket *b, u32 index)
+{
+	return max(b->usage[index].charged, vgpu_bucket_reserve(b, index));
+}
+
+/* acct.c */
 void vgpu_bucket_init(struct vgpu_bucket *b);
-void vgpu_acct_bucket_add(struct vgpu_bucket *b, const struct vgpu_quota_set *q);
-void vgpu_acct_bucket_set(struct vgpu_bucket *b, const struct vgpu_quota_set *q);
-int vgpu_acct_bucket_del(struct vgpu_bucket *b, bool force);
-void vgpu_acct_gpu_add(u32 index, u64 vram);
-int vgpu_acct_gpu_del(u32 index);
+void vgpu_usage_integrate(struct vgpu_usage *u, u64 now);
+void vgpu_acct_set_charged(struct vgpu_bucket *b, u32 index, u64 charged);
+atomic64_t *vgpu_avail(const struct vgpu_proc *p, u32 index);
+u64 vgpu_acct_room(const struct vgpu_bucket *b, u32 index, u64 freed, bool *gpu_bound);
+u64 vgpu_acct_budget(u64 room);
 bool vgpu_acct_gpu_ok(u32 index);
 void vgpu_acct_uncharge(struct vgpu_bucket *b, u32 index, u64 bytes);
 u64 vgpu_acct_reclaim(struct vgpu_proc *p, u32 index);
@@ -98,11 +141,18 @@ void vgpu_acct_reclaim_bucket(struct vgpu_bucket *b);
 u64 vgpu_acct_proc_used(const struct vgpu_proc *p, u32 index);
 bool vgpu_acct_check_page(struct vgpu_proc *p, u32 index);
 bool vgpu_acct_denied(const struct vgpu_proc *p, u32 index);
-int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
-		     struct list_head *dead);
 u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes);
 void vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi);
-size_t vgpu_acct_usage_msg_size(void);
-int vgpu_acct_usage_put(struct sk_buff *skb, struct vgpu_bucket *b);
+
+/* acct_charge.c */
+int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
+		     struct list_head *dead);
+
+/* acct_bucket.c */
+void vgpu_acct_bucket_add(struct vgpu_bucket *b, const struct vgpu_quota_set *q);
+void vgpu_acct_bucket_set(struct vgpu_bucket *b, const struct vgpu_quota_set *q);
+int vgpu_acct_bucket_del(struct vgpu_bucket *b, bool force);
+void vgpu_acct_gpu_add(u32 index, u64 vram);
+int vgpu_acct_gpu_del(u32 index);
 
 #endif /* _VGPU_ACCT_H */

@@ -3,12 +3,12 @@
  * vgpu: the generic netlink family "vgpu".
  *
  * The ops, their policies and the multicast groups are generated from the
- * spec into nl_gen.c; this file only ties them into a family and sends
- * notifications. The handlers live in nl_gpu.c and nl_tenant.c.
+ * spec into nl_gen.c; this file only ties them into a family. The handlers
+ * live in nl_gpu.c, nl_tenant.c and nl_proc.c; notifications are sent by
+ * notify.c.
  */
 #include <linux/module.h>
 #include <net/genetlink.h>
-#include <net/net_namespace.h>
 
 #include "nl_gen.h"
 #include "vgpu.h"
@@ -49,29 +49,4 @@ int __init vgpu_nl_register(void)
 void vgpu_nl_unregister(void)
 {
 	genl_unregister_family(&vgpu_nl_family);
-}
-
-/**
- * vgpu_nl_has_listeners() - whether anyone listens to the monitor group
- *
- * Notifications go to the initial network namespace only, since they
- * describe the whole host and the tenant table is not per namespace.
- *
- * Return: true when building a notification is worth it.
- */
-bool vgpu_nl_has_listeners(void)
-{
-	return genl_has_listeners(&vgpu_nl_family, &init_net, VGPU_NLGRP_MONITOR);
-}
-
-/**
- * vgpu_nl_notify() - multicast a notification to the monitor group
- * @msg: a complete message built for vgpu_nl_family; consumed
- *
- * Sends in the initial network namespace. A full listener misses the
- * message (it sees ENOBUFS on its socket); nobody waits on userspace.
- */
-void vgpu_nl_notify(struct sk_buff *msg)
-{
-	genlmsg_multicast(&vgpu_nl_family, msg, 0, VGPU_NLGRP_MONITOR, GFP_KERNEL);
 }

@@ -88,17 +88,108 @@ static int vgpu_gpu_parse(struct vgpu_gpu *gpu, struct genl_info *info)
 	return 0;
 }
 
+/* Checks a new GPU's uuid, unique among the GPUs, and copies it in. */
+static int vgpu_gpu_check_uuid(struct vgpu_gpu *gpu, struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[VGPU_A_GPU_UUID];
+
+	if (!attr)
+		return 0;
+	if (!vgpu_uuid_valid(nla_data(attr))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "uuid must be GPU- followed by 8-4-4-4-12 hex digits");
+		return -EINVAL;
+	}
+	if (vgpu_gpu_find_uuid(nla_data(attr))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "uuid already belongs to another GPU");
+		return -EEXIST;
+	}
+	nla_strscpy(gpu->uuid, attr, sizeof(gpu->uuid));
+	return 0;
+}
+
+/* Checks a new GPU's PCI bus id, unique among the GPUs, and copies it in. */
+static int vgpu_gpu_check_pci(struct vgpu_gpu *gpu, struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[VGPU_A_GPU_PCI];
+
+	if (!attr)
+		return 0;
+	if (vgpu_pci_normalise(nla_data(attr), gpu->pci)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "pci must be a bus id such as 0000:3b:00.0");
+		return -EINVAL;
+	}
+	if (vgpu_gpu_find_pci(gpu->pci)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "pci bus id already belongs to another GPU");
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/*
+ * Checks a new GPU from vgpu_gpu_parse() against the inventory and the
+ * tenants, filling in its uuid and PCI bus id; changes nothing else.
+ */
+static int vgpu_gpu_add_check(struct vgpu_gpu *gpu, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	int err;
+
+	lockdep_assert_held(&vgpu_lock);
+	if (vgpu_gpu_get(gpu->index)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_INDEX],
+				    "GPU index already in use");
+		return -EEXIST;
+	}
+	err = vgpu_gpu_check_uuid(gpu, info);
+	if (err)
+		return err;
+	err = vgpu_gpu_check_pci(gpu, info);
+	if (err)
+		return err;
+	if (gpu->numa != NUMA_NO_NODE && !node_online(gpu->numa)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_NUMA],
+				    "numa node is not online");
+		return -EINVAL;
+	}
+	/* Tenants with no gpus quota may use the new GPU at once. */
+	if (gpu->vram < vgpu_tenant_reserved(gpu->index, NULL)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_VRAM],
+				    "vram is below the vram-min reserved by tenants");
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/*
+ * Puts a checked GPU in the inventory, whose placements were prepared by
+ * vgpu_place_prepare_gpus(); cannot fail.
+ */
+static void vgpu_gpu_add_commit(struct vgpu_gpu *gpu)
+{
+	lockdep_assert_held(&vgpu_lock);
+	vgpu_gpu_insert(gpu);
+	vgpu_acct_gpu_add(gpu->index, gpu->vram);
+	vgpu_changed();
+	vgpu_gpu_notify(gpu, VGPU_CMD_GPU_ADD_NTF);
+	vgpu_place_commit_gpus();
+}
+
 /**
  * vgpu_nl_gpu_add_doit() - handle gpu-add: add a GPU to the inventory
  * @skb: request
  * @info: request attributes and extack
  *
+ * In phases: parse the request, check it under vgpu_lock, prepare the
+ * placements it changes (the last step that may fail), commit.
+ *
  * Return: 0 or a negative errno with the extack message set.
  */
 int vgpu_nl_gpu_add_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct nlattr **attrs = info->attrs;
-	struct nlattr *attr;
 	struct vgpu_gpu *gpu;
 	int err;
 
@@ -110,72 +201,15 @@ int vgpu_nl_gpu_add_doit(struct sk_buff *skb, struct genl_info *info)
 		goto err_free;
 
 	mutex_lock(&vgpu_lock);
-	if (vgpu_gpu_get(gpu->index)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_INDEX],
-				    "GPU index already in use");
-		err = -EEXIST;
+	err = vgpu_gpu_add_check(gpu, info);
+	if (err)
 		goto err_unlock;
-	}
-
-	attr = attrs[VGPU_A_GPU_UUID];
-	if (attr) {
-		if (!vgpu_uuid_valid(nla_data(attr))) {
-			NL_SET_ERR_MSG_ATTR(info->extack, attr,
-					    "uuid must be GPU- followed by 8-4-4-4-12 hex digits");
-			err = -EINVAL;
-			goto err_unlock;
-		}
-		if (vgpu_gpu_find_uuid(nla_data(attr))) {
-			NL_SET_ERR_MSG_ATTR(info->extack, attr,
-					    "uuid already belongs to another GPU");
-			err = -EEXIST;
-			goto err_unlock;
-		}
-		nla_strscpy(gpu->uuid, attr, sizeof(gpu->uuid));
-	}
-
-	attr = attrs[VGPU_A_GPU_PCI];
-	if (attr) {
-		if (vgpu_pci_normalise(nla_data(attr), gpu->pci)) {
-			NL_SET_ERR_MSG_ATTR(info->extack, attr,
-					    "pci must be a bus id such as 0000:3b:00.0");
-			err = -EINVAL;
-			goto err_unlock;
-		}
-		if (vgpu_gpu_find_pci(gpu->pci)) {
-			NL_SET_ERR_MSG_ATTR(info->extack, attr,
-					    "pci bus id already belongs to another GPU");
-			err = -EEXIST;
-			goto err_unlock;
-		}
-	}
-
-	if (gpu->numa != NUMA_NO_NODE && !node_online(gpu->numa)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_NUMA],
-				    "numa node is not online");
-		err = -EINVAL;
-		goto err_unlock;
-	}
-
-	/* Tenants with no gpus quota may use the new GPU at once. */
-	if (gpu->vram < vgpu_tenant_reserved(gpu->index, NULL)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_VRAM],
-				    "vram is below the vram-min reserved by tenants");
-		err = -ENOSPC;
-		goto err_unlock;
-	}
-
 	/* Tenants with auto placement may gain the GPU's node. */
 	err = vgpu_place_prepare_gpus(vgpu_gpu_present() | BIT_ULL(gpu->index), gpu,
 				      info->extack);
 	if (err)
 		goto err_unlock;
-
-	vgpu_gpu_insert(gpu);
-	vgpu_acct_gpu_add(gpu->index, gpu->vram);
-	vgpu_changed();
-	vgpu_gpu_notify(gpu, VGPU_CMD_GPU_ADD_NTF);
-	vgpu_place_commit_gpus();
+	vgpu_gpu_add_commit(gpu);
 	mutex_unlock(&vgpu_lock);
 	return 0;
 

@@ -24,7 +24,8 @@
  * again when the GPU inventory changes (vgpu_place_prepare_gpus()); a
  * change that would leave an auto tenant without a node is refused.
  *
- * The pinning itself is in place_proc.c. See Documentation/placement.md.
+ * The pinning itself is in place_proc.c; struct vgpu_place's lifetime and
+ * its netlink attributes are in place.c. See Documentation/placement.md.
  */
 #include <linux/bits.h>
 #include <linux/cpumask.h>
@@ -45,19 +46,6 @@
 #include "tenant.h"
 #include "vgpu.h"
 
-/**
- * struct vgpu_place_change - a tenant's next placement, prepared
- * @pl: the placement
- * @pids: room for a reference to each process registered to the tenant
- *	(none can register while vgpu_lock is held)
- * @npids: room in @pids
- */
-struct vgpu_place_change {
-	struct vgpu_place pl;
-	struct pid **pids;
-	unsigned int npids;
-};
-
 /* The quotas a placement is derived from. */
 #define VGPU_PLACE_INPUTS	(VGPU_QUOTA_GPUS | VGPU_QUOTA_CPUS | VGPU_QUOTA_MEMS | \
 				 VGPU_QUOTA_PLACEMENT | VGPU_QUOTA_EXCLUSIVE)
@@ -71,50 +59,6 @@ enum vgpu_place_why {
 	VGPU_PLACE_OVERLAP,		/* exclusive cpus overlap */
 	VGPU_PLACE_NO_FREE,		/* exclusive auto, no CPU left */
 };
-
-/**
- * vgpu_place_init() - prepare an unrestricted placement
- * @pl: placement
- *
- * Return: 0 or -ENOMEM. On success vgpu_place_destroy() must follow.
- */
-int vgpu_place_init(struct vgpu_place *pl)
-{
-	pl->cpus_set = false;
-	pl->mems_set = false;
-	nodes_clear(pl->mems);
-	nodes_clear(pl->nodes);
-	return zalloc_cpumask_var(&pl->cpus, GFP_KERNEL) ? 0 : -ENOMEM;
-}
-
-/**
- * vgpu_place_destroy() - free what vgpu_place_init() allocated
- * @pl: placement
- */
-void vgpu_place_destroy(struct vgpu_place *pl)
-{
-	free_cpumask_var(pl->cpus);
-}
-
-static void vgpu_place_change_free(struct vgpu_place_change *c)
-{
-	if (!c)
-		return;
-	vgpu_place_destroy(&c->pl);
-	kfree(c->pids);
-	kfree(c);
-}
-
-/**
- * vgpu_place_tenant_free() - free a tenant's placement and pending change
- * @t: tenant being freed
- */
-void vgpu_place_tenant_free(struct vgpu_tenant *t)
-{
-	vgpu_place_change_free(t->pending);
-	t->pending = NULL;
-	vgpu_place_destroy(&t->place);
-}
 
 static struct vgpu_place_change *vgpu_place_change_alloc(struct vgpu_tenant *t)
 {
@@ -512,52 +456,4 @@ void vgpu_place_commit_gpus(void)
 		if (vgpu_place_apply(t))
 			vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
 	}
-}
-
-/* Room for a CPU or node list of @nbits bits: at most 4 characters a bit. */
-static size_t vgpu_place_list_max(unsigned int nbits)
-{
-	return nla_total_size(4 * nbits + 8);
-}
-
-/**
- * vgpu_place_msg_size() - room vgpu_place_put() needs
- * @pl: placement, or NULL for the most any placement needs
- *
- * Return: bytes of attributes.
- */
-size_t vgpu_place_msg_size(const struct vgpu_place *pl)
-{
-	size_t size = 0;
-
-	if (!pl)
-		return vgpu_place_list_max(nr_cpu_ids) + vgpu_place_list_max(nr_node_ids);
-	if (pl->cpus_set)
-		size += nla_total_size(vgpu_list_len(cpumask_pr_args(pl->cpus)));
-	if (pl->mems_set)
-		size += nla_total_size(vgpu_list_len(nodemask_pr_args(&pl->mems)));
-	return size;
-}
-
-/**
- * vgpu_place_put() - add the effective CPUs and nodes to a message
- * @skb: message
- * @pl: placement
- * @cpus_type: attribute type of the CPU list
- * @mems_type: attribute type of the node list
- *
- * Each list ("0-3,8") is left out when unrestricted.
- *
- * Return: 0 or -EMSGSIZE.
- */
-int vgpu_place_put(struct sk_buff *skb, const struct vgpu_place *pl, int cpus_type,
-		   int mems_type)
-{
-	if (pl->cpus_set &&
-	    vgpu_put_list(skb, cpus_type, cpumask_pr_args(pl->cpus)))
-		return -EMSGSIZE;
-	if (pl->mems_set &&
-	    vgpu_put_list(skb, mems_type, nodemask_pr_args(&pl->mems)))
-		return -EMSGSIZE;
-	return 0;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vgpu: CPU and NUMA placement of a tenant's processes (placement.c).
+ * vgpu: CPU and NUMA placement of a tenant's processes (place.c: struct
+ * vgpu_place; placement.c: the policy; place_proc.c: the pinning).
  * See Documentation/placement.md.
  */
 #ifndef _VGPU_PLACEMENT_H
@@ -41,10 +42,29 @@ struct vgpu_place {
 	nodemask_t nodes;
 };
 
+/**
+ * struct vgpu_place_change - a tenant's next placement, prepared
+ * @pl: the placement
+ * @pids: room for a reference to each process registered to the tenant
+ *	(none can register while vgpu_lock is held)
+ * @npids: room in @pids
+ */
+struct vgpu_place_change {
+	struct vgpu_place pl;
+	struct pid **pids;
+	unsigned int npids;
+};
+
+/* place.c */
 int vgpu_place_init(struct vgpu_place *pl);
 void vgpu_place_destroy(struct vgpu_place *pl);
+void vgpu_place_change_free(struct vgpu_place_change *c);
 void vgpu_place_tenant_free(struct vgpu_tenant *t);
+size_t vgpu_place_msg_size(const struct vgpu_place *pl);
+int vgpu_place_put(struct sk_buff *skb, const struct vgpu_place *pl, int cpus_type,
+		   int mems_type);
 
+/* placement.c */
 int vgpu_place_prepare(struct vgpu_tenant *t, const struct vgpu_quota_set *q,
 		       struct nlattr **attrs, struct netlink_ext_ack *extack);
 int vgpu_place_prepare_gpus(u64 present, const struct vgpu_gpu *added,
@@ -52,10 +72,6 @@ int vgpu_place_prepare_gpus(u64 present, const struct vgpu_gpu *added,
 void vgpu_place_commit(struct vgpu_tenant *t);
 void vgpu_place_commit_gpus(void);
 void vgpu_place_abort(void);
-
-size_t vgpu_place_msg_size(const struct vgpu_place *pl);
-int vgpu_place_put(struct sk_buff *skb, const struct vgpu_place *pl, int cpus_type,
-		   int mems_type);
 
 /* place_proc.c */
 void vgpu_place_pin(struct pid *pid, const struct cpumask *mask, struct cgroup *cgrp);

@@ -10,12 +10,10 @@
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/nodemask.h>
-#include <linux/overflow.h>
 #include <net/netlink.h>
 
 #include "gpu.h"
 #include "quota.h"
-#include "tenant.h"
 #include "vgpu.h"
 
 /**
@@ -179,25 +177,23 @@ int vgpu_quota_apply(struct vgpu_quota_set *q, struct nlattr **attrs,
 }
 
 /**
- * vgpu_quota_check() - check quotas against the inventory and other tenants
+ * vgpu_quota_check() - check quotas against themselves and the inventory
  * @q: the quotas a tenant would have
- * @self: the tenant being changed, NULL for a new one
  * @attrs: the request's attributes, to point errors at
  * @extack: error report
  *
- * vram-min must not exceed vram-max, gpus must name at least one GPU and
- * only existing ones, and on every GPU the vram-min of all the tenants that
- * may use it must fit in its VRAM.
+ * vram-min must not exceed vram-max, and gpus must name at least one GPU
+ * and only existing ones. What involves the other tenants (the sum of
+ * vram-min on each GPU) is checked by vgpu_tenant_check_quota(), next to
+ * the tenant table, which calls this first.
  *
  * Context: vgpu_lock held.
- * Return: 0, -EINVAL, -ENOENT or -ENOSPC with @extack set.
+ * Return: 0, -EINVAL or -ENOENT with @extack set.
  */
-int vgpu_quota_check(const struct vgpu_quota_set *q, const struct vgpu_tenant *self,
-		     struct nlattr **attrs, struct netlink_ext_ack *extack)
+int vgpu_quota_check(const struct vgpu_quota_set *q, struct nlattr **attrs,
+		     struct netlink_ext_ack *extack)
 {
 	struct nlattr *min_attr = attrs[VGPU_A_TENANT_VRAM_MIN];
-	struct vgpu_gpu *gpu;
-	u32 i;
 
 	lockdep_assert_held(&vgpu_lock);
 
@@ -219,21 +215,6 @@ int vgpu_quota_check(const struct vgpu_quota_set *q, const struct vgpu_tenant *s
 		NL_SET_ERR_MSG_ATTR(extack, attrs[VGPU_A_TENANT_GPUS],
 				    "gpus names an unknown GPU");
 		return -ENOENT;
-	}
-
-	if (!(q->set & VGPU_QUOTA_VRAM_MIN))
-		return 0;
-	vgpu_for_each_gpu(gpu, i) {
-		u64 sum;
-
-		if (!vgpu_quota_uses_gpu(q, i))
-			continue;
-		if (check_add_overflow(vgpu_tenant_reserved(i, self), q->vram_min, &sum) ||
-		    sum > gpu->vram) {
-			NL_SET_ERR_MSG_ATTR(extack, min_attr ?: attrs[VGPU_A_TENANT_GPUS],
-					    "sum of vram-min exceeds a GPU's vram");
-			return -ENOSPC;
-		}
 	}
 	return 0;
 }

@@ -16,7 +16,6 @@
 struct netlink_ext_ack;
 struct nlattr;
 struct sk_buff;
-struct vgpu_tenant;
 
 /* VGPU_QUOTA_ALL and vgpu_quota_attrs[] come from the spec (nl_gen.h). */
 
@@ -56,8 +55,8 @@ void vgpu_quota_copy(struct vgpu_quota_set *dst, const struct vgpu_quota_set *sr
 u32 vgpu_quota_given(struct nlattr **attrs);
 int vgpu_quota_apply(struct vgpu_quota_set *q, struct nlattr **attrs,
 		     struct netlink_ext_ack *extack);
-int vgpu_quota_check(const struct vgpu_quota_set *q, const struct vgpu_tenant *self,
-		     struct nlattr **attrs, struct netlink_ext_ack *extack);
+int vgpu_quota_check(const struct vgpu_quota_set *q, struct nlattr **attrs,
+		     struct netlink_ext_ack *extack);
 size_t vgpu_quota_msg_size(const struct vgpu_quota_set *q);
 int vgpu_quota_put(struct sk_buff *skb, const struct vgpu_quota_set *q);
 size_t vgpu_list_len(int nbits, const unsigned long *bits);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * vgpu: compute time-slicing, one scheduler per GPU (sched.c, sched_hooks.c).
+ * vgpu: compute time-slicing, one scheduler per GPU (sched.c: decisions;
+ * sched_bucket.c: buckets, GPUs, counters; sched_proc.c: processes).
  *
  * Tenants, and the default bucket of the processes outside every tenant,
  * hold exclusive grants of a GPU in turn. A grant is published in the
@@ -157,6 +158,11 @@ void vgpu_sched_update(struct vgpu_sched *s, u64 now);
 void vgpu_sched_ent_sync(struct vgpu_sched *s, struct vgpu_sched_bucket *sb, u64 now);
 bool vgpu_sched_granted(const struct vgpu_sched *s, const struct vgpu_sched_bucket *sb);
 void vgpu_sched_resumed(struct vgpu_sched *s, u64 now);
+void vgpu_sched_charge(struct vgpu_sched *s, u64 now);
+void vgpu_sched_handover(struct vgpu_sched *s, u64 now);
+enum hrtimer_restart vgpu_sched_timer(struct hrtimer *timer);
+
+/* sched_bucket.c */
 void vgpu_sched_bucket_init(struct vgpu_sched_bucket *sb);
 void vgpu_sched_bucket_add(struct vgpu_sched_bucket *sb, const struct vgpu_quota_set *q);
 void vgpu_sched_bucket_set(struct vgpu_sched_bucket *sb, const struct vgpu_quota_set *q);

@@ -19,7 +19,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
+#include <net/netlink.h>
 
+#include "gpu.h"
 #include "tenant.h"
 #include "vgpu.h"
 
@@ -279,6 +281,49 @@ u64 vgpu_tenant_reserved(u32 index, const struct vgpu_tenant *skip)
 			return U64_MAX;
 	}
 	return sum;
+}
+
+/**
+ * vgpu_tenant_check_quota() - check quotas against the inventory and the
+ *	other tenants
+ * @q: the quotas a tenant would have
+ * @self: the tenant being changed, NULL for a new one
+ * @attrs: the request's attributes, to point errors at
+ * @extack: error report
+ *
+ * vgpu_quota_check() first; then, on every GPU, the vram-min of all the
+ * tenants that may use it must fit in its VRAM. That sum spans the whole
+ * table, hence here rather than in quota.c.
+ *
+ * Context: vgpu_lock held.
+ * Return: 0, -EINVAL, -ENOENT or -ENOSPC with @extack set.
+ */
+int vgpu_tenant_check_quota(const struct vgpu_quota_set *q, const struct vgpu_tenant *self,
+			    struct nlattr **attrs, struct netlink_ext_ack *extack)
+{
+	struct nlattr *min_attr = attrs[VGPU_A_TENANT_VRAM_MIN];
+	struct vgpu_gpu *gpu;
+	int err;
+	u32 i;
+
+	err = vgpu_quota_check(q, attrs, extack);
+	if (err)
+		return err;
+	if (!(q->set & VGPU_QUOTA_VRAM_MIN))
+		return 0;
+	vgpu_for_each_gpu(gpu, i) {
+		u64 sum;
+
+		if (!vgpu_quota_uses_gpu(q, i))
+			continue;
+		if (check_add_overflow(vgpu_tenant_reserved(i, self), q->vram_min, &sum) ||
+		    sum > gpu->vram) {
+			NL_SET_ERR_MSG_ATTR(extack, min_attr ?: attrs[VGPU_A_TENANT_GPUS],
+					    "sum of vram-min exceeds a GPU's vram");
+			return -ENOSPC;
+		}
+	}
+	return 0;
 }
 
 /**

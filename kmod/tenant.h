@@ -14,6 +14,11 @@
 #include "quota.h"
 
 struct cgroup;
+struct cgroup_namespace;
+struct netlink_callback;
+struct netlink_ext_ack;
+struct nlattr;
+struct sk_buff;
 struct task_struct;
 struct vgpu_place_change;
 
@@ -58,9 +63,15 @@ struct vgpu_tenant *vgpu_tenant_of_task(struct task_struct *task);
 struct vgpu_tenant *vgpu_tenant_next(unsigned long *id);
 bool vgpu_tenant_cgroup_removed(const struct vgpu_tenant *t);
 u64 vgpu_tenant_reserved(u32 index, const struct vgpu_tenant *skip);
+int vgpu_tenant_check_quota(const struct vgpu_quota_set *q, const struct vgpu_tenant *self,
+			    struct nlattr **attrs, struct netlink_ext_ack *extack);
 bool vgpu_tenant_names_gpu(u32 index);
 
-/* nl_tenant.c */
+/* tenant_msg.c */
+size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t);
+int vgpu_tenant_fill(struct sk_buff *skb, struct vgpu_tenant *t,
+		     struct cgroup_namespace *ns, u32 portid, u32 seq, int flags,
+		     u8 cmd, struct netlink_callback *cb);
 void vgpu_tenant_notify(struct vgpu_tenant *t, u8 cmd);
 void vgpu_tenant_notify_id(u32 id);
 

@@ -10,7 +10,36 @@
  * (cgroup_path_ns() and the cgroup look-ups run under it) and never inside
  * them, and before vgpu_acct_lock (acct.h), the spinlock of the VRAM
  * accounting and the process registry, which is never held across a
- * sleep.
+ * sleep, itself taken before vgpu_sched_lock (sched.h). acct.c's split
+ * (acct_charge.c, acct_bucket.c) and sched.c's (sched_bucket.c) moved
+ * code, not locks: vgpu_acct_lock is still documented in acct.h (with
+ * struct vgpu_acct_gpu, now there), vgpu_sched_lock in sched.h.
+ *
+ * Layering: a file calls only files on its own line's right or on lower
+ * lines; nothing calls up. Top to bottom:
+ *
+ *   main.c                     module init and exit
+ *   nl_gen.c netlink.c         the family (generated ops, registration)
+ *   nl_gpu.c nl_tenant.c nl_proc.c dev.c dev_opens.c selftest.c
+ *                              handlers: netlink requests, /dev/vgpu
+ *   placement.c                placement policy over every tenant
+ *   tenant_msg.c               tenant messages and notifications
+ *   tenant.c usage.c           the tenant table; usage attributes
+ *   acct_charge.c acct_bucket.c  charging; buckets and GPUs come and go
+ *   proc.c                     the process registry, ends registrations
+ *   acct.c                     VRAM sums and grants
+ *   sched_proc.c sched_bucket.c  processes' waits; buckets, GPUs, counters
+ *   sched.c                    the compute schedulers' decisions
+ *   place_proc.c place.c       pinning; struct vgpu_place, its attributes
+ *   quota.c                    a tenant's quotas
+ *   gpu.c notify.c             the GPU inventory; multicasting
+ *   parse.c                    names, UUIDs, PCI bus ids
+ *
+ * Data may be read across layers (struct fields, vgpu_procs, the default
+ * bucket); the one object above its users is vgpu_nl_family (netlink.c),
+ * which tenant_msg.c and notify.c name as the family of their messages
+ * without calling into netlink.c. Domain code that must tell userspace
+ * calls down to tenant_msg.c, never up into nl_tenant.c.
  */
 #ifndef _VGPU_VGPU_H
 #define _VGPU_VGPU_H
@@ -44,6 +73,8 @@ static inline void vgpu_changed(void)
 extern struct genl_family vgpu_nl_family;
 int vgpu_nl_register(void);
 void vgpu_nl_unregister(void);
+
+/* notify.c */
 bool vgpu_nl_has_listeners(void);
 void vgpu_nl_notify(struct sk_buff *msg);
 

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu: VRAM accounting, buckets and GPUs coming and going: a tenant's
+ * bucket added, its limits changed with its quotas, deleted; a GPU added
+ * to the accounting or removed. Each also tells the compute schedulers
+ * (sched_bucket.c), under vgpu_acct_lock.
+ *
+ * Above proc.c because deleting a bucket or a GPU first ends the
+ * registrations of dead (or, forced, all) processes concerned.
+ */
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/minmax.h>
+#include <linux/spinlock.h>
+
+#include "acct.h"
+#include "proc.h"
+#include "quota.h"
+
+/* Copies the limits of @q into @b; returns true when they became tighter. */
+static bool vgpu_bucket_set_limits(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
+{
+	u64 vram_max = q->set & VGPU_QUOTA_VRAM_MAX ? q->vram_max : U64_MAX;
+	u64 gpus = q->set & VGPU_QUOTA_GPUS ? q->gpus : ~0ULL;
+	bool tighter = vram_max < b->vram_max || (b->gpus & ~gpus);
+	u32 i;
+
+	for (i = 0; i < VGPU_GPU_MAX; i++)
+		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
+	b->vram_max = vram_max;
+	b->vram_min = q->set & VGPU_QUOTA_VRAM_MIN ? q->vram_min : 0;
+	b->gpus = gpus;
+	for (i = 0; i < VGPU_GPU_MAX; i++)
+		vgpu_acct_gpus[i].held += vgpu_bucket_hold(b, i);
+	return tighter;
+}
+
+/**
+ * vgpu_acct_bucket_add() - start accounting a new tenant's bucket
+ * @b: the bucket, from vgpu_bucket_init()
+ * @q: the tenant's quotas
+ *
+ * Context: vgpu_lock held.
+ */
+void vgpu_acct_bucket_add(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
+{
+	spin_lock(&vgpu_acct_lock);
+	vgpu_bucket_set_limits(b, q);
+	vgpu_sched_bucket_add(&b->sched, q);
+	spin_unlock(&vgpu_acct_lock);
+}
+
+/**
+ * vgpu_acct_bucket_set() - follow a change of a tenant's quotas
+ * @b: the tenant's bucket
+ * @q: its new quotas
+ *
+ * When the limit went down or a GPU left the gpus mask, every budget of
+ * the tenant's processes is taken back at once, so that new allocations
+ * are charged against the new limit.
+ *
+ * Context: vgpu_lock held.
+ */
+void vgpu_acct_bucket_set(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
+{
+	spin_lock(&vgpu_acct_lock);
+	if (vgpu_bucket_set_limits(b, q))
+		vgpu_acct_reclaim_bucket(b);
+	vgpu_sched_bucket_set(&b->sched, q);
+	spin_unlock(&vgpu_acct_lock);
+}
+
+/**
+ * vgpu_acct_bucket_del() - stop accounting a tenant's bucket
+ * @b: the tenant's bucket
+ * @force: end the registrations of its processes first
+ *
+ * Refused while processes are registered to it (dead ones are reaped
+ * first), unless @force.
+ *
+ * Context: vgpu_lock held.
+ * Return: 0, or -EBUSY when processes are still registered.
+ */
+int vgpu_acct_bucket_del(struct vgpu_bucket *b, bool force)
+{
+	LIST_HEAD(dead);
+	int err = 0;
+	u32 i;
+
+	spin_lock(&vgpu_acct_lock);
+	if (force)
+		vgpu_proc_end_bucket(b, &dead);
+	vgpu_proc_reap_bucket(b, &dead);
+	if (b->nprocs) {
+		err = -EBUSY;
+		goto out_unlock;
+	}
+	for (i = 0; i < VGPU_GPU_MAX; i++)
+		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
+	b->vram_min = 0;
+	vgpu_sched_bucket_del(&b->sched);
+out_unlock:
+	spin_unlock(&vgpu_acct_lock);
+	vgpu_proc_put_list(&dead);
+	return err;
+}
+
+/**
+ * vgpu_acct_gpu_add() - start accounting a GPU
+ * @index: GPU index
+ * @vram: its capacity
+ *
+ * Context: vgpu_lock held.
+ */
+void vgpu_acct_gpu_add(u32 index, u64 vram)
+{
+	spin_lock(&vgpu_acct_lock);
+	vgpu_acct_gpus[index].capacity = min(vram, VGPU_ACCT_BYTES_MAX);
+	vgpu_acct_gpus[index].present = true;
+	vgpu_sched_gpu_add(index);
+	spin_unlock(&vgpu_acct_lock);
+}
+
+/**
+ * vgpu_acct_gpu_del() - stop accounting a GPU nothing is charged on
+ * @index: GPU index
+ *
+ * Unspent budgets on the GPU are taken back first; what processes hold
+ * keeps the GPU. Its compute scheduler stops and forgets its state.
+ *
+ * Context: vgpu_lock held.
+ * Return: 0, or -EBUSY when bytes are still charged on the GPU.
+ */
+int vgpu_acct_gpu_del(u32 index)
+{
+	struct vgpu_proc *p;
+	LIST_HEAD(dead);
+	int err = 0;
+
+	spin_lock(&vgpu_acct_lock);
+	vgpu_proc_reap_all(&dead);
+	list_for_each_entry(p, &vgpu_procs, node)
+		vgpu_acct_reclaim(p, index);
+	if (vgpu_acct_gpus[index].charged)
+		err = -EBUSY;
+	else
+		vgpu_acct_gpus[index].present = false;
+	spin_unlock(&vgpu_acct_lock);
+	vgpu_proc_put_list(&dead);
+	if (!err)
+		vgpu_sched_gpu_del(index);
+	return err;
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vgpu: tenant messages: building one (tenant-get replies, dumps) and
+ * notifying the monitor group of a tenant's change.
+ *
+ * Below the handlers, so that domain code (placement.c) notifies without
+ * calling up into nl_tenant.c; dev.c's ioctls notify through it too.
+ */
+#include <linux/cgroup.h>
+#include <linux/limits.h>
+#include <linux/nsproxy.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <net/genetlink.h>
+
+#include "tenant.h"
+#include "usage.h"
+#include "vgpu.h"
+
+/**
+ * vgpu_tenant_msg_size() - room a tenant message needs at most
+ * @t: tenant
+ *
+ * Return: bytes of payload, for genlmsg_new().
+ */
+size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t)
+{
+	return nla_total_size(VGPU_NAME_LEN_MAX + 1) +	/* name */
+	       nla_total_size(sizeof(u32)) +		/* id */
+	       nla_total_size(PATH_MAX) +		/* cgroup */
+	       nla_total_size_64bit(sizeof(u64)) +	/* cgroup-id */
+	       nla_total_size(0) +			/* cgroup-removed */
+	       vgpu_quota_msg_size(&t->quota) +
+	       vgpu_place_msg_size(&t->place) +
+	       vgpu_usage_msg_size();
+}
+
+/**
+ * vgpu_tenant_fill() - write one tenant message
+ * @skb: message
+ * @t: tenant
+ * @ns: cgroup namespace the cgroup path is written relative to
+ * @portid: netlink port of the reader, 0 for a notification
+ * @seq: sequence number of the request
+ * @flags: netlink flags (NLM_F_MULTI in dumps)
+ * @cmd: VGPU_CMD_TENANT_GET, or a VGPU_CMD_TENANT_*_NTF
+ * @cb: the dump in progress, or NULL
+ *
+ * Context: vgpu_lock held; may sleep (allocates).
+ * Return: 0, -ENOMEM, -ENAMETOOLONG or -EMSGSIZE (nothing written).
+ */
+int vgpu_tenant_fill(struct sk_buff *skb, struct vgpu_tenant *t,
+			    struct cgroup_namespace *ns, u32 portid, u32 seq, int flags,
+			    u8 cmd, struct netlink_callback *cb)
+{
+	char *path;
+	void *hdr;
+	int err;
+
+	path = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!path)
+		return -ENOMEM;
+	err = cgroup_path_ns(t->cgrp, path, PATH_MAX, ns);
+	if (err < 0)
+		goto out_free;
+	if (err >= PATH_MAX) {
+		err = -ENAMETOOLONG;
+		goto out_free;
+	}
+
+	err = -EMSGSIZE;
+	hdr = genlmsg_put(skb, portid, seq, &vgpu_nl_family, flags, cmd);
+	if (!hdr)
+		goto out_free;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+
+	if (nla_put_string(skb, VGPU_A_TENANT_NAME, t->name) ||
+	    nla_put_u32(skb, VGPU_A_TENANT_ID, t->id) ||
+	    nla_put_string(skb, VGPU_A_TENANT_CGROUP, path) ||
+	    nla_put_u64_64bit(skb, VGPU_A_TENANT_CGROUP_ID, t->cgroup_id, VGPU_A_TENANT_PAD) ||
+	    (vgpu_tenant_cgroup_removed(t) && nla_put_flag(skb, VGPU_A_TENANT_CGROUP_REMOVED)) ||
+	    vgpu_quota_put(skb, &t->quota) ||
+	    vgpu_place_put(skb, &t->place, VGPU_A_TENANT_CPUS_EFFECTIVE,
+			   VGPU_A_TENANT_MEMS_EFFECTIVE)) {
+		genlmsg_cancel(skb, hdr);
+		goto out_free;
+	}
+	err = vgpu_usage_put(skb, &t->bucket);
+	if (err) {
+		genlmsg_cancel(skb, hdr);
+		goto out_free;
+	}
+	genlmsg_end(skb, hdr);
+	err = 0;
+out_free:
+	kfree(path);
+	return err;
+}
+
+/**
+ * vgpu_tenant_notify() - tell the monitor group about a tenant
+ * @t: tenant
+ * @cmd: VGPU_CMD_TENANT_*_NTF
+ *
+ * There is no single reader, so paths are written as seen from the host:
+ * relative to the initial cgroup namespace, which is init_task's
+ * (init_cgroup_ns itself is not exported to modules).
+ *
+ * Context: vgpu_lock held.
+ */
+void vgpu_tenant_notify(struct vgpu_tenant *t, u8 cmd)
+{
+	struct sk_buff *msg;
+
+	if (!vgpu_nl_has_listeners())
+		return;
+	msg = genlmsg_new(vgpu_tenant_msg_size(t), GFP_KERNEL);
+	if (!msg)
+		return;
+	if (vgpu_tenant_fill(msg, t, init_task.nsproxy->cgroup_ns, 0, 0, 0, cmd, NULL)) {
+		nlmsg_free(msg);
+		return;
+	}
+	vgpu_nl_notify(msg);
+}
+
+/**
+ * vgpu_tenant_notify_id() - tell the monitor group a tenant changed, by id
+ * @id: tenant id; nothing happens if no tenant has it any more
+ *
+ * Context: process; takes vgpu_lock.
+ */
+void vgpu_tenant_notify_id(u32 id)
+{
+	unsigned long found = id;
+	struct vgpu_tenant *t;
+
+	mutex_lock(&vgpu_lock);
+	t = vgpu_tenant_next(&found);
+	if (t && found == id)
+		vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
+	mutex_unlock(&vgpu_lock);
+}
+
+/* Reads the name a request must carry; NULL with extack set if missing. */
