@@ -10,10 +10,7 @@
  * (cgroup_path_ns() and the cgroup look-ups run under it) and never inside
  * them, and before vgpu_acct_lock (acct.h), the spinlock of the VRAM
  * accounting and the process registry, which is never held across a
- * sleep, itself taken before vgpu_sched_lock (sched.h). acct.c's split
- * (acct_charge.c, acct_bucket.c) and sched.c's (sched_bucket.c) moved
- * code, not locks: vgpu_acct_lock is still documented in acct.h (with
- * struct vgpu_acct_gpu, now there), vgpu_sched_lock in sched.h.
+ * sleep, itself taken before vgpu_sched_lock (sched.h).
  *
  * Layering: a file calls only files on its own line's right or on lower
  * lines; nothing calls up. Top to bottom:
