@@ -4,7 +4,7 @@
  * (the tenant holds the GPU), natively, without a GPU or the module.
  *
  * It links libvgpu's gate code (libvgpu/gate.c, gate.h: the very
- * vgpu_gate_pass() and vgpu_gate_slow() the library inlines and calls)
+ * vgpu_gate_pass() and libvgpu_gate_slow() the library inlines and calls)
  * against a gate page and a process page in plain memory, granted = 1,
  * and a stub "driver" with cuLaunchKernel's eleven arguments. Two ways
  * in, both through a function pointer as a program calls the driver:
@@ -15,7 +15,7 @@
  *           call to the real function (the slow twin only when closed)
  *
  * Every M-th launch (M = 4) also makes a mark of the queue bound
- * (libvgpu/queue.c, the very vgpu_queue_mark()) after the stub launch,
+ * (libvgpu/queue.c, the very libvgpu_queue_mark()) after the stub launch,
  * with stub event calls that cost nothing: "gated" includes the library's
  * own share of the marks, amortised over the batch, but not the driver's
  * (cuEventRecord per stream of the window, every M launches, and the
@@ -162,13 +162,13 @@ static unsigned long marks;
 static __attribute__((noinline)) int mark(int rc)
 {
 	unsigned int m = gt.mark_mask + 1;
-	int g = vgpu_gate_tls.mark - 1;
+	int g = libvgpu_gate_tls.mark - 1;
 	void *win[VGPU_MARK_MAX];
 
-	vgpu_gate_tls.mark = 0;
+	libvgpu_gate_tls.mark = 0;
 	for (unsigned int i = 0; i < m; i++)
-		win[i] = vgpu_gate_tls.win[(vgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
-	vgpu_queue_mark(&queue, g, gpage.gpu[g].seq, win, (int)m);
+		win[i] = libvgpu_gate_tls.win[(libvgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
+	libvgpu_queue_mark(&queue, g, gpage.gpu[g].seq, win, (int)m);
 	marks++;
 	return rc;
 }
@@ -182,9 +182,9 @@ static __attribute__((noinline)) int gated_slow PARAMS
 {
 	int rc;
 
-	vgpu_gate_slow(&gt, stream);
+	libvgpu_gate_slow(&gt, stream);
 	rc = real_slot ARGS;
-	return vgpu_gate_tls.mark ? mark(rc) : rc;
+	return libvgpu_gate_tls.mark ? mark(rc) : rc;
 }
 
 static __attribute__((noinline)) int gated PARAMS
@@ -286,8 +286,8 @@ int main(int argc, char **argv)
 	queue.mark = 4;
 	/* More than one GPU: the thread's cache names it. */
 	gt.one_gpu = VGPU_GATE_RESOLVE;
-	vgpu_gate_tls.gen = gt.gen;
-	vgpu_gate_tls.gpu = 1;
+	libvgpu_gate_tls.gen = gt.gen;
+	libvgpu_gate_tls.gpu = 1;
 	run(batches, "gated-tls", "added-tls", bare, g, d, 0);
 	if (page.gpu[0].launches < (uint64_t)calls || page.gpu[1].launches < (uint64_t)calls) {
 		fprintf(stderr, "gate-bench: launches not counted (%llu, %llu)\n",

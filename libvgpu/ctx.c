@@ -255,7 +255,7 @@ static CUresult destroy(vgpu_pfn_cuCtxDestroy_v2 real, CUcontext ctx)
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (vgpu_active())	/* its queue-bound events, while it exists */
-		vgpu_queue_ctx_gone(&libvgpu_queue, ctx, 1);
+		libvgpu_queue_ctx_gone(&libvgpu_queue, ctx, 1);
 	rc = real(ctx);
 	if (rc == CUDA_SUCCESS && vgpu_active())
 		ctx_gone(ctx);
@@ -317,7 +317,7 @@ static void primary_going(CUdevice dev, int reset)
 		return;
 	c = vgpu_prim_ctx[dev];
 	if (c && (reset || __atomic_load_n(&vgpu_prim_refs[dev], __ATOMIC_ACQUIRE) == 1))
-		vgpu_queue_ctx_gone(&libvgpu_queue, c, 1);
+		libvgpu_queue_ctx_gone(&libvgpu_queue, c, 1);
 }
 
 static void primary_gone(CUdevice dev, int reset)

@@ -88,9 +88,9 @@ static int map_get(CUcontext c)
 
 static void tls_set(CUcontext c, int gpu, unsigned int gen)
 {
-	vgpu_gate_tls.cur = c;
-	vgpu_gate_tls.gpu = gpu;
-	vgpu_gate_tls.gen = gen;
+	libvgpu_gate_tls.cur = c;
+	libvgpu_gate_tls.gpu = gpu;
+	libvgpu_gate_tls.gen = gen;
 }
 
 void libvgpu_ctx_note(CUcontext c, int gpu, int current)
@@ -140,7 +140,7 @@ void libvgpu_ctx_became_current(CUcontext c)
 
 void libvgpu_ctx_unknown(void)
 {
-	vgpu_gate_tls.gen = 0;
+	libvgpu_gate_tls.gen = 0;
 }
 
 int libvgpu_ctx_gpu(void)
@@ -148,13 +148,13 @@ int libvgpu_ctx_gpu(void)
 	vgpu_pfn_cuCtxGetCurrent cur;
 	CUcontext c = NULL;
 
-	if (vgpu_gate_tls.gen == __atomic_load_n(&libvgpu_gate.gen, __ATOMIC_ACQUIRE))
-		return vgpu_gate_tls.gpu;
+	if (libvgpu_gate_tls.gen == __atomic_load_n(&libvgpu_gate.gen, __ATOMIC_ACQUIRE))
+		return libvgpu_gate_tls.gpu;
 	cur = REAL(cuCtxGetCurrent);
 	if (!cur || cur(&c))
 		return VGPU_GPU_NONE;
 	libvgpu_ctx_became_current(c);
-	return vgpu_gate_tls.gen && vgpu_gate_tls.cur == c ? vgpu_gate_tls.gpu : VGPU_GPU_NONE;
+	return libvgpu_gate_tls.gen && libvgpu_gate_tls.cur == c ? libvgpu_gate_tls.gpu : VGPU_GPU_NONE;
 }
 
 int libvgpu_current_gpu(void)

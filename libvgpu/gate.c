@@ -23,15 +23,15 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
-__thread struct vgpu_gate_tls vgpu_gate_tls __attribute__((tls_model("initial-exec")));
+__thread struct libvgpu_gate_tls libvgpu_gate_tls __attribute__((tls_model("initial-exec")));
 
-int vgpu_gate_slow(struct vgpu_gate *gt, void *stream)
+int libvgpu_gate_slow(struct vgpu_gate *gt, void *stream)
 {
 	const struct vgpu_dev_gate *gp = __atomic_load_n(&gt->gate, __ATOMIC_ACQUIRE);
 	uint64_t *launches;
 	int gpu, waited = 0;
 
-	if (vgpu_gate_tls.mark || !gp)
+	if (libvgpu_gate_tls.mark || !gp)
 		return 0;	/* the fast path counted it (a mark is due), or no gate */
 	gpu = __atomic_load_n(&gt->one_gpu, __ATOMIC_RELAXED);
 	if (gpu < 0)
@@ -62,6 +62,6 @@ int vgpu_gate_slow(struct vgpu_gate *gt, void *stream)
 	}
 	__atomic_fetch_add(launches, 1, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&gt->off[gpu], __ATOMIC_RELAXED) && vgpu_gate_note(gt, stream))
-		vgpu_gate_tls.mark = gpu + 1;
+		libvgpu_gate_tls.mark = gpu + 1;
 	return waited;
 }

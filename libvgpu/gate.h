@@ -35,7 +35,7 @@
 struct vgpu_gate_ops {
 	/* The inventory GPU of a launch from this thread (its current
 	 * context's), or < 0: not gated (outside the inventory, unknown);
-	 * may refresh vgpu_gate_tls. */
+	 * may refresh libvgpu_gate_tls. */
 	int (*gpu)(void *ctx);
 	/* Wait until the work the process queued on gpu has completed. */
 	void (*drain)(void *ctx, int gpu);
@@ -51,7 +51,7 @@ struct vgpu_gate {
 	const struct vgpu_dev_gate *gate;
 	struct vgpu_dev_page *page;
 	/* The process's only GPU so far, or VGPU_GATE_RESOLVE: then the
-	 * thread's vgpu_gate_tls says, while its gen is gen. */
+	 * thread's libvgpu_gate_tls says, while its gen is gen. */
 	int one_gpu;
 	unsigned int gen;
 	/* M - 1: a thread's launch n (from 0) marks when (n & mark_mask)
@@ -68,7 +68,7 @@ struct vgpu_gate {
 /* Per thread: the current context and its GPU (< 0: not gated); the
  * thread's gated launches, the streams of the last VGPU_MARK_MAX (by n),
  * and a mark due after the launch in progress (its GPU + 1, 0: none). */
-struct vgpu_gate_tls {
+struct libvgpu_gate_tls {
 	void *cur;
 	int gpu;
 	unsigned int gen;	/* 0 never matches */
@@ -76,24 +76,24 @@ struct vgpu_gate_tls {
 	int mark;
 	void *win[VGPU_MARK_MAX];
 };
-extern __thread struct vgpu_gate_tls vgpu_gate_tls __attribute__((tls_model("initial-exec")));
+extern __thread struct libvgpu_gate_tls libvgpu_gate_tls __attribute__((tls_model("initial-exec")));
 
 /* Note a gated launch on stream in the thread's window; 1 when it is the
  * M-th (a mark is due after it). */
 static inline int vgpu_gate_note(struct vgpu_gate *gt, void *stream)
 {
-	unsigned int n = vgpu_gate_tls.n++, m = __atomic_load_n(&gt->mark_mask, __ATOMIC_RELAXED);
+	unsigned int n = libvgpu_gate_tls.n++, m = __atomic_load_n(&gt->mark_mask, __ATOMIC_RELAXED);
 
-	vgpu_gate_tls.win[n & (VGPU_MARK_MAX - 1)] = stream;
+	libvgpu_gate_tls.win[n & (VGPU_MARK_MAX - 1)] = stream;
 	return (n & m) == m;
 }
 
 /*
  * The fast path of a launch on stream, inlined into each launch wrapper,
  * without a call: 1 when the tenant holds the launch's GPU (the launch is
- * counted in the page and may go), 0 when vgpu_gate_slow() must decide:
+ * counted in the page and may go), 0 when libvgpu_gate_slow() must decide:
  * the gate closed, or the launch was counted and is the thread's M-th
- * (vgpu_gate_tls.mark set). Loads: the gate pointer, one_gpu (else the
+ * (libvgpu_gate_tls.mark set). Loads: the gate pointer, one_gpu (else the
  * thread's cache and gen), the grant word, mark_mask; one relaxed
  * increment; the thread's counter and one store in its window.
  */
@@ -102,15 +102,15 @@ static inline int vgpu_gate_pass(struct vgpu_gate *gt, void *stream)
 	const struct vgpu_dev_gate *gp = __atomic_load_n(&gt->gate, __ATOMIC_ACQUIRE);
 	int g = __atomic_load_n(&gt->one_gpu, __ATOMIC_RELAXED);
 
-	if (g < 0 && vgpu_gate_tls.gen == __atomic_load_n(&gt->gen, __ATOMIC_RELAXED))
-		g = vgpu_gate_tls.gpu;
+	if (g < 0 && libvgpu_gate_tls.gen == __atomic_load_n(&gt->gen, __ATOMIC_RELAXED))
+		g = libvgpu_gate_tls.gpu;
 	if (__builtin_expect(!gp || g < 0 ||
 			     !__atomic_load_n(&gp->gpu[g].granted, __ATOMIC_RELAXED), 0))
 		return 0;
 	__atomic_fetch_add(&gt->page->gpu[g].launches, 1, __ATOMIC_RELAXED);
 	if (__builtin_expect(!vgpu_gate_note(gt, stream), 1))
 		return 1;
-	vgpu_gate_tls.mark = g + 1;
+	libvgpu_gate_tls.mark = g + 1;
 	return 0;
 }
 
@@ -120,6 +120,6 @@ static inline int vgpu_gate_pass(struct vgpu_gate *gt, void *stream)
  * (retried on EINTR), count the launch and note it in the window (which
  * may make a mark due). Returns 1 if it called ops->wait (the caller
  * was on a slow path), else 0. */
-int vgpu_gate_slow(struct vgpu_gate *gt, void *stream);
+int libvgpu_gate_slow(struct vgpu_gate *gt, void *stream);
 
 #endif

@@ -30,7 +30,7 @@ static const struct vgpu_gate_ops vgpu_gate_ops = {
 	.failed = gate_failed,
 };
 
-/* gen: 0 never matches a thread's cache (vgpu_gate_tls, gate.c). */
+/* gen: 0 never matches a thread's cache (libvgpu_gate_tls, gate.c). */
 struct vgpu_gate libvgpu_gate = {
 	.one_gpu = VGPU_GATE_RESOLVE,
 	.gen = 1,
@@ -67,7 +67,7 @@ static int gate_wait(void *ctx, struct vgpu_dev_wait *w)
 	libvgpu_log(VGPU_LOG_DEBUG, "GPU %u: drained in %llu ns, waited %llu ns; device time "
 		 "measured by events so far %llu ns", w->gpu, (unsigned long long)w->drain_ns,
 		 (unsigned long long)w->waited_ns,
-		 (unsigned long long)vgpu_queue_dev_ns(&libvgpu_queue, (int)w->gpu));
+		 (unsigned long long)libvgpu_queue_dev_ns(&libvgpu_queue, (int)w->gpu));
 	return 0;
 }
 
@@ -96,7 +96,7 @@ void libvgpu_gate_reset(void)
 	libvgpu_gate.one_gpu = VGPU_GATE_RESOLVE;
 	memset(libvgpu_gate.seen, 0, sizeof(libvgpu_gate.seen));
 	memset(libvgpu_gate.off, 0, sizeof(libvgpu_gate.off));
-	vgpu_gate_tls.mark = 0;
-	vgpu_queue_reset(&libvgpu_queue);
+	libvgpu_gate_tls.mark = 0;
+	libvgpu_queue_reset(&libvgpu_queue);
 	libvgpu_ctxmap_reset();
 }

@@ -17,7 +17,7 @@ void libvgpu_launch_slow(void *stream)
 	/* A thread that waited at the closed gate is on a slow path: the
 	 * time to notice a placement change and rebind its memory policy
 	 * (placement.c), which threads that rarely allocate need. */
-	if (vgpu_gate_slow(&libvgpu_gate, stream))
+	if (libvgpu_gate_slow(&libvgpu_gate, stream))
 		libvgpu_placement_sync();
 }
 
@@ -27,18 +27,18 @@ void libvgpu_launch_mark(CUresult rc)
 {
 	const struct vgpu_dev_gate *gp = __atomic_load_n(&libvgpu_gate.gate, __ATOMIC_ACQUIRE);
 	unsigned int m = __atomic_load_n(&libvgpu_gate.mark_mask, __ATOMIC_RELAXED) + 1;
-	int g = vgpu_gate_tls.mark - 1;
+	int g = libvgpu_gate_tls.mark - 1;
 	void *win[VGPU_MARK_MAX];
 	unsigned int m2;
 
-	vgpu_gate_tls.mark = 0;
+	libvgpu_gate_tls.mark = 0;
 	if (rc != CUDA_SUCCESS || !gp || !m || m > VGPU_MARK_MAX || g < 0 || g >= VGPU_DEV_GPUS)
 		return;
 	for (unsigned int i = 0; i < m; i++)
-		win[i] = vgpu_gate_tls.win[(vgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
+		win[i] = libvgpu_gate_tls.win[(libvgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
 	/* The module must not take this thread's wait for an idle holder. */
 	__atomic_fetch_add(&libvgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
-	m2 = (unsigned int)vgpu_queue_mark(&libvgpu_queue, g,
+	m2 = (unsigned int)libvgpu_queue_mark(&libvgpu_queue, g,
 					   __atomic_load_n(&gp->gpu[g].seq, __ATOMIC_RELAXED), win, (int)m);
 	__atomic_fetch_sub(&libvgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
 	if (m2 != m && m2 >= 1 && m2 <= VGPU_MARK_MAX)

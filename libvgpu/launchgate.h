@@ -22,7 +22,7 @@ static inline void vgpu_launch_gate(void *stream)
 void libvgpu_launch_mark(CUresult rc);
 static inline CUresult vgpu_launch_done(CUresult rc)
 {
-	if (__builtin_expect(vgpu_gate_tls.mark != 0, 0))
+	if (__builtin_expect(libvgpu_gate_tls.mark != 0, 0))
 		libvgpu_launch_mark(rc);
 	return rc;
 }

@@ -298,7 +298,7 @@ static int put_slot(struct vgpu_queue *q, struct vgpu_qgpu *qg, struct vgpu_qslo
 	return 1;
 }
 
-int vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *win, int m)
+int libvgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *win, int m)
 {
 	struct vgpu_qev made[VGPU_MARK_MAX], avail[VGPU_QAVAIL];
 	void *d[VGPU_MARK_MAX], *ctx;
@@ -335,7 +335,7 @@ int vgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *wi
 	return newm;
 }
 
-void vgpu_queue_ctx_gone(struct vgpu_queue *q, void *ctx, int destroy)
+void libvgpu_queue_ctx_gone(struct vgpu_queue *q, void *ctx, int destroy)
 {
 	for (int g = 0; g < VGPU_DEV_GPUS; g++) {
 		struct vgpu_qgpu *qg = __atomic_load_n(&q->gpu[g], __ATOMIC_ACQUIRE);
@@ -381,7 +381,7 @@ void vgpu_queue_ctx_gone(struct vgpu_queue *q, void *ctx, int destroy)
 	}
 }
 
-uint64_t vgpu_queue_dev_ns(struct vgpu_queue *q, int g)
+uint64_t libvgpu_queue_dev_ns(struct vgpu_queue *q, int g)
 {
 	struct vgpu_qgpu *qg;
 	uint64_t v;
@@ -394,7 +394,7 @@ uint64_t vgpu_queue_dev_ns(struct vgpu_queue *q, int g)
 	return v;
 }
 
-void vgpu_queue_reset(struct vgpu_queue *q)
+void libvgpu_queue_reset(struct vgpu_queue *q)
 {
 	for (int g = 0; g < VGPU_DEV_GPUS; g++) {
 		free(q->gpu[g]);	/* the child is single-threaded */

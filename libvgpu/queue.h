@@ -5,7 +5,7 @@
  * revoked, or the module's hand-over waits for it (and, past the drain
  * timeout, the next tenant's work queues behind it).
  *
- * Every M-th launch of a thread (gate.h: vgpu_gate_tls.mark) makes a
+ * Every M-th launch of a thread (gate.h: libvgpu_gate_tls.mark) makes a
  * *mark*: after the launch, one event is recorded on each distinct
  * stream among the thread's last M launches, so every launch of the
  * thread is followed on its stream by an event of some mark. The marks of
@@ -112,13 +112,13 @@ struct vgpu_queue {
 /* A mark on gpu after a launch: win holds the thread's last m streams
  * (m = M, at most VGPU_MARK_MAX), grant the gate page's seq. Returns the
  * M to use from now on. */
-int vgpu_queue_mark(struct vgpu_queue *q, int gpu, uint32_t grant, void *const *win, int m);
+int libvgpu_queue_mark(struct vgpu_queue *q, int gpu, uint32_t grant, void *const *win, int m);
 /* Context ctx is about to go away (destroy: 1, its events are destroyed)
  * or has gone (0: forgotten only). */
-void vgpu_queue_ctx_gone(struct vgpu_queue *q, void *ctx, int destroy);
+void libvgpu_queue_ctx_gone(struct vgpu_queue *q, void *ctx, int destroy);
 /* Device ns measured on gpu so far (0 if none). */
-uint64_t vgpu_queue_dev_ns(struct vgpu_queue *q, int gpu);
+uint64_t libvgpu_queue_dev_ns(struct vgpu_queue *q, int gpu);
 /* fork: forget everything (the events were the parent's). */
-void vgpu_queue_reset(struct vgpu_queue *q);
+void libvgpu_queue_reset(struct vgpu_queue *q);
 
 #endif

@@ -99,7 +99,7 @@ static struct vgpu_gate gt = { .page = &page, .one_gpu = 1, .gen = 7,
 static void launch(void)
 {
 	if (!vgpu_gate_pass(&gt, NULL))
-		vgpu_gate_slow(&gt, NULL);
+		libvgpu_gate_slow(&gt, NULL);
 }
 
 static void *launcher(void *arg)
@@ -176,8 +176,8 @@ static void test_gate_paths(void)
 	/* Several GPUs: the thread's cache, else ops->gpu; < 0: ungated. */
 	gt.one_gpu = VGPU_GATE_RESOLVE;
 	gpage.gpu[3].granted = 1;
-	vgpu_gate_tls.gen = 7;
-	vgpu_gate_tls.gpu = 3;
+	libvgpu_gate_tls.gen = 7;
+	libvgpu_gate_tls.gpu = 3;
 	CHECK(vgpu_gate_pass(&gt, NULL) && page.gpu[3].launches == 1 && !fk.resolves, what,
 	      "thread cache: launches %llu, resolves %d",
 	      (unsigned long long)page.gpu[3].launches, fk.resolves);

@@ -208,21 +208,21 @@ static void qlaunch(int st)
 	uint64_t out = 0;
 
 	if (!vgpu_gate_pass(&qgt, &qstreams[st]))
-		vgpu_gate_slow(&qgt, &qstreams[st]);
+		libvgpu_gate_slow(&qgt, &qstreams[st]);
 	pthread_mutex_lock(&qf.lk);
 	qf.sub[st]++;
 	qf.launch_n++;
 	pthread_mutex_unlock(&qf.lk);
-	if (vgpu_gate_tls.mark) {
+	if (libvgpu_gate_tls.mark) {
 		unsigned int m = qgt.mark_mask + 1;
-		int g = vgpu_gate_tls.mark - 1;
+		int g = libvgpu_gate_tls.mark - 1;
 		void *win[VGPU_MARK_MAX];
 
-		vgpu_gate_tls.mark = 0;
+		libvgpu_gate_tls.mark = 0;
 		for (unsigned int i = 0; i < m; i++)
-			win[i] = vgpu_gate_tls.win[(vgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
+			win[i] = libvgpu_gate_tls.win[(libvgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
 		__atomic_add_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
-		m = (unsigned int)vgpu_queue_mark(&q, g, qgpage.gpu[g].seq, win, (int)m);
+		m = (unsigned int)libvgpu_queue_mark(&q, g, qgpage.gpu[g].seq, win, (int)m);
 		qgt.mark_mask = m - 1;
 		__atomic_sub_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
 	}
@@ -240,7 +240,7 @@ static void *qlauncher(void *arg)
 {
 	int st = (int)(intptr_t)arg;
 
-	vgpu_gate_tls.n = 0;
+	libvgpu_gate_tls.n = 0;
 	for (int i = 0; i < 100; i++)
 		qlaunch(st);
 	return NULL;
@@ -248,8 +248,8 @@ static void *qlauncher(void *arg)
 
 static void qreset(void)
 {
-	vgpu_queue_ctx_gone(&q, &qctx_tag, 1);
-	vgpu_queue_reset(&q);
+	libvgpu_queue_ctx_gone(&q, &qctx_tag, 1);
+	libvgpu_queue_reset(&q);
 	pthread_mutex_lock(&qf.lk);
 	memset(qf.sub, 0, sizeof(qf.sub));
 	memset(qf.done, 0, sizeof(qf.done));
@@ -260,7 +260,7 @@ static void qreset(void)
 	qf.nev = 0;
 	memset(qf.ev, 0, sizeof(qf.ev));
 	pthread_mutex_unlock(&qf.lk);
-	vgpu_gate_tls.n = 0;
+	libvgpu_gate_tls.n = 0;
 }
 
 /* Each scenario starts here, whatever the one before left: M = 4, K = 4,
@@ -274,7 +274,7 @@ static void qsetup(void)
 	qgt.mark_mask = 3;
 	qgpage.gpu[0].granted = 1;
 	qgpage.gpu[0].seq = 5;
-	vgpu_gate_tls.mark = 0;
+	libvgpu_gate_tls.mark = 0;
 	qf.ms_per_launch = 2.0f;
 	qf.create_err = 0;
 	qf.failed_said = 0;
@@ -331,7 +331,7 @@ static void test_q_measure(void)
 	q_burst2();
 	/* 20 pairs of consecutive waited marks per stream, each 2 launches
 	 * of 2 ms apart. */
-	dev = vgpu_queue_dev_ns(&q, 0);
+	dev = libvgpu_queue_dev_ns(&q, 0);
 	CHECK(dev == 2 * 20 * 4000000ULL && qf.elapseds == 2 * 20 && !qf.errors, what,
 	      "measured %llu ns in %d elapsed times", (unsigned long long)dev, qf.elapseds);
 	/* A new grant: the 4 marks still in the ring were recorded in the
@@ -340,9 +340,9 @@ static void test_q_measure(void)
 	qgpage.gpu[0].seq = 6;
 	for (int i = 0; i < 20; i++)
 		qlaunch(i & 1);
-	CHECK(vgpu_queue_dev_ns(&q, 0) == dev + 2 * 4 * 4000000ULL && qf.elapseds == 2 * 24,
+	CHECK(libvgpu_queue_dev_ns(&q, 0) == dev + 2 * 4 * 4000000ULL && qf.elapseds == 2 * 24,
 	      what, "a new grant: %llu ns measured, %d elapsed times",
-	      (unsigned long long)vgpu_queue_dev_ns(&q, 0), qf.elapseds);
+	      (unsigned long long)libvgpu_queue_dev_ns(&q, 0), qf.elapseds);
 	PASSED(what);
 }
 
@@ -353,7 +353,7 @@ static void test_q_ctx_gone(void)
 
 	qsetup();
 	q_burst2();
-	vgpu_queue_ctx_gone(&q, &qctx_tag, 1);
+	libvgpu_queue_ctx_gone(&q, &qctx_tag, 1);
 	CHECK(qf.creates && qf.creates == qf.destroys && !qf.errors, what,
 	      "%d created, %d destroyed, %d errors", qf.creates, qf.destroys, qf.errors);
 	PASSED(what);
