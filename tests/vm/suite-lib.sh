@@ -25,6 +25,9 @@ inside() {
 	exec sh -c "echo \$\$ > /sys/fs/cgroup/$d/cgroup.procs && exec vgpu-devtest $*"
 }
 
+# uptime_ms: milliseconds since boot (to 10 ms), to time a span.
+uptime_ms() { awk '{ split($1, t, "."); print t[1] * 1000 + t[2] * 10 }' /proc/uptime; }
+
 # field KEY LINE-PREFIX OUTPUT: value of KEY= in the first line starting
 # with PREFIX
 field() {
