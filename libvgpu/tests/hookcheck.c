@@ -198,24 +198,11 @@ static void check_procaddr(gpa_fn gpa)
 		       "(%d look-ups over all hooked names, versions and flags)\n", n);
 }
 
-int main(int argc, char **argv)
+/* The runtime's way in: dlsym on dlopen'ed handles gives every wrapper. */
+static void check_dlsym_rows(void *cu, void *nv)
 {
-	void *cu, *nv;
-	gpa_fn gpa;
 	int bad = 0, n = 0;
 
-	if (argc > 1 && !strcmp(argv[1], "list")) {
-		for (size_t i = 0; i < NROWS; i++)
-			printf("%s %s\n", rows[i].lib, rows[i].name);
-		return 0;
-	}
-	/* The runtime's way in: a handle, and dlsym on it. */
-	cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-	nv = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-	if (!cu || !nv) {
-		fail("hookcheck", "dlopen: %s", dlerror());
-		return 1;
-	}
 	for (size_t i = 0; i < NROWS; i++) {
 		void *h = strcmp(rows[i].lib, "CU") ? nv : cu;
 		const char *sname, *in = where(dlsym(h, rows[i].name), &sname);
@@ -230,77 +217,105 @@ int main(int argc, char **argv)
 	if (!bad)
 		printf("PASS: libvgpu: dlsym on dlopen'ed libcuda/libnvidia-ml handles gives "
 		       "the wrapper of each of the %d hooked names\n", n);
-	{
-		const char *s1, *s2, *s3;
-		const char *i1 = where(dlsym(cu, "cuLaunchHostFunc"), &s1);
-		const char *i2 = where(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2"), &s2);
-		const char *i3 = where(dlsym(nv, "nvmlDeviceGetCount_v2"), &s3);
-		void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
-		void *vm = libc ? dlvsym(libc, "malloc", "GLIBC_2.2.5") : NULL;
+}
 
-		if (strcmp(i1, "cuda") || strcmp(i2, "vgpu") || strcmp(i3, "nvml") || !vm)
-			fail("dlsym", "cuLaunchHostFunc in %s, RTLD_DEFAULT cuMemAlloc_v2 in %s, "
-			     "nvmlDeviceGetCount_v2 in %s, dlvsym malloc %p", i1, i2, i3, vm);
-		else
-			printf("PASS: libvgpu: dlsym and dlvsym pass unhooked names through and "
-			       "answer RTLD_DEFAULT with wrappers\n");
-	}
-	gpa = (gpa_fn)dlsym(cu, "cuGetProcAddress_v2");
-	{
-		const char *s, *in = where((void *)gpa, &s);
+/* Unhooked names pass through; RTLD_DEFAULT finds the wrappers. */
+static void check_passthrough(void *cu, void *nv)
+{
+	const char *s1, *s2, *s3;
+	const char *i1 = where(dlsym(cu, "cuLaunchHostFunc"), &s1);
+	const char *i2 = where(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2"), &s2);
+	const char *i3 = where(dlsym(nv, "nvmlDeviceGetCount_v2"), &s3);
+	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+	void *vm = libc ? dlvsym(libc, "malloc", "GLIBC_2.2.5") : NULL;
 
-		if (strcmp(in, "vgpu")) {
-			fail("dlsym", "cuGetProcAddress_v2 is %s in %s", s, in);
-			return 1;
-		}
-	}
-	check_procaddr(gpa);
-	{
-		/* The gate's entry points, explicitly: both flavours, both ways. */
-		static const char *const launches[] = {
-			"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
-			"cuGraphLaunch",
-		};
-		char want[64];
-		int lbad = 0, ln = 0;
+	if (strcmp(i1, "cuda") || strcmp(i2, "vgpu") || strcmp(i3, "nvml") || !vm)
+		fail("dlsym", "cuLaunchHostFunc in %s, RTLD_DEFAULT cuMemAlloc_v2 in %s, "
+		     "nvmlDeviceGetCount_v2 in %s, dlvsym malloc %p", i1, i2, i3, vm);
+	else
+		printf("PASS: libvgpu: dlsym and dlvsym pass unhooked names through and "
+		       "answer RTLD_DEFAULT with wrappers\n");
+}
 
-		for (size_t i = 0; i < sizeof(launches) / sizeof(launches[0]); i++) {
-			for (int fl = 0; fl <= 2; fl += 2) {
-				const char *s1, *s2, *i1, *i2;
-				void *p = NULL;
+/* The gate's entry points, explicitly: both flavours, both ways. */
+static void check_launch_entries(void *cu, gpa_fn gpa)
+{
+	static const char *const launches[] = {
+		"cuLaunchKernel", "cuLaunchKernelEx", "cuLaunchCooperativeKernel",
+		"cuGraphLaunch",
+	};
+	char want[64];
+	int lbad = 0, ln = 0;
 
-				snprintf(want, sizeof(want), "%s%s", launches[i], fl ? "_ptsz" : "");
-				gpa(launches[i], &p, 13000, (cuuint64_t)fl, NULL);
-				i1 = where(p, &s1);
-				i2 = where(dlsym(cu, want), &s2);
-				ln += 2;
-				if (strcmp(i1, "vgpu") || strcmp(s1, want) || strcmp(i2, "vgpu") ||
-				    strcmp(s2, want)) {
-					fail("launch entry points", "%s flags %d: cuGetProcAddress "
-					     "gave %s in %s, dlsym %s in %s", launches[i], fl, s1, i1,
-					     s2, i2);
-					lbad++;
-				}
+	for (size_t i = 0; i < sizeof(launches) / sizeof(launches[0]); i++) {
+		for (int fl = 0; fl <= 2; fl += 2) {
+			const char *s1, *s2, *i1, *i2;
+			void *p = NULL;
+
+			snprintf(want, sizeof(want), "%s%s", launches[i], fl ? "_ptsz" : "");
+			gpa(launches[i], &p, 13000, (cuuint64_t)fl, NULL);
+			i1 = where(p, &s1);
+			i2 = where(dlsym(cu, want), &s2);
+			ln += 2;
+			if (strcmp(i1, "vgpu") || strcmp(s1, want) || strcmp(i2, "vgpu") ||
+			    strcmp(s2, want)) {
+				fail("launch entry points", "%s flags %d: cuGetProcAddress "
+				     "gave %s in %s, dlsym %s in %s", launches[i], fl, s1, i1,
+				     s2, i2);
+				lbad++;
 			}
 		}
-		if (!lbad)
-			printf("PASS: libvgpu: the launch entry points resolve to the gate's "
-			       "wrappers through cuGetProcAddress@13000 (flags 0 and 2 -> _ptsz) "
-			       "and dlsym (%d look-ups)\n", ln);
 	}
-	{
-		CUresult (*get)(const void **, const CUuuid *) =
-			(CUresult (*)(const void **, const CUuuid *))dlsym(cu, "cuGetExportTable");
-		const char *s, *in = where((void *)get, &s);
-		const void *table = (const void *)1;
-		CUuuid id = { { 1, 2, 3 } };
-		CUresult rc = get ? get(&table, &id) : CUDA_ERROR_NOT_FOUND;
+	if (!lbad)
+		printf("PASS: libvgpu: the launch entry points resolve to the gate's "
+		       "wrappers through cuGetProcAddress@13000 (flags 0 and 2 -> _ptsz) "
+		       "and dlsym (%d look-ups)\n", ln);
+}
 
-		if (strcmp(in, "cuda") || rc != CUDA_ERROR_NOT_SUPPORTED || table)
-			fail("cuGetExportTable", "in %s, rc %d, table %p", in, (int)rc, table);
-		else
-			printf("PASS: libvgpu: cuGetExportTable is the driver's own and its "
-			       "answer passes through\n");
+/* cuGetExportTable is not hooked: the driver's answer passes through. */
+static void check_export_table(void *cu)
+{
+	CUresult (*get)(const void **, const CUuuid *) =
+		(CUresult (*)(const void **, const CUuuid *))dlsym(cu, "cuGetExportTable");
+	const char *s, *in = where((void *)get, &s);
+	const void *table = (const void *)1;
+	CUuuid id = { { 1, 2, 3 } };
+	CUresult rc = get ? get(&table, &id) : CUDA_ERROR_NOT_FOUND;
+
+	if (strcmp(in, "cuda") || rc != CUDA_ERROR_NOT_SUPPORTED || table)
+		fail("cuGetExportTable", "in %s, rc %d, table %p", in, (int)rc, table);
+	else
+		printf("PASS: libvgpu: cuGetExportTable is the driver's own and its "
+		       "answer passes through\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *s, *in;
+	void *cu, *nv;
+	gpa_fn gpa;
+
+	if (argc > 1 && !strcmp(argv[1], "list")) {
+		for (size_t i = 0; i < NROWS; i++)
+			printf("%s %s\n", rows[i].lib, rows[i].name);
+		return 0;
 	}
+	cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	nv = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!cu || !nv) {
+		fail("hookcheck", "dlopen: %s", dlerror());
+		return 1;
+	}
+	check_dlsym_rows(cu, nv);
+	check_passthrough(cu, nv);
+	gpa = (gpa_fn)dlsym(cu, "cuGetProcAddress_v2");
+	in = where((void *)gpa, &s);
+	if (strcmp(in, "vgpu")) {
+		fail("dlsym", "cuGetProcAddress_v2 is %s in %s", s, in);
+		return 1;
+	}
+	check_procaddr(gpa);
+	check_launch_entries(cu, gpa);
+	check_export_table(cu);
 	return failed;
 }

@@ -109,56 +109,112 @@ static void *launcher(void *arg)
 	return NULL;
 }
 
-static void test_gate_paths(void)
+/* Each check starts from here: a gate page of GPU 1 closed, no launch. */
+static void gate_fresh(void)
 {
-	static const char what[] = "launch gate on a fake page (granted: counted, "
-		"no wait; closed: a 2 ms drain timed, then WAIT; idle: no drain; EINTR "
-		"retried; 4 threads sleep until granted; per-thread GPU; ENOTTY said once, "
-		"then passes through)";
-	pthread_t t[4];
+	memset(&page, 0, sizeof(page));
+	memset(&gpage, 0, sizeof(gpage));
+	fk = (struct fake){ PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, .order_ok = 1 };
+	gt = (struct vgpu_gate){ .page = &page, .one_gpu = 1, .gen = 7,
+				 .mark_mask = VGPU_MARK_OFF, .ops = &f_ops };
+	gt.gate = &gpage;
+	memset(&libvgpu_gate_tls, 0, sizeof(libvgpu_gate_tls));
+}
 
-	/* No gate page: nothing asked, nothing counted. */
+static void test_gate_none(void)
+{
+	static const char what[] = "launch gate: no gate page, nothing asked or counted";
+
+	gate_fresh();
+	gt.gate = NULL;
 	launch();
 	CHECK(!fk.waits && !fk.drains && !fk.resolves && !page.gpu[1].launches, what,
-	      "no gate: %d waits, %d drains", fk.waits, fk.drains);
-	gt.gate = &gpage;
-	/* Granted: no wait, no drain, counted. */
+	      "%d waits, %d drains, %d resolves", fk.waits, fk.drains, fk.resolves);
+	PASSED(what);
+}
+
+static void test_gate_granted(void)
+{
+	static const char what[] = "launch gate: granted, 1000 launches counted on the "
+		"fast path, no wait, no drain";
+
+	gate_fresh();
 	gpage.gpu[1].granted = 1;
 	for (int i = 0; i < 1000; i++)
 		CHECK(vgpu_gate_pass(&gt, NULL), what, "granted but the fast path said no");
 	CHECK(page.gpu[1].launches == 1000 && !fk.waits && !fk.drains, what,
-	      "granted: %llu launches, %d waits, %d drains",
+	      "%llu launches, %d waits, %d drains",
 	      (unsigned long long)page.gpu[1].launches, fk.waits, fk.drains);
-	/* Closed after launches: drain (timed), then wait, then launch. */
-	gpage.gpu[1].granted = 0;
+	PASSED(what);
+}
+
+static void test_gate_closed(void)
+{
+	static const char what[] = "launch gate: closed after launches, a 2 ms drain "
+		"timed, then WAIT, then the launch counted";
+
+	gate_fresh();
+	page.gpu[1].launches = 5;
 	fk.drain_sleep_ns = 2000000;
 	fk.last_drains = 1;
 	launch();
 	CHECK(fk.drains == 1 && fk.waits == 1 && fk.order_ok, what,
-	      "closed: %d drains, %d waits, drain first %d", fk.drains, fk.waits, fk.order_ok);
+	      "%d drains, %d waits, drain first %d", fk.drains, fk.waits, fk.order_ok);
 	CHECK(fk.drain_ns >= 2000000 && fk.drain_ns < 1000000000ULL, what,
 	      "drain_ns %llu for a 2 ms drain", (unsigned long long)fk.drain_ns);
-	CHECK(page.gpu[1].launches == 1001, what, "the waited launch is not counted");
-	/* Closed, nothing launched since the drain: the launch after the
-	 * wait counts, so the next closed gate drains again; a process that
-	 * drained and launched nothing does not. */
-	gt.seen[1] = page.gpu[1].launches;
-	fk.drain_sleep_ns = 0;
+	CHECK(page.gpu[1].launches == 6, what, "%llu launches, want 6",
+	      (unsigned long long)page.gpu[1].launches);
+	PASSED(what);
+}
+
+/* A process that drained and launched nothing since does not drain
+ * again; the launch after its wait counts, so the next closed gate
+ * drains. */
+static void test_gate_idle(void)
+{
+	static const char what[] = "launch gate: closed, nothing launched since the "
+		"drain: no drain; after a launch, a drain again";
+
+	gate_fresh();
+	page.gpu[1].launches = 5;
+	gt.seen[1] = 5;
+	launch();
+	CHECK(fk.drains == 0 && fk.waits == 1 && fk.drain_ns == 0, what,
+	      "idle: %d drains, %d waits, drain_ns %llu", fk.drains, fk.waits,
+	      (unsigned long long)fk.drain_ns);
 	fk.last_drains = 1;
 	launch();
-	CHECK(fk.drains == 1 && fk.waits == 2 && fk.drain_ns == 0, what,
-	      "idle since the drain: %d drains, %d waits, drain_ns %llu", fk.drains, fk.waits,
-	      (unsigned long long)fk.drain_ns);
-	/* EINTR: asked again, drained once. */
+	CHECK(fk.drains == 1 && fk.waits == 2 && fk.order_ok, what,
+	      "after a launch: %d drains, %d waits", fk.drains, fk.waits);
+	PASSED(what);
+}
+
+static void test_gate_eintr(void)
+{
+	static const char what[] = "launch gate: WAIT interrupted twice, asked again, "
+		"drained once";
+
+	gate_fresh();
+	page.gpu[1].launches = 5;
 	fk.eintr = 2;
-	fk.last_drains = 2;
+	fk.last_drains = 1;
 	launch();
-	CHECK(fk.drains == 2 && fk.waits == 5 && !fk.fails, what,
-	      "EINTR x2: %d drains, %d waits", fk.drains, fk.waits);
-	/* Threads meeting the closed gate all sleep in WAIT (no spinning),
-	 * and all go once the tenant is granted. */
+	CHECK(fk.drains == 1 && fk.waits == 3 && !fk.fails && page.gpu[1].launches == 6,
+	      what, "%d drains, %d waits, %d failures, %llu launches", fk.drains, fk.waits,
+	      fk.fails, (unsigned long long)page.gpu[1].launches);
+	PASSED(what);
+}
+
+/* Threads meeting the closed gate all sleep in WAIT (no spinning), and
+ * all go once the tenant is granted. */
+static void test_gate_threads(void)
+{
+	static const char what[] = "launch gate: 4 threads sleep in WAIT until granted, "
+		"then all launch";
+	pthread_t t[4];
+
+	gate_fresh();
 	fk.block = 1;
-	fk.waits = 0;
 	for (int i = 0; i < 4; i++)
 		pthread_create(&t[i], NULL, launcher, NULL);
 	pthread_mutex_lock(&fk.lk);
@@ -169,11 +225,18 @@ static void test_gate_paths(void)
 	pthread_mutex_unlock(&fk.lk);
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
-	CHECK(fk.waits == 4 && page.gpu[1].launches == 1007, what,
-	      "4 threads: %d waits, %llu launches", fk.waits,
-	      (unsigned long long)page.gpu[1].launches);
-	fk.block = 0;
-	/* Several GPUs: the thread's cache, else ops->gpu; < 0: ungated. */
+	CHECK(fk.waits == 4 && page.gpu[1].launches == 4, what,
+	      "%d waits, %llu launches", fk.waits, (unsigned long long)page.gpu[1].launches);
+	PASSED(what);
+}
+
+/* Several GPUs: the thread's cache, else ops->gpu; < 0: ungated. */
+static void test_gate_resolve(void)
+{
+	static const char what[] = "launch gate: per-thread GPU, cached by generation, "
+		"else resolved; outside the inventory not counted";
+
+	gate_fresh();
 	gt.one_gpu = VGPU_GATE_RESOLVE;
 	gpage.gpu[3].granted = 1;
 	libvgpu_gate_tls.gen = 7;
@@ -190,17 +253,37 @@ static void test_gate_paths(void)
 	fk.resolve_gpu = -1;
 	launch();
 	CHECK(page.gpu[3].launches == 2 && fk.resolves == 2, what, "outside the inventory counted");
-	/* WAIT failing (an older module: ENOTTY): said once, then launches
-	 * pass through without blocking. */
+	PASSED(what);
+}
+
+/* WAIT failing (an older module: ENOTTY): said once, then launches pass
+ * through without blocking. */
+static void test_gate_enotty(void)
+{
+	static const char what[] = "launch gate: WAIT fails with ENOTTY, said once, "
+		"then launches pass through";
+
+	gate_fresh();
 	gt.one_gpu = 2;
-	fk.waits = 0;
 	fk.wait_err = ENOTTY;
 	for (int i = 0; i < 3; i++)
 		launch();
 	CHECK(fk.fails == 1 && fk.fail_err == ENOTTY && fk.waits == 1 &&
-	      page.gpu[2].launches == 3, what, "ENOTTY: %d failures said, %d waits, %llu launches",
+	      page.gpu[2].launches == 3, what, "%d failures said, %d waits, %llu launches",
 	      fk.fails, fk.waits, (unsigned long long)page.gpu[2].launches);
 	PASSED(what);
+}
+
+static void test_gate_paths(void)
+{
+	test_gate_none();
+	test_gate_granted();
+	test_gate_closed();
+	test_gate_idle();
+	test_gate_eintr();
+	test_gate_threads();
+	test_gate_resolve();
+	test_gate_enotty();
 }
 
 /* ---- node lists ---- */
