@@ -317,7 +317,7 @@ out:
  * in either case); or -1 with @err set and the tree as it was.
  */
 int vgpuctl_cpuset_apply(const char *root, const char *cgroup, const char *cpus,
-		      const char *mems, char *err, size_t errlen)
+			 const char *mems, char *err, size_t errlen)
 {
 	struct writer w = { .cgroup = cgroup, .err = err, .errlen = errlen };
 	char path[CPUSET_PATH_MAX], rbuf[4097];

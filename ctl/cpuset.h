@@ -19,6 +19,6 @@ enum {
 };
 
 int vgpuctl_cpuset_apply(const char *root, const char *cgroup, const char *cpus,
-		      const char *mems, char *err, size_t errlen);
+			 const char *mems, char *err, size_t errlen);
 
 #endif /* VGPU_CTL_CPUSET_H */

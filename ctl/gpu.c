@@ -59,13 +59,13 @@ void vgpuctl_gpu_print(struct nlattr **tb)
 	int32_t numa = tb[VGPU_A_GPU_NUMA] ? (int32_t)nla_get_u32(tb[VGPU_A_GPU_NUMA]) : -1;
 
 	vgpuctl_print_u64("index", "gpu", tb[VGPU_A_GPU_INDEX],
-		       tb[VGPU_A_GPU_INDEX] ? nla_get_u32(tb[VGPU_A_GPU_INDEX]) : 0);
+			  tb[VGPU_A_GPU_INDEX] ? nla_get_u32(tb[VGPU_A_GPU_INDEX]) : 0);
 	vgpuctl_print_str("uuid", "uuid",
-		       tb[VGPU_A_GPU_UUID] ? nla_get_string(tb[VGPU_A_GPU_UUID]) : NULL);
+			  tb[VGPU_A_GPU_UUID] ? nla_get_string(tb[VGPU_A_GPU_UUID]) : NULL);
 	vgpuctl_print_str("pci", "pci",
-		       tb[VGPU_A_GPU_PCI] ? nla_get_string(tb[VGPU_A_GPU_PCI]) : NULL);
+			  tb[VGPU_A_GPU_PCI] ? nla_get_string(tb[VGPU_A_GPU_PCI]) : NULL);
 	vgpuctl_print_size("vram", "vram", tb[VGPU_A_GPU_VRAM],
-			tb[VGPU_A_GPU_VRAM] ? nla_get_u64(tb[VGPU_A_GPU_VRAM]) : 0);
+			   tb[VGPU_A_GPU_VRAM] ? nla_get_u64(tb[VGPU_A_GPU_VRAM]) : 0);
 	vgpuctl_print_s64("numa", "numa", numa >= 0, numa);
 }
 

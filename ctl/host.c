@@ -47,7 +47,7 @@ static int host_show_one(struct nlmsghdr *nlh, void *arg)
 	else
 		vgpuctl_print_str("default", "default", name);
 	vgpuctl_print_u64("procs", "procs", tb[VGPU_A_HOST_PROCS],
-		       tb[VGPU_A_HOST_PROCS] ? nla_get_u32(tb[VGPU_A_HOST_PROCS]) : 0);
+			  tb[VGPU_A_HOST_PROCS] ? nla_get_u32(tb[VGPU_A_HOST_PROCS]) : 0);
 	vgpuctl_print_obj_close();
 	return 0;
 }
@@ -101,7 +101,7 @@ int vgpuctl_cmd_set(int argc, char **argv)
 			return vgpuctl_usage_error("duplicate key \"%s\" for set", argv[0]);
 		if (vgpuctl_parse_policy(argv[1], &policy))
 			return vgpuctl_usage_error("invalid POLICY \"%s\" for default (allow or deny)",
-						argv[1]);
+						   argv[1]);
 		has_policy = true;
 	}
 

@@ -90,9 +90,9 @@ int main(int argc, char **argv)
 		default:
 			if (optopt)
 				return vgpuctl_usage_error("unknown option \"-%c\"; try \"vgpuctl help\"",
-							optopt);
+							   optopt);
 			return vgpuctl_usage_error("unknown option \"%s\"; try \"vgpuctl help\"",
-						argv[optind - 1]);
+						   argv[optind - 1]);
 		}
 	}
 	argc -= optind;

@@ -247,7 +247,7 @@ struct nl_msg *vgpuctl_nl_msg(const struct vgpu_nl *nl, uint8_t cmd, bool dump)
  * kernel's extack message, or "") set.
  */
 int vgpuctl_nl_request(struct vgpu_nl *nl, struct nl_msg *msg,
-		    vgpu_nl_reply_fn fn, void *arg)
+		       vgpu_nl_reply_fn fn, void *arg)
 {
 	struct vgpu_nl_req req = { .nl = nl, .fn = fn, .arg = arg };
 	struct nl_cb *cb;

@@ -61,7 +61,7 @@ int vgpuctl_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 int vgpuctl_parse_weight(const char *s, uint32_t *out)
 {
 	return vgpuctl_parse_u32(s, VGPU_CHECK_TENANT_WEIGHT_MIN,
-			      VGPU_CHECK_TENANT_WEIGHT_MAX, out);
+				 VGPU_CHECK_TENANT_WEIGHT_MAX, out);
 }
 
 /** vgpuctl_parse_index() - a GPU index, as the spec's index check (0 to 63). */
@@ -210,14 +210,14 @@ const char *vgpuctl_priority_name(uint32_t prio)
 int vgpuctl_parse_policy(const char *s, uint32_t *out)
 {
 	return vgpuctl_parse_enum(vgpu_default_policy_names, VGPU_DEFAULT_POLICY_COUNT,
-			       s, out);
+				  s, out);
 }
 
 /** vgpuctl_policy_name() - name of a default policy, or NULL if unknown. */
 const char *vgpuctl_policy_name(uint32_t policy)
 {
 	return vgpuctl_enum_name(vgpu_default_policy_names, VGPU_DEFAULT_POLICY_COUNT,
-			      policy);
+				 policy);
 }
 
 /**

@@ -64,7 +64,7 @@ bool vgpuctl_matches(const char *arg, const char *word);
  * test links only the file it tests.
  */
 static inline int vgpuctl_parse_enum(const char *const *names, uint32_t n,
-				  const char *s, uint32_t *out)
+				     const char *s, uint32_t *out)
 {
 	uint32_t i;
 
@@ -78,7 +78,7 @@ static inline int vgpuctl_parse_enum(const char *const *names, uint32_t n,
 }
 
 static inline const char *vgpuctl_enum_name(const char *const *names, uint32_t n,
-					 uint32_t value)
+					    uint32_t value)
 {
 	return value < n ? names[value] : NULL;
 }

@@ -330,7 +330,7 @@ void vgpuctl_print_ns(const char *jkey, const char *pkey, bool has, uint64_t ns)
  * @unit: plain only, appended to the number ("%", "s"), or NULL
  */
 void vgpuctl_print_fixed(const char *jkey, const char *pkey, bool has, double val,
-		      int decimals, const char *unit)
+			 int decimals, const char *unit)
 {
 	if (pr.json) {
 		if (has)

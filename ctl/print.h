@@ -37,6 +37,6 @@ void vgpuctl_print_mask(const char *jkey, const char *pkey, bool has, uint64_t m
 void vgpuctl_print_flag(const char *jkey, const char *ptext, bool val);
 void vgpuctl_print_ns(const char *jkey, const char *pkey, bool has, uint64_t ns);
 void vgpuctl_print_fixed(const char *jkey, const char *pkey, bool has, double val,
-		      int decimals, const char *unit);
+			 int decimals, const char *unit);
 
 #endif /* VGPU_CTL_PRINT_H */

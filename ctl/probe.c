@@ -135,7 +135,7 @@ static int32_t sysfs_numa(const char *pci)
 	nvmlReturn_t rc_ = (call);						\
 	if (rc_ != NVML_SUCCESS)						\
 		return vgpuctl_error("%s of NVML GPU %u: %s", what, i,		\
-				  nvml_strerror(n, rc_));			\
+				     nvml_strerror(n, rc_));			\
 } while (0)
 
 /* Describe NVML's GPU @i in @g. Returns 0 or VGPU_EXIT_ERR. */
@@ -157,7 +157,7 @@ static int nvml_gpu(struct nvml *n, unsigned int i, struct probed *g)
 	pci.busId[sizeof(pci.busId) - 1] = '\0';
 	if (vgpuctl_busid_norm(pci.busId, g->pci, sizeof(g->pci)))
 		return vgpuctl_error("NVML GPU %u has a PCI bus id vgpu does not take: \"%s\"",
-				  i, pci.busId);
+				     i, pci.busId);
 	memset(&mem, 0, sizeof(mem));
 	NVML_CALL(n, i, "nvmlDeviceGetMemoryInfo", n->memory(dev, &mem));
 	if (!mem.total)
@@ -256,12 +256,12 @@ static int plan(const struct probed *gpus, unsigned int count,
 			continue;
 		if (inv[g->index].present)
 			return vgpuctl_error("GPU slot %u already holds %s, not NVML GPU %u (%s); free it with \"vgpuctl gpu del %u\"",
-					  g->index, inv[g->index].uuid[0] ? inv[g->index].uuid :
+					     g->index, inv[g->index].uuid[0] ? inv[g->index].uuid :
 					  "a GPU without UUID", g->index, g->uuid, g->index);
 		for (j = 0; j < VGPU_GPU_MAX; j++)
 			if (inv[j].present && !strcasecmp(inv[j].pci, g->pci))
 				return vgpuctl_error("PCI bus id %s of NVML GPU %u (%s) is already that of GPU slot %d",
-						  g->pci, g->index, g->uuid, j);
+						     g->pci, g->index, g->uuid, j);
 	}
 	return 0;
 }

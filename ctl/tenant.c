@@ -134,12 +134,12 @@ static int parse_quota(struct tenant_conf *c, const struct vgpu_spec_quota *q,
 	case Q_CPUS:
 		what = "LIST";
 		bad = vgpuctl_parse_list_norm(val, VGPU_LIST_CPU_MAX, c->list[i],
-					   sizeof(c->list[i]));
+					      sizeof(c->list[i]));
 		break;
 	case Q_MEMS:
 		what = "LIST";
 		bad = vgpuctl_parse_list_norm(val, VGPU_LIST_NODE_MAX, c->list[i],
-					   sizeof(c->list[i]));
+					      sizeof(c->list[i]));
 		break;
 	case Q_PLACE:
 		what = "PLACEMENT";
@@ -239,7 +239,7 @@ static int check_name(const char *name, const char *cmd)
 {
 	if (vgpuctl_parse_name(name))
 		return vgpuctl_usage_error("invalid NAME \"%s\" for %s (1-63 printable characters, no spaces)",
-					name, cmd);
+					   name, cmd);
 	return 0;
 }
 
@@ -445,25 +445,25 @@ static void print_usage(struct nlmsghdr *nlh, bool lines)
 		vgpuctl_print_sub_open("    ");
 		vgpuctl_print_u64("gpu", "gpu", u[VGPU_A_USAGE_GPU], u32_attr(u[VGPU_A_USAGE_GPU]));
 		vgpuctl_print_size("vram_current", "vram", u[VGPU_A_USAGE_VRAM_CURRENT],
-				u64_attr(u[VGPU_A_USAGE_VRAM_CURRENT]));
+				   u64_attr(u[VGPU_A_USAGE_VRAM_CURRENT]));
 		vgpuctl_print_size("vram_peak", "peak", u[VGPU_A_USAGE_VRAM_PEAK],
-				u64_attr(u[VGPU_A_USAGE_VRAM_PEAK]));
+				   u64_attr(u[VGPU_A_USAGE_VRAM_PEAK]));
 		vgpuctl_print_size("vram_budget", "budget", u[VGPU_A_USAGE_VRAM_BUDGET],
-				u64_attr(u[VGPU_A_USAGE_VRAM_BUDGET]));
+				   u64_attr(u[VGPU_A_USAGE_VRAM_BUDGET]));
 		vgpuctl_print_u64("vram_failures", "failures", u[VGPU_A_USAGE_VRAM_FAILURES],
-			       u64_attr(u[VGPU_A_USAGE_VRAM_FAILURES]));
+				  u64_attr(u[VGPU_A_USAGE_VRAM_FAILURES]));
 		vgpuctl_print_u64("vram_byte_seconds", "byte-seconds",
-			       u[VGPU_A_USAGE_VRAM_BYTE_SECONDS],
+				  u[VGPU_A_USAGE_VRAM_BYTE_SECONDS],
 			       u64_attr(u[VGPU_A_USAGE_VRAM_BYTE_SECONDS]));
 		/* Counters: 0 when absent (a module without the scheduler). */
 		vgpuctl_print_ns("gpu_time_ns", "gpu-time", true,
-			      u64_attr(u[VGPU_A_USAGE_GPU_TIME_NS]));
+				 u64_attr(u[VGPU_A_USAGE_GPU_TIME_NS]));
 		vgpuctl_print_ns("throttled_ns", "throttled", true,
-			      u64_attr(u[VGPU_A_USAGE_THROTTLED_NS]));
+				 u64_attr(u[VGPU_A_USAGE_THROTTLED_NS]));
 		vgpuctl_print_u64("grants", "grants", true, u64_attr(u[VGPU_A_USAGE_GRANTS]));
 		/* Plain output names overdrafts only when there are some. */
 		vgpuctl_print_u64("vram_overdrafts", "overdrafts",
-			       u[VGPU_A_USAGE_VRAM_OVERDRAFTS] &&
+				  u[VGPU_A_USAGE_VRAM_OVERDRAFTS] &&
 			       (vgpuctl_print_json() || u64_attr(u[VGPU_A_USAGE_VRAM_OVERDRAFTS])),
 			       u64_attr(u[VGPU_A_USAGE_VRAM_OVERDRAFTS]));
 		vgpuctl_print_sub_close();
@@ -490,19 +490,19 @@ void vgpuctl_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_l
 	vgpuctl_print_u64("id", "id", tb[VGPU_A_TENANT_ID], u32_attr(tb[VGPU_A_TENANT_ID]));
 	vgpuctl_print_str("cgroup", "cgroup", str_attr(tb[VGPU_A_TENANT_CGROUP]));
 	vgpuctl_print_u64("cgroup_id", "cgroup_id", tb[VGPU_A_TENANT_CGROUP_ID],
-		       u64_attr(tb[VGPU_A_TENANT_CGROUP_ID]));
+			  u64_attr(tb[VGPU_A_TENANT_CGROUP_ID]));
 	if (vgpuctl_print_json())
 		vgpuctl_print_flag("cgroup_removed", NULL, removed);
 	vgpuctl_print_size("vram_max", "vram-max", tb[VGPU_A_TENANT_VRAM_MAX],
-			u64_attr(tb[VGPU_A_TENANT_VRAM_MAX]));
+			   u64_attr(tb[VGPU_A_TENANT_VRAM_MAX]));
 	vgpuctl_print_size("vram_min", "vram-min", tb[VGPU_A_TENANT_VRAM_MIN],
-			u64_attr(tb[VGPU_A_TENANT_VRAM_MIN]));
+			   u64_attr(tb[VGPU_A_TENANT_VRAM_MIN]));
 	vgpuctl_print_mask("gpus", "gpus", tb[VGPU_A_TENANT_GPUS],
-			u64_attr(tb[VGPU_A_TENANT_GPUS]));
+			   u64_attr(tb[VGPU_A_TENANT_GPUS]));
 	vgpuctl_print_u64("weight", "weight", tb[VGPU_A_TENANT_WEIGHT],
-		       u32_attr(tb[VGPU_A_TENANT_WEIGHT]));
+			  u32_attr(tb[VGPU_A_TENANT_WEIGHT]));
 	vgpuctl_print_pct("compute_max", "compute-max", tb[VGPU_A_TENANT_COMPUTE_MAX],
-		       u32_attr(tb[VGPU_A_TENANT_COMPUTE_MAX]));
+			  u32_attr(tb[VGPU_A_TENANT_COMPUTE_MAX]));
 	if (prio && !pname)	/* a priority this vgpuctl does not know */
 		vgpuctl_print_u64("priority", "priority", true, nla_get_u32(prio));
 	else
@@ -515,9 +515,9 @@ void vgpuctl_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_l
 		vgpuctl_print_str("placement", "placement", plname);
 	vgpuctl_print_flag("exclusive", "exclusive", u32_attr(tb[VGPU_A_TENANT_EXCLUSIVE]));
 	vgpuctl_print_str("cpus_effective", "cpus-effective",
-		       str_attr(tb[VGPU_A_TENANT_CPUS_EFFECTIVE]));
+			  str_attr(tb[VGPU_A_TENANT_CPUS_EFFECTIVE]));
 	vgpuctl_print_str("mems_effective", "mems-effective",
-		       str_attr(tb[VGPU_A_TENANT_MEMS_EFFECTIVE]));
+			  str_attr(tb[VGPU_A_TENANT_MEMS_EFFECTIVE]));
 	if (!vgpuctl_print_json())
 		vgpuctl_print_flag(NULL, "(cgroup removed)", removed);
 	print_usage(nlh, usage_lines);
@@ -552,7 +552,7 @@ static int tenant_show(int argc, char **argv)
 		if (ret)
 			return ret;
 		return vgpuctl_show(VGPU_CMD_TENANT_GET, false, put_name, argv[0],
-				 tenant_show_one);
+				    tenant_show_one);
 	}
 	return vgpuctl_show(VGPU_CMD_TENANT_GET, true, NULL, NULL, tenant_show_one);
 }
@@ -583,5 +583,5 @@ int vgpuctl_cmd_tenant(int argc, char **argv)
 	if (!strcmp(cmd, "show") || !strcmp(cmd, "list"))
 		return tenant_show(argc, argv);
 	return vgpuctl_usage_error("unknown command \"%s\" for tenant; try \"vgpuctl tenant help\"",
-				cmd);
+				   cmd);
 }

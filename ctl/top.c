@@ -368,10 +368,10 @@ static int top_args(int argc, char **argv, uint64_t *delay, uint32_t *iters)
 			return vgpuctl_usage_error("missing value for %s", argv[i]);
 		if (d && vgpuctl_parse_seconds(argv[i + 1], delay))
 			return vgpuctl_usage_error("invalid SECONDS \"%s\" for %s (0.001-%u, at most 3 decimals)",
-						argv[i + 1], argv[i], VGPU_SECONDS_MAX);
+						   argv[i + 1], argv[i], VGPU_SECONDS_MAX);
 		if (n && vgpuctl_parse_u32(argv[i + 1], 1, UINT32_MAX, iters))
 			return vgpuctl_usage_error("invalid ITERATIONS \"%s\" for %s (1-%u)",
-						argv[i + 1], argv[i], UINT32_MAX);
+						   argv[i + 1], argv[i], UINT32_MAX);
 		seen_d |= d;
 		seen_n |= n;
 	}

@@ -105,7 +105,7 @@ int vgpuctl_need_admin(void)
 
 	if (!caps)
 		return vgpuctl_error("cannot read the process capabilities: %s",
-				  strerror(errno));
+				     strerror(errno));
 	if (cap_get_flag(caps, CAP_NET_ADMIN, CAP_EFFECTIVE, &v))
 		v = CAP_CLEAR;
 	cap_free(caps);
@@ -141,7 +141,7 @@ int vgpuctl_open(struct vgpu_nl *nl)
  * Return: 0 or VGPU_EXIT_ERR.
  */
 int vgpuctl_send(struct vgpu_nl *nl, struct nl_msg *msg,
-	      vgpu_nl_reply_fn fn, void *arg)
+		 vgpu_nl_reply_fn fn, void *arg)
 {
 	int err;
 
@@ -278,7 +278,7 @@ int vgpuctl_show_run(const struct vgpu_show_req *r)
  * Return: the exit status.
  */
 int vgpuctl_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
-	      vgpu_nl_reply_fn fn)
+		 vgpu_nl_reply_fn fn)
 {
 	struct vgpu_show_req r = {
 		.cmd = cmd, .dump = dump, .put = put, .parg = parg, .fn = fn,

@@ -54,12 +54,12 @@ int vgpuctl_stop_signals(int *sfd);
 int vgpuctl_need_admin(void);
 int vgpuctl_open(struct vgpu_nl *nl);
 int vgpuctl_send(struct vgpu_nl *nl, struct nl_msg *msg,
-	      vgpu_nl_reply_fn fn, void *arg);
+		 vgpu_nl_reply_fn fn, void *arg);
 int vgpuctl_put_failed(struct nl_msg *msg);
 int vgpuctl_admin_u32(uint8_t cmd, int attr, uint32_t val);
 typedef int (*vgpu_put_fn)(struct nl_msg *msg, const void *arg);
 int vgpuctl_show(uint8_t cmd, bool dump, vgpu_put_fn put, const void *parg,
-	      vgpu_nl_reply_fn fn);
+		 vgpu_nl_reply_fn fn);
 
 /* A get request for vgpuctl_show_run(). */
 struct vgpu_show_req {

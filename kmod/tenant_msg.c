@@ -51,7 +51,7 @@ size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t)
  * Return: 0, -ENOMEM, -ENAMETOOLONG or -EMSGSIZE (nothing written).
  */
 int vgpu_tenant_fill(struct sk_buff *skb, struct vgpu_tenant *t,
-			    struct cgroup_namespace *ns, u32 portid, u32 seq, int flags,
+		     struct cgroup_namespace *ns, u32 portid, u32 seq, int flags,
 			    u8 cmd, struct netlink_callback *cb)
 {
 	char *path;

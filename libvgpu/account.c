@@ -45,13 +45,13 @@ CUresult libvgpu_tx_begin(struct vgpu_tx *tx, int gpu, uint64_t bytes)
 		if (libvgpu_proc.reg.policy != VGPU_DEFAULT_POLICY_DENY)
 			return CUDA_SUCCESS;	/* allow: unaccounted */
 		libvgpu_log(VGPU_LOG_INFO, "refused %llu bytes: the GPU is not in the vgpu "
-			 "inventory and the host default is deny", (unsigned long long)bytes);
+			    "inventory and the host default is deny", (unsigned long long)bytes);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	g = libvgpu_reg_gpu(gpu);
 	if (!g || g->denied) {
 		libvgpu_log(VGPU_LOG_INFO, "refused %llu bytes on GPU %d: denied to this process",
-			 (unsigned long long)bytes, gpu);
+			    (unsigned long long)bytes, gpu);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	if (!bytes)
@@ -59,7 +59,7 @@ CUresult libvgpu_tx_begin(struct vgpu_tx *tx, int gpu, uint64_t bytes)
 	rc = charge(gpu, bytes);
 	if (rc) {
 		libvgpu_log(VGPU_LOG_INFO, "refused %llu bytes on GPU %d: %s",
-			 (unsigned long long)bytes, gpu,
+			    (unsigned long long)bytes, gpu,
 			 rc == -ENOMEM ? "over the tenant's vram-max or the GPU's capacity"
 				       : "charge failed");
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -113,7 +113,7 @@ void libvgpu_tx_commit(struct vgpu_tx *tx, uint32_t kind, uint64_t key, void *ct
 		/* No memory for the map: keep the charge (never under-count);
 		 * it is released when the process ends. */
 		libvgpu_log(VGPU_LOG_WARN, "out of memory recording an allocation: its "
-			 "%llu bytes stay charged until exit", (unsigned long long)a.bytes);
+			    "%llu bytes stay charged until exit", (unsigned long long)a.bytes);
 		break;
 	default:
 		break;

@@ -40,7 +40,7 @@ static CUresult array_new(void *real, int kind, CUarray *pa, const void *desc, u
 VGPU_EXPORT CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *d)
 {
 	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, 1, (unsigned int)d->Format,
-					  d->NumChannels, 0, 1) : 0;
+					     d->NumChannels, 0, 1) : 0;
 
 	return array_new((void *)REAL(cuArrayCreate), 1, pHandle, d, b);
 }
@@ -48,7 +48,7 @@ VGPU_EXPORT CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
 VGPU_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *d)
 {
 	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, 1, (unsigned int)d->Format,
-					  d->NumChannels, 0, 1) : 0;
+					     d->NumChannels, 0, 1) : 0;
 
 	return array_new((void *)REAL(cuArrayCreate_v2), 2, pHandle, d, b);
 }
@@ -56,7 +56,8 @@ VGPU_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIP
 VGPU_EXPORT CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *d)
 {
 	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
-					  d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED), 1) : 0;
+					     d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED),
+					     1) : 0;
 
 	return array_new((void *)REAL(cuArray3DCreate), 3, pHandle, d, b);
 }
@@ -64,7 +65,8 @@ VGPU_EXPORT CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
 VGPU_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
 	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
-					  d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED), 1) : 0;
+					     d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED),
+					     1) : 0;
 
 	return array_new((void *)REAL(cuArray3DCreate_v2), 4, pHandle, d, b);
 }
@@ -90,7 +92,7 @@ VGPU_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 {
 	vgpu_pfn_cuMipmappedArrayCreate real = REAL(cuMipmappedArrayCreate);
 	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
-					  d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED),
+					     d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED),
 					  numMipmapLevels) : 0;
 	struct vgpu_tx tx;
 	CUcontext ctx;

@@ -12,7 +12,7 @@ unsigned int libvgpu_format_bits(unsigned int format);
  * below 1; layers are not halved), rounded up to a 4 KiB page. 0 if the
  * format is unknown. */
 uint64_t libvgpu_array_bytes(uint64_t width, uint64_t height, uint64_t depth,
-			  unsigned int format, unsigned int channels, int layered,
+			     unsigned int format, unsigned int channels, int layered,
 			  unsigned int levels);
 
 #endif

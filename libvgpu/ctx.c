@@ -52,7 +52,7 @@ static int nvml_ready(void)
 		vgpu_nvml_state = init && init() == NVML_SUCCESS ? 1 : -1;
 		if (vgpu_nvml_state < 0)
 			libvgpu_log(VGPU_LOG_INFO, "NVML unavailable: contexts are measured "
-				 "with cuMemGetInfo where possible");
+				    "with cuMemGetInfo where possible");
 	}
 	st = vgpu_nvml_state;
 	pthread_mutex_unlock(&vgpu_nvml_lk);
@@ -159,13 +159,13 @@ static CUresult measure_end(struct measure *m, CUcontext c)
 		took = after - m->before;
 	if (!m->ok)
 		libvgpu_log(VGPU_LOG_INFO, "cannot measure the new context on device %d: "
-			 "not charged", m->dev);
+			    "not charged", m->dev);
 	rc = libvgpu_tx_begin(&tx, m->gpu, took);
 	if (rc)
 		return rc;
 	libvgpu_tx_commit(&tx, VGPU_K_CTX, (uint64_t)(uintptr_t)c, NULL);
 	libvgpu_log(VGPU_LOG_DEBUG, "context %p on GPU %d: %llu bytes", (void *)c, m->gpu,
-		 (unsigned long long)took);
+		    (unsigned long long)took);
 	return CUDA_SUCCESS;
 }
 

@@ -39,7 +39,8 @@ void libvgpu_launch_mark(CUresult rc)
 	/* The module must not take this thread's wait for an idle holder. */
 	__atomic_fetch_add(&libvgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
 	m2 = (unsigned int)libvgpu_queue_mark(&libvgpu_queue, g,
-					   __atomic_load_n(&gp->gpu[g].seq, __ATOMIC_RELAXED), win, (int)m);
+					      __atomic_load_n(&gp->gpu[g].seq, __ATOMIC_RELAXED),
+					      win, (int)m);
 	__atomic_fetch_sub(&libvgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
 	if (m2 != m && m2 >= 1 && m2 <= VGPU_MARK_MAX)
 		__atomic_store_n(&libvgpu_gate.mark_mask, m2 - 1, __ATOMIC_RELAXED);

@@ -37,7 +37,7 @@ void libvgpu_log_init(void)
 		}
 	}
 	libvgpu_log(VGPU_LOG_WARN, "VGPU_LOG=\"%s\" is not one of none, error, "
-		 "warn, info, debug or 0-4; keeping warn", v);
+		    "warn, info, debug or 0-4; keeping warn", v);
 }
 
 void libvgpu_log(enum vgpu_log_level level, const char *fmt, ...)

@@ -247,7 +247,7 @@ int libvgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out)
 static int reg_cb(const struct nlmsghdr *h, void *arg)
 {
 	return libvgpu_nl_parse_reg((const char *)NLMSG_DATA(h) + GENL_HDRLEN,
-				 h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), arg);
+				    h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), arg);
 }
 
 int libvgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out)
@@ -292,7 +292,7 @@ static int pids_cb(const struct nlmsghdr *h, void *arg)
 }
 
 int libvgpu_nl_tenant_pids(int fd, uint16_t family, uint32_t tenant_id,
-			uint32_t *pids, int max)
+			   uint32_t *pids, int max)
 {
 	struct pids_arg p = { tenant_id, pids, max, 0 };
 	struct vgpu_nl_req r;

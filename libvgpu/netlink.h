@@ -40,7 +40,7 @@ int libvgpu_nl_family(int fd, uint16_t *family);
 int libvgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out);
 /* proc-get dump: the pids registered under tenant_id; their count, or -errno. */
 int libvgpu_nl_tenant_pids(int fd, uint16_t family, uint32_t tenant_id,
-			uint32_t *pids, int max);
+			   uint32_t *pids, int max);
 /* Parse one proc-register reply payload (attributes after the genl header). */
 int libvgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out);
 

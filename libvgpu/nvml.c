@@ -104,7 +104,7 @@ static void filter(void *infos, unsigned int *count, size_t size)
 		return;
 	pthread_mutex_lock(&libvgpu_proc.nl_lk);
 	n = libvgpu_nl_tenant_pids(libvgpu_proc.nlfd, libvgpu_proc.family, libvgpu_proc.reg.tenant_id,
-				pids, VGPU_PIDS_MAX);
+				   pids, VGPU_PIDS_MAX);
 	if (n >= 0) {
 		for (unsigned int i = 0; i < *count; i++) {
 			char *e = (char *)infos + i * size;

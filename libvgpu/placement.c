@@ -82,17 +82,17 @@ static void apply(unsigned int gen, int restricted, int bound, const uint64_t *m
 		mask_str(mems, s, sizeof(s));
 		if (rc)
 			libvgpu_log(VGPU_LOG_WARN, "cannot bind memory to NUMA nodes %s: %s",
-				 s, strerror(errno));
+				    s, strerror(errno));
 		else
 			libvgpu_log(VGPU_LOG_DEBUG, "thread %ld: memory bound to NUMA nodes %s",
-				 (long)syscall(SYS_gettid), s);
+				    (long)syscall(SYS_gettid), s);
 	} else if (bound) {
 		if (syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0UL))
 			libvgpu_log(VGPU_LOG_WARN, "cannot reset the memory policy: %s",
-				 strerror(errno));
+				    strerror(errno));
 		else
 			libvgpu_log(VGPU_LOG_DEBUG, "thread %ld: memory policy back to default",
-				 (long)syscall(SYS_gettid));
+				    (long)syscall(SYS_gettid));
 	}
 }
 
@@ -141,17 +141,17 @@ void libvgpu_placement_start(uint32_t seq, const struct vgpu_reg *reg)
 	__atomic_store_n(&libvgpu_placement_seen, seq, __ATOMIC_RELAXED);
 	if (reg->has_cpus)
 		libvgpu_log(VGPU_LOG_DEBUG, "CPUs %s (the module and the cpuset place threads)",
-			 reg->cpus);
+			    reg->cpus);
 	if (!reg->has_mems)
 		return;
 	n = libvgpu_nodelist_parse(reg->mems, mems, VGPU_NODES);
 	if (n <= 0) {
 		libvgpu_log(VGPU_LOG_WARN, "NUMA nodes \"%s\" from vgpu.ko: %s; memory not bound",
-			 reg->mems, n ? strerror(-n) : "empty");
+			    reg->mems, n ? strerror(-n) : "empty");
 		return;
 	}
 	libvgpu_log(VGPU_LOG_INFO, "NUMA nodes %s: binding memory (threads created from "
-		 "now on inherit it)", reg->mems);
+		    "now on inherit it)", reg->mems);
 	store(mems, 1);
 	bind_self();
 }
@@ -177,7 +177,7 @@ void libvgpu_placement_sync(void)
 			if (e != EINTR && !__atomic_exchange_n(&vgpu_pl.off, 1, __ATOMIC_RELAXED)) {
 				__atomic_store_n(&libvgpu_placement_seen, seq, __ATOMIC_RELAXED);
 				libvgpu_log(VGPU_LOG_WARN, "VGPU_IOC_PLACEMENT failed (%s): the "
-					 "memory policy no longer follows placement changes",
+					    "memory policy no longer follows placement changes",
 					 strerror(e));
 			}
 		} else {

@@ -151,7 +151,7 @@ int libvgpu_ptrmap_get(uint32_t kind, uint64_t key, struct vgpu_alloc *out)
 }
 
 size_t libvgpu_ptrmap_take_ctx(void *ctx, void (*fn)(const struct vgpu_alloc *, void *),
-			    void *arg)
+			       void *arg)
 {
 	size_t total = 0;
 

@@ -39,7 +39,7 @@ int libvgpu_ptrmap_get(uint32_t kind, uint64_t key, struct vgpu_alloc *out);
 /* Remove every entry of ctx, calling fn on each after its shard is
  * unlocked; returns how many. */
 size_t libvgpu_ptrmap_take_ctx(void *ctx, void (*fn)(const struct vgpu_alloc *, void *),
-			    void *arg);
+			       void *arg);
 /* Forget everything (a forked child; tests). */
 void libvgpu_ptrmap_reset(void);
 size_t libvgpu_ptrmap_count(void);

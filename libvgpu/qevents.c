@@ -37,7 +37,7 @@ static int q_record(void *arg, void *ev, void *stream)
 	(void)arg;
 	if (rc)
 		libvgpu_log(VGPU_LOG_DEBUG, "queue bound: cuEventRecord on stream %p gave %d",
-			 stream, (int)rc);
+			    stream, (int)rc);
 	return (int)rc;
 }
 
@@ -72,7 +72,7 @@ static void q_failed(void *arg, int gpu, int err)
 {
 	(void)arg;
 	libvgpu_log(VGPU_LOG_WARN, "cannot create CUDA events on GPU %d (error %d): the work "
-		 "this process queues is no longer bounded", gpu, err);
+		    "this process queues is no longer bounded", gpu, err);
 }
 
 static const struct vgpu_queue_ops vgpu_queue_ops = {
@@ -110,7 +110,7 @@ void libvgpu_queue_config(void)
 
 		if (*end || v > 10000000UL)
 			libvgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_US=\"%s\" is not 0 to 10000000: %lu "
-				 "kept", us, target);
+				    "kept", us, target);
 		else
 			target = v;
 	}
@@ -120,7 +120,7 @@ void libvgpu_queue_config(void)
 
 		if (*end || (v && (v > VGPU_MARK_MAX || (v & (v - 1)))))
 			libvgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_MARK=\"%s\" is not 0 or a power of "
-				 "two up to %d: %u kept", m, VGPU_MARK_MAX, mark);
+				    "two up to %d: %u kept", m, VGPU_MARK_MAX, mark);
 		else
 			mark = (unsigned int)v;
 	}
@@ -129,7 +129,7 @@ void libvgpu_queue_config(void)
 
 		if (*end || !v || v > VGPU_QUEUE_DEPTH_MAX)
 			libvgpu_log(VGPU_LOG_WARN, "VGPU_QUEUE_DEPTH=\"%s\" is not 1 to %d: %u kept",
-				 k, VGPU_QUEUE_DEPTH_MAX, depth);
+				    k, VGPU_QUEUE_DEPTH_MAX, depth);
 		else
 			depth = (unsigned int)v;
 	}
@@ -138,7 +138,8 @@ void libvgpu_queue_config(void)
 	__atomic_store_n(&libvgpu_gate.mark_mask, mark ? mark - 1 : VGPU_MARK_OFF, __ATOMIC_RELAXED);
 	if (mark)
 		libvgpu_log(VGPU_LOG_DEBUG, "queue bound: a mark every %u launches of a thread, "
-			 "%u marks per GPU, adapting to %lu us of queued work", mark, depth, target);
+			    "%u marks per GPU, adapting to %lu us of queued work",
+			    mark, depth, target);
 	else
 		libvgpu_log(VGPU_LOG_DEBUG, "queue bound off (VGPU_QUEUE_MARK=0)");
 }

@@ -277,7 +277,7 @@ static int record(struct vgpu_queue *q, int g, struct vgpu_qev proto, void *cons
  * to the spares or destroyed; 0 if a context went away since gen (the
  * mark is then forgotten), else 1. */
 static int put_slot(struct vgpu_queue *q, struct vgpu_qgpu *qg, struct vgpu_qslot *s,
-		     unsigned int gen, const struct vgpu_qev *made, int nmade,
+		    unsigned int gen, const struct vgpu_qev *made, int nmade,
 		     struct vgpu_qev *avail, int navail)
 {
 	pthread_mutex_lock(&qg->lk);

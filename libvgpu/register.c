@@ -46,7 +46,7 @@ static void pass(const char *why, int err)
 	if (!vgpu_pass_said) {
 		vgpu_pass_said = 1;
 		libvgpu_log(VGPU_LOG_WARN, "%s (%s): passing CUDA and NVML through "
-			 "without vgpu limits", why, strerror(err));
+			    "without vgpu limits", why, strerror(err));
 	}
 }
 
@@ -85,13 +85,13 @@ static void map_gate(struct vgpu_proc *p)
 
 	if (m == MAP_FAILED) {
 		libvgpu_log(VGPU_LOG_INFO, "no compute gate page (%s): launches are not "
-			 "gated", strerror(errno));
+			    "gated", strerror(errno));
 		return;
 	}
 	p->gate = m;
 	if (p->gate->version != VGPU_DEV_PAGE_VERSION) {
 		libvgpu_log(VGPU_LOG_WARN, "unknown compute gate page version %u: launches "
-			 "are not gated", p->gate->version);
+			    "are not gated", p->gate->version);
 		munmap(m, sizeof(*p->gate));
 		p->gate = NULL;
 		return;
@@ -169,7 +169,7 @@ static int send_register(struct vgpu_proc *p, uint32_t *seq)
 		p->slot[p->reg.gpu[i].index] = i;
 	if (!p->reg.in_tenant && p->reg.policy == VGPU_DEFAULT_POLICY_DENY) {
 		libvgpu_log(VGPU_LOG_ERROR, "pid %u is outside every vgpu tenant and the "
-			 "host default is deny: CUDA reports no device", p->reg.pid);
+			    "host default is deny: CUDA reports no device", p->reg.pid);
 		return VGPU_ST_DENIED;
 	}
 	return VGPU_ST_ACTIVE;
@@ -186,7 +186,7 @@ static void charger_start(struct vgpu_proc *p)
 static void log_registered(const struct vgpu_proc *p, const struct timespec *t0)
 {
 	libvgpu_log(VGPU_LOG_INFO, "registered pid %u: tenant %s (id %u), %d GPUs, "
-		 "host default %s, in %.3f ms", p->reg.pid,
+		    "host default %s, in %.3f ms", p->reg.pid,
 		 p->reg.in_tenant ? p->reg.tenant : "(none)", p->reg.tenant_id,
 		 p->reg.ngpu, p->reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow",
 		 ms_since(t0));
@@ -195,11 +195,11 @@ static void log_registered(const struct vgpu_proc *p, const struct timespec *t0)
 
 		if (g->vram_max == UINT64_MAX)
 			libvgpu_log(VGPU_LOG_DEBUG, "gpu %u %s: %llu bytes, unlimited%s",
-				 g->index, g->uuid, (unsigned long long)g->vram,
+				    g->index, g->uuid, (unsigned long long)g->vram,
 				 g->denied ? ", denied" : "");
 		else
 			libvgpu_log(VGPU_LOG_DEBUG, "gpu %u %s: %llu bytes, vram-max %llu%s",
-				 g->index, g->uuid, (unsigned long long)g->vram,
+				    g->index, g->uuid, (unsigned long long)g->vram,
 				 (unsigned long long)g->vram_max, g->denied ? ", denied" : "");
 	}
 }
