@@ -103,4 +103,8 @@ int devtest_step_gpu_readd(uint32_t index, uint64_t vram);
 /* close-socket: close the netlink socket. */
 int devtest_step_close_socket(void);
 
+/* devtest-bench.c */
+int devtest_step_bench_register(long n);
+int devtest_step_parallel(long n);
+
 #endif /* VGPU_DEVTEST_H */

@@ -224,98 +224,6 @@ static int step_hold(long secs)
 	return 0;
 }
 
-static int step_bench(long n)
-{
-	double t, sum = 0, max = 0;
-	long i;
-	int err;
-
-	for (i = 0; i < n; i++) {
-		err = devtest_step_open();
-		if (err)
-			return err;
-		err = devtest_nl_family();
-		if (err)
-			return err;
-		t = devtest_now_us();
-		err = devtest_step_register_fd(devtest_dev_fd, true);
-		t = devtest_now_us() - t;
-		if (err)
-			return err;
-		sum += t;
-		if (t > max)
-			max = t;
-		devtest_step_close_socket();
-		devtest_step_close_dev();
-	}
-	printf("bench-register n=%ld avg_us=%.1f max_us=%.1f\n", n, n ? sum / n : 0, max);
-	return 0;
-}
-
-static int step_parallel(long n)
-{
-	int res[2], go[2];
-	struct vgpu_host_info before = { 0 }, during = { 0 }, after = { 0 };
-	double sum = 0, max = 0, t;
-	long i, ok = 0;
-	int err;
-
-	err = devtest_host_get(&before);
-	if (err)
-		return err;
-	if (pipe(res) || pipe(go))
-		return -errno;
-	fflush(stdout);
-	for (i = 0; i < n; i++) {
-		pid_t pid = fork();
-
-		if (pid < 0)
-			return -errno;
-		if (!pid) {
-			char c;
-
-			close(res[0]);
-			close(go[1]);
-			devtest_step_close_socket();
-			devtest_dev_forget();
-			err = devtest_step_open();
-			if (!err)
-				err = devtest_nl_family();
-			t = devtest_now_us();
-			if (!err)
-				err = devtest_step_register_fd(devtest_dev_fd, true);
-			t = devtest_now_us() - t;
-			if (err)
-				t = -1;
-			if (write(res[1], &t, sizeof(t)) != sizeof(t))
-				_exit(1);
-			while (read(go[0], &c, 1) > 0)
-				;
-			_exit(0);
-		}
-	}
-	close(res[1]);
-	close(go[0]);
-	for (i = 0; i < n && read(res[0], &t, sizeof(t)) == sizeof(t); i++) {
-		if (t < 0)
-			continue;
-		ok++;
-		sum += t;
-		if (t > max)
-			max = t;
-	}
-	devtest_host_get(&during);
-	close(go[1]);
-	close(res[0]);
-	while (wait(NULL) > 0)
-		;
-	devtest_host_get(&after);
-	printf("parallel n=%ld ok=%ld avg_us=%.1f max_us=%.1f procs_before=%u procs_during=%u"
-	       " procs_after=%u\n", n, ok, ok ? sum / ok : 0, max, before.procs, during.procs,
-	       after.procs);
-	return ok == n ? 0 : -EAGAIN;
-}
-
 /* ---- main ---- */
 
 static int usage(void)
@@ -324,193 +232,301 @@ static int usage(void)
 	return 2;
 }
 
-#define NEED(k) do { if (i + (k) >= argc) return usage(); } while (0)
+/*
+ * A step's arguments: the handler takes them from argv after the step's
+ * name, advancing i; a missing or malformed required one sets bad, and
+ * the program prints its usage.
+ */
+struct args {
+	int argc;
+	char **argv;
+	int i;
+	bool bad;
+};
+
+/* The next argument, required; NULL (bad) when there is none. */
+static const char *arg_str(struct args *a)
+{
+	if (a->i + 1 >= a->argc) {
+		a->bad = true;
+		return NULL;
+	}
+	return a->argv[++a->i];
+}
+
+/* The next argument as a number, required. */
+static uint64_t arg_u64(struct args *a)
+{
+	const char *s = arg_str(a);
+	uint64_t v = 0;
+
+	if (s && parse_u64(s, &v))
+		a->bad = true;
+	return v;
+}
+
+/* The next argument if it is a number, else def (nothing taken). */
+static uint64_t arg_opt(struct args *a, uint64_t def)
+{
+	uint64_t v;
+
+	if (a->i + 1 < a->argc && !parse_u64(a->argv[a->i + 1], &v)) {
+		a->i++;
+		return v;
+	}
+	return def;
+}
+
+static int s_open(struct args *a) { (void)a; return devtest_step_open(); }
+static int s_register(struct args *a) { (void)a; return devtest_step_register(false); }
+static int s_procs(struct args *a) { (void)a; return devtest_step_procs(); }
+static int s_host(struct args *a) { (void)a; return devtest_step_host(); }
+static int s_usage(struct args *a) { (void)a; return devtest_step_usage(NULL); }
+static int s_rt(struct args *a) { (void)a; return step_rt(); }
+static int s_dofork_check(struct args *a) { (void)a; return devtest_step_dofork_check(); }
+static int s_gate_check(struct args *a) { (void)a; return devtest_step_gate_check(); }
+static int s_mmap_check(struct args *a) { (void)a; return devtest_step_mmap_check(); }
+static int s_close_socket(struct args *a) { (void)a; return devtest_step_close_socket(); }
+static int s_close_dev(struct args *a) { (void)a; return devtest_step_close_dev(); }
+static int s_placement(struct args *a) { (void)a; return devtest_step_placement(); }
+
+/* A malformed FD is the error under test, not a usage error. */
+static int s_register_fd(struct args *a)
+{
+	const char *s = arg_str(a);
+	uint64_t fd;
+
+	if (!s)
+		return 0;
+	return parse_u64(s, &fd) ? -EINVAL : devtest_step_register_fd((int)fd, false);
+}
+
+static int s_charge(struct args *a)
+{
+	uint64_t g = arg_u64(a), b = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_charge((uint32_t)g, b);
+}
+
+static int s_release(struct args *a)
+{
+	uint64_t g = arg_u64(a), b = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_release((uint32_t)g, b);
+}
+
+static int s_alloc(struct args *a)
+{
+	uint64_t g = arg_u64(a), b = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_alloc((uint32_t)g, b);
+}
+
+static int s_free(struct args *a)
+{
+	uint64_t g = arg_u64(a), b = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_free((uint32_t)g, b);
+}
+
+static int s_meminfo(struct args *a)
+{
+	uint64_t g = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_meminfo((uint32_t)g);
+}
+
+static int s_page(struct args *a) { return devtest_step_page((int)arg_opt(a, (uint64_t)-1)); }
+static int s_gate(struct args *a) { return devtest_step_gate((int)arg_opt(a, (uint64_t)-1)); }
+
+static int s_poke(struct args *a)
+{
+	uint64_t g = arg_u64(a);
+	const char *field = arg_str(a);
+	uint64_t v = arg_u64(a);
+
+	if (!a->bad && devtest_step_poke(g, field, v))
+		a->bad = true;
+	return 0;
+}
+
+static int s_host_set(struct args *a)
+{
+	const char *policy = arg_str(a);
+
+	return a->bad ? 0 : devtest_step_host_set(policy);
+}
+
+static int s_usage_of(struct args *a)
+{
+	const char *tenant = arg_str(a);
+
+	return a->bad ? 0 : devtest_step_usage(tenant);
+}
+
+static int s_new_socket(struct args *a)
+{
+	(void)a;
+	devtest_nl_forget();
+	return devtest_nl_family();
+}
+
+static int s_new_dev(struct args *a)
+{
+	(void)a;
+	devtest_dev_forget();
+	return devtest_step_open();
+}
+
+static int s_open_many(struct args *a)
+{
+	uint64_t n = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_open_many((unsigned long)n);
+}
+
+static int s_wait(struct args *a)
+{
+	uint64_t g = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_wait((uint32_t)g, arg_opt(a, 0));
+}
+
+static int s_alarm(struct args *a)
+{
+	uint64_t ms = arg_u64(a);
+
+	return a->bad ? 0 : step_alarm(ms);
+}
+
+static int s_run(struct args *a)
+{
+	uint64_t g = arg_u64(a), ms = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_run((uint32_t)g, ms, arg_opt(a, 500));
+}
+
+static int s_hold(struct args *a) { return step_hold((long)arg_opt(a, (uint64_t)-1)); }
+
+static int s_threads(struct args *a)
+{
+	uint64_t n = arg_u64(a);
+
+	return a->bad ? 0 : step_threads((unsigned long)n);
+}
+
+static int s_wait_placement(struct args *a)
+{
+	uint64_t secs = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_wait_placement((long)secs);
+}
+
+static int s_waiters(struct args *a)
+{
+	uint64_t g = arg_u64(a), n = arg_u64(a), secs = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_waiters((uint32_t)g, (unsigned long)n, secs);
+}
+
+static int s_gpu_readd(struct args *a)
+{
+	uint64_t g = arg_u64(a), vram = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_gpu_readd((uint32_t)g, vram);
+}
+
+static int s_fork_hold(struct args *a)
+{
+	uint64_t secs = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_fork_hold((long)secs);
+}
+
+static int s_bench_register(struct args *a)
+{
+	uint64_t n = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_bench_register((long)n);
+}
+
+static int s_parallel(struct args *a)
+{
+	uint64_t n = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_parallel((long)n);
+}
+
+/* The rest of the line is the command; nothing follows it. */
+static int s_exec(struct args *a)
+{
+	if (a->i + 1 >= a->argc) {
+		a->bad = true;
+		return 0;
+	}
+	fflush(stdout);
+	execvp(a->argv[a->i + 1], a->argv + a->i + 1);
+	a->i = a->argc - 1;
+	return -errno;
+}
+
+static const struct step {
+	const char *name;
+	int (*run)(struct args *a);
+} steps[] = {
+	{ "open", s_open }, { "open-many", s_open_many },
+	{ "register", s_register }, { "register-fd", s_register_fd },
+	{ "charge", s_charge }, { "release", s_release }, { "meminfo", s_meminfo },
+	{ "alloc", s_alloc }, { "free", s_free },
+	{ "page", s_page }, { "poke", s_poke },
+	{ "procs", s_procs }, { "host", s_host }, { "host-set", s_host_set },
+	{ "usage", s_usage }, { "usage-of", s_usage_of },
+	{ "new-socket", s_new_socket }, { "new-dev", s_new_dev },
+	{ "mmap-check", s_mmap_check }, { "gate", s_gate }, { "gate-check", s_gate_check },
+	{ "dofork-check", s_dofork_check }, { "rt", s_rt },
+	{ "wait", s_wait }, { "alarm", s_alarm }, { "run", s_run },
+	{ "close-socket", s_close_socket }, { "close-dev", s_close_dev },
+	{ "hold", s_hold }, { "threads", s_threads },
+	{ "placement", s_placement }, { "wait-placement", s_wait_placement },
+	{ "waiters", s_waiters }, { "gpu-readd", s_gpu_readd }, { "fork-hold", s_fork_hold },
+	{ "bench-register", s_bench_register }, { "parallel", s_parallel },
+	{ "exec", s_exec },
+};
+
+static const struct step *find_step(const char *name)
+{
+	for (size_t k = 0; k < sizeof(steps) / sizeof(steps[0]); k++)
+		if (!strcmp(steps[k].name, name))
+			return &steps[k];
+	return NULL;
+}
 
 int main(int argc, char **argv)
 {
-	int i;
+	struct args a = { argc, argv, 1, false };
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
 		return usage();
-	for (i = 1; i < argc; i++) {
-		bool try = false;
-		const char *step;
-		uint64_t a = 0, b = 0;
+	for (; a.i < argc; a.i++) {
+		bool try = !strcmp(argv[a.i], "try");
+		const struct step *st;
+		const char *name;
 		int err;
 
-		if (!strcmp(argv[i], "try")) {
-			try = true;
-			NEED(1);
-			i++;
-		}
-		step = argv[i];
-		if (!strcmp(step, "open")) {
-			err = devtest_step_open();
-		} else if (!strcmp(step, "register")) {
-			err = devtest_step_register(false);
-		} else if (!strcmp(step, "register-fd")) {
-			NEED(1);
-			err = parse_u64(argv[++i], &a) ? -EINVAL : devtest_step_register_fd((int)a, false);
-		} else if (!strcmp(step, "charge") || !strcmp(step, "release") ||
-			   !strcmp(step, "alloc") || !strcmp(step, "free")) {
-			NEED(2);
-			if (parse_u64(argv[i + 1], &a) || parse_u64(argv[i + 2], &b))
-				return usage();
-			i += 2;
-			if (!strcmp(step, "charge"))
-				err = devtest_step_charge((uint32_t)a, b);
-			else if (!strcmp(step, "release"))
-				err = devtest_step_release((uint32_t)a, b);
-			else if (!strcmp(step, "alloc"))
-				err = devtest_step_alloc((uint32_t)a, b);
-			else
-				err = devtest_step_free((uint32_t)a, b);
-		} else if (!strcmp(step, "meminfo")) {
-			NEED(1);
-			if (parse_u64(argv[++i], &a))
-				return usage();
-			err = devtest_step_meminfo((uint32_t)a);
-		} else if (!strcmp(step, "page")) {
-			int gpu = -1;
-
-			if (i + 1 < argc && !parse_u64(argv[i + 1], &a)) {
-				gpu = (int)a;
-				i++;
-			}
-			err = devtest_step_page(gpu);
-		} else if (!strcmp(step, "poke")) {
-			NEED(3);
-			if (parse_u64(argv[i + 1], &a) || parse_u64(argv[i + 3], &b) ||
-			    devtest_step_poke(a, argv[i + 2], b))
-				return usage();
-			i += 3;
-			err = 0;
-		} else if (!strcmp(step, "procs")) {
-			err = devtest_step_procs();
-		} else if (!strcmp(step, "host")) {
-			err = devtest_step_host();
-		} else if (!strcmp(step, "host-set")) {
-			NEED(1);
-			err = devtest_step_host_set(argv[++i]);
-		} else if (!strcmp(step, "usage")) {
-			err = devtest_step_usage(NULL);
-		} else if (!strcmp(step, "usage-of")) {
-			NEED(1);
-			i++;
-			err = devtest_step_usage(argv[i]);
-		} else if (!strcmp(step, "new-socket")) {
-			devtest_nl_forget();
-			err = devtest_nl_family();
-		} else if (!strcmp(step, "new-dev")) {
-			devtest_dev_forget();
-			err = devtest_step_open();
-		} else if (!strcmp(step, "gate")) {
-			int gpu = -1;
-
-			if (i + 1 < argc && !parse_u64(argv[i + 1], &a)) {
-				gpu = (int)a;
-				i++;
-			}
-			err = devtest_step_gate(gpu);
-		} else if (!strcmp(step, "open-many")) {
-			NEED(1);
-			if (parse_u64(argv[++i], &a))
-				return usage();
-			err = devtest_step_open_many((unsigned long)a);
-		} else if (!strcmp(step, "rt")) {
-			err = step_rt();
-		} else if (!strcmp(step, "dofork-check")) {
-			err = devtest_step_dofork_check();
-		} else if (!strcmp(step, "gate-check")) {
-			err = devtest_step_gate_check();
-		} else if (!strcmp(step, "wait")) {
-			NEED(1);
-			if (parse_u64(argv[++i], &a))
-				return usage();
-			if (i + 1 < argc && !parse_u64(argv[i + 1], &b))
-				i++;
-			else
-				b = 0;
-			err = devtest_step_wait((uint32_t)a, b);
-		} else if (!strcmp(step, "alarm")) {
-			NEED(1);
-			if (parse_u64(argv[++i], &a))
-				return usage();
-			err = step_alarm(a);
-		} else if (!strcmp(step, "run")) {
-			NEED(2);
-			if (parse_u64(argv[i + 1], &a) || parse_u64(argv[i + 2], &b))
-				return usage();
-			i += 2;
-			{
-				uint64_t gap = 500;
-
-				if (i + 1 < argc && !parse_u64(argv[i + 1], &gap))
-					i++;
-				err = devtest_step_run((uint32_t)a, b, gap);
-			}
-		} else if (!strcmp(step, "mmap-check")) {
-			err = devtest_step_mmap_check();
-		} else if (!strcmp(step, "close-socket")) {
-			err = devtest_step_close_socket();
-		} else if (!strcmp(step, "close-dev")) {
-			err = devtest_step_close_dev();
-		} else if (!strcmp(step, "hold")) {
-			long secs = -1;
-
-			if (i + 1 < argc && !parse_u64(argv[i + 1], &a)) {
-				secs = (long)a;
-				i++;
-			}
-			err = step_hold(secs);
-		} else if (!strcmp(step, "threads") || !strcmp(step, "wait-placement")) {
-			NEED(1);
-			if (parse_u64(argv[++i], &a))
-				return usage();
-			if (!strcmp(step, "threads"))
-				err = step_threads((unsigned long)a);
-			else
-				err = devtest_step_wait_placement((long)a);
-		} else if (!strcmp(step, "placement")) {
-			err = devtest_step_placement();
-		} else if (!strcmp(step, "waiters") || !strcmp(step, "gpu-readd")) {
-			uint64_t c = 0;
-
-			NEED(2);
-			if (parse_u64(argv[i + 1], &a) || parse_u64(argv[i + 2], &b))
-				return usage();
-			i += 2;
-			if (!strcmp(step, "gpu-readd")) {
-				err = devtest_step_gpu_readd((uint32_t)a, b);
-			} else {
-				NEED(1);
-				if (parse_u64(argv[++i], &c))
-					return usage();
-				err = devtest_step_waiters((uint32_t)a, (unsigned long)b, c);
-			}
-		} else if (!strcmp(step, "fork-hold")) {
-			NEED(1);
-			if (parse_u64(argv[++i], &a))
-				return usage();
-			err = devtest_step_fork_hold((long)a);
-		} else if (!strcmp(step, "bench-register") || !strcmp(step, "parallel")) {
-			NEED(1);
-			if (parse_u64(argv[i + 1], &a))
-				return usage();
-			i++;
-			err = !strcmp(step, "parallel") ? step_parallel((long)a) : step_bench((long)a);
-		} else if (!strcmp(step, "exec")) {
-			NEED(1);
-			fflush(stdout);
-			execvp(argv[i + 1], argv + i + 1);
-			err = -errno;
-		} else {
-			fprintf(stderr, "Error: unknown step \"%s\".\n", step);
+		if (try && ++a.i >= argc)
+			return usage();
+		name = argv[a.i];
+		st = find_step(name);
+		if (!st) {
+			fprintf(stderr, "Error: unknown step \"%s\".\n", name);
 			return usage();
 		}
+		err = st->run(&a);
+		if (a.bad)
+			return usage();
 		if (err) {
-			printf("%s errno=%s msg=%s\n", step, devtest_errname(-err), devtest_errmsg);
+			printf("%s errno=%s msg=%s\n", name, devtest_errname(-err), devtest_errmsg);
 			devtest_errmsg[0] = 0;
 			if (!try)
 				return 1;
