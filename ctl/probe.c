@@ -257,7 +257,7 @@ static int plan(const struct probed *gpus, unsigned int count,
 		if (inv[g->index].present)
 			return vgpuctl_error("GPU slot %u already holds %s, not NVML GPU %u (%s); free it with \"vgpuctl gpu del %u\"",
 					     g->index, inv[g->index].uuid[0] ? inv[g->index].uuid :
-					  "a GPU without UUID", g->index, g->uuid, g->index);
+					     "a GPU without UUID", g->index, g->uuid, g->index);
 		for (j = 0; j < VGPU_GPU_MAX; j++)
 			if (inv[j].present && !strcasecmp(inv[j].pci, g->pci))
 				return vgpuctl_error("PCI bus id %s of NVML GPU %u (%s) is already that of GPU slot %d",

@@ -442,6 +442,8 @@ static void print_usage(struct nlmsghdr *nlh, bool lines)
 		return;
 	vgpuctl_print_arr_open("usage");
 	while (vgpuctl_tenant_next_usage(nlh, &pos, u) > 0) {
+		uint64_t overdrafts;
+
 		vgpuctl_print_sub_open("    ");
 		vgpuctl_print_u64("gpu", "gpu", u[VGPU_A_USAGE_GPU], u32_attr(u[VGPU_A_USAGE_GPU]));
 		vgpuctl_print_size("vram_current", "vram", u[VGPU_A_USAGE_VRAM_CURRENT],
@@ -454,7 +456,7 @@ static void print_usage(struct nlmsghdr *nlh, bool lines)
 				  u64_attr(u[VGPU_A_USAGE_VRAM_FAILURES]));
 		vgpuctl_print_u64("vram_byte_seconds", "byte-seconds",
 				  u[VGPU_A_USAGE_VRAM_BYTE_SECONDS],
-			       u64_attr(u[VGPU_A_USAGE_VRAM_BYTE_SECONDS]));
+				  u64_attr(u[VGPU_A_USAGE_VRAM_BYTE_SECONDS]));
 		/* Counters: 0 when absent (a module without the scheduler). */
 		vgpuctl_print_ns("gpu_time_ns", "gpu-time", true,
 				 u64_attr(u[VGPU_A_USAGE_GPU_TIME_NS]));
@@ -462,10 +464,10 @@ static void print_usage(struct nlmsghdr *nlh, bool lines)
 				 u64_attr(u[VGPU_A_USAGE_THROTTLED_NS]));
 		vgpuctl_print_u64("grants", "grants", true, u64_attr(u[VGPU_A_USAGE_GRANTS]));
 		/* Plain output names overdrafts only when there are some. */
+		overdrafts = u64_attr(u[VGPU_A_USAGE_VRAM_OVERDRAFTS]);
 		vgpuctl_print_u64("vram_overdrafts", "overdrafts",
 				  u[VGPU_A_USAGE_VRAM_OVERDRAFTS] &&
-			       (vgpuctl_print_json() || u64_attr(u[VGPU_A_USAGE_VRAM_OVERDRAFTS])),
-			       u64_attr(u[VGPU_A_USAGE_VRAM_OVERDRAFTS]));
+				  (vgpuctl_print_json() || overdrafts), overdrafts);
 		vgpuctl_print_sub_close();
 	}
 	vgpuctl_print_arr_close();

@@ -60,8 +60,8 @@ CUresult libvgpu_tx_begin(struct vgpu_tx *tx, int gpu, uint64_t bytes)
 	if (rc) {
 		libvgpu_log(VGPU_LOG_INFO, "refused %llu bytes on GPU %d: %s",
 			    (unsigned long long)bytes, gpu,
-			 rc == -ENOMEM ? "over the tenant's vram-max or the GPU's capacity"
-				       : "charge failed");
+			    rc == -ENOMEM ? "over the tenant's vram-max or the GPU's capacity"
+					  : "charge failed");
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	tx->gpu = gpu;

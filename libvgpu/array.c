@@ -93,7 +93,7 @@ VGPU_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 	vgpu_pfn_cuMipmappedArrayCreate real = REAL(cuMipmappedArrayCreate);
 	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
 					     d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED),
-					  numMipmapLevels) : 0;
+					     numMipmapLevels) : 0;
 	struct vgpu_tx tx;
 	CUcontext ctx;
 	CUresult rc;

@@ -38,7 +38,7 @@ unsigned int libvgpu_format_bits(unsigned int f)
 
 uint64_t libvgpu_array_bytes(uint64_t width, uint64_t height, uint64_t depth,
 			     unsigned int format, unsigned int channels, int layered,
-			  unsigned int levels)
+			     unsigned int levels)
 {
 	unsigned int bits = libvgpu_format_bits(format);
 	uint64_t total = 0;

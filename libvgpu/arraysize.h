@@ -13,6 +13,6 @@ unsigned int libvgpu_format_bits(unsigned int format);
  * format is unknown. */
 uint64_t libvgpu_array_bytes(uint64_t width, uint64_t height, uint64_t depth,
 			     unsigned int format, unsigned int channels, int layered,
-			  unsigned int levels);
+			     unsigned int levels);
 
 #endif

@@ -80,7 +80,7 @@ int libvgpu_dev_gpu(CUdevice dev)
 	if (g == VGPU_GPU_NONE)
 		libvgpu_log(VGPU_LOG_INFO, "CUDA device %d (%s) is not in the vgpu inventory: "
 			    "host default %s", dev, s,
-			 libvgpu_proc.reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow");
+			    libvgpu_proc.reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow");
 	else
 		libvgpu_log(VGPU_LOG_DEBUG, "CUDA device %d is inventory GPU %d (%s)", dev, g, s);
 	if (dev < VGPU_DEVS)

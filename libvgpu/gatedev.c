@@ -66,8 +66,8 @@ static int gate_wait(void *ctx, struct vgpu_dev_wait *w)
 		return -errno;
 	libvgpu_log(VGPU_LOG_DEBUG, "GPU %u: drained in %llu ns, waited %llu ns; device time "
 		    "measured by events so far %llu ns", w->gpu, (unsigned long long)w->drain_ns,
-		 (unsigned long long)w->waited_ns,
-		 (unsigned long long)libvgpu_queue_dev_ns(&libvgpu_queue, (int)w->gpu));
+		    (unsigned long long)w->waited_ns,
+		    (unsigned long long)libvgpu_queue_dev_ns(&libvgpu_queue, (int)w->gpu));
 	return 0;
 }
 
@@ -78,7 +78,7 @@ static void gate_failed(void *ctx, int gpu, int err)
 	(void)ctx;
 	libvgpu_log(__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED) ? VGPU_LOG_DEBUG : VGPU_LOG_WARN,
 		    "VGPU_IOC_WAIT on GPU %d failed (%s): launches on it pass through the "
-		 "compute gate", gpu, strerror(err));
+		    "compute gate", gpu, strerror(err));
 }
 
 void libvgpu_gate_start(struct vgpu_dev_page *page, const struct vgpu_dev_gate *gate)

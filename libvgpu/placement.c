@@ -178,7 +178,7 @@ void libvgpu_placement_sync(void)
 				__atomic_store_n(&libvgpu_placement_seen, seq, __ATOMIC_RELAXED);
 				libvgpu_log(VGPU_LOG_WARN, "VGPU_IOC_PLACEMENT failed (%s): the "
 					    "memory policy no longer follows placement changes",
-					 strerror(e));
+					    strerror(e));
 			}
 		} else {
 			uint64_t mems[VGPU_NODES / 64];

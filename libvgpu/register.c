@@ -187,20 +187,20 @@ static void log_registered(const struct vgpu_proc *p, const struct timespec *t0)
 {
 	libvgpu_log(VGPU_LOG_INFO, "registered pid %u: tenant %s (id %u), %d GPUs, "
 		    "host default %s, in %.3f ms", p->reg.pid,
-		 p->reg.in_tenant ? p->reg.tenant : "(none)", p->reg.tenant_id,
-		 p->reg.ngpu, p->reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow",
-		 ms_since(t0));
+		    p->reg.in_tenant ? p->reg.tenant : "(none)", p->reg.tenant_id,
+		    p->reg.ngpu, p->reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow",
+		    ms_since(t0));
 	for (int i = 0; i < p->reg.ngpu; i++) {
 		const struct vgpu_reg_gpu *g = &p->reg.gpu[i];
 
 		if (g->vram_max == UINT64_MAX)
 			libvgpu_log(VGPU_LOG_DEBUG, "gpu %u %s: %llu bytes, unlimited%s",
 				    g->index, g->uuid, (unsigned long long)g->vram,
-				 g->denied ? ", denied" : "");
+				    g->denied ? ", denied" : "");
 		else
 			libvgpu_log(VGPU_LOG_DEBUG, "gpu %u %s: %llu bytes, vram-max %llu%s",
 				    g->index, g->uuid, (unsigned long long)g->vram,
-				 (unsigned long long)g->vram_max, g->denied ? ", denied" : "");
+				    (unsigned long long)g->vram_max, g->denied ? ", denied" : "");
 	}
 }
 
