@@ -301,33 +301,21 @@ static int s_register_fd(struct args *a)
 	return parse_u64(s, &fd) ? -EINVAL : devtest_step_register_fd((int)fd, false);
 }
 
-static int s_charge(struct args *a)
+/* Steps that take GPU and a number (bytes, vram). */
+static int gpu_and_u64(struct args *a, int (*step)(uint32_t gpu, uint64_t n))
 {
-	uint64_t g = arg_u64(a), b = arg_u64(a);
+	uint64_t g = arg_u64(a), n = arg_u64(a);
 
-	return a->bad ? 0 : devtest_step_charge((uint32_t)g, b);
+	return a->bad ? 0 : step((uint32_t)g, n);
 }
 
-static int s_release(struct args *a)
-{
-	uint64_t g = arg_u64(a), b = arg_u64(a);
+static int s_charge(struct args *a) { return gpu_and_u64(a, devtest_step_charge); }
 
-	return a->bad ? 0 : devtest_step_release((uint32_t)g, b);
-}
+static int s_release(struct args *a) { return gpu_and_u64(a, devtest_step_release); }
 
-static int s_alloc(struct args *a)
-{
-	uint64_t g = arg_u64(a), b = arg_u64(a);
+static int s_alloc(struct args *a) { return gpu_and_u64(a, devtest_step_alloc); }
 
-	return a->bad ? 0 : devtest_step_alloc((uint32_t)g, b);
-}
-
-static int s_free(struct args *a)
-{
-	uint64_t g = arg_u64(a), b = arg_u64(a);
-
-	return a->bad ? 0 : devtest_step_free((uint32_t)g, b);
-}
+static int s_free(struct args *a) { return gpu_and_u64(a, devtest_step_free); }
 
 static int s_meminfo(struct args *a)
 {
@@ -429,12 +417,7 @@ static int s_waiters(struct args *a)
 	return a->bad ? 0 : devtest_step_waiters((uint32_t)g, (unsigned long)n, secs);
 }
 
-static int s_gpu_readd(struct args *a)
-{
-	uint64_t g = arg_u64(a), vram = arg_u64(a);
-
-	return a->bad ? 0 : devtest_step_gpu_readd((uint32_t)g, vram);
-}
+static int s_gpu_readd(struct args *a) { return gpu_and_u64(a, devtest_step_gpu_readd); }
 
 static int s_fork_hold(struct args *a)
 {
