@@ -25,6 +25,15 @@
 #define VGPU_CHECK_TENANT_CPUS_MAX_LEN	VGPU_LIST_LEN_MAX
 #define VGPU_CHECK_TENANT_MEMS_MAX_LEN	VGPU_LIST_LEN_MAX
 #define VGPU_CHECK_TENANT_EXCLUSIVE_MAX	1
+#define VGPU_CHECK_LABEL_KEY_MAX_LEN	VGPU_LABEL_KEY_LEN_MAX
+#define VGPU_CHECK_LABEL_VALUE_MAX_LEN	VGPU_LABEL_VALUE_LEN_MAX
+
+/* Names of enum vgpu_del_reason, by value. */
+#define VGPU_DEL_REASON_COUNT	2
+static const char *const vgpu_del_reason_names[VGPU_DEL_REASON_COUNT] = {
+	[VGPU_DEL_REASON_ADMIN] = "admin",
+	[VGPU_DEL_REASON_CGROUP_REMOVED] = "cgroup-removed",
+};
 
 /* Names of enum vgpu_priority, by value. */
 #define VGPU_PRIORITY_COUNT	3

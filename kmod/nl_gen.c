@@ -13,6 +13,12 @@ static struct netlink_range_validation vgpu_a_gpu_vram_range = {
 	.max = U64_MAX,
 };
 
+/* Attributes nested in VGPU_A_TENANT_LABEL */
+static const struct nla_policy vgpu_label_nl_policy[VGPU_A_LABEL_VALUE + 1] = {
+	[VGPU_A_LABEL_KEY] = { .type = NLA_NUL_STRING, .len = VGPU_LABEL_KEY_LEN_MAX, },
+	[VGPU_A_LABEL_VALUE] = { .type = NLA_NUL_STRING, .len = VGPU_LABEL_VALUE_LEN_MAX, },
+};
+
 /* VGPU_CMD_GPU_ADD - do */
 static const struct nla_policy vgpu_gpu_add_nl_policy[VGPU_A_GPU_NUMA + 1] = {
 	[VGPU_A_GPU_INDEX] = NLA_POLICY_MAX(NLA_U32, (VGPU_GPU_MAX - 1)),
@@ -33,7 +39,7 @@ static const struct nla_policy vgpu_gpu_get_nl_policy[VGPU_A_GPU_INDEX + 1] = {
 };
 
 /* VGPU_CMD_TENANT_NEW - do */
-static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_EXCLUSIVE + 1] = {
+static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_EPHEMERAL + 1] = {
 	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
 	[VGPU_A_TENANT_CGROUP] = { .type = NLA_NUL_STRING, .len = VGPU_PATH_LEN_MAX, },
 	[VGPU_A_TENANT_CGROUP_ID] = { .type = NLA_U64, },
@@ -47,6 +53,8 @@ static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_EXCLUSIVE
 	[VGPU_A_TENANT_MEMS] = { .type = NLA_NUL_STRING, .len = VGPU_LIST_LEN_MAX, },
 	[VGPU_A_TENANT_PLACEMENT] = NLA_POLICY_MAX(NLA_U32, 1),
 	[VGPU_A_TENANT_EXCLUSIVE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[VGPU_A_TENANT_LABEL] = NLA_POLICY_NESTED(vgpu_label_nl_policy),
+	[VGPU_A_TENANT_EPHEMERAL] = { .type = NLA_FLAG, },
 };
 
 /* VGPU_CMD_TENANT_DEL - do */
@@ -56,7 +64,7 @@ static const struct nla_policy vgpu_tenant_del_nl_policy[VGPU_A_TENANT_FORCE + 1
 };
 
 /* VGPU_CMD_TENANT_SET - do */
-static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_EXCLUSIVE + 1] = {
+static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_LABEL + 1] = {
 	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
 	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64, },
 	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64, },
@@ -69,6 +77,7 @@ static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_EXCLUSIVE
 	[VGPU_A_TENANT_CLEAR] = NLA_POLICY_MASK(NLA_U32, 0x3ff),
 	[VGPU_A_TENANT_PLACEMENT] = NLA_POLICY_MAX(NLA_U32, 1),
 	[VGPU_A_TENANT_EXCLUSIVE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[VGPU_A_TENANT_LABEL] = NLA_POLICY_NESTED(vgpu_label_nl_policy),
 };
 
 /* VGPU_CMD_TENANT_GET - do */
@@ -82,13 +91,19 @@ static const struct nla_policy vgpu_proc_register_nl_policy[VGPU_A_PROC_FD + 1] 
 };
 
 /* VGPU_CMD_HOST_SET - do */
-static const struct nla_policy vgpu_host_set_nl_policy[VGPU_A_HOST_DEFAULT_POLICY + 1] = {
+static const struct nla_policy vgpu_host_set_nl_policy[VGPU_A_HOST_MONITOR_GID + 1] = {
 	[VGPU_A_HOST_DEFAULT_POLICY] = NLA_POLICY_MAX(NLA_U32, 1),
+	[VGPU_A_HOST_MONITOR_GID] = { .type = NLA_U32, },
 };
 
 /* VGPU_CMD_PROC_DEL - do */
 static const struct nla_policy vgpu_proc_del_nl_policy[VGPU_A_PROC_PID + 1] = {
 	[VGPU_A_PROC_PID] = { .type = NLA_U32, },
+};
+
+/* VGPU_CMD_TENANT_FINAL_DEL - do */
+static const struct nla_policy vgpu_tenant_final_del_nl_policy[VGPU_A_TENANT_FINAL_SEQ + 1] = {
+	[VGPU_A_TENANT_FINAL_SEQ] = { .type = NLA_U64, },
 };
 
 /* The tenant attribute of each quota, by bit number. */
@@ -106,7 +121,7 @@ const u16 vgpu_quota_attrs[VGPU_QUOTA_NBITS] = {
 };
 
 /* Ops table for vgpu */
-const struct genl_ops vgpu_nl_ops[12] = {
+const struct genl_ops vgpu_nl_ops[14] = {
 	{
 		.cmd		= VGPU_CMD_GPU_ADD,
 		.doit		= vgpu_nl_gpu_add_doit,
@@ -132,7 +147,7 @@ const struct genl_ops vgpu_nl_ops[12] = {
 		.cmd		= VGPU_CMD_TENANT_NEW,
 		.doit		= vgpu_nl_tenant_new_doit,
 		.policy		= vgpu_tenant_new_nl_policy,
-		.maxattr	= VGPU_A_TENANT_EXCLUSIVE,
+		.maxattr	= VGPU_A_TENANT_EPHEMERAL,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -146,7 +161,7 @@ const struct genl_ops vgpu_nl_ops[12] = {
 		.cmd		= VGPU_CMD_TENANT_SET,
 		.doit		= vgpu_nl_tenant_set_doit,
 		.policy		= vgpu_tenant_set_nl_policy,
-		.maxattr	= VGPU_A_TENANT_EXCLUSIVE,
+		.maxattr	= VGPU_A_TENANT_LABEL,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -174,7 +189,7 @@ const struct genl_ops vgpu_nl_ops[12] = {
 		.cmd		= VGPU_CMD_HOST_SET,
 		.doit		= vgpu_nl_host_set_doit,
 		.policy		= vgpu_host_set_nl_policy,
-		.maxattr	= VGPU_A_HOST_DEFAULT_POLICY,
+		.maxattr	= VGPU_A_HOST_MONITOR_GID,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -182,6 +197,17 @@ const struct genl_ops vgpu_nl_ops[12] = {
 		.doit		= vgpu_nl_proc_del_doit,
 		.policy		= vgpu_proc_del_nl_policy,
 		.maxattr	= VGPU_A_PROC_PID,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_TENANT_FINAL_GET,
+		.dumpit		= vgpu_nl_tenant_final_get_dumpit,
+	},
+	{
+		.cmd		= VGPU_CMD_TENANT_FINAL_DEL,
+		.doit		= vgpu_nl_tenant_final_del_doit,
+		.policy		= vgpu_tenant_final_del_nl_policy,
+		.maxattr	= VGPU_A_TENANT_FINAL_SEQ,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };
