@@ -82,6 +82,7 @@ SG_API const char *nvmlErrorString(nvmlReturn_t result)
 	case NVML_ERROR_FUNCTION_NOT_FOUND: return "Function Not Found";
 	case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
 	case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "Argument version mismatch";
+	case NVML_ERROR_INSUFFICIENT_RESOURCES: return "Insufficient Resources";
 	default: return "Unknown Error";
 	}
 }
