@@ -181,7 +181,9 @@ else
 fi
 # The usage at deletion is the last shown, but for the reservation's
 # integral, which grew in between.
-strip() { printf '%s\n' "$1" | sed 's/.*"usage":\(.*\)/\1/; s/,"vram_reserved_byte_seconds":[0-9]*//g'; }
+# The usage array holds objects only, so it ends at the first ']'.
+usage() { printf '%s\n' "$1" | sed 's/.*"usage":\(\[[^]]*\]\).*/\1/'; }
+strip() { usage "$1" | sed 's/,"vram_reserved_byte_seconds":[0-9]*//g'; }
 check_eq "usage equals the last tenant show (reservation integral aside)" "$(strip "$last")" \
 	"$(strip "$rec")"
 rs_last=$(printf '%s' "$last" | grep -o '"vram_reserved_byte_seconds":[0-9]*' | head -n 1 | cut -d: -f2)
@@ -239,7 +241,7 @@ check "clear the reservation" vgpuctl tenant set res vram-min none
 a=$(rbs); sleep 1; b=$(rbs)
 check_eq "then they stay" "$a" "$b"
 vgpuctl tenant set res vram-min 1G gpus none >/dev/null
-out=$(json tenant show res | grep -o '"gpu":[0-9]*' | tr '\n' ' ')
+out=$(usage "$(json tenant show res)" | grep -o '"gpu":[0-9]*' | tr '\n' ' ')
 check_eq "without gpus, the reservation is on every GPU present" '"gpu":0 "gpu":1 ' "$out"
 
 # --- the monitor group --------------------------------------------------------
