@@ -133,7 +133,7 @@ for mode in print print-asan; do
 	# shellcheck disable=SC2046
 	if [ "$tools_ok" = 1 ] &&
 	   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
-		-I build/deps/nvml/usr/include "${PRINT_SRCS[@]}" -o "$out" \
+		-I"${NVML_INC:-build/deps/nvml/usr/include}" "${PRINT_SRCS[@]}" -o "$out" \
 		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err"; then
 		pass "$mode" "test_print builds $what"
 		run_unit "$mode" "$out" print
