@@ -35,6 +35,8 @@ int vgpuctl_cmd_ps(int argc, char **argv);
 int vgpuctl_cmd_show(int argc, char **argv);
 int vgpuctl_cmd_set(int argc, char **argv);
 int vgpuctl_cmd_top(int argc, char **argv);
+int vgpuctl_cmd_hook(int argc, char **argv);
+int vgpuctl_cmd_cdi(int argc, char **argv);
 int vgpuctl_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
 
 /* Usage texts, also printed by "help". */
@@ -44,11 +46,14 @@ void vgpuctl_usage_monitor(FILE *f);
 void vgpuctl_usage_ps(FILE *f);
 void vgpuctl_usage_host(FILE *f);
 void vgpuctl_usage_top(FILE *f);
+void vgpuctl_usage_hook(FILE *f);
+void vgpuctl_usage_cdi(FILE *f);
 
 /* util.c */
 int vgpuctl_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 int vgpuctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vgpuctl_error_where(const char *file, unsigned int line);
 bool vgpuctl_is_help(int argc, char **argv);
 int vgpuctl_stop_signals(int *sfd);
 int vgpuctl_need_admin(void);
@@ -80,6 +85,12 @@ void vgpuctl_gpu_print(struct nlattr **tb);
 int vgpuctl_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb);
 void vgpuctl_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines);
 int vgpuctl_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb);
+
+/* tenant.c: the QUOTA VALUE words of tenant add, for flavours and hooks. */
+struct tenant_conf;
+int vgpuctl_quotas_parse(const char *cmd, int argc, char **argv, struct tenant_conf **out);
+uint32_t vgpuctl_quotas_seen(const struct tenant_conf *c);
+int vgpuctl_quotas_put(struct nl_msg *msg, const struct tenant_conf *c);
 
 /* placement.c: the quotas that decide a tenant's CPUs and nodes. */
 #define VGPU_PLACEMENT_QUOTAS	(VGPU_QUOTA_CPUS | VGPU_QUOTA_MEMS | VGPU_QUOTA_PLACEMENT | \
