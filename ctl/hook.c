@@ -165,11 +165,10 @@ static int hook_create_runtime(int argc, char **argv)
 	struct vgpuctl_hook_tenant t = { .pod = false };
 	char mnt[VGPU_PATH_LEN_MAX + 1], cg[VGPU_PATH_LEN_MAX + 1];
 	char dir[2 * (VGPU_PATH_LEN_MAX + 1)];
-	struct tenant_conf *quotas = NULL;
 	struct stat st;
 	int ret;
 
-	ret = vgpuctl_quotas_parse("hook create-runtime", argc, argv, &quotas);
+	ret = vgpuctl_quotas_parse("hook create-runtime", argc, argv, NULL);
 	if (!ret)
 		ret = vgpuctl_oci_read(stdin, &o);
 	if (!ret)
@@ -185,10 +184,10 @@ static int hook_create_runtime(int argc, char **argv)
 	if (!ret)
 		ret = which_tenant(&o, cg, &t);
 	if (!ret) {
-		t.quotas = quotas;
+		t.argc = argc;
+		t.argv = argv;
 		ret = vgpuctl_hook_tenant_make(&t);
 	}
-	free(quotas);
 	return ret;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tenant of an OCI hook (see hook.h): made ephemeral with its labels
- * and quotas, or joined when a pod's earlier container made it; dropped
- * at poststop when it is a plain container's and nothing holds it.
+ * and quotas by tenant replace (tenant.c), which a pod's later containers
+ * join; dropped at poststop when it is a plain container's and nothing
+ * holds it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <netlink/genl/genl.h>
 
 #include "hook.h"
+#include "parse.h"
 #include "vgpuctl.h"
 
 /* What tenant-get tells of an existing tenant. */
@@ -57,112 +59,83 @@ static int tenant_del(struct vgpu_nl *nl, const char *name)
 	return vgpuctl_nl_request(nl, msg, NULL, NULL);
 }
 
-static int put_labels(struct nl_msg *msg, const struct vgpuctl_hook_tenant *t)
-{
-	int i;
-
-	for (i = 0; i < t->nlabels; i++) {
-		struct nlattr *nest = nla_nest_start(msg, VGPU_A_TENANT_LABEL | NLA_F_NESTED);
-
-		if (!nest || nla_put_string(msg, VGPU_A_LABEL_KEY, t->label_key[i]) < 0 ||
-		    nla_put_string(msg, VGPU_A_LABEL_VALUE, t->label_value[i]) < 0)
-			return -1;
-		nla_nest_end(msg, nest);
-	}
-	return 0;
-}
-
-/* tenant-new: 0 or a negative errno, with @nl's error message set. */
-static int tenant_new(struct vgpu_nl *nl, const struct vgpuctl_hook_tenant *t)
-{
-	struct nl_msg *msg = vgpuctl_nl_msg(nl, VGPU_CMD_TENANT_NEW, false);
-
-	if (!msg || nla_put_string(msg, VGPU_A_TENANT_NAME, t->name) < 0 ||
-	    nla_put_string(msg, VGPU_A_TENANT_CGROUP, t->cgroup) < 0 ||
-	    vgpuctl_quotas_put(msg, t->quotas) < 0 || put_labels(msg, t) < 0 ||
-	    nla_put_flag(msg, VGPU_A_TENANT_EPHEMERAL) < 0) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
-	return vgpuctl_nl_request(nl, msg, NULL, NULL);
-}
-
 /*
- * tenant-new found the name or the cgroup taken. Returns 0 when the
- * tenant is this container's or pod's already (a pod's second container,
- * or a hook run twice), 1 when a stale one of the same name was deleted
- * (try again), or the exit status after an error line.
+ * An earlier container's or pod's tenant of the same name whose cgroup is
+ * gone (a restarted container within the module's one-second look) would
+ * make tenant replace refuse ("exists on another cgroup"): delete it first,
+ * unless processes of it are still registered.
  */
-static int taken(struct vgpu_nl *nl, const struct vgpuctl_hook_tenant *t)
+static int drop_stale(const char *name)
 {
+	struct vgpu_nl nl;
 	struct found f;
-	int err = tenant_get(nl, t->name, &f);
+	int ret, err;
 
-	if (err == -ENOENT)
-		return vgpuctl_error("cgroup %s already belongs to a tenant other than %s",
-				     t->cgroup, t->name);
-	if (err) {
-		vgpuctl_nl_perror(nl, err);
-		return VGPU_EXIT_ERR;
-	}
-	if (!strcmp(f.cgroup, t->cgroup) && !f.removed)
-		return 0;
-	if (!f.removed)
-		return vgpuctl_error("tenant %s exists on another cgroup, %s (want %s)",
-				     t->name, f.cgroup, t->cgroup);
-	/* An earlier container's or pod's, whose cgroup is gone. */
-	err = tenant_del(nl, t->name);
+	ret = vgpuctl_need_admin();
+	if (!ret)
+		ret = vgpuctl_open(&nl);
+	if (ret)
+		return ret;
+	err = tenant_get(&nl, name, &f);
+	if (!err && f.removed)
+		err = tenant_del(&nl, name);
 	if (err == -EBUSY)
-		return vgpuctl_error("tenant %s of an earlier container (cgroup %s, removed) still has registered processes",
-				     t->name, f.cgroup);
-	if (err && err != -ENOENT) {
-		vgpuctl_nl_perror(nl, err);
-		return VGPU_EXIT_ERR;
+		ret = vgpuctl_error("tenant %s of an earlier container (cgroup %s, removed) still has registered processes",
+				    name, f.cgroup);
+	else if (err && err != -ENOENT) {
+		vgpuctl_nl_perror(&nl, err);
+		ret = VGPU_EXIT_ERR;
 	}
-	return 1;
+	vgpuctl_nl_close(&nl);
+	return ret;
 }
+
+/* Room for "replace NAME cgroup DIR", the quota words, labels and "ephemeral". */
+#define REPLACE_WORDS	(5 + VGPU_HOOK_QUOTA_WORDS + 2 * VGPU_HOOK_LABELS + 1)
 
 /**
  * vgpuctl_hook_tenant_make() - make a container's or pod's tenant, or join it
  * @t: the tenant
  *
- * The tenant is ephemeral: the module deletes it once its cgroup is
- * removed and none of its processes is registered. A pod's later
- * containers find it made and leave it as it is.
+ * What "vgpuctl tenant replace NAME cgroup DIR QUOTAS... label K=V...
+ * ephemeral" does (tenant.c): the tenant is added, or, made already on
+ * the same cgroup by a pod's earlier container (or an earlier run of this
+ * hook), set to these quotas and labels; a stale one of the same name
+ * whose cgroup is gone is deleted first. It is ephemeral: the module
+ * deletes it once its cgroup is removed and none of its processes is
+ * registered.
  *
  * Return: the exit status, after an error line on failure.
  */
 int vgpuctl_hook_tenant_make(const struct vgpuctl_hook_tenant *t)
 {
-	struct vgpu_nl nl;
-	int ret, err, tries;
+	char mnt[VGPU_PATH_LEN_MAX + 1], dir[2 * (VGPU_PATH_LEN_MAX + 1)];
+	char labels[VGPU_HOOK_LABELS][VGPU_LABEL_KEY_LEN_MAX + VGPU_LABEL_VALUE_LEN_MAX + 2];
+	char *argv[REPLACE_WORDS + 1];
+	int argc = 0, i, ret;
 
-	ret = vgpuctl_need_admin();
+	if (t->argc > VGPU_HOOK_QUOTA_WORDS)
+		return vgpuctl_usage_error("too many quota words for hook create-runtime");
+	ret = drop_stale(t->name);
 	if (ret)
 		return ret;
-	ret = vgpuctl_open(&nl);
-	if (ret)
-		return ret;
-	for (tries = 0; tries < 2; tries++) {
-		err = tenant_new(&nl, t);
-		if (!err) {
-			ret = vgpuctl_placement_sync(&nl, t->name, true,
-						     vgpuctl_quotas_seen(t->quotas));
-			break;
-		}
-		if (err != -EEXIST) {
-			vgpuctl_nl_perror(&nl, err);
-			ret = VGPU_EXIT_ERR;
-			break;
-		}
-		ret = taken(&nl, t);
-		if (ret != 1)
-			break;
+	if (vgpuctl_cgroup_mount("/proc/self/mounts", mnt, sizeof(mnt)) < 0)
+		return vgpuctl_error("cannot find the cgroup2 mount point");
+	snprintf(dir, sizeof(dir), "%s%s", strcmp(mnt, "/") ? mnt : "", t->cgroup);
+	argv[argc++] = "replace";
+	argv[argc++] = (char *)t->name;
+	argv[argc++] = "cgroup";
+	argv[argc++] = dir;
+	for (i = 0; i < t->argc; i++)
+		argv[argc++] = t->argv[i];
+	for (i = 0; i < t->nlabels; i++) {
+		snprintf(labels[i], sizeof(labels[i]), "%s=%s", t->label_key[i], t->label_value[i]);
+		argv[argc++] = "label";
+		argv[argc++] = labels[i];
 	}
-	if (ret == 1)
-		ret = vgpuctl_error("tenant %s keeps coming back", t->name);
-	vgpuctl_nl_close(&nl);
-	return ret;
+	argv[argc++] = "ephemeral";
+	argv[argc] = NULL;
+	return vgpuctl_cmd_tenant(argc, argv);
 }
 
 /**

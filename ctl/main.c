@@ -6,7 +6,7 @@
  *
  * Options, object dispatch and the top-level help live here; each object
  * is a file of its own (gpu.c and probe.c, tenant.c, monitor.c, proc.c for
- * ps, host.c for show and set, top.c, hook.c for the OCI hooks, cdi.c).
+ * ps, host.c for host, show and set, top.c, hook.c for the OCI hooks, cdi.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -22,7 +22,7 @@ static void usage(FILE *f)
 	      "       vgpuctl [-V | --version]\n"
 	      "       vgpuctl [-h | --help | help]\n"
 	      "       vgpuctl [OPTIONS] { ps | show | set KEY VALUE | top [-d SECONDS] [-n N] }\n"
-	      "OBJECT := { gpu | tenant | monitor | hook | cdi }\n"
+	      "OBJECT := { gpu | tenant | host | monitor | hook | cdi }\n"
 	      "OPTIONS := { -j[son] | -p[retty] }\n"
 	      "  -j, --json     print JSON\n"
 	      "  -p, --pretty   print indented JSON (implies -j)\n"
@@ -54,6 +54,7 @@ struct object {
 static const struct object objects[] = {
 	{ "gpu", vgpuctl_cmd_gpu },
 	{ "tenant", vgpuctl_cmd_tenant },
+	{ "host", vgpuctl_cmd_host },
 	{ "monitor", vgpuctl_cmd_monitor },
 	{ "ps", vgpuctl_cmd_ps },
 	{ "show", vgpuctl_cmd_show },

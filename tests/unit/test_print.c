@@ -161,7 +161,7 @@ static struct nl_msg *placed(uint32_t placement, uint32_t exclusive, bool effect
 
 #define TENANT_A_JSON(cpus) \
 	"{\"name\":\"a\",\"id\":1,\"cgroup\":\"/a\",\"cgroup_id\":null," \
-	"\"cgroup_removed\":false,\"vram_max\":8589934592,\"vram_min\":null," \
+	"\"cgroup_removed\":false,\"ephemeral\":false,\"created\":null,\"labels\":{},\"vram_max\":8589934592,\"vram_min\":null," \
 	"\"gpus\":null,\"weight\":null,\"compute_max\":null,\"priority\":null," \
 	"\"cpus\":" cpus ",\"mems\":null,"
 
@@ -186,7 +186,7 @@ static void test_sched_placement(void)
 		 "{\"gpu\":0,\"vram_current\":1073741824,\"vram_peak\":null,"
 		 "\"vram_budget\":null,\"vram_failures\":null,\"vram_byte_seconds\":null,"
 		 "\"gpu_time_ns\":1234000000,\"throttled_ns\":500000000,\"grants\":12,"
-		 "\"vram_overdrafts\":null}]}\n");
+		 "\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null}]}\n");
 
 	msg = tenant(false);
 	n = nla_nest_start(msg, VGPU_A_TENANT_USAGE);
@@ -240,18 +240,18 @@ static void test_tenant(void)
 		    "tenant a id 1 cgroup /a vram-max 8GiB\n");
 	tenant_case("tenant show -j: usage array", true, true, true,
 		    "{\"name\":\"a\",\"id\":1,\"cgroup\":\"/a\",\"cgroup_id\":null,"
-		    "\"cgroup_removed\":false,\"vram_max\":8589934592,\"vram_min\":null,"
+		    "\"cgroup_removed\":false,\"ephemeral\":false,\"created\":null,\"labels\":{},\"vram_max\":8589934592,\"vram_min\":null,"
 		    "\"gpus\":null,\"weight\":null,\"compute_max\":null,\"priority\":null,"
 		    "\"cpus\":null,\"mems\":null," NO_PLACEMENT_JSON ",\"usage\":["
 		    "{\"gpu\":0,\"vram_current\":1073741824,\"vram_peak\":2147483648,"
 		    "\"vram_budget\":67108864,\"vram_failures\":3,\"vram_byte_seconds\":123456,"
-		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null},"
+		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null},"
 		    "{\"gpu\":1,\"vram_current\":0,\"vram_peak\":4096,\"vram_budget\":0,"
 		    "\"vram_failures\":0,\"vram_byte_seconds\":0,"
-		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null}]}\n");
+		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null}]}\n");
 	tenant_case("tenant show -j: no usage is []", false, true, true,
 		    "{\"name\":\"a\",\"id\":1,\"cgroup\":\"/a\",\"cgroup_id\":null,"
-		    "\"cgroup_removed\":false,\"vram_max\":8589934592,\"vram_min\":null,"
+		    "\"cgroup_removed\":false,\"ephemeral\":false,\"created\":null,\"labels\":{},\"vram_max\":8589934592,\"vram_min\":null,"
 		    "\"gpus\":null,\"weight\":null,\"compute_max\":null,\"priority\":null,"
 		    "\"cpus\":null,\"mems\":null," NO_PLACEMENT_JSON ",\"usage\":[]}\n");
 
@@ -350,9 +350,9 @@ static void test_host(void)
 		  "default allow procs 3\n");
 	host_case("show: default deny", false, VGPU_DEFAULT_POLICY_DENY, "default deny procs 3\n");
 	host_case("show -j: one object", true, VGPU_DEFAULT_POLICY_ALLOW,
-		  "{\"default\":\"allow\",\"procs\":3}\n");
+		  "{\"default\":\"allow\",\"procs\":3,\"instance_id\":null,\"loaded\":null,\"finals\":null,\"finals_dropped\":null}\n");
 	host_case("show -j: an unknown policy as its number", true, 9,
-		  "{\"default\":9,\"procs\":3}\n");
+		  "{\"default\":9,\"procs\":3,\"instance_id\":null,\"loaded\":null,\"finals\":null,\"finals_dropped\":null}\n");
 }
 
 /* A tenant reply for top: @id, @name, quotas, and usage on GPU @gpu (-1: none). */
