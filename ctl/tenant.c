@@ -11,6 +11,7 @@
 
 #include <netlink/genl/genl.h>
 
+#include "backstop.h"
 #include "parse.h"
 #include "print.h"
 #include "spec_gen.h"
@@ -52,7 +53,10 @@ void vgpuctl_usage_tenant(FILE *f)
 	      "del refuses a tenant with registered processes; force ends their\n"
 	      "registrations first (their charges go with them).\n"
 	      "final shows the final records of deleted tenants; final ack SEQ drops\n"
-	      "those up to SEQ.\n", f);
+	      "those up to SEQ.\n"
+	      "add, del and a set of vram-max, vram-min or gpus also set the tenant's\n"
+	      "limits in the driver or the dmem controller where either offers them\n"
+	      "(see \"vgpuctl backstop help\").\n", f);
 }
 
 /* How vgpuctl reads a quota's value; Q_NONE: a quota vgpuctl does not know. */
@@ -306,7 +310,7 @@ static int put_labels(struct nl_msg *msg, const struct tenant_conf *c)
 /*
  * Send a tenant mutation built from @name, @cgroup (or NULL) and @c, then,
  * when @c names what decides its CPUs and nodes, write them to its cgroup
- * (placement.c).
+ * (placement.c), and set what the backstop holds (backstop.c).
  */
 static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 		       const struct tenant_conf *c, bool force)
@@ -321,12 +325,13 @@ static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 	ret = vgpuctl_open(&nl);
 	if (ret)
 		return ret;
-	if (cmd == VGPU_CMD_TENANT_SET) {
+	if (cmd == VGPU_CMD_TENANT_SET)
 		ret = vgpuctl_placement_prepare(&nl, name, c->seen);
-		if (ret) {
-			vgpuctl_nl_close(&nl);
-			return ret;
-		}
+	else if (cmd == VGPU_CMD_TENANT_DEL)
+		ret = vgpuctl_backstop_prepare_del(&nl, name);
+	if (ret) {
+		vgpuctl_nl_close(&nl);
+		return ret;
 	}
 	msg = vgpuctl_nl_msg(&nl, cmd, false);
 	if (msg && (nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0 ||
@@ -341,6 +346,8 @@ static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 	ret = vgpuctl_send(&nl, msg, NULL, NULL);
 	if (!ret && c)
 		ret = vgpuctl_placement_sync(&nl, name, cmd == VGPU_CMD_TENANT_NEW, c->seen);
+	if (!ret)
+		ret = vgpuctl_backstop_after(&nl, cmd, name, c ? c->seen : 0);
 	vgpuctl_nl_close(&nl);
 	return ret;
 }
@@ -557,6 +564,7 @@ static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
 		return -EPROTO;
 	vgpuctl_print_obj_open(NULL);
 	vgpuctl_tenant_print(nlh, tb, true);
+	vgpuctl_backstop_print_tenant(tb);
 	vgpuctl_print_obj_close();
 	return 0;
 }
@@ -576,6 +584,9 @@ static int tenant_show(int argc, char **argv)
 		ret = check_name(argv[0], "tenant show");
 		if (ret)
 			return ret;
+	}
+	vgpuctl_backstop_show_prepare();
+	if (argc > 0) {
 		return vgpuctl_show(VGPU_CMD_TENANT_GET, false, put_name, argv[0],
 				    tenant_show_one);
 	}

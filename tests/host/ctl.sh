@@ -6,8 +6,10 @@
 #   AddressSanitizer + UBSan (build/asan/): suites "parse" and "parse-asan";
 #   likewise tests/unit/test_parse_sched.c (placement, on/off, seconds) and
 #   tests/unit/test_cpuset.c (the cpuset writer against a fake cgroup tree
-#   in a temporary directory) and tests/unit/test_meta.c (label keys and
-#   values, times): "parse_sched[-asan]", "cpuset[-asan]", "meta[-asan]";
+#   in a temporary directory), tests/unit/test_meta.c (label keys and
+#   values, times) and tests/unit/test_dmem.c (the dmem reader and writer,
+#   against a fake tree likewise): "parse_sched[-asan]", "cpuset[-asan]",
+#   "meta[-asan]", "dmem[-asan]";
 # - tests/unit/test_print.c (replies built with libnl, printed by tenant
 #   show, ps, show and top), the same way: suites "print" and "print-asan";
 # - vgpuctl's and vgpu-nlsend's behaviour without the module (help, usage
@@ -96,7 +98,8 @@ else
 fi
 
 # The other libc-only unit tests: NAME and the ctl/ file it tests.
-for unit in parse_sched:ctl/parse_sched.c cpuset:ctl/cpuset.c meta:ctl/parse_meta.c; do
+for unit in parse_sched:ctl/parse_sched.c cpuset:ctl/cpuset.c meta:ctl/parse_meta.c \
+	    dmem:ctl/dmem.c; do
 	name=${unit%%:*} src=${unit#*:}
 	for mode in "$name" "$name-asan"; do
 		if [ "$mode" = "$name" ]; then
@@ -119,7 +122,8 @@ done
 PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/tenant_print.c ctl/tenant_final.c
 	    ctl/final.c ctl/placement.c ctl/cpuset.c ctl/print.c ctl/json.c ctl/parse.c
 	    ctl/parse_id.c ctl/parse_cgroup.c ctl/parse_sched.c ctl/parse_meta.c
-	    ctl/util.c ctl/nl.c)
+	    ctl/util.c ctl/nl.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c
+	    ctl/backstop_nvml.c ctl/dmem.c ctl/gpu.c ctl/probe.c)
 for mode in print print-asan; do
 	if [ "$mode" = print ]; then
 		flags=(-O2 -g) out=build/unit/test_print what="with -Wall -Wextra -Werror"
@@ -129,8 +133,8 @@ for mode in print print-asan; do
 	# shellcheck disable=SC2046
 	if [ "$tools_ok" = 1 ] &&
 	   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
-		"${PRINT_SRCS[@]}" -o "$out" $(pkg-config --libs libnl-genl-3.0 libcap) \
-		2> "$tmp/cc.err"; then
+		-I build/deps/nvml/usr/include "${PRINT_SRCS[@]}" -o "$out" \
+		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err"; then
 		pass "$mode" "test_print builds $what"
 		run_unit "$mode" "$out" print
 	else
@@ -151,14 +155,16 @@ asan_built=0
 if [ "$tools_ok" = 1 ]; then
 	mkdir -p build/asan/ctl
 	# shellcheck disable=SC2046
-	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
+	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap jansson) \
 		-I"${NVML_INC:-build/deps/nvml/usr/include}" \
 		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
 		ctl/parse_sched.c ctl/parse_meta.c ctl/json.c ctl/print.c ctl/gpu.c ctl/probe.c \
 		ctl/tenant.c ctl/tenant_print.c ctl/tenant_final.c ctl/final.c \
-		ctl/placement.c ctl/cpuset.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
+		ctl/placement.c ctl/cpuset.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c \
+		ctl/backstop_nvml.c ctl/dmem.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
+		ctl/conf.c ctl/flavour.c ctl/cdi.c ctl/oci.c ctl/cgpath.c ctl/hook.c ctl/hook_tenant.c \
 		-o build/asan/ctl/vgpuctl \
-		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err" &&
+		$(pkg-config --libs libnl-genl-3.0 libcap jansson) -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \
 		tests/tools/vgpu-nlsend.c ctl/nl.c -o build/asan/ctl/vgpu-nlsend \
 		$(pkg-config --libs libnl-genl-3.0) 2>> "$tmp/cc.err"; then
@@ -202,6 +208,8 @@ cli_checks() {
 	expect_help "$s" "$v" -h
 	expect_help "$s" "$v" --help
 	expect_help "$s" "$v" gpu help
+	expect_help "$s" "$v" backstop help
+	expect_help "$s" "$v" backstop sync help
 	expect_help "$s" "$v" g help
 	expect_help "$s" "$v" gpu add help
 	expect_help "$s" "$v" tenant help
@@ -258,6 +266,13 @@ cli_checks() {
 	expect_error "$s" 2 'Error: unexpected argument "2" for gpu del.' "$v" gpu del 1 2
 	expect_error "$s" 2 'Error: invalid INDEX "64" for gpu show (0-63).' "$v" gpu show 64
 	expect_error "$s" 2 'Error: unexpected argument "2" for gpu show.' "$v" gpu list 1 2
+
+	expect_error "$s" 2 'Error: missing COMMAND for backstop; try "vgpuctl backstop help".' "$v" backstop
+	expect_error "$s" 2 'Error: unknown command "frob" for backstop; try "vgpuctl backstop help".' \
+		"$v" backstop frob
+	expect_error "$s" 2 'Error: unexpected argument "b" for backstop sync.' "$v" backstop sync a b
+	expect_error "$s" 2 'Error: invalid NAME "a b" for backstop sync (1-63 printable characters, no spaces).' \
+		"$v" backstop sync "a b"
 
 	expect_error "$s" 2 'Error: missing NAME for tenant add.' "$v" tenant add
 	expect_error "$s" 2 'Error: cgroup is required.' "$v" tenant add a

@@ -20,6 +20,7 @@
 #include "../../ctl/host.c"
 #include "../../ctl/proc.c"
 #include "../../ctl/top.c"
+#include "../../ctl/backstop.h"
 
 static int failures;
 
@@ -468,8 +469,49 @@ static void test_top(void)
 	free(buf);
 }
 
+/* One check of vgpuctl_backstop_want(): @t on @g must want @soft, @hard. */
+static void want_check(const char *what, const struct vgpu_bs_tenant *t,
+		       const struct vgpu_bs_gpu *g, uint64_t soft, uint64_t hard)
+{
+	struct vgpu_bs_limits l;
+	char got[64], want[64];
+
+	vgpuctl_backstop_want(t, g, &l);
+	snprintf(got, sizeof(got), "soft %llu hard %llu", (unsigned long long)l.soft,
+		 (unsigned long long)l.hard);
+	snprintf(want, sizeof(want), "soft %llu hard %llu", (unsigned long long)soft,
+		 (unsigned long long)hard);
+	result(!strcmp(got, want), what, got, want);
+}
+
+/* What a tenant wants held below libvgpu on a GPU (backstop.c). */
+static void test_backstop_want(void)
+{
+	struct vgpu_bs_gpu g0 = { .present = true, .index = 0, .vram = 16ULL << 30 };
+	struct vgpu_bs_gpu g1 = { .present = true, .index = 1, .vram = 1ULL << 30 };
+	struct vgpu_bs_tenant t = { .name = "a", .cgroup = "/a" };
+
+	want_check("backstop: no quota, no limit", &t, &g0, 0, VGPU_BS_NONE);
+	t.has_max = t.has_min = true;
+	t.max = 64ULL << 20;
+	t.min = 32ULL << 20;
+	want_check("backstop: vram-max is the hard limit, vram-min the soft one", &t, &g0,
+		   32ULL << 20, 64ULL << 20);
+	t.max = 4ULL << 30;
+	t.min = 2ULL << 30;
+	want_check("backstop: both at most the GPU's VRAM", &t, &g1, 1ULL << 30, 1ULL << 30);
+	t.max = 16ULL << 20;
+	want_check("backstop: the soft limit never above the hard one", &t, &g0,
+		   16ULL << 20, 16ULL << 20);
+	t.has_gpus = true;
+	t.gpus = 1ULL << 1;
+	want_check("backstop: none on a GPU outside gpus", &t, &g0, 0, VGPU_BS_NONE);
+	want_check("backstop: the limits on a GPU inside gpus", &t, &g1, 16ULL << 20, 16ULL << 20);
+}
+
 int main(void)
 {
+	test_backstop_want();
 	test_tenant();
 	test_sched_placement();
 	test_top();
