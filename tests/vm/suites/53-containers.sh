@@ -23,6 +23,15 @@ show() { vgpuctl -j tenant show "$1" 2>/dev/null | tr -d ' \n'; }
 usage() { show "$1" | sed -n 's/.*{"gpu":0,[^}]*"vram_current":\([0-9]*\).*/\1/p'; }
 # gone WHAT NAME: the tenant NAME does not exist
 gone() { check_fails "$1" "unknown tenant" vgpuctl tenant show "$2"; }
+# gone_soon WHAT NAME: NAME is gone within 5 s (the module looks for
+# ephemeral tenants whose cgroup was removed once a second)
+gone_soon() {
+	for i in $(seq 1 50); do
+		vgpuctl tenant show "$2" > /dev/null 2>&1 || break
+		sleep 0.1
+	done
+	gone "$1" "$2"
+}
 # has WHAT NAME TEXT: tenant NAME's JSON contains TEXT
 has() {
 	case $(show "$2") in
@@ -179,6 +188,8 @@ crun run --no-pivot -b /tmp/pa pa > /tmp/pa.out 2>&1 &
 pa=$!
 wait_for /tmp/pa.out '^holding' || fail "pod container a starts" "$(head -c 600 /tmp/pa.out)"
 has "the pod's tenant is on the pod's cgroup" "$pod" "\"cgroup\":\"/kubepods/pod$uid\""
+has "labelled with the pod's namespace, name and UID" "$pod" \
+	"\"labels\":{\"namespace\":\"default\",\"pod\":\"web\",\"pod-uid\":\"$uid\"}"
 crun run --no-pivot -b /tmp/pb pb > /tmp/pb.out 2>&1
 check_out "the second container joins it: 300M fit" "alloc 300M ok" cat /tmp/pb.out
 check_out "600M more do not (one 1G limit for the pod)" "alloc 600M CUDA_ERROR_OUT_OF_MEMORY" \
@@ -188,7 +199,29 @@ crun kill pa KILL
 wait $pa
 has "the pod's tenant stays while the pod's cgroup does" "$pod" '"cgroup_removed":false'
 rmdir $cg/kubepods/pod$uid
-gone "removing the pod's cgroup removes its tenant" "$pod"
+gone_soon "removing the pod's cgroup removes its tenant" "$pod"
+
+# --- CRI-O's annotations name the pod too (a hook run on a crafted state)
+uid2=11112222-3333-4444-5555-666677778888
+mkdir -p $cg/kubepods/pod$uid2/cx /tmp/cx
+/tmp/in_cg kubepods/pod$uid2/cx sleep 60 &
+cx=$!
+sleep 0.2
+echo "{\"ociVersion\":\"1.0.2\",\"id\":\"cx\",\"status\":\"created\",\"pid\":$cx,\"bundle\":\"/tmp/cx\"}" \
+	> /tmp/cx.state
+echo "{\"ociVersion\":\"1.0.2\",\"linux\":{\"cgroupsPath\":\"/kubepods/pod$uid2/cx\"},
+ \"annotations\":{\"io.kubernetes.pod.namespace\":\"ns2\",\"io.kubernetes.pod.name\":\"db\",
+ \"io.kubernetes.pod.uid\":\"$uid2\",\"io.kubernetes.container.name\":\"x\"}}" > /tmp/cx/config.json
+check "the hook takes CRI-O's io.kubernetes.pod.* annotations" \
+	sh -c 'vgpuctl hook create-runtime vram-max 1G < /tmp/cx.state'
+has "and makes the pod's tenant on the pod's cgroup" "ns2/db@11112222" \
+	"\"cgroup\":\"/kubepods/pod$uid2\""
+check "poststop leaves a pod's tenant alone" sh -c 'vgpuctl hook poststop < /tmp/cx.state'
+has "it is still there" "ns2/db@11112222" '"cgroup_removed":false'
+kill $cx
+wait $cx 2>/dev/null
+rmdir $cg/kubepods/pod$uid2/cx $cg/kubepods/pod$uid2
+gone_soon "and goes with the pod's cgroup" "ns2/db@11112222"
 
 sleep 0.5
 kill $mon
