@@ -587,6 +587,11 @@ expect_error() {
 [ "$built" = 1 ] && cli_checks ctl ctl/vgpuctl tests/tools/vgpu-nlsend
 [ "$asan_built" = 1 ] && cli_checks ctl-asan build/asan/ctl/vgpuctl build/asan/ctl/vgpu-nlsend
 
+# shellcheck source=tests/host/ctl-containers.bash
+. tests/host/ctl-containers.bash
+[ "$built" = 1 ] && container_checks ctl ctl/vgpuctl
+[ "$asan_built" = 1 ] && container_checks ctl-asan build/asan/ctl/vgpuctl
+
 # --- install -------------------------------------------------------------------
 if [ "$built" = 1 ]; then
 	dest=$tmp/dest
