@@ -3,6 +3,7 @@
 # "vgpuctl hook" and "vgpuctl cdi generate" that need no module, and the
 # spec cdi generate writes (Documentation/containers.md). Uses ctl.sh's
 # expect_error, expect_help, run, pass, fail, $tmp and $cgmnt.
+# shellcheck disable=SC2154
 
 # container_checks SUITE VGPUCTL
 container_checks() {
