@@ -120,6 +120,10 @@ else
 fi
 has "the hook made tenant ctr-c1 on the container's cgroup" ctr-c1 '"cgroup":"/ctr/c1"'
 has "with the flavour's quotas" ctr-c1 '"vram_max":1073741824'
+# simgpu's own record of the driver limit of the cgroup on GPU 0 (62-backstop)
+check_eq "and its backstop, as for tenant add: the driver holds 1G for its cgroup" \
+	"soft 0 hard $((1024 * M))" \
+	"$(simgpu-stat | awk '$1 == "limit" && $2 == "/ctr/c1" && $4 == 0 { print "soft " $6 " hard " $8 }')"
 check_eq "the client's 768M are charged to it" $((768 * M)) "$(usage ctr-c1)"
 check_out "its limit holds whatever the environment says" "alloc 512M CUDA_ERROR_OUT_OF_MEMORY" \
 	cat /tmp/c1.out
