@@ -6,7 +6,8 @@
  *
  * Options, object dispatch and the top-level help live here; each object
  * is a file of its own (gpu.c and probe.c, tenant.c, backstop.c, monitor.c,
- * proc.c for ps, host.c for host, show and set, top.c).
+ * proc.c for ps, host.c for host, show and set, top.c, hook.c for the OCI
+ * hooks, cdi.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@ static void usage(FILE *f)
 	      "       vgpuctl [-V | --version]\n"
 	      "       vgpuctl [-h | --help | help]\n"
 	      "       vgpuctl [OPTIONS] { ps | show | set KEY VALUE | top [-d SECONDS] [-n N] }\n"
-	      "OBJECT := { gpu | tenant | host | backstop | monitor }\n"
+	      "OBJECT := { gpu | tenant | host | backstop | monitor | hook | cdi }\n"
 	      "OPTIONS := { -j[son] | -p[retty] }\n"
 	      "  -j, --json     print JSON\n"
 	      "  -p, --pretty   print indented JSON (implies -j)\n"
@@ -42,6 +43,10 @@ static void usage(FILE *f)
 	vgpuctl_usage_host(f);
 	fputc('\n', f);
 	vgpuctl_usage_top(f);
+	fputc('\n', f);
+	vgpuctl_usage_hook(f);
+	fputc('\n', f);
+	vgpuctl_usage_cdi(f);
 }
 
 struct object {
@@ -60,6 +65,8 @@ static const struct object objects[] = {
 	{ "show", vgpuctl_cmd_show },
 	{ "set", vgpuctl_cmd_set },
 	{ "top", vgpuctl_cmd_top },
+	{ "hook", vgpuctl_cmd_hook },
+	{ "cdi", vgpuctl_cmd_cdi },
 };
 
 int main(int argc, char **argv)

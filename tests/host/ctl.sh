@@ -155,15 +155,16 @@ asan_built=0
 if [ "$tools_ok" = 1 ]; then
 	mkdir -p build/asan/ctl
 	# shellcheck disable=SC2046
-	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
+	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap jansson) \
 		-I"${NVML_INC:-build/deps/nvml/usr/include}" \
 		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
 		ctl/parse_sched.c ctl/parse_meta.c ctl/json.c ctl/print.c ctl/gpu.c ctl/probe.c \
 		ctl/tenant.c ctl/tenant_print.c ctl/tenant_final.c ctl/final.c \
 		ctl/placement.c ctl/cpuset.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c \
 		ctl/backstop_nvml.c ctl/dmem.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
+		ctl/conf.c ctl/flavour.c ctl/cdi.c ctl/oci.c ctl/cgpath.c ctl/hook.c ctl/hook_tenant.c \
 		-o build/asan/ctl/vgpuctl \
-		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err" &&
+		$(pkg-config --libs libnl-genl-3.0 libcap jansson) -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \
 		tests/tools/vgpu-nlsend.c ctl/nl.c -o build/asan/ctl/vgpu-nlsend \
 		$(pkg-config --libs libnl-genl-3.0) 2>> "$tmp/cc.err"; then
@@ -585,6 +586,11 @@ expect_error() {
 
 [ "$built" = 1 ] && cli_checks ctl ctl/vgpuctl tests/tools/vgpu-nlsend
 [ "$asan_built" = 1 ] && cli_checks ctl-asan build/asan/ctl/vgpuctl build/asan/ctl/vgpu-nlsend
+
+# shellcheck source=tests/host/ctl-containers.bash
+. tests/host/ctl-containers.bash
+[ "$built" = 1 ] && container_checks ctl ctl/vgpuctl
+[ "$asan_built" = 1 ] && container_checks ctl-asan build/asan/ctl/vgpuctl
 
 # --- install -------------------------------------------------------------------
 if [ "$built" = 1 ]; then

@@ -59,6 +59,15 @@ vm_build_initramfs() {
 		[ -f "$f" ] && [ -x "$f" ] || continue
 		vm_install "$root" "$f" "/usr/bin/$(basename "$f")"
 	done
+	# Programs a suite names in a "# vm-tools: NAME..." header line (container
+	# runtimes, tests/tools/cdi-apply), for that suite's boot only.
+	for f in $(sed -n 's/^# vm-tools: //p' "$script"); do
+		if [ -x "$vm_top/tests/tools/$f" ]; then
+			vm_install "$root" "$vm_top/tests/tools/$f" "/usr/bin/$f"
+		elif f=$(command -v "$f"); then
+			vm_install "$root" "$f" "$f"
+		fi
+	done
 	# The suites' own helpers travel with them.
 	mkdir -p "$root/tests"
 	cp "$vm_top"/tests/vm/suite-lib.sh "$root/tests/"
