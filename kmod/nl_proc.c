@@ -36,7 +36,7 @@ static size_t vgpu_proc_register_msg_size(void)
 		     2 * nla_total_size_64bit(sizeof(u64)) +	/* vram, vram-max */
 		     nla_total_size(0);				/* denied */
 
-	return nla_total_size(sizeof(u32)) +			/* pid */
+	return 2 * nla_total_size(sizeof(u32)) +		/* pid, host-pid */
 	       nla_total_size(VGPU_NAME_LEN_MAX + 1) +		/* tenant */
 	       2 * nla_total_size(sizeof(u32)) +		/* tenant-id, policy */
 	       vgpu_place_msg_size(NULL) +			/* cpus, mems */
@@ -44,7 +44,9 @@ static size_t vgpu_proc_register_msg_size(void)
 }
 
 /*
- * The reply of proc-register: who the process is and, per GPU of the
+ * The reply of proc-register: who the process is (its pid in its own pid
+ * namespace and in the initial one, which the GPU driver reports) and, per
+ * GPU of the
  * inventory, its capacity, the tenant's limit and whether it is denied;
  * and the tenant's effective CPUs and nodes when restricted.
  */
@@ -63,6 +65,7 @@ static int vgpu_proc_register_fill(struct sk_buff *msg, struct genl_info *info,
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(msg, VGPU_A_PROC_PID, task_tgid_vnr(current)) ||
+	    nla_put_u32(msg, VGPU_A_PROC_HOST_PID, task_tgid_nr(current)) ||
 	    (t && nla_put_string(msg, VGPU_A_PROC_TENANT, t->name)) ||
 	    (t && nla_put_u32(msg, VGPU_A_PROC_TENANT_ID, t->id)) ||
 	    nla_put_u32(msg, VGPU_A_PROC_DEFAULT_POLICY, vgpu_default_policy) ||
@@ -185,6 +188,7 @@ static int vgpu_proc_fill(struct sk_buff *skb, const struct vgpu_proc *p, u32 pi
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, VGPU_A_PROC_PID, pid) ||
+	    nla_put_u32(skb, VGPU_A_PROC_HOST_PID, pid_nr(p->pid)) ||
 	    (p->tenant && nla_put_string(skb, VGPU_A_PROC_TENANT, p->tenant->name)) ||
 	    (p->tenant && nla_put_u32(skb, VGPU_A_PROC_TENANT_ID, p->tenant->id)))
 		goto err_cancel;
@@ -217,7 +221,8 @@ err_cancel:
  *
  * One message per registered process, in registration order, with its
  * pid in the reader's pid namespace (processes without one there are left
- * out) and its usage on each GPU where it holds anything. Callers without
+ * out), its pid in the initial pid namespace (what NVML reports, so that
+ * a reader in a container can translate NVML's pids) and its usage on each GPU where it holds anything. Callers without
  * CAP_NET_ADMIN, outside the monitor group, see only the processes of
  * their own tenant. Dead processes
  * are reaped first.

@@ -59,14 +59,16 @@ static int nvml_ready(void)
 	return st > 0;
 }
 
-/* What this process holds on the NVML device h; 0 on success. */
+/* What this process holds on the NVML device h; 0 on success. NVML names
+ * processes by their pid in the initial pid namespace, which the module
+ * told us at registration (getpid() differs in a container). */
 static int own_used(nvmlDevice_t h, uint64_t *used)
 {
 	vgpu_pfn_nvmlDeviceGetComputeRunningProcesses_v3 list =
 		REAL(nvmlDeviceGetComputeRunningProcesses_v3);
 	nvmlProcessInfo_t p[256];
 	unsigned int n = 256, i;
-	unsigned int me = (unsigned int)getpid();
+	unsigned int me = vgpu_active() ? libvgpu_proc.reg.host_pid : (unsigned int)getpid();
 
 	if (!list || list(h, &n, p) != NVML_SUCCESS)
 		return -1;

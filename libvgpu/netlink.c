@@ -217,6 +217,7 @@ int libvgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out)
 	for_each_attr(a, attrs, len, left) {
 		switch (ATTR_TYPE(a)) {
 		case VGPU_A_PROC_PID: out->pid = attr_u32(a); break;
+		case VGPU_A_PROC_HOST_PID: out->host_pid = attr_u32(a); break;
 		case VGPU_A_PROC_TENANT:
 			attr_str(a, out->tenant, sizeof(out->tenant));
 			out->in_tenant = 1;
@@ -241,6 +242,8 @@ int libvgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out)
 		default: break;
 		}
 	}
+	if (!out->host_pid)
+		out->host_pid = out->pid;
 	return 0;
 }
 
@@ -266,7 +269,7 @@ int libvgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out
 
 struct pids_arg {
 	uint32_t tenant_id;
-	uint32_t *pids;
+	struct vgpu_nl_pid *pids;
 	int max, n;
 };
 
@@ -274,25 +277,29 @@ static int pids_cb(const struct nlmsghdr *h, void *arg)
 {
 	struct pids_arg *p = arg;
 	const struct nlattr *a;
-	uint32_t pid = 0, tid = 0;
+	uint32_t pid = 0, host = 0, tid = 0;
 	int left, has_tid = 0;
 
 	for_each_attr(a, (const char *)NLMSG_DATA(h) + GENL_HDRLEN,
 		      h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), left) {
 		if (ATTR_TYPE(a) == VGPU_A_PROC_PID)
 			pid = attr_u32(a);
+		else if (ATTR_TYPE(a) == VGPU_A_PROC_HOST_PID)
+			host = attr_u32(a);
 		else if (ATTR_TYPE(a) == VGPU_A_PROC_TENANT_ID) {
 			tid = attr_u32(a);
 			has_tid = 1;
 		}
 	}
-	if (has_tid && tid == p->tenant_id && pid && p->n < p->max)
-		p->pids[p->n++] = pid;
+	if (has_tid && tid == p->tenant_id && pid && p->n < p->max) {
+		p->pids[p->n].pid = pid;
+		p->pids[p->n++].host = host ? host : pid;
+	}
 	return 0;
 }
 
 int libvgpu_nl_tenant_pids(int fd, uint16_t family, uint32_t tenant_id,
-			   uint32_t *pids, int max)
+			   struct vgpu_nl_pid *pids, int max)
 {
 	struct pids_arg p = { tenant_id, pids, max, 0 };
 	struct vgpu_nl_req r;

@@ -19,6 +19,9 @@ struct vgpu_reg_gpu {
 
 struct vgpu_reg {
 	uint32_t pid;
+	/* The pid in the initial pid namespace, the one NVML reports (0 from
+	 * a module that predates it: then pid is used). */
+	uint32_t host_pid;
 	int in_tenant;
 	char tenant[VGPU_NAME_LEN_MAX + 1];
 	uint32_t tenant_id;
@@ -38,9 +41,15 @@ int libvgpu_nl_open(void);
 int libvgpu_nl_family(int fd, uint16_t *family);
 /* proc-register with the /dev/vgpu descriptor devfd. */
 int libvgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out);
-/* proc-get dump: the pids registered under tenant_id; their count, or -errno. */
+/* A registered process: its pid in the caller's pid namespace and in the
+ * initial one (host; equal to pid from a module without host-pid). */
+struct vgpu_nl_pid {
+	uint32_t pid, host;
+};
+/* proc-get dump: the processes registered under tenant_id that the
+ * caller's pid namespace can see; their count, or -errno. */
 int libvgpu_nl_tenant_pids(int fd, uint16_t family, uint32_t tenant_id,
-			   uint32_t *pids, int max);
+			   struct vgpu_nl_pid *pids, int max);
 /* Parse one proc-register reply payload (attributes after the genl header). */
 int libvgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out);
 

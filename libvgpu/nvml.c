@@ -5,8 +5,9 @@
  * views.c (reserved is reported as 0 and folded into used). The running
  * process lists (_v1/_v2/_v3 layouts, all starting with the pid) keep only
  * the processes registered under the caller's tenant, as a proc-get dump
- * on the registration socket reports them; callers outside every tenant
- * see the driver's list. A size query (count only) is answered with the
+ * on the registration socket reports them, with their pids translated from
+ * the initial pid namespace (NVML's) into the caller's; callers outside
+ * every tenant see the driver's list. A size query (count only) is answered with the
  * driver's count, an upper bound.
  */
 #include <string.h>
@@ -93,10 +94,15 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMem
 	return rc;
 }
 
-/* Keep the entries (each size bytes, pid first) of the tenant's pids. */
+/*
+ * Keep the entries (each size bytes, pid first) of the tenant's processes
+ * and give each the pid the caller's namespace knows: NVML reports pids of
+ * the initial pid namespace, the dump pairs them with ours and leaves out
+ * processes our namespace cannot see.
+ */
 static void filter(void *infos, unsigned int *count, size_t size)
 {
-	static uint32_t pids[VGPU_PIDS_MAX];	/* under nl_lk */
+	static struct vgpu_nl_pid pids[VGPU_PIDS_MAX];	/* under nl_lk */
 	unsigned int out = 0;
 	int n;
 
@@ -112,8 +118,11 @@ static void filter(void *infos, unsigned int *count, size_t size)
 
 			memcpy(&pid, e, sizeof(pid));
 			for (int k = 0; k < n; k++) {
-				if (pids[k] == pid) {
-					memmove((char *)infos + out++ * size, e, size);
+				if (pids[k].host == pid) {
+					char *o = (char *)infos + out++ * size;
+
+					memmove(o, e, size);
+					memcpy(o, &pids[k].pid, sizeof(pids[k].pid));
 					break;
 				}
 			}

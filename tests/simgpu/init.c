@@ -14,6 +14,7 @@
 struct sg_config simgpu_cfg;
 int simgpu_ready;
 pid_t simgpu_pid;
+static pid_t self;	/* getpid() at cuInit: tells a forked child apart */
 int simgpu_slot = -1;
 volatile int simgpu_exiting;
 pthread_mutex_t simgpu_lk = PTHREAD_MUTEX_INITIALIZER;
@@ -26,7 +27,7 @@ static CUresult init_result;
 static void at_exit(void)
 {
 	simgpu_exiting = 1;
-	if (!simgpu_shm || simgpu_pid != getpid())
+	if (!simgpu_shm || self != getpid())
 		return;
 	simgpu_state_lock();
 	simgpu_state_release_pid(simgpu_pid);
@@ -57,7 +58,15 @@ static CUresult do_init(void)
 		return CUDA_ERROR_OPERATING_SYSTEM;
 	}
 	simgpu_state_configure(&simgpu_cfg);
-	simgpu_pid = getpid();
+	/* Known by its host pid, as NVIDIA's driver knows every process. */
+	self = getpid();
+	simgpu_pid = simgpu_host_pid();
+	if (simgpu_pid <= 0) {
+		fprintf(stderr, "simgpu: in a pid namespace and simgpu-pidd (%s) does not "
+			"answer: NVML reports pid %d, this namespace's\n", simgpu_pidd_path(),
+			(int)self);
+		simgpu_pid = self;
+	}
 	simgpu_state_lock();
 	simgpu_slot = simgpu_state_register(simgpu_pid);
 	simgpu_state_unlock();

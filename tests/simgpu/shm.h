@@ -23,6 +23,7 @@
 #define SG_STATE_VERSION 6
 #define SG_DEFAULT_STATE "/dev/shm/simgpu-state"
 #define SG_DEFAULT_CONFIG "/etc/simgpu.conf"
+#define SG_DEFAULT_PIDD "/dev/shm/simgpu-pidd.sock"
 
 /* ---- configuration (config.c) ---- */
 struct sg_gpu_config {
@@ -132,7 +133,8 @@ void simgpu_state_lock(void);
 void simgpu_state_unlock(void);
 /* Reclaim the entries of dead processes now (lock held). */
 void simgpu_state_reclaim(int force);
-/* Register the calling process (lock held); returns its slot or -1. */
+/* Register the calling process, known by its host pid (lock held);
+ * returns its slot or -1. */
 int simgpu_state_register(pid_t pid);
 /* Drop everything pid holds (lock held). */
 void simgpu_state_release_pid(pid_t pid);
@@ -142,6 +144,13 @@ void simgpu_state_reset(void);
  * kernel's end (lock held). */
 void simgpu_engine_drop(int gpu, uint64_t now, int completed);
 int simgpu_pid_alive(pid_t pid, uint64_t starttime);
+/* ---- host pids (hostpid.c) ---- */
+/* True in the initial pid namespace, where the recorded pids are ours. */
+int simgpu_pidns_initial(void);
+/* This process's pid in the initial namespace (from simgpu-pidd when in
+ * another); -1 when it cannot be learnt. */
+pid_t simgpu_host_pid(void);
+const char *simgpu_pidd_path(void);
 uint64_t simgpu_pid_starttime(pid_t pid);
 
 /* ---- per-cgroup memory limits (memlimit.c; lock held for all) ---- */

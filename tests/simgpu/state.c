@@ -47,7 +47,8 @@ void simgpu_futex_wake(uint32_t *addr)
 	syscall(SYS_futex, addr, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-/* Field 22 of /proc/PID/stat (start time in clock ticks) into *start.
+/* Field 22 of /proc/PID/stat (start time in clock ticks, the same in
+ * every pid namespace) into *start; pid 0: this process.
  * Returns 1 for a running process, 0 for a zombie or none, -1 when
  * /proc cannot tell. A zombie counts as gone: the real driver releases
  * a process's GPU resources at exit, not when it is reaped. */
@@ -59,7 +60,10 @@ static int proc_stat(pid_t pid, uint64_t *start)
 	int fd, field;
 
 	*start = 0;
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/stat");
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT ? 0 : -1;
@@ -264,6 +268,10 @@ void simgpu_state_reclaim(int force)
 
 	if (!force && now - s->last_scan < SCAN_INTERVAL_NS)
 		return;
+	/* The table holds host pids: a process in another pid namespace
+	 * cannot tell whether they live, so it leaves the scan to others. */
+	if (!simgpu_pidns_initial())
+		return;
 	s->last_scan = now;
 	for (i = 0; i < SG_MAX_PROCS; i++) {
 		struct sg_proc_shared *p = &s->procs[i];
@@ -343,14 +351,12 @@ static void read_cgroup(char *out, size_t len)
 	fclose(f);
 }
 
-static void read_comm(pid_t pid, char *out, size_t len)
+static void read_comm(char *out, size_t len)
 {
-	char path[64];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	out[0] = 0;
-	f = fopen(path, "re");
+	f = fopen("/proc/self/comm", "re");
 	if (!f)
 		return;
 	if (fgets(out, (int)len, f))
@@ -383,9 +389,10 @@ int simgpu_state_register(pid_t pid)
 	memset(&s->procs[slot], 0, sizeof(s->procs[slot]));
 	s->procs[slot].pid = pid;
 	s->procs[slot].alive = 1;
-	s->procs[slot].starttime = simgpu_pid_starttime(pid);
+	/* pid is the host's (hostpid.c): read what /proc knows of ourselves. */
+	s->procs[slot].starttime = simgpu_pid_starttime(0);
 	s->procs[slot].seq = ++s->seq;
-	read_comm(pid, s->procs[slot].comm, sizeof(s->procs[slot].comm));
+	read_comm(s->procs[slot].comm, sizeof(s->procs[slot].comm));
 	read_cgroup(cg, sizeof(cg));
 	s->procs[slot].cgroup = cgroup_slot(cg);
 	return slot;

@@ -55,6 +55,7 @@ vm_build_initramfs() {
 		ln -sf "$f" "$root/usr/lib/x86_64-linux-gnu/${f%.1}"
 	done
 	vm_install "$root" "$vm_top/tests/simgpu/simgpu-stat" /usr/bin/simgpu-stat
+	vm_install "$root" "$vm_top/tests/simgpu/simgpu-pidd" /usr/bin/simgpu-pidd
 	for f in "$vm_top"/tests/clients/*; do
 		[ -f "$f" ] && [ -x "$f" ] || continue
 		vm_install "$root" "$f" "/usr/bin/$(basename "$f")"

@@ -13,32 +13,6 @@ export LD_PRELOAD=/usr/lib/libvgpu.so
 
 in_cg() { /tmp/in_cg "$@"; }
 
-# bg_hold CGROUP OUT CMD...: start a holder in the background and wait (up
-# to 60 s) until it says "holding".
-bg_hold() {
-	local dir=$1 out=$2 i
-	shift 2
-	/tmp/in_cg "$dir" "$@" > "$out" 2>&1 &
-	for i in $(seq 1 600); do
-		grep -q '^holding' "$out" && return 0
-		sleep 0.1
-	done
-	echo "holder did not start: $(cat "$out")"
-	return 1
-}
-
-# usage TENANT GPU FIELD: one number from vgpuctl -j tenant show.
-usage() {
-	vgpuctl -j tenant show "$1" | tr -d ' \n' |
-		sed -n "s/.*{\"gpu\":$2,\([^}]*\)}.*/\1/p" |
-		sed -n "s/.*\"$3\":\([0-9]*\).*/\1/p"
-}
-
-# truth CGROUP GPU: bytes simgpu's shared state holds for the cgroup.
-truth() {
-	simgpu-stat | awk -v c="$1" -v g="$2" '$1 == "cgroup" && $2 == c && $4 == g { v = $6 } END { print v + 0 }'
-}
-
 mkdir -p $cg/a $cg/b $cg/c $cg/outside
 check_out "gpu probe registers simgpu's GPUs" "gpu 1" vgpuctl gpu probe
 check "tenant a: 8G" vgpuctl tenant add a cgroup a vram-max 8G
