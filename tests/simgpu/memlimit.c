@@ -68,12 +68,29 @@ static uint64_t dir_ino(const char *path)
 	return stat(dir, &st) ? 0 : (uint64_t)st.st_ino;
 }
 
-/* Whether limit l is in use, dropping it when its cgroup was removed. */
+/*
+ * Whether this process sees the cgroup tree as the setter of l did: a
+ * process in a container with its own cgroup namespace (or a mount of a
+ * subtree) sees another directory at SG_CGROUP_MOUNT, where l's path
+ * means something else or nothing. The driver has no such blind spot.
+ */
+static int same_view(const struct sg_limit_shared *l)
+{
+	struct stat st;
+
+	return !stat(SG_CGROUP_MOUNT, &st) && (uint64_t)st.st_dev == l->view_dev &&
+	       (uint64_t)st.st_ino == l->view_ino;
+}
+
+/*
+ * Whether limit l is in use, dropping it when its cgroup was removed;
+ * only a process that sees the tree as the setter did can tell.
+ */
 static int live(struct sg_limit_shared *l)
 {
 	if (!l->path[0])
 		return 0;
-	if (l->ino && dir_ino(l->path) != l->ino)
+	if (l->ino && same_view(l) && dir_ino(l->path) != l->ino)
 		l->path[0] = 0;
 	return l->path[0] != 0;
 }
@@ -97,6 +114,7 @@ static int has_limit(const struct sg_limit_shared *l)
 int simgpu_limit_set(const char *path, int gpu, uint64_t soft, uint64_t hard)
 {
 	struct sg_limit_shared *l = find(path);
+	struct stat st;
 	int i;
 
 	if (!l) {
@@ -110,6 +128,10 @@ int simgpu_limit_set(const char *path, int gpu, uint64_t soft, uint64_t hard)
 		memset(l, 0, sizeof(*l));
 		snprintf(l->path, sizeof(l->path), "%s", path);
 		l->ino = dir_ino(path);
+		if (!stat(SG_CGROUP_MOUNT, &st)) {
+			l->view_dev = (uint64_t)st.st_dev;
+			l->view_ino = (uint64_t)st.st_ino;
+		}
 		for (int g = 0; g < SG_MAX_GPUS; g++)
 			l->hard[g] = SG_NO_LIMIT;
 	}

@@ -95,6 +95,7 @@ struct sg_cgroup_shared {
 struct sg_limit_shared {
 	char path[SG_CGROUP_LEN];	/* cgroup v2 path ("/a/b"); "" when free */
 	uint64_t ino;			/* its directory's inode when set; 0: unchecked */
+	uint64_t view_dev, view_ino;	/* SG_CGROUP_MOUNT's, as the setter saw it */
 	uint64_t soft[SG_MAX_GPUS];	/* bytes; 0: none */
 	uint64_t hard[SG_MAX_GPUS];	/* bytes; SG_NO_LIMIT: none */
 };
