@@ -7,14 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sys/stat.h>
-
 #include <netlink/genl/genl.h>
 
 #include "backstop.h"
 #include "parse.h"
 #include "print.h"
 #include "spec_gen.h"
+#include "tenant.h"
 #include "vgpuctl.h"
 
 /**
@@ -81,26 +80,6 @@ static const enum quota_type quota_types[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_EXCLUSIVE] = Q_ONOFF,
 };
 
-#define NQUOTAS	VGPU_QUOTA_NBITS
-
-/* Labels one command line may name: a full set, and as many removals. */
-#define CONF_LABELS	(2 * VGPU_LABEL_MAX)
-
-/* The quotas and labels of a tenant add, set or replace command line. */
-struct tenant_conf {
-	const char *cmd;	/* "tenant add", "tenant set", "tenant replace" */
-	bool set;		/* tenant set: "none" clears, "label KEY=" removes */
-	uint32_t seen;		/* quotas named (set or cleared) */
-	uint32_t clear;		/* quotas given as "none" */
-	uint64_t u64[NQUOTAS];	/* numeric values, by bit number */
-	char list[NQUOTAS][VGPU_LIST_LEN_MAX + 1];	/* cpus, mems */
-	bool ephemeral;		/* tenant add, replace */
-	unsigned int nlabels;
-	struct {
-		char key[VGPU_LABEL_KEY_LEN_MAX + 1];
-		char value[VGPU_LABEL_VALUE_LEN_MAX + 1];	/* "": remove */
-	} labels[CONF_LABELS];
-};
 
 /* The quota named @name, NULL if the spec or vgpuctl does not know it. */
 static const struct vgpu_spec_quota *find_quota(const char *name)
@@ -188,6 +167,22 @@ static int parse_quota(struct tenant_conf *c, const struct vgpu_spec_quota *q,
 	return 0;
 }
 
+/**
+ * vgpuctl_tenant_conf_clear_unnamed() - clear every quota @c does not name
+ * @c: a parsed command line, turned into a tenant set by tenant replace
+ */
+void vgpuctl_tenant_conf_clear_unnamed(struct tenant_conf *c)
+{
+	size_t q;
+
+	for (q = 0; q < NQUOTAS; q++) {
+		const struct vgpu_spec_quota *sq = &vgpu_spec_quotas[q];
+
+		if (quota_types[sq->attr] != Q_NONE && !(c->seen & sq->bit))
+			c->seen |= sq->bit, c->clear |= sq->bit;
+	}
+}
+
 /* Put the quotas set in @c (not the cleared ones) into @msg. */
 static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
 {
@@ -256,7 +251,7 @@ static int parse_label(struct tenant_conf *c, const char *arg)
  * add and replace ephemeral (a word alone) and cgroup (into *@path).
  * Returns 0 or VGPU_EXIT_USAGE.
  */
-static int parse_conf(struct tenant_conf *c, int argc, char **argv, const char **path)
+int vgpuctl_tenant_conf_parse(struct tenant_conf *c, int argc, char **argv, const char **path)
 {
 	const struct vgpu_spec_quota *q;
 	int ret, step;
@@ -312,8 +307,8 @@ static int put_labels(struct nl_msg *msg, const struct tenant_conf *c)
  * when @c names what decides its CPUs and nodes, write them to its cgroup
  * (placement.c), and set what the backstop holds (backstop.c).
  */
-static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
-		       const struct tenant_conf *c, bool force)
+int vgpuctl_tenant_send(uint8_t cmd, const char *name, const char *cgroup,
+			const struct tenant_conf *c, bool force)
 {
 	struct vgpu_nl nl;
 	struct nl_msg *msg;
@@ -352,7 +347,8 @@ static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 	return ret;
 }
 
-static int check_name(const char *name, const char *cmd)
+/* 0 if @name is a valid tenant NAME, else VGPU_EXIT_USAGE naming @cmd. */
+int vgpuctl_tenant_check_name(const char *name, const char *cmd)
 {
 	if (vgpuctl_parse_name(name))
 		return vgpuctl_usage_error("invalid NAME \"%s\" for %s (1-63 printable characters, no spaces)",
@@ -360,8 +356,11 @@ static int check_name(const char *name, const char *cmd)
 	return 0;
 }
 
-/* The cgroup path the kernel takes for @path, in @out. */
-static int resolve_cgroup(const char *path, char *mnt, char *out)
+/*
+ * The cgroup path the kernel takes for @path, in @out; the cgroup2 mount
+ * point in @mnt. Returns 0 or VGPU_EXIT_USAGE or VGPU_EXIT_ERR.
+ */
+int vgpuctl_tenant_resolve_cgroup(const char *path, char *mnt, char *out)
 {
 	int ret;
 
@@ -387,14 +386,14 @@ static int tenant_add(int argc, char **argv)
 	if (argc < 1)
 		return vgpuctl_usage_error("missing NAME for tenant add");
 	name = argv[0];
-	ret = check_name(name, "tenant add");
+	ret = vgpuctl_tenant_check_name(name, "tenant add");
 	if (!ret)
-		ret = parse_conf(&c, argc - 1, argv + 1, &path);
+		ret = vgpuctl_tenant_conf_parse(&c, argc - 1, argv + 1, &path);
 	if (!ret)
-		ret = resolve_cgroup(path, mnt, cgroup);
+		ret = vgpuctl_tenant_resolve_cgroup(path, mnt, cgroup);
 	if (ret)
 		return ret;
-	return tenant_send(VGPU_CMD_TENANT_NEW, name, cgroup, &c, false);
+	return vgpuctl_tenant_send(VGPU_CMD_TENANT_NEW, name, cgroup, &c, false);
 }
 
 static int tenant_set(int argc, char **argv)
@@ -406,137 +405,15 @@ static int tenant_set(int argc, char **argv)
 	if (argc < 1)
 		return vgpuctl_usage_error("missing NAME for tenant set");
 	name = argv[0];
-	ret = check_name(name, "tenant set");
+	ret = vgpuctl_tenant_check_name(name, "tenant set");
 	if (ret)
 		return ret;
 	if (argc < 2)
 		return vgpuctl_usage_error("tenant set needs at least one QUOTA VALUE or label");
-	ret = parse_conf(&c, argc - 1, argv + 1, &path);
+	ret = vgpuctl_tenant_conf_parse(&c, argc - 1, argv + 1, &path);
 	if (ret)
 		return ret;
-	return tenant_send(VGPU_CMD_TENANT_SET, name, NULL, &c, false);
-}
-
-/* What tenant replace needs of the tenant as it is. */
-struct existing {
-	bool found;
-	uint64_t cgroup_id;
-	char cgroup[VGPU_PATH_LEN_MAX + 1];
-	bool ephemeral;
-	unsigned int nlabels;
-	char keys[VGPU_LABEL_MAX][VGPU_LABEL_KEY_LEN_MAX + 1];
-};
-
-static int existing_one(struct nlmsghdr *nlh, void *arg)
-{
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct nlattr *tb[VGPU_A_TENANT_MAX + 1], *a, *ltb[VGPU_A_LABEL_MAX + 1];
-	struct existing *e = arg;
-	int rem;
-
-	if (vgpuctl_tenant_parse(nlh, tb) || !tb[VGPU_A_TENANT_CGROUP_ID])
-		return -EPROTO;
-	e->found = true;
-	e->cgroup_id = nla_get_u64(tb[VGPU_A_TENANT_CGROUP_ID]);
-	snprintf(e->cgroup, sizeof(e->cgroup), "%s",
-		 tb[VGPU_A_TENANT_CGROUP] ? nla_get_string(tb[VGPU_A_TENANT_CGROUP]) : "?");
-	e->ephemeral = tb[VGPU_A_TENANT_EPHEMERAL];
-	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
-		if (nla_type(a) != VGPU_A_TENANT_LABEL || e->nlabels == VGPU_LABEL_MAX ||
-		    nla_parse_nested(ltb, VGPU_A_LABEL_MAX, a, NULL) < 0 || !ltb[VGPU_A_LABEL_KEY])
-			continue;
-		snprintf(e->keys[e->nlabels++], sizeof(e->keys[0]), "%s",
-			 (char *)nla_data(ltb[VGPU_A_LABEL_KEY]));
-	}
-	return 0;
-}
-
-/*
- * Turn @c into the tenant set that leaves the tenant @e with exactly the
- * quotas and labels of @c: the quotas not given are cleared, the labels
- * not given removed. Returns 0 or VGPU_EXIT_ERR.
- */
-static int replace_as_set(struct tenant_conf *c, const struct existing *e, const char *name,
-			  const char *cgroup_dir)
-{
-	unsigned int i, j;
-	struct stat st;
-	size_t q;
-
-	if (stat(cgroup_dir, &st))
-		return vgpuctl_error("cannot stat cgroup %s: %s", cgroup_dir, strerror(errno));
-	if ((uint64_t)st.st_ino != e->cgroup_id)
-		return vgpuctl_error("tenant \"%s\" exists on another cgroup (%s)", name, e->cgroup);
-	if (c->ephemeral != e->ephemeral)
-		return vgpuctl_error("tenant \"%s\" exists and is %sephemeral (set only when a tenant is added)",
-				     name, e->ephemeral ? "" : "not ");
-	for (q = 0; q < NQUOTAS; q++) {
-		const struct vgpu_spec_quota *sq = &vgpu_spec_quotas[q];
-
-		if (quota_types[sq->attr] != Q_NONE && !(c->seen & sq->bit))
-			c->seen |= sq->bit, c->clear |= sq->bit;
-	}
-	for (i = 0; i < e->nlabels; i++) {
-		for (j = 0; j < c->nlabels && strcmp(c->labels[j].key, e->keys[i]); j++)
-			;
-		if (j < c->nlabels || c->nlabels == CONF_LABELS)
-			continue;
-		strcpy(c->labels[c->nlabels].key, e->keys[i]);
-		c->labels[c->nlabels++].value[0] = '\0';
-	}
-	c->ephemeral = false;	/* not an attribute of tenant-set */
-	c->set = true;
-	return 0;
-}
-
-/*
- * tenant replace: add the tenant, or when it exists on the same cgroup,
- * set it to exactly the quotas and labels given. Idempotent.
- */
-static int tenant_replace(int argc, char **argv)
-{
-	static struct tenant_conf c = { .cmd = "tenant replace" };
-	char mnt[VGPU_PATH_LEN_MAX + 1], cgroup[VGPU_PATH_LEN_MAX + 1];
-	char dir[2 * VGPU_PATH_LEN_MAX + 2];
-	struct existing e = { 0 };
-	const char *name, *path = NULL;
-	struct vgpu_nl nl;
-	struct nl_msg *msg;
-	int ret, err;
-
-	if (argc < 1)
-		return vgpuctl_usage_error("missing NAME for tenant replace");
-	name = argv[0];
-	ret = check_name(name, "tenant replace");
-	if (!ret)
-		ret = parse_conf(&c, argc - 1, argv + 1, &path);
-	if (!ret)
-		ret = resolve_cgroup(path, mnt, cgroup);
-	if (!ret)
-		ret = vgpuctl_need_admin();
-	if (!ret)
-		ret = vgpuctl_open(&nl);
-	if (ret)
-		return ret;
-	msg = vgpuctl_nl_msg(&nl, VGPU_CMD_TENANT_GET, false);
-	if (msg && nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0) {
-		vgpuctl_nl_close(&nl);
-		return vgpuctl_put_failed(msg);
-	}
-	err = msg ? vgpuctl_nl_request(&nl, msg, existing_one, &e) : -ENOMEM;
-	if (err && err != -ENOENT) {
-		vgpuctl_nl_perror(&nl, err);
-		vgpuctl_nl_close(&nl);
-		return VGPU_EXIT_ERR;
-	}
-	vgpuctl_nl_close(&nl);
-	if (!e.found)
-		return tenant_send(VGPU_CMD_TENANT_NEW, name, cgroup, &c, false);
-	snprintf(dir, sizeof(dir), "%s%s", strcmp(mnt, "/") ? mnt : "", cgroup);
-	ret = replace_as_set(&c, &e, name, dir);
-	if (ret)
-		return ret;
-	return tenant_send(VGPU_CMD_TENANT_SET, name, NULL, &c, false);
+	return vgpuctl_tenant_send(VGPU_CMD_TENANT_SET, name, NULL, &c, false);
 }
 
 static int tenant_del(int argc, char **argv)
@@ -545,14 +422,14 @@ static int tenant_del(int argc, char **argv)
 
 	if (argc < 1)
 		return vgpuctl_usage_error("missing NAME for tenant del");
-	ret = check_name(argv[0], "tenant del");
+	ret = vgpuctl_tenant_check_name(argv[0], "tenant del");
 	if (ret)
 		return ret;
 	if (argc > 1 && strcmp(argv[1], "force"))
 		return vgpuctl_usage_error("unexpected argument \"%s\" for tenant del", argv[1]);
 	if (argc > 2)
 		return vgpuctl_usage_error("unexpected argument \"%s\" for tenant del", argv[2]);
-	return tenant_send(VGPU_CMD_TENANT_DEL, argv[0], NULL, NULL, argc > 1);
+	return vgpuctl_tenant_send(VGPU_CMD_TENANT_DEL, argv[0], NULL, NULL, argc > 1);
 }
 
 static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
@@ -581,7 +458,7 @@ static int tenant_show(int argc, char **argv)
 	if (argc > 1)
 		return vgpuctl_usage_error("unexpected argument \"%s\" for tenant show", argv[1]);
 	if (argc > 0) {
-		ret = check_name(argv[0], "tenant show");
+		ret = vgpuctl_tenant_check_name(argv[0], "tenant show");
 		if (ret)
 			return ret;
 	}
@@ -619,7 +496,7 @@ int vgpuctl_cmd_tenant(int argc, char **argv)
 	if (!strcmp(cmd, "show") || !strcmp(cmd, "list"))
 		return tenant_show(argc, argv);
 	if (!strcmp(cmd, "replace"))
-		return tenant_replace(argc, argv);
+		return vgpuctl_tenant_replace(argc, argv);
 	if (!strcmp(cmd, "final"))
 		return vgpuctl_tenant_final(argc, argv);
 	return vgpuctl_usage_error("unknown command \"%s\" for tenant; try \"vgpuctl tenant help\"",

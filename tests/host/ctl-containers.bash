@@ -82,7 +82,48 @@ container_checks() {
 		fail "$s" "cdi generate writes the spec to output FILE" "exit $rc: $(oneline "$tmp/err")"
 	else
 		container_spec_checks "$s" "$d"
+		container_schema_checks "$s" "$d"
 	fi
+}
+
+# The CDI schema and versions of Debian 12's CDI library (tools/deps).
+CDI_SRC=${CDI_SRC:-/usr/share/gocode/src/github.com/container-orchestrated-devices/container-device-interface}
+
+# container_schema_checks SUITE DIR: DIR/vgpu.json validates against the
+# CDI JSON schema with a cdiVersion podman 4.3 accepts; the same validator
+# refuses the spec broken four ways.
+container_schema_checks() {
+	local s=$1 d=$2 chk=tests/tools/cdi-schema-check what broken want
+	what="cdi generate: the spec validates against the CDI JSON schema, cdiVersion one podman 4.3 accepts"
+	if [ ! -r "$CDI_SRC/schema/schema.json" ] || ! python3 -c 'import jsonschema' 2> /dev/null; then
+		fail "$s" "$what" "no CDI schema at $CDI_SRC or no python3 jsonschema: run make deps"
+		return
+	fi
+	if python3 "$chk" "$CDI_SRC" "$d/vgpu.json" > "$tmp/out" 2>&1; then
+		pass "$s" "$what"
+	else
+		fail "$s" "$what" "$(oneline "$tmp/out")"
+	fi
+	# Each line: how the spec is broken (python on the spec s) | the refusal.
+	while IFS='|' read -r broken want; do
+		python3 -c 'import json, sys
+s = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+json.dump(s, open(sys.argv[3], "w"))' "$d/vgpu.json" "$broken" "$d/broken.json"
+		what="the CDI schema check refuses the spec with $broken"
+		if python3 "$chk" "$CDI_SRC" "$d/broken.json" > "$tmp/out" 2>&1; then
+			fail "$s" "$what" "accepted"
+		elif [ "$(cat "$tmp/out")" != "$want" ]; then
+			fail "$s" "$what" "$(oneline "$tmp/out")"
+		else
+			pass "$s" "$what"
+		fi
+	done <<'SPECS'
+del s["devices"][0]["name"]|schema: 'name' is a required property at /devices/0
+s["cdiVersion"] = "0.6.0"|cdiVersion '0.6.0' is not one of 0.1.0, 0.2.0, 0.3.0, 0.4.0, 0.5.0
+del s["containerEdits"]["mounts"][1]["containerPath"]|schema: 'containerPath' is a required property at /containerEdits/mounts/1
+s["devices"][0]["containerEdits"]["hooks"][0]["timeout"] = "10"|schema: '10' is not of type 'integer' at /devices/0/containerEdits/hooks/0/timeout
+SPECS
 }
 
 # container_spec_checks SUITE DIR: DIR/vgpu.json is the spec of flavour

@@ -8,7 +8,7 @@
 # tenant goes with the container or the pod. The systemd form of
 # cgroupsPath (no systemd here) is tested by a hook run on a crafted
 # state and a cgroup made as the runtime would.
-# vm-tools: crun runc cdi-apply
+# vm-tools: crun runc cdi-apply podman conmon
 suite=containers
 . /tests/suite-lib.sh
 
@@ -227,13 +227,43 @@ wait $cx 2>/dev/null
 rmdir $cg/kubepods/pod$uid2/cx $cg/kubepods/pod$uid2
 gone_soon "and goes with the pod's cgroup" "ns2/db@11112222"
 
+# --- podman 4.3: --device vgpu.io/tenant=small from the spec in /etc/cdi
+# (vfs storage, cgroupfs, no network; the rootfs a directory; no_pivot_root
+# as crun's --no-pivot above: the VM's root is an initramfs)
+mkdir -p /etc/containers /var/lib/containers /run/containers /var/tmp
+printf '[storage]\ndriver = "vfs"\nrunroot = "/run/containers/storage"\ngraphroot = "/var/lib/containers/storage"\n' \
+	> /etc/containers/storage.conf
+printf '[engine]\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\nruntime = "crun"\nno_pivot_root = true\nconmon_path = ["/usr/bin/conmon"]\n' \
+	> /etc/containers/containers.conf
+echo '{"default":[{"type":"insecureAcceptAnything"}]}' > /etc/containers/policy.json
+bundle /tmp/p1 small /unused '"x": "y"' true
+podman run -d --name p1 --network none --device vgpu.io/tenant=small \
+	-v /usr:/usr:ro -v /dev/shm:/dev/shm -v /tmp/p1/mark:/mark -e VGPU_VRAM_MAX=64G \
+	--rootfs /tmp/p1/rootfs /bin/sh -c \
+	'vram-client alloc 768M , alloc 512M , hold 60000 > /mark/out 2>&1' > /tmp/p1.out 2>&1
+id=$(podman inspect -f '{{.Id}}' p1 2>/dev/null)
+pt="ctr-$(echo "$id" | cut -c1-59)"
+if wait_for /tmp/p1/mark/out '^holding'; then
+	pass "podman run --device vgpu.io/tenant=small starts the container"
+else
+	fail "podman run --device vgpu.io/tenant=small starts the container" \
+		"$(head -c 600 /tmp/p1.out) $(head -c 300 /tmp/p1/mark/out)"
+fi
+has "the hook made its tenant on podman's cgroup for it" "$pt" "\"cgroup\":\"/libpod_parent/libpod-$id\""
+has "with the flavour's quotas" "$pt" '"vram_max":1073741824'
+check_eq "the client's 768M are charged to it" $((768 * M)) "$(usage "$pt")"
+check_out "and its limit holds" "alloc 512M CUDA_ERROR_OUT_OF_MEMORY" cat /tmp/p1/mark/out
+check "podman rm -f stops it" podman rm -f -t 0 p1
+gone_soon "and its tenant is gone" "$pt"
+
 sleep 0.5
 kill $mon
 wait $mon 2>/dev/null
 m=$(tr -d ' ' < /tmp/mon.json)
 for ev in '"event":"tenant-new","tenant":{"name":"ctr-r1"' \
 	  '"event":"tenant-del","tenant":{"name":"ctr-c1"' \
-	  "\"event\":\"tenant-del\",\"tenant\":{\"name\":\"$pod\""; do
+	  "\"event\":\"tenant-del\",\"tenant\":{\"name\":\"$pod\"" \
+	  "\"event\":\"tenant-del\",\"tenant\":{\"name\":\"$pt\""; do
 	case $m in *"$ev"*) pass "monitor shows $ev" ;; *) fail "monitor shows $ev" "$(tail -c 800 /tmp/mon.json)" ;; esac
 done
 suite_end

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What "vgpuctl tenant" (tenant.c) shares with "tenant replace"
+ * (tenant_replace.c): the parsed quotas and labels of a command line and
+ * the helpers that check, resolve and send them.
+ */
+#ifndef VGPU_CTL_TENANT_H
+#define VGPU_CTL_TENANT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../uapi/vgpu.h"
+#include "spec_gen.h"
+
+#define NQUOTAS	VGPU_QUOTA_NBITS
+
+/* Labels one command line may name: a full set, and as many removals. */
+#define CONF_LABELS	(2 * VGPU_LABEL_MAX)
+
+/* The quotas and labels of a tenant add, set or replace command line. */
+struct tenant_conf {
+	const char *cmd;	/* "tenant add", "tenant set", "tenant replace" */
+	bool set;		/* tenant set: "none" clears, "label KEY=" removes */
+	uint32_t seen;		/* quotas named (set or cleared) */
+	uint32_t clear;		/* quotas given as "none" */
+	uint64_t u64[NQUOTAS];	/* numeric values, by bit number */
+	char list[NQUOTAS][VGPU_LIST_LEN_MAX + 1];	/* cpus, mems */
+	bool ephemeral;		/* tenant add, replace */
+	unsigned int nlabels;
+	struct {
+		char key[VGPU_LABEL_KEY_LEN_MAX + 1];
+		char value[VGPU_LABEL_VALUE_LEN_MAX + 1];	/* "": remove */
+	} labels[CONF_LABELS];
+};
+int vgpuctl_tenant_check_name(const char *name, const char *cmd);
+int vgpuctl_tenant_conf_parse(struct tenant_conf *c, int argc, char **argv, const char **path);
+int vgpuctl_tenant_resolve_cgroup(const char *path, char *mnt, char *out);
+int vgpuctl_tenant_send(uint8_t cmd, const char *name, const char *cgroup,
+			const struct tenant_conf *c, bool force);
+void vgpuctl_tenant_conf_clear_unnamed(struct tenant_conf *c);
+int vgpuctl_tenant_replace(int argc, char **argv);	/* tenant_replace.c */
+
+#endif
