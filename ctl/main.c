@@ -6,7 +6,7 @@
  *
  * Options, object dispatch and the top-level help live here; each object
  * is a file of its own (gpu.c and probe.c, tenant.c, monitor.c, proc.c for
- * ps, host.c for show and set, top.c).
+ * ps, host.c for show and set, top.c, metrics.c, account.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -22,6 +22,7 @@ static void usage(FILE *f)
 	      "       vgpuctl [-V | --version]\n"
 	      "       vgpuctl [-h | --help | help]\n"
 	      "       vgpuctl [OPTIONS] { ps | show | set KEY VALUE | top [-d SECONDS] [-n N] }\n"
+	      "       vgpuctl { metrics | account } [ARGS]\n"
 	      "OBJECT := { gpu | tenant | monitor }\n"
 	      "OPTIONS := { -j[son] | -p[retty] }\n"
 	      "  -j, --json     print JSON\n"
@@ -39,6 +40,10 @@ static void usage(FILE *f)
 	vgpuctl_usage_host(f);
 	fputc('\n', f);
 	vgpuctl_usage_top(f);
+	fputc('\n', f);
+	vgpuctl_usage_metrics(f);
+	fputc('\n', f);
+	vgpuctl_usage_account(f);
 }
 
 struct object {
@@ -55,6 +60,8 @@ static const struct object objects[] = {
 	{ "show", vgpuctl_cmd_show },
 	{ "set", vgpuctl_cmd_set },
 	{ "top", vgpuctl_cmd_top },
+	{ "metrics", vgpuctl_cmd_metrics },
+	{ "account", vgpuctl_cmd_account },
 };
 
 int main(int argc, char **argv)
