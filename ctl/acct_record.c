@@ -295,6 +295,8 @@ static int finals(struct cyc *c, const struct vgpu_snap *s,
 			fill_entry(&e, s, t, u, t->deleted);
 			r.e = &e;
 			r.start = l ? l->end_ns : t->has_created ? t->created : t->deleted;
+			if (r.start > r.end)	/* deleted while the tenants were dumped */
+				r.end = r.start;
 			r.d = ctr_sub(&e.c, l ? &l->c : &(struct vgpu_acct_ctr){ 0 });
 			if (l && l->uuid[0])
 				snprintf(e.uuid, sizeof(e.uuid), "%s", l->uuid);

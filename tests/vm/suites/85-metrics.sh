@@ -1,0 +1,220 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Metrics and metering (issue #16): vgpuctl metrics (stdout, textfile for
+# Debian's prometheus-node-exporter, HTTP) and vgpuctl account (usage
+# records) under simgpu load, as root, as a member of the monitor group
+# and as a plain user. The exposition and the records are captured for
+# the host-side half (85-metrics.host: promtool, JSON schema).
+# vm-debug: off
+# (the rate check compares two clocks' worth of work over 10 s: measured
+# without slab debugging, as 80-compute is)
+# vm-install: /usr/bin/prometheus-node-exporter
+# vm-host-check: tests/vm/suites/85-metrics.host
+suite=metrics
+. /tests/suite-lib.sh
+
+cg=/sys/fs/cgroup
+ip link set lo up
+export LD_PRELOAD=/usr/lib/libvgpu.so
+vgpuctl gpu probe >/dev/null
+mkdir -p $cg/team-a $cg/team-b $cg/outside
+vgpuctl tenant add team-a cgroup team-a >/dev/null
+vgpuctl tenant add team-b cgroup team-b vram-max 1G compute-max 90 >/dev/null
+# A monitor group (gid 600) with one member, and a plain user (nobody).
+echo 'vgpumon:x:600:mon' >> /etc/group
+echo 'mon:x:601:600::/nonexistent:/bin/sh' >> /etc/passwd
+R=/tmp/usage.jsonl
+S=/tmp/acct.state
+
+# as USER CGROUP CMD...: run CMD as USER inside CGROUP.
+as() {
+	local u=$1 dir=$2
+	shift 2
+	sh -c "echo \$\$ > $cg/$dir/cgroup.procs && exec su -s /bin/sh $u -c '$*'"
+}
+# val FILE SERIES: the value of SERIES (name and labels, as written) in FILE.
+val() { awk -v s="$2" '$1 == s { print $2; f = 1 } END { if (!f) print "absent" }' "$1"; }
+# ns SECONDS: "12.345678901" as integer nanoseconds.
+ns() { echo "$1" | awk '{ split($1, a, "."); printf "%d\n", a[1] * 1000000000 + a[2] }'; }
+# snap / busy CGROUP / now: simgpu's truth (as in 80-compute).
+snap() { simgpu-stat > /tmp/snap; }
+busy() { awk -v c="/$1" '$1 == "cgroup" && $2 == c && $4 == 0 { v = $8 } END { print v + 0 }' /tmp/snap; }
+now() { awk '$1 == "gpu" && $2 == 0 { print $14 }' /tmp/snap; }
+# jsum FILE INSTANCE TENANT KEY: sum of usage KEY over the records of
+# TENANT on GPU 0 of module instance INSTANCE.
+jsum() {
+	awk -v i="\"instance_id\":\"$2\"" -v t="\"tenant\":{\"name\":\"$3\"," -v k="\"$4\":" '
+		index($0, i) && index($0, t) && index($0, "\"gpu\":{\"index\":0") {
+			p = index($0, k); s += substr($0, p + length(k)) + 0 }
+		END { printf "%d\n", s }' "$1"
+}
+# kernel TENANT KEY: the module's counter KEY of TENANT on GPU 0.
+kernel() {
+	vgpuctl -j tenant show "$1" | tr -d ' \n' | sed 's/.*"usage":\[//' |
+		awk -v k="\"$2\":" '{ p = index($0, k); printf "%d\n", substr($0, p + length(k)) + 0 }'
+}
+
+# Load: both tenants contend for GPU 0 with 2 ms kernels on 2 streams.
+/tmp/in_cg team-a simgpu-client alloc 64M , launch 2000000 count 1000000000 streams 2 \
+	>/dev/null 2>&1 &
+pa=$!
+/tmp/in_cg team-b simgpu-client alloc 32M , launch 2000000 count 1000000000 streams 2 \
+	>/dev/null 2>&1 &
+pb=$!
+# A collector every second, stopped (restarted below as one-shots).
+vgpuctl account -o $R -s $S -i 1 2>/tmp/acct.err &
+pc=$!
+sleep 2
+
+# Two scrapes 10 s apart against simgpu's per-cgroup device time over the
+# same window. The module's gpu-time counts the time a tenant held the GPU
+# (from its resumption to the hand-over, its queued work drained within),
+# simgpu's busy time the time its kernels ran: with both tenants always
+# having 2 ms kernels queued, a holder's GPU runs its kernels all along,
+# and the two differ by the hand-overs' wake-ups (about 0.1-1 ms each, a
+# few per 100 ms) and the edges of the window (one 2 ms kernel): within
+# 2 points of the window.
+snap; t0=$(now); a0=$(busy team-a); b0=$(busy team-b)
+vgpuctl metrics > /tmp/m1
+sleep 10
+snap; t1=$(now); a1=$(busy team-a); b1=$(busy team-b)
+vgpuctl metrics > /tmp/m2
+for t in team-a team-b; do
+	s="vgpu_tenant_gpu_seconds_total{tenant=\"$t\",gpu=\"0\"}"
+	g0=$(ns "$(val /tmp/m1 "$s")"); g1=$(ns "$(val /tmp/m2 "$s")")
+	if [ $t = team-a ]; then d=$((a1 - a0)); else d=$((b1 - b0)); fi
+	got=$(( (g1 - g0) * 1000 / (t1 - t0) )); want=$(( d * 1000 / (t1 - t0) ))
+	diff=$((got - want)); [ $diff -lt 0 ] && diff=$((-diff))
+	if [ "$d" -gt 0 ] && [ $diff -le 20 ]; then
+		pass "rate of $t's gpu_seconds_total over 10 s: $got per mille, simgpu $want (within 20)"
+	else
+		fail "rate of $t's gpu_seconds_total over 10 s" "got $got per mille, simgpu $want, want within 20"
+	fi
+done
+bad=$(awk 'FNR == NR { if ($1 ~ /_total(\{|$)/) v[$1] = $2; next }
+	($1 in v) && $2 + 0 < v[$1] + 0 { print $1 " " v[$1] " -> " $2 }' /tmp/m1 /tmp/m2)
+n=$(grep -c '^vgpu_.*_total' /tmp/m2)
+if [ -z "$bad" ] && [ "$n" -ge 10 ]; then
+	pass "no counter decreased across two scrapes ($n counter series)"
+else
+	fail "no counter decreased across two scrapes" "$n series; decreased: $bad"
+fi
+check_eq "vgpu_up is 1" "1" "$(val /tmp/m2 vgpu_up)"
+check_eq "team-a holds its 64 MiB" "67108864" \
+	"$(val /tmp/m2 'vgpu_tenant_vram_used_bytes{tenant="team-a",gpu="0"}')"
+check_eq "team-a has one process on GPU 0" "1" \
+	"$(val /tmp/m2 'vgpu_tenant_processes{tenant="team-a",gpu="0"}')"
+check_eq "team-b's vram-max is its limit" "1073741824" \
+	"$(val /tmp/m2 'vgpu_tenant_vram_limit_bytes{tenant="team-b",gpu="0"}')"
+check_eq "team-b's compute-max is a ratio" "0.9000" \
+	"$(val /tmp/m2 'vgpu_tenant_compute_max_ratio{tenant="team-b"}')"
+check_eq "team-a's unset vram-max is no series" "absent" \
+	"$(val /tmp/m2 'vgpu_tenant_vram_limit_bytes{tenant="team-a",gpu="0"}')"
+check_eq "team-a's unset compute-max is no series" "absent" \
+	"$(val /tmp/m2 'vgpu_tenant_compute_max_ratio{tenant="team-a"}')"
+check_out "GPU 0 has an info series with its uuid" 'vgpu_gpu_info{gpu="0",uuid="GPU-' cat /tmp/m2
+echo "VGPU-CAPTURE-BEGIN exposition"
+cat /tmp/m2
+echo "VGPU-CAPTURE-END"
+
+# The textfile collector of Debian's node_exporter serves the file.
+mkdir -p /tmp/tf
+check "metrics -o writes the textfile" vgpuctl metrics -o /tmp/tf/vgpu.prom
+prometheus-node-exporter --collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory=/tmp/tf --web.listen-address=127.0.0.1:9100 \
+	>/tmp/ne.log 2>&1 &
+pn=$!
+for i in $(seq 50); do wget -q -O /tmp/ne.out http://127.0.0.1:9100/metrics 2>/dev/null && break; sleep 0.2; done
+if grep -q '^vgpu_tenant_gpu_seconds_total{gpu="0",tenant="team-a"} ' /tmp/ne.out &&
+   ! grep -q '^node_textfile_scrape_error 1' /tmp/ne.out; then
+	pass "node_exporter serves the textfile's metrics without a scrape error"
+else
+	fail "node_exporter serves the textfile's metrics" \
+		"$(grep -E '^(node_textfile|vgpu_up)' /tmp/ne.out | tr '\n' ' ') $(tail -n 3 /tmp/ne.log)"
+fi
+kill $pn 2>/dev/null
+
+# The HTTP endpoint: /metrics, nothing else, bounded, and a silent client
+# does not stop it.
+vgpuctl metrics --listen 127.0.0.1:9400 2>/tmp/httpd.err &
+ph=$!
+for i in $(seq 50); do nc -z 127.0.0.1 9400 2>/dev/null && break; sleep 0.1; done
+check_out "GET /metrics answers the exposition" 'vgpu_tenant_gpu_seconds_total{tenant="team-a",gpu="0"}' \
+	wget -q -O - http://127.0.0.1:9400/metrics
+req() { printf "$1" | timeout 8 nc 127.0.0.1 9400 | head -n 1 | tr -d '\r'; }
+check_eq "another path is 404" "HTTP/1.1 404 Not Found" "$(req 'GET /other HTTP/1.0\r\n\r\n')"
+check_eq "POST is 405" "HTTP/1.1 405 Method Not Allowed" "$(req 'POST /metrics HTTP/1.0\r\n\r\n')"
+big=$(head -c 9000 /dev/zero | tr '\0' 'a')
+check_eq "a 9000-byte request is 431" "HTTP/1.1 431 Request Header Fields Too Large" \
+	"$(req "GET /metrics HTTP/1.0\r\nX: $big\r\n\r\n")"
+sleep 7 | nc 127.0.0.1 9400 >/dev/null 2>&1 &
+sleep 0.5
+start=$(uptime_ms)
+check_out "a client that sends nothing is dropped and the next one served" "vgpu_up 1" \
+	wget -q -T 10 -O - http://127.0.0.1:9400/metrics
+echo "# waited $(( $(uptime_ms) - start )) ms behind the silent client (timeout 5000)"
+kill $ph; wait $ph
+check_eq "the server stops on SIGTERM with status 0" "0" "$?"
+
+# The monitor group reads every tenant; a plain user its own only.
+check "set monitor-group 600" vgpuctl set monitor-group 600
+out=$(as mon outside vgpuctl metrics 2>&1)
+case $out in
+*'tenant="team-a"'*'tenant="team-b"'*) pass "a monitor-group member reads every tenant's metrics" ;;
+*) fail "a monitor-group member reads every tenant's metrics" "$(echo "$out" | grep -m 3 -E 'tenant_info|Error')" ;;
+esac
+out=$(as nobody team-a vgpuctl metrics 2>&1)
+case $out in
+*'tenant="team-b"'*) fail "a plain user sees only its own tenant" "team-b in its metrics" ;;
+*'vgpu_tenant_info{tenant="team-a"'*) pass "a plain user sees only its own tenant" ;;
+*) fail "a plain user sees only its own tenant" "$(echo "$out" | grep -m 3 -E 'tenant_info|Error')" ;;
+esac
+
+# Records: sums equal the module's counters across a collector restart,
+# a tenant delete and a module reload. A monitor-group member runs a
+# collector of its own (its own files) that cannot acknowledge.
+kill $pc; wait $pc
+check_eq "the interval collector stops on SIGTERM with status 0" "0" "$?"
+kill $pa $pb; wait $pa $pb 2>/dev/null
+check "account as root after the restart" vgpuctl account -o $R -s $S
+inst=$(sed -n 's/.*"instance_id":"\([0-9a-f]*\)".*/\1/p' $R | tail -n 1)
+want=$(kernel team-a gpu_time_ns)
+[ "$want" -gt 0 ] && pass "team-a used GPU 0 ($want ns)" || fail "team-a used GPU 0" "gpu_time_ns $want"
+for k in gpu_time_ns throttled_ns grants vram_byte_seconds vram_failures; do
+	check_eq "team-a's $k: records sum to the module's counter" \
+		"$(kernel team-a $k)" "$(jsum $R "$inst" team-a $k)"
+done
+want_b=$(kernel team-b gpu_time_ns)
+[ "$want_b" -gt 0 ] && pass "team-b used GPU 0 ($want_b ns)" || fail "team-b used GPU 0" "gpu_time_ns $want_b"
+vgpuctl tenant del team-b
+out=$(as mon outside vgpuctl account -o /tmp/mon.jsonl -s /tmp/mon.state 2>&1)
+check_eq "account as a monitor-group member notes it cannot acknowledge" \
+	"Note: without CAP_NET_ADMIN the final records of deleted tenants are recorded but not acknowledged." "$out"
+check_eq "the member's records of deleted team-b sum to its counter" \
+	"$want_b" "$(jsum /tmp/mon.jsonl "$inst" team-b gpu_time_ns)"
+check "account as root after the delete" vgpuctl account -o $R -s $S
+check_eq "root's records of deleted team-b (its final one included) sum to its counter" \
+	"$want_b" "$(jsum $R "$inst" team-b gpu_time_ns)"
+check_eq "one deleted record for team-b" "1" "$(grep -c '"name":"team-b".*"reason":"deleted"' $R)"
+check "account as root again" vgpuctl account -o $R -s $S
+check_eq "its final record is not written twice" "1" "$(grep -c '"name":"team-b".*"reason":"deleted"' $R)"
+check_out "root acknowledged it: the module keeps no final record" "finals 0" vgpuctl show
+check_out "as a plain user, account needs the monitor group" "Error:" \
+	as nobody team-a vgpuctl account -o /tmp/x.jsonl -s /tmp/x.state
+rmmod vgpu && modprobe vgpu 2>/dev/null || insmod /lib/modules/"$(uname -r)"/extra/vgpu.ko
+vgpuctl gpu probe >/dev/null
+vgpuctl tenant add team-a cgroup team-a >/dev/null
+/tmp/in_cg team-a simgpu-client alloc 16M , launch 1000000 count 50 >/dev/null 2>&1
+check "account after a module reload" vgpuctl account -o $R -s $S
+inst2=$(sed -n 's/.*"instance_id":"\([0-9a-f]*\)".*/\1/p' $R | tail -n 1)
+[ "$inst2" != "$inst" ] && pass "the new module instance has a new id" ||
+	fail "the new module instance has a new id" "$inst2"
+check_eq "the old instance's team-a is closed with module-reloaded" "1" \
+	"$(grep -c "\"instance_id\":\"$inst\".*\"name\":\"team-a\".*\"reason\":\"module-reloaded\"" $R)"
+want=$(kernel team-a gpu_time_ns)
+[ "$want" -gt 0 ] && pass "team-a used GPU 0 again ($want ns)" || fail "team-a used GPU 0 again" "$want"
+check_eq "the new instance's team-a sums to its counter" "$want" "$(jsum $R "$inst2" team-a gpu_time_ns)"
+echo "VGPU-CAPTURE-BEGIN records"
+cat $R
+echo "VGPU-CAPTURE-END"
+suite_end
