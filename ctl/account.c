@@ -198,9 +198,12 @@ static int commit(const struct acct_opts *o, int ofd, struct vgpu_acct_state *st
 	return 0;
 }
 
-/* One cycle against the state @old (replaced by the new one when it worked). */
-static int cycle(const struct acct_opts *o, int ofd, struct vgpu_acct_state *old,
-		 bool *warned)
+/*
+ * One cycle against the state @old (replaced by the new one when it
+ * worked). The output is opened for each cycle: renamed away (rotated),
+ * it is created again.
+ */
+static int cycle(const struct acct_opts *o, struct vgpu_acct_state *old, bool *warned)
 {
 	struct vgpu_acct_state st;
 	struct vgpu_snap s;
@@ -208,12 +211,17 @@ static int cycle(const struct acct_opts *o, int ofd, struct vgpu_acct_state *old
 	char host[256] = "", *buf = NULL;
 	size_t len = 0, n;
 	FILE *f;
-	int err, ret;
+	int err, ret, ofd;
 
 	gethostname(host, sizeof(host) - 1);
+	ofd = open(o->out, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (ofd < 0)
+		return vgpuctl_error("cannot open %s: %s", o->out, strerror(errno));
 	ret = vgpuctl_open(&nl);
-	if (ret)
+	if (ret) {
+		close(ofd);
 		return ret;
+	}
 	err = vgpuctl_snap_take(&nl, &s, VGPU_SNAP_GPUS | VGPU_SNAP_TENANTS | VGPU_SNAP_FINALS);
 	if (err) {
 		vgpuctl_nl_perror(&nl, err);
@@ -247,6 +255,7 @@ out:
 	free(buf);
 	vgpuctl_snap_free(&s);
 	vgpuctl_nl_close(&nl);
+	close(ofd);
 	return ret;
 }
 
@@ -301,7 +310,7 @@ static uint64_t mono_ns(void)
 }
 
 /* Cycles every o->delay until a stop signal (a failed one is retried). */
-static int loop(const struct acct_opts *o, int ofd, struct vgpu_acct_state *st, bool *warned)
+static int loop(const struct acct_opts *o, struct vgpu_acct_state *st, bool *warned)
 {
 	struct pollfd p = { .events = POLLIN };
 	uint64_t next = mono_ns(), t;
@@ -310,7 +319,7 @@ static int loop(const struct acct_opts *o, int ofd, struct vgpu_acct_state *st, 
 	if (ret)
 		return ret;
 	for (;;) {
-		cycle(o, ofd, st, warned);
+		cycle(o, st, warned);
 		next += o->delay;
 		t = mono_ns();
 		if (next < t)
@@ -342,15 +351,15 @@ static int account_run(const struct acct_opts *o)
 		return vgpuctl_error("cannot open %s: %s", o->out, strerror(errno));
 	}
 	ret = recover(o, ofd);
+	close(ofd);
 	if (!ret)
 		ret = load_state(o->state, &st);
 	if (!ret && !o->no_ack && !vgpuctl_has_admin())
 		fputs("Note: without CAP_NET_ADMIN the final records of deleted tenants are "
 		      "recorded but not acknowledged.\n", stderr);
 	if (!ret)
-		ret = o->delay ? loop(o, ofd, &st, &warned) : cycle(o, ofd, &st, &warned);
+		ret = o->delay ? loop(o, &st, &warned) : cycle(o, &st, &warned);
 	vgpuctl_acct_state_free(&st);
-	close(ofd);
 	close(lfd);
 	return ret;
 }

@@ -116,6 +116,13 @@ static int file_loop(const char *path, uint64_t delay)
 	return VGPU_EXIT_OK;
 }
 
+/* An answer to GET /metrics: vgpu_up 0 when the module did not answer. */
+static int http_body(FILE *f, void *arg)
+{
+	write_metrics(f, arg);
+	return 0;
+}
+
 static int serve(const char *addr)
 {
 	int lfd, sfd, ret = vgpuctl_httpd_listen(addr, &lfd);
@@ -124,7 +131,7 @@ static int serve(const char *addr)
 		return ret;
 	ret = vgpuctl_stop_signals(&sfd);
 	if (!ret) {
-		ret = vgpuctl_httpd_serve(lfd, sfd, write_metrics, NULL);
+		ret = vgpuctl_httpd_serve(lfd, sfd, http_body, NULL);
 		close(sfd);
 	}
 	close(lfd);

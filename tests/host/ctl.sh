@@ -154,6 +154,8 @@ if [ "$tools_ok" = 1 ]; then
 		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
 		ctl/parse_sched.c ctl/json.c ctl/print.c ctl/gpu.c ctl/probe.c ctl/tenant.c \
 		ctl/placement.c ctl/cpuset.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
+		ctl/snap.c ctl/prom.c ctl/httpd.c ctl/file.c ctl/metrics.c ctl/acct_state.c \
+		ctl/acct_record.c ctl/account.c \
 		-o build/asan/ctl/vgpuctl \
 		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \
