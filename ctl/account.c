@@ -32,6 +32,7 @@
 
 #include "acct.h"
 #include "file.h"
+#include "final.h"
 #include "parse.h"
 #include "vgpuctl.h"
 
@@ -159,14 +160,8 @@ out:
 /* Acknowledge the final records up to @seq (CAP_NET_ADMIN only). */
 static void ack(struct vgpu_nl *nl, uint64_t seq, bool *warned)
 {
-	struct nl_msg *msg = vgpuctl_nl_msg(nl, VGPU_CMD_TENANT_FINAL_DEL, false);
-	int err;
+	int err = vgpuctl_final_ack(nl, seq);
 
-	if (!msg || nla_put_u64(msg, VGPU_A_TENANT_FINAL_SEQ, seq) < 0) {
-		nlmsg_free(msg);
-		return;
-	}
-	err = vgpuctl_nl_request(nl, msg, NULL, NULL);
 	if (err && !*warned) {
 		fputs("Warning: the final records could not be acknowledged; the module keeps "
 		      "them until its bound drops the oldest: ", stderr);

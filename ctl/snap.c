@@ -12,6 +12,7 @@
 
 #include <netlink/genl/genl.h>
 
+#include "final.h"
 #include "snap.h"
 
 /* Tries of a dump that keeps being interrupted by concurrent changes. */
@@ -33,52 +34,6 @@ static struct nla_policy gpu_policy[VGPU_A_GPU_MAX + 1] = {
 	[VGPU_A_GPU_PCI] = { .type = NLA_STRING },
 	[VGPU_A_GPU_VRAM] = { .type = NLA_U64 },
 	[VGPU_A_GPU_NUMA] = { .type = NLA_U32 },
-};
-
-static struct nla_policy tenant_policy[VGPU_A_TENANT_MAX + 1] = {
-	[VGPU_A_TENANT_NAME] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_ID] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CGROUP] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_CGROUP_ID] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_GPUS] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_WEIGHT] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_COMPUTE_MAX] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_PRIORITY] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CPUS] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_MEMS] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_CGROUP_REMOVED] = { .type = NLA_FLAG },
-	[VGPU_A_TENANT_USAGE] = { .type = NLA_NESTED },
-	[VGPU_A_TENANT_PLACEMENT] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_EXCLUSIVE] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CPUS_EFFECTIVE] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_MEMS_EFFECTIVE] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_LABEL] = { .type = NLA_NESTED },
-	[VGPU_A_TENANT_EPHEMERAL] = { .type = NLA_FLAG },
-	[VGPU_A_TENANT_CREATED] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_DELETED] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_DEL_REASON] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_FINAL_SEQ] = { .type = NLA_U64 },
-};
-
-static struct nla_policy label_policy[VGPU_A_LABEL_MAX + 1] = {
-	[VGPU_A_LABEL_KEY] = { .type = NLA_STRING },
-	[VGPU_A_LABEL_VALUE] = { .type = NLA_STRING },
-};
-
-static struct nla_policy usage_policy[VGPU_A_USAGE_MAX + 1] = {
-	[VGPU_A_USAGE_GPU] = { .type = NLA_U32 },
-	[VGPU_A_USAGE_VRAM_CURRENT] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_PEAK] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_FAILURES] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_BUDGET] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_BYTE_SECONDS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_GPU_TIME_NS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_THROTTLED_NS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_GRANTS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_OVERDRAFTS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_RESERVED_BYTE_SECONDS] = { .type = NLA_U64 },
 };
 
 static struct nla_policy proc_policy[VGPU_A_PROC_MAX + 1] = {
@@ -176,94 +131,82 @@ static int gpu_one(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-static int parse_label(struct vgpu_snap_tenant *t, struct nlattr *a)
+static void usage_from(struct vgpu_snap_usage *s, const struct vgpuctl_usage *u)
 {
-	struct nlattr *lb[VGPU_A_LABEL_MAX + 1];
-	struct vgpu_snap_label *l;
-
-	if (nla_parse_nested(lb, VGPU_A_LABEL_MAX, a, label_policy) < 0 ||
-	    !lb[VGPU_A_LABEL_KEY] || t->nlabels == VGPU_LABEL_MAX)
-		return -EPROTO;
-	l = &t->labels[t->nlabels++];
-	str_of(l->key, sizeof(l->key), lb[VGPU_A_LABEL_KEY]);
-	str_of(l->value, sizeof(l->value), lb[VGPU_A_LABEL_VALUE]);
-	return 0;
+	*s = (struct vgpu_snap_usage){
+		.gpu = u->gpu,
+		.vram_current = u->vram_current, .vram_peak = u->vram_peak,
+		.vram_failures = u->vram_failures, .vram_budget = u->vram_budget,
+		.vram_byte_seconds = u->vram_byte_seconds,
+		.vram_reserved_byte_seconds = u->vram_reserved_byte_seconds,
+		.gpu_time_ns = u->gpu_time_ns, .throttled_ns = u->throttled_ns,
+		.grants = u->grants, .vram_overdrafts = u->vram_overdrafts,
+	};
 }
 
-static int parse_usage(struct vgpu_snap_tenant *t, struct nlattr *a)
+/*
+ * A tenant as final.c read it into a new element of @v: strings copied
+ * (they point into the message), unset weight and priority at their
+ * defaults.
+ */
+static int tenant_add(struct vec *v, const struct vgpuctl_final *f)
 {
-	struct nlattr *u[VGPU_A_USAGE_MAX + 1];
-	struct vgpu_snap_usage *s;
+	struct vgpu_snap_tenant *t = vec_add(v);
+	size_t i;
 
-	if (nla_parse_nested(u, VGPU_A_USAGE_MAX, a, usage_policy) < 0 ||
-	    !u[VGPU_A_USAGE_GPU] || t->nusage == VGPU_GPU_MAX)
-		return -EPROTO;
-	s = &t->usage[t->nusage++];
-	s->gpu = nla_get_u32(u[VGPU_A_USAGE_GPU]);
-	s->vram_current = u64_of(u[VGPU_A_USAGE_VRAM_CURRENT]);
-	s->vram_peak = u64_of(u[VGPU_A_USAGE_VRAM_PEAK]);
-	s->vram_failures = u64_of(u[VGPU_A_USAGE_VRAM_FAILURES]);
-	s->vram_budget = u64_of(u[VGPU_A_USAGE_VRAM_BUDGET]);
-	s->vram_byte_seconds = u64_of(u[VGPU_A_USAGE_VRAM_BYTE_SECONDS]);
-	s->vram_reserved_byte_seconds = u64_of(u[VGPU_A_USAGE_VRAM_RESERVED_BYTE_SECONDS]);
-	s->gpu_time_ns = u64_of(u[VGPU_A_USAGE_GPU_TIME_NS]);
-	s->throttled_ns = u64_of(u[VGPU_A_USAGE_THROTTLED_NS]);
-	s->grants = u64_of(u[VGPU_A_USAGE_GRANTS]);
-	s->vram_overdrafts = u64_of(u[VGPU_A_USAGE_VRAM_OVERDRAFTS]);
-	return 0;
-}
-
-static void tenant_scalars(struct vgpu_snap_tenant *t, struct nlattr **tb)
-{
-	str_of(t->name, sizeof(t->name), tb[VGPU_A_TENANT_NAME]);
-	t->id = u32_of(tb[VGPU_A_TENANT_ID]);
-	str_of(t->cgroup, sizeof(t->cgroup), tb[VGPU_A_TENANT_CGROUP]);
-	t->cgroup_id = u64_of(tb[VGPU_A_TENANT_CGROUP_ID]);
-	t->has_vram_max = tb[VGPU_A_TENANT_VRAM_MAX];
-	t->vram_max = u64_of(tb[VGPU_A_TENANT_VRAM_MAX]);
-	t->has_vram_min = tb[VGPU_A_TENANT_VRAM_MIN];
-	t->vram_min = u64_of(tb[VGPU_A_TENANT_VRAM_MIN]);
-	t->has_gpus = tb[VGPU_A_TENANT_GPUS];
-	t->gpus = u64_of(tb[VGPU_A_TENANT_GPUS]);
-	t->weight = tb[VGPU_A_TENANT_WEIGHT] ? nla_get_u32(tb[VGPU_A_TENANT_WEIGHT]) :
-		VGPU_WEIGHT_DEFAULT;
-	t->has_compute_max = tb[VGPU_A_TENANT_COMPUTE_MAX];
-	t->compute_max = u32_of(tb[VGPU_A_TENANT_COMPUTE_MAX]);
-	t->priority = tb[VGPU_A_TENANT_PRIORITY] ? nla_get_u32(tb[VGPU_A_TENANT_PRIORITY]) :
-		VGPU_PRIORITY_NORMAL;
-	t->ephemeral = tb[VGPU_A_TENANT_EPHEMERAL];
-	t->cgroup_removed = tb[VGPU_A_TENANT_CGROUP_REMOVED];
-	t->has_created = tb[VGPU_A_TENANT_CREATED];
-	t->created = u64_of(tb[VGPU_A_TENANT_CREATED]);
-	t->final_seq = u64_of(tb[VGPU_A_TENANT_FINAL_SEQ]);
-	t->deleted = u64_of(tb[VGPU_A_TENANT_DELETED]);
-	t->del_reason = u32_of(tb[VGPU_A_TENANT_DEL_REASON]);
-}
-
-/* A tenant-get reply or a final record into a new element of the vec @arg. */
-static int tenant_one(struct nlmsghdr *nlh, void *arg)
-{
-	struct nlattr *tb[VGPU_A_TENANT_MAX + 1], *a;
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct vgpu_snap_tenant *t;
-	int rem, err = 0;
-
-	if (genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, tenant_policy) < 0 ||
-	    !tb[VGPU_A_TENANT_ID] || !tb[VGPU_A_TENANT_NAME])
-		return -EPROTO;
-	t = vec_add(arg);
 	if (!t)
 		return -ENOMEM;
-	tenant_scalars(t, tb);
-	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
-		if (nla_type(a) == VGPU_A_TENANT_LABEL)
-			err = parse_label(t, a);
-		else if (nla_type(a) == VGPU_A_TENANT_USAGE)
-			err = parse_usage(t, a);
-		if (err)
-			return err;
+	snprintf(t->name, sizeof(t->name), "%s", f->name);
+	t->id = f->id;
+	snprintf(t->cgroup, sizeof(t->cgroup), "%s", f->cgroup);
+	t->cgroup_id = f->cgroup_id;
+	t->has_vram_max = f->quota_set & VGPU_QUOTA_VRAM_MAX;
+	t->vram_max = f->vram_max;
+	t->has_vram_min = f->quota_set & VGPU_QUOTA_VRAM_MIN;
+	t->vram_min = f->vram_min;
+	t->has_gpus = f->quota_set & VGPU_QUOTA_GPUS;
+	t->gpus = f->gpus;
+	t->weight = f->quota_set & VGPU_QUOTA_WEIGHT ? f->weight : VGPU_WEIGHT_DEFAULT;
+	t->has_compute_max = f->quota_set & VGPU_QUOTA_COMPUTE_MAX;
+	t->compute_max = f->compute_max;
+	t->priority = f->quota_set & VGPU_QUOTA_PRIORITY ? f->priority : VGPU_PRIORITY_NORMAL;
+	t->has_created = f->has_created;
+	t->created = f->created;
+	t->final_seq = f->seq;
+	t->deleted = f->deleted;
+	t->del_reason = f->reason;
+	t->nlabels = f->nlabels;
+	for (i = 0; i < f->nlabels; i++) {
+		snprintf(t->labels[i].key, sizeof(t->labels[i].key), "%s", f->labels[i].key);
+		snprintf(t->labels[i].value, sizeof(t->labels[i].value), "%s", f->labels[i].value);
 	}
+	t->nusage = f->nusage;
+	for (i = 0; i < f->nusage; i++)
+		usage_from(&t->usage[i], &f->usage[i]);
 	return 0;
+}
+
+/* A tenant-get reply into a new element of the vec @arg. */
+static int tenant_one(struct nlmsghdr *nlh, void *arg)
+{
+	struct vgpuctl_final *f = malloc(sizeof(*f));
+	int err;
+
+	if (!f)
+		return -ENOMEM;
+	err = vgpuctl_tenant_read(nlh, f);
+	if (!err && !f->id)
+		err = -EPROTO;
+	if (!err)
+		err = tenant_add(arg, f);
+	free(f);
+	return err;
+}
+
+/* A final record (final.c has parsed it) into a new element of the vec @arg. */
+static int final_one(const struct vgpuctl_final *f, void *arg)
+{
+	return tenant_add(arg, f);
 }
 
 static struct vgpu_snap_usage *usage_of(struct vgpu_snap *s, uint32_t id, uint32_t gpu)
@@ -367,8 +310,12 @@ static int take_procs(struct vgpu_nl *nl, struct vgpu_snap *s)
 static int take_finals(struct vgpu_nl *nl, struct vgpu_snap *s)
 {
 	struct vec f = { (void **)&s->finals, &s->nfinals, 0, sizeof(*s->finals) };
-	int err = request(nl, VGPU_CMD_TENANT_FINAL_GET, true, tenant_one, &f, &s->nfinals);
+	int err = -EINTR, try;
 
+	for (try = 0; try < SNAP_DUMP_TRIES && err == -EINTR; try++) {
+		s->nfinals = 0;
+		err = vgpuctl_final_each(nl, final_one, &f);
+	}
 	if (err == -EOPNOTSUPP) {
 		s->nfinals = 0;
 		return 0;

@@ -74,10 +74,10 @@ unit() {
 		fi
 	done
 }
-unit prom ctl/prom.c ctl/httpd.c ctl/snap.c ctl/nl.c ctl/parse.c ctl/parse_sched.c ctl/util.c \
-	ctl/print.c ctl/json.c
-unit account ctl/acct_state.c ctl/acct_record.c ctl/snap.c ctl/nl.c ctl/parse.c ctl/parse_id.c \
-	ctl/json.c
+unit prom ctl/prom.c ctl/httpd.c ctl/snap.c ctl/final.c ctl/nl.c ctl/parse.c ctl/parse_sched.c \
+	ctl/parse_meta.c ctl/util.c ctl/print.c ctl/json.c
+unit account ctl/acct_state.c ctl/acct_record.c ctl/snap.c ctl/final.c ctl/nl.c ctl/parse.c \
+	ctl/parse_id.c ctl/json.c
 
 # --- vgpuctl metrics and account without the module ----------------------------
 S=metrics
