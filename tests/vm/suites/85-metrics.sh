@@ -64,8 +64,9 @@ rate_check() {
 	g0=$(ns "$(val "$2" "$s")"); g1=$(ns "$(val "$3" "$s")")
 	got=$(( (g1 - g0) * 1000 / ($8 - $7) )); want=$(( ($6 - $5) * 1000 / ($8 - $7) ))
 	d=$((got - want))
-	[ "$9" = eq ] && [ $d -lt 0 ] && d=$((-d))
-	if [ "$want" -gt 0 ] && [ $d -le 20 ]; then
+	# eq: |d| <= 20; ge: d >= -20 (gpu-time may exceed the busy time)
+	[ "$9" = eq ] && [ $d -gt 0 ] && d=$((-d))
+	if [ "$want" -gt 0 ] && [ $d -ge -20 ]; then
 		pass "$1: $got per mille, simgpu's busy time $want"
 	else
 		fail "$1" "got $got per mille, simgpu's busy time $want ($9, within 20)"
@@ -75,17 +76,18 @@ rate_check() {
 # A lone tenant first: team-a keeps GPU 0 busy with 20 ms kernels on 2
 # streams. The module's gpu-time counts the time a tenant held the GPU
 # (from its resumption to the hand-over); simgpu's busy time the time its
-# kernels ran. Alone, team-a holds the GPU all along (no hand-over), and
-# with 20-40 ms of work queued at all times its launching thread's stalls
-# under emulation (up to ~27 ms, Documentation/compute.md) leave the GPU
-# no gap: over the same 10 s window the two agree within 2 points (the
-# window's edges, a kernel at most, are 0.2 point).
-/tmp/in_cg team-a simgpu-client alloc 64M , launch 20000000 count 1000000000 streams 2 \
-	>/dev/null 2>&1 &
+# kernels ran. Alone, team-a holds the GPU all along (no hand-over); the
+# two agree when its kernels leave the GPU no gap. Under emulation its
+# launching thread stalls while the emulated CPUs take turns on the
+# host's: up to ~27 ms on an idle 2-core host (Documentation/compute.md),
+# over 100 ms on a loaded one, which with libvgpu's default queue target
+# (40 ms) left the GPU idle 7-16 % of a 10 s window although team-a held
+# it. So this process queues up to 400 ms (VGPU_QUEUE_US, alone: no
+# hand-over to drain): over the same 10 s window the two then agree within
+# 2 points (the window's edges, a kernel at most, are 0.2 point).
+VGPU_QUEUE_US=500000 /tmp/in_cg team-a simgpu-client alloc 64M , \
+	launch 20000000 count 1000000000 streams 2 >/dev/null 2>&1 &
 pa=$!
-# A collector every second, stopped (restarted below as one-shots).
-vgpuctl account -o $R -s $S -i 1 2>/tmp/acct.err &
-pc=$!
 sleep 2
 snap; t0=$(now); a0=$(busy team-a)
 vgpuctl metrics > /tmp/m0
@@ -99,6 +101,10 @@ rate_check "alone, rate of team-a's gpu_seconds_total over 10 s matches simgpu w
 # "Revocation and drain"), a few ms per hand-over under emulation and tens
 # of hand-overs a second: its gpu-time exceeds its busy time by that much
 # (printed), never falls short of it.
+kill $pa; wait $pa 2>/dev/null
+/tmp/in_cg team-a simgpu-client alloc 64M , launch 20000000 count 1000000000 streams 2 \
+	>/dev/null 2>&1 &
+pa=$!
 /tmp/in_cg team-b simgpu-client alloc 32M , launch 20000000 count 1000000000 streams 2 \
 	>/dev/null 2>&1 &
 pb=$!
@@ -112,6 +118,10 @@ rate_check "contending, team-a's gpu-time covers its busy time" /tmp/m1 /tmp/m2 
 	"$a0" "$a1" "$t0" "$t1" ge
 rate_check "contending, team-b's gpu-time covers its busy time" /tmp/m1 /tmp/m2 team-b \
 	"$b0" "$b1" "$t0" "$t1" ge
+# A collector every second, stopped below (then run again as one-shots);
+# started after the rate windows, whose emulated CPUs it would share.
+vgpuctl account -o $R -s $S -i 1 2>/tmp/acct.err &
+pc=$!
 bad=$(awk 'FNR == 1 { f++ } { if ($1 !~ /_total(\{|$)/) next }
 	f > 1 && ($1 in v) && $2 + 0 < v[$1] + 0 { print $1 " " v[$1] " -> " $2 } { v[$1] = $2 }' /tmp/m0 /tmp/m1 /tmp/m2)
 n=$(grep -c '^vgpu_.*_total' /tmp/m2)
@@ -220,7 +230,8 @@ check_eq "one deleted record for team-b" "1" "$(grep -c '"name":"team-b".*"reaso
 check "account as root again" vgpuctl account -o $R -s $S
 check_eq "its final record is not written twice" "1" "$(grep -c '"name":"team-b".*"reason":"deleted"' $R)"
 check_out "root acknowledged it: the module keeps no final record" "finals 0" vgpuctl show
-check_out "as a plain user, account needs the monitor group" "Error:" \
+check_fails "as a plain user, account needs the monitor group" \
+	"Error: final records need CAP_NET_ADMIN or the monitor group." \
 	as nobody team-a vgpuctl account -o /tmp/x.jsonl -s /tmp/x.state
 rmmod vgpu && modprobe vgpu 2>/dev/null || insmod /lib/modules/"$(uname -r)"/extra/vgpu.ko
 vgpuctl gpu probe >/dev/null
