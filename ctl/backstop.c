@@ -39,8 +39,9 @@ void vgpuctl_usage_backstop(FILE *f)
 	      "sync sets every tenant's (or NAME's) vram-max and vram-min in the driver\n"
 	      "(NVML per-cgroup memory limits) or, without that, in the dmem cgroup\n"
 	      "controller, on every GPU where either exists, and clears them where the\n"
-	      "tenant has none. tenant add, set and del and gpu add do the same for what\n"
-	      "they change; run sync after the module was loaded or changed otherwise.\n", f);
+	      "tenant has none. tenant add, set, replace and del and gpu add and probe do\n"
+	      "the same for what they change; run sync after the module was loaded or\n"
+	      "changed otherwise.\n", f);
 }
 
 /**

@@ -10,7 +10,7 @@
  *   backstop_read.c  the inventory and the tenants, read from vgpu.ko
  *   backstop.c       what a tenant wants on a GPU, applying it, the
  *                    "backstop sync" command and the hooks of tenant add,
- *                    set, del and gpu add
+ *                    set, replace, del and gpu add, probe
  *   backstop_show.c  the enforcement in force, for gpu show and tenant show
  */
 #ifndef VGPU_CTL_BACKSTOP_H

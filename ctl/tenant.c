@@ -53,9 +53,9 @@ void vgpuctl_usage_tenant(FILE *f)
 	      "registrations first (their charges go with them).\n"
 	      "final shows the final records of deleted tenants; final ack SEQ drops\n"
 	      "those up to SEQ.\n"
-	      "add, del and a set of vram-max, vram-min or gpus also set the tenant's\n"
-	      "limits in the driver or the dmem controller where either offers them\n"
-	      "(see \"vgpuctl backstop help\").\n", f);
+	      "add, replace, del and a set of vram-max, vram-min or gpus also set the\n"
+	      "tenant's limits in the driver or the dmem controller where either offers\n"
+	      "them (see \"vgpuctl backstop help\").\n", f);
 }
 
 /* How vgpuctl reads a quota's value; Q_NONE: a quota vgpuctl does not know. */
