@@ -157,16 +157,22 @@ out:
 	return ret;
 }
 
+/* What a collector says once on stderr, not at every cycle. */
+struct acct_said {
+	bool ack_failed;	/* the acknowledgement failed */
+	bool no_ack;		/* without CAP_NET_ADMIN, nothing is acknowledged */
+};
+
 /* Acknowledge the final records up to @seq (CAP_NET_ADMIN only). */
-static void ack(struct vgpu_nl *nl, uint64_t seq, bool *warned)
+static void ack(struct vgpu_nl *nl, uint64_t seq, struct acct_said *said)
 {
 	int err = vgpuctl_final_ack(nl, seq);
 
-	if (err && !*warned) {
+	if (err && !said->ack_failed) {
 		fputs("Warning: the final records could not be acknowledged; the module keeps "
 		      "them until its bound drops the oldest: ", stderr);
 		vgpuctl_nl_perror(nl, err);
-		*warned = true;
+		said->ack_failed = true;
 	}
 }
 
@@ -198,7 +204,7 @@ static int commit(const struct acct_opts *o, int ofd, struct vgpu_acct_state *st
  * worked). The output is opened for each cycle: renamed away (rotated),
  * it is created again.
  */
-static int cycle(const struct acct_opts *o, struct vgpu_acct_state *old, bool *warned)
+static int cycle(const struct acct_opts *o, struct vgpu_acct_state *old, struct acct_said *said)
 {
 	struct vgpu_acct_state st;
 	struct vgpu_snap s;
@@ -245,7 +251,13 @@ static int cycle(const struct acct_opts *o, struct vgpu_acct_state *old, bool *w
 	vgpuctl_acct_state_free(old);
 	*old = st;
 	if (!o->no_ack && s.nfinals && st.final_seq && vgpuctl_has_admin())
-		ack(&nl, st.final_seq, warned);
+		ack(&nl, st.final_seq, said);
+	/* After a cycle that worked: a plain user's first one fails instead. */
+	if (!o->no_ack && !said->no_ack && !vgpuctl_has_admin()) {
+		fputs("Note: without CAP_NET_ADMIN the final records of deleted tenants are "
+		      "recorded but not acknowledged.\n", stderr);
+		said->no_ack = true;
+	}
 out:
 	free(buf);
 	vgpuctl_snap_free(&s);
@@ -305,7 +317,7 @@ static uint64_t mono_ns(void)
 }
 
 /* Cycles every o->delay until a stop signal (a failed one is retried). */
-static int loop(const struct acct_opts *o, struct vgpu_acct_state *st, bool *warned)
+static int loop(const struct acct_opts *o, struct vgpu_acct_state *st, struct acct_said *said)
 {
 	struct pollfd p = { .events = POLLIN };
 	uint64_t next = mono_ns(), t;
@@ -314,7 +326,7 @@ static int loop(const struct acct_opts *o, struct vgpu_acct_state *st, bool *war
 	if (ret)
 		return ret;
 	for (;;) {
-		cycle(o, st, warned);
+		cycle(o, st, said);
 		next += o->delay;
 		t = mono_ns();
 		if (next < t)
@@ -330,7 +342,7 @@ static int loop(const struct acct_opts *o, struct vgpu_acct_state *st, bool *war
 static int account_run(const struct acct_opts *o)
 {
 	struct vgpu_acct_state st = { 0 };
-	bool warned = false;
+	struct acct_said said = { false, false };
 	int lfd, ofd, ret;
 
 	lfd = open(o->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -349,11 +361,8 @@ static int account_run(const struct acct_opts *o)
 	close(ofd);
 	if (!ret)
 		ret = load_state(o->state, &st);
-	if (!ret && !o->no_ack && !vgpuctl_has_admin())
-		fputs("Note: without CAP_NET_ADMIN the final records of deleted tenants are "
-		      "recorded but not acknowledged.\n", stderr);
 	if (!ret)
-		ret = o->delay ? loop(o, &st, &warned) : cycle(o, &st, &warned);
+		ret = o->delay ? loop(o, &st, &said) : cycle(o, &st, &said);
 	vgpuctl_acct_state_free(&st);
 	close(lfd);
 	return ret;
