@@ -163,12 +163,16 @@ req "a request over 8 KiB is 431" "HTTP/1.1 431 Request Header Fields Too Large"
 	"GET /metrics HTTP/1.1\r\nX: $(head -c 9000 /dev/zero | tr '\0' a)\r\n\r\n"
 # A client that connects and sends nothing: dropped after 5 s, then the
 # next one is served.
+# (it says when it is connected: python's start can take longer than the
+# wait a fixed sleep would give it on a loaded host)
 python3 -c '
 import socket, sys, time
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
-time.sleep(8)' "$port" &
+open(sys.argv[2], "w").close()
+time.sleep(8)' "$port" "$tmp/silent" &
 pids+=("$!")
-sleep 0.3
+for _ in $(seq 100); do [ -e "$tmp/silent" ] && break; sleep 0.1; done
+sleep 0.2
 t0=$(date +%s%N)
 out=$(curl -s -m 15 "http://127.0.0.1:$port/metrics")
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
