@@ -302,6 +302,28 @@ int vgpuctl_backstop_deleted(const char *name)
 	return apply_tenant(&del.t, del.inv, true, done);
 }
 
+/*
+ * Apply every tenant of @t (@n of them) on GPU @g, or clear them all when
+ * @clear. One tenant that fails does not stop the others. The exit status.
+ */
+static int apply_gpu(const struct vgpu_bs_tenant *t, unsigned int n,
+		     const struct vgpu_bs_gpu *g, bool clear, const char *done)
+{
+	char mnt[VGPU_PATH_LEN_MAX + 1];
+	int ret = VGPU_EXIT_OK;
+	unsigned int i;
+
+	if (!n)
+		return VGPU_EXIT_OK;
+	if (vgpuctl_bs_mount(mnt, sizeof(mnt)))
+		return vgpuctl_error("%s; cannot find the cgroup2 mount point to set the backstop",
+				     done);
+	for (i = 0; i < n; i++)
+		if (apply_one(mnt, &t[i], g, clear, done))
+			ret = VGPU_EXIT_ERR;
+	return ret;
+}
+
 /**
  * vgpuctl_backstop_gpu() - set every tenant's backstop on a GPU just added
  * @nl: the handle the change was sent on
@@ -313,23 +335,72 @@ int vgpuctl_backstop_deleted(const char *name)
 int vgpuctl_backstop_gpu(struct vgpu_nl *nl, uint32_t index, const char *done)
 {
 	static struct vgpu_bs_gpu inv[VGPU_GPU_MAX];
-	char mnt[VGPU_PATH_LEN_MAX + 1];
 	struct vgpu_bs_tenant *t = NULL;
-	int err, ret = VGPU_EXIT_OK;
-	unsigned int n = 0, i;
+	unsigned int n = 0;
+	int err, ret;
 
+	if (index >= VGPU_GPU_MAX)
+		return VGPU_EXIT_OK;
 	err = vgpuctl_bs_inventory(nl, inv);
 	if (!err)
 		err = vgpuctl_bs_tenants(nl, &t, &n);
 	if (err)
 		return read_failed(nl, done, err);
-	if (n && vgpuctl_bs_mount(mnt, sizeof(mnt)))
-		ret = vgpuctl_error("%s; cannot find the cgroup2 mount point to set the backstop",
-				    done);
-	for (i = 0; !ret && i < n && index < VGPU_GPU_MAX; i++)
-		if (apply_one(mnt, &t[i], &inv[index], false, done))
-			ret = VGPU_EXIT_ERR;
+	ret = apply_gpu(t, n, &inv[index], false, done);
 	free(t);
+	return ret;
+}
+
+/* A GPU about to be deleted, and the tenants, read before. */
+static struct {
+	bool read;
+	struct vgpu_bs_gpu g;
+	struct vgpu_bs_tenant *t;
+	unsigned int n;
+} gpu_del;
+
+/**
+ * vgpuctl_backstop_prepare_gpu_del() - read a GPU and the tenants before gpu del
+ * @nl: an open handle
+ * @index: the GPU
+ *
+ * Once the module has forgotten the GPU, its UUID and PCI address (which
+ * name it to the driver and to dmem) are known only from this read. A GPU
+ * that cannot be read is left to the delete to report.
+ *
+ * Return: 0.
+ */
+int vgpuctl_backstop_prepare_gpu_del(struct vgpu_nl *nl, uint32_t index)
+{
+	static struct vgpu_bs_gpu inv[VGPU_GPU_MAX];
+
+	gpu_del.read = index < VGPU_GPU_MAX && !vgpuctl_bs_inventory(nl, inv) &&
+		       inv[index].present && !vgpuctl_bs_tenants(nl, &gpu_del.t, &gpu_del.n);
+	if (gpu_del.read)
+		gpu_del.g = inv[index];
+	nl->error = 0;
+	nl->msg[0] = '\0';
+	return 0;
+}
+
+/**
+ * vgpuctl_backstop_gpu_deleted() - clear every tenant's backstop on a deleted GPU
+ * @index: the GPU, read by vgpuctl_backstop_prepare_gpu_del()
+ *
+ * Return: the exit status, after printing any error.
+ */
+int vgpuctl_backstop_gpu_deleted(uint32_t index)
+{
+	char done[32];
+	int ret;
+
+	if (!gpu_del.read)
+		return VGPU_EXIT_OK;
+	snprintf(done, sizeof(done), "gpu %u deleted", index);
+	ret = apply_gpu(gpu_del.t, gpu_del.n, &gpu_del.g, true, done);
+	free(gpu_del.t);
+	gpu_del.t = NULL;
+	gpu_del.read = false;
 	return ret;
 }
 

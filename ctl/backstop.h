@@ -70,6 +70,8 @@ int vgpuctl_backstop_tenant(struct vgpu_nl *nl, const char *name, const char *do
 int vgpuctl_backstop_prepare_del(struct vgpu_nl *nl, const char *name);
 int vgpuctl_backstop_deleted(const char *name);
 int vgpuctl_backstop_gpu(struct vgpu_nl *nl, uint32_t index, const char *done);
+int vgpuctl_backstop_prepare_gpu_del(struct vgpu_nl *nl, uint32_t index);
+int vgpuctl_backstop_gpu_deleted(uint32_t index);
 int vgpuctl_cmd_backstop(int argc, char **argv);
 void vgpuctl_usage_backstop(FILE *f);
 /* Apply @want for tenant @t on GPU @g; 0, or -1 with @err filled. */

@@ -127,20 +127,30 @@ void vgpuctl_backstop_show_prepare(void)
 	vgpuctl_nl_close(&nl);
 }
 
-/* What holds @t on @g now (@got), and whether some mechanism could. */
+/*
+ * What holds @t on @g now (@got), and whether some mechanism could. A
+ * driver that has per-cgroup limits but fails to say which are in force
+ * sets *@fail: that is shown, not taken for "none".
+ */
 static enum vgpu_bs_kind in_force(const struct vgpu_bs_tenant *t, const struct vgpu_bs_gpu *g,
-				  struct vgpu_bs_limits *got, bool *can)
+				  struct vgpu_bs_limits *got, bool *can, const char **fail)
 {
 	char dir[2 * VGPU_PATH_LEN_MAX + 2], region[256];
-	const char *fail = NULL;
 	uint64_t min, max;
 	int r;
 
 	got->soft = 0;
 	got->hard = VGPU_BS_NONE;
+	*fail = NULL;
 	snprintf(dir, sizeof(dir), "%s%s", show.mnt, strcmp(t->cgroup, "/") ? t->cgroup : "");
-	r = vgpuctl_bs_nvml_get(g->uuid, dir, got, &fail);
+	r = vgpuctl_bs_nvml_get(g->uuid, dir, got, fail);
 	*can = r != 1;
+	if (r < 0) {
+		if (!*fail)
+			*fail = "the driver did not say";
+		return VGPU_BS_DRIVER;
+	}
+	*fail = NULL;
 	if (r == 0 && (got->soft || got->hard != VGPU_BS_NONE))
 		return VGPU_BS_DRIVER;
 	if (r != 1 || vgpuctl_dmem_region(show.mnt, g->pci, region, sizeof(region)) != 1)
@@ -157,11 +167,23 @@ static enum vgpu_bs_kind in_force(const struct vgpu_bs_tenant *t, const struct v
 static void print_one(const struct vgpu_bs_tenant *t, const struct vgpu_bs_gpu *g)
 {
 	struct vgpu_bs_limits want, got;
+	const char *fail;
 	enum vgpu_bs_kind k;
 	bool can, sync;
 
 	vgpuctl_backstop_want(t, g, &want);
-	k = in_force(t, g, &got, &can);
+	k = in_force(t, g, &got, &can, &fail);
+	if (fail) {
+		vgpuctl_print_sub_open("    backstop ");
+		if (vgpuctl_print_json())
+			print_kind(k);
+		vgpuctl_print_u64("gpu", "gpu", true, g->index);
+		if (!vgpuctl_print_json())
+			print_kind(k);
+		vgpuctl_print_str("error", "unreadable:", fail);
+		vgpuctl_print_sub_close();
+		return;
+	}
 	if (!can)
 		want = got;	/* nothing below libvgpu: none is all there is */
 	sync = want.soft == got.soft && want.hard == got.hard;

@@ -182,9 +182,13 @@ static int gpu_add(int argc, char **argv)
 	return ret;
 }
 
+/* gpu del, then every tenant's backstop on it cleared (backstop.c). */
 static int gpu_del(int argc, char **argv)
 {
+	struct vgpu_nl nl;
+	struct nl_msg *msg;
 	uint32_t index;
+	int ret;
 
 	if (argc < 1)
 		return vgpuctl_usage_error("missing INDEX for gpu del");
@@ -192,7 +196,20 @@ static int gpu_del(int argc, char **argv)
 		return vgpuctl_usage_error("invalid INDEX \"%s\" for gpu del (0-63)", argv[0]);
 	if (argc > 1)
 		return vgpuctl_usage_error("unexpected argument \"%s\" for gpu del", argv[1]);
-	return vgpuctl_admin_u32(VGPU_CMD_GPU_DEL, VGPU_A_GPU_INDEX, index);
+	ret = vgpuctl_need_admin();
+	if (!ret)
+		ret = vgpuctl_open(&nl);
+	if (ret)
+		return ret;
+	vgpuctl_backstop_prepare_gpu_del(&nl, index);
+	msg = vgpuctl_nl_msg(&nl, VGPU_CMD_GPU_DEL, false);
+	if (msg && nla_put_u32(msg, VGPU_A_GPU_INDEX, index) < 0) {
+		vgpuctl_nl_close(&nl);
+		return vgpuctl_put_failed(msg);
+	}
+	ret = vgpuctl_send(&nl, msg, NULL, NULL);
+	vgpuctl_nl_close(&nl);
+	return ret ? ret : vgpuctl_backstop_gpu_deleted(index);
 }
 
 /**

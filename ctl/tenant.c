@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sys/stat.h>
@@ -623,4 +624,45 @@ int vgpuctl_cmd_tenant(int argc, char **argv)
 		return vgpuctl_tenant_final(argc, argv);
 	return vgpuctl_usage_error("unknown command \"%s\" for tenant; try \"vgpuctl tenant help\"",
 				   cmd);
+}
+
+/**
+ * vgpuctl_quotas_parse() - the QUOTA VALUE words of tenant add, for others
+ * @cmd: what errors name ("flavour small", "hook create-runtime")
+ * @argc: number of words
+ * @argv: QUOTA VALUE pairs, exactly the quota words tenant add takes
+ * @out: where a new set goes (free() it), or NULL to only check the words
+ *
+ * A flavour (flavour.c) and the OCI hook (hook.c) give a tenant these
+ * quotas; its cgroup is never theirs to name, so "cgroup" is refused.
+ *
+ * Return: 0, or VGPU_EXIT_USAGE after an error line.
+ */
+int vgpuctl_quotas_parse(const char *cmd, int argc, char **argv, struct tenant_conf **out)
+{
+	const struct vgpu_spec_quota *q;
+	struct tenant_conf *c;
+	int ret = 0;
+
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return vgpuctl_error("%s", strerror(ENOMEM));
+	c->cmd = cmd;
+	for (; argc > 0 && !ret; argc -= 2, argv += 2) {
+		q = find_quota(argv[0]);
+		if (!q && !strcmp(argv[0], "cgroup"))
+			ret = vgpuctl_usage_error("\"cgroup\" is not a quota: the tenant of %s gets its container's cgroup",
+						  cmd);
+		else if (!q)
+			ret = vgpuctl_usage_error("unknown quota \"%s\" for %s", argv[0], cmd);
+		else if (argc < 2)
+			ret = vgpuctl_usage_error("missing value for %s", argv[0]);
+		else
+			ret = parse_quota(c, q, argv[1], false);
+	}
+	if (ret || !out)
+		free(c);
+	else
+		*out = c;
+	return ret;
 }

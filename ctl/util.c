@@ -19,9 +19,26 @@
 /* Tries of a dump that keeps being interrupted by concurrent changes. */
 #define VGPU_DUMP_TRIES	5
 
+/* "FILE:LINE" of the configuration record being read, or "" (conf.c). */
+static char error_where[4200];
+
+/**
+ * vgpuctl_error_where() - name a file and line in the error lines that follow
+ * @file: the file, or NULL to stop naming one
+ * @line: its line
+ */
+void vgpuctl_error_where(const char *file, unsigned int line)
+{
+	if (file)
+		snprintf(error_where, sizeof(error_where), "%s:%u: ", file, line);
+	else
+		error_where[0] = '\0';
+}
+
 static void verror(const char *fmt, va_list ap)
 {
 	fputs("Error: ", stderr);
+	fputs(error_where, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputs(".\n", stderr);
 }

@@ -38,6 +38,8 @@ int vgpuctl_cmd_host(int argc, char **argv);
 int vgpuctl_cmd_top(int argc, char **argv);
 int vgpuctl_cmd_metrics(int argc, char **argv);
 int vgpuctl_cmd_account(int argc, char **argv);
+int vgpuctl_cmd_hook(int argc, char **argv);
+int vgpuctl_cmd_cdi(int argc, char **argv);
 int vgpuctl_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
 
 /* Usage texts, also printed by "help". */
@@ -49,11 +51,14 @@ void vgpuctl_usage_host(FILE *f);
 void vgpuctl_usage_top(FILE *f);
 void vgpuctl_usage_metrics(FILE *f);
 void vgpuctl_usage_account(FILE *f);
+void vgpuctl_usage_hook(FILE *f);
+void vgpuctl_usage_cdi(FILE *f);
 
 /* util.c */
 int vgpuctl_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 int vgpuctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void vgpuctl_error_where(const char *file, unsigned int line);
 bool vgpuctl_is_help(int argc, char **argv);
 int vgpuctl_stop_signals(int *sfd);
 int vgpuctl_need_admin(void);
@@ -90,6 +95,10 @@ struct vgpuctl_usage;
 void vgpuctl_usage_print(const struct vgpuctl_usage *u);
 void vgpuctl_print_reason(bool has, uint32_t reason);
 int vgpuctl_tenant_final(int argc, char **argv);	/* tenant_final.c */
+
+/* tenant.c: the QUOTA VALUE words of tenant add, for flavours and hooks. */
+struct tenant_conf;
+int vgpuctl_quotas_parse(const char *cmd, int argc, char **argv, struct tenant_conf **out);
 
 /* placement.c: the quotas that decide a tenant's CPUs and nodes. */
 #define VGPU_PLACEMENT_QUOTAS	(VGPU_QUOTA_CPUS | VGPU_QUOTA_MEMS | VGPU_QUOTA_PLACEMENT | \

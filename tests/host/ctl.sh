@@ -133,7 +133,7 @@ for mode in print print-asan; do
 	# shellcheck disable=SC2046
 	if [ "$tools_ok" = 1 ] &&
 	   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
-		-I build/deps/nvml/usr/include "${PRINT_SRCS[@]}" -o "$out" \
+		-I"${NVML_INC:-build/deps/nvml/usr/include}" "${PRINT_SRCS[@]}" -o "$out" \
 		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err"; then
 		pass "$mode" "test_print builds $what"
 		run_unit "$mode" "$out" print
@@ -155,7 +155,7 @@ asan_built=0
 if [ "$tools_ok" = 1 ]; then
 	mkdir -p build/asan/ctl
 	# shellcheck disable=SC2046
-	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
+	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap jansson) \
 		-I"${NVML_INC:-build/deps/nvml/usr/include}" \
 		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
 		ctl/parse_sched.c ctl/parse_meta.c ctl/json.c ctl/print.c ctl/gpu.c ctl/probe.c \
@@ -164,8 +164,9 @@ if [ "$tools_ok" = 1 ]; then
 		ctl/backstop_nvml.c ctl/dmem.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
 		ctl/snap.c ctl/prom.c ctl/httpd.c ctl/file.c ctl/metrics.c ctl/acct_state.c \
 		ctl/acct_record.c ctl/account.c \
+		ctl/conf.c ctl/flavour.c ctl/cdi.c ctl/oci.c ctl/cgpath.c ctl/hook.c ctl/hook_tenant.c \
 		-o build/asan/ctl/vgpuctl \
-		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err" &&
+		$(pkg-config --libs libnl-genl-3.0 libcap jansson) -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \
 		tests/tools/vgpu-nlsend.c ctl/nl.c -o build/asan/ctl/vgpu-nlsend \
 		$(pkg-config --libs libnl-genl-3.0) 2>> "$tmp/cc.err"; then
@@ -587,6 +588,11 @@ expect_error() {
 
 [ "$built" = 1 ] && cli_checks ctl ctl/vgpuctl tests/tools/vgpu-nlsend
 [ "$asan_built" = 1 ] && cli_checks ctl-asan build/asan/ctl/vgpuctl build/asan/ctl/vgpu-nlsend
+
+# shellcheck source=tests/host/ctl-containers.bash
+. tests/host/ctl-containers.bash
+[ "$built" = 1 ] && container_checks ctl ctl/vgpuctl
+[ "$asan_built" = 1 ] && container_checks ctl-asan build/asan/ctl/vgpuctl
 
 # --- install -------------------------------------------------------------------
 if [ "$built" = 1 ]; then

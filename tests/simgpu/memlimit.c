@@ -9,7 +9,10 @@
  * cgroup at or above its own that has one on the GPU; limits do not nest
  * (a limited cgroup's processes count only against its own limit). The
  * soft limit is kept and reported, never enforced (the driver only marks
- * a process over it as a candidate for eviction under pressure).
+ * a process over it as a candidate for eviction under pressure). Removing
+ * the cgroup removes its limits, as NVIDIA's MPS memory partitioning
+ * documents: a limit whose directory is gone, or is another directory of
+ * the same path (a cgroup made again), counts no more.
  * Shared by the driver and NVML; the state lock is held by the caller.
  */
 #include <stdio.h>
@@ -55,10 +58,30 @@ static int at_or_below(const char *p, const char *anc)
 	return !strncmp(p, anc, n) && (p[n] == 0 || p[n] == '/');
 }
 
+/* The inode of cgroup path's directory; 0 when there is none. */
+static uint64_t dir_ino(const char *path)
+{
+	char dir[sizeof(SG_CGROUP_MOUNT) + SG_CGROUP_LEN];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s%s", SG_CGROUP_MOUNT, strcmp(path, "/") ? path : "");
+	return stat(dir, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+/* Whether limit l is in use, dropping it when its cgroup was removed. */
+static int live(struct sg_limit_shared *l)
+{
+	if (!l->path[0])
+		return 0;
+	if (l->ino && dir_ino(l->path) != l->ino)
+		l->path[0] = 0;
+	return l->path[0] != 0;
+}
+
 static struct sg_limit_shared *find(const char *path)
 {
 	for (int i = 0; i < SG_MAX_LIMITS; i++)
-		if (simgpu_shm->limits[i].path[0] && !strcmp(simgpu_shm->limits[i].path, path))
+		if (live(&simgpu_shm->limits[i]) && !strcmp(simgpu_shm->limits[i].path, path))
 			return &simgpu_shm->limits[i];
 	return NULL;
 }
@@ -79,13 +102,14 @@ int simgpu_limit_set(const char *path, int gpu, uint64_t soft, uint64_t hard)
 	if (!l) {
 		if (!soft && hard == SG_NO_LIMIT)
 			return 0;
-		for (i = 0; i < SG_MAX_LIMITS && simgpu_shm->limits[i].path[0]; i++)
+		for (i = 0; i < SG_MAX_LIMITS && live(&simgpu_shm->limits[i]); i++)
 			;
 		if (i == SG_MAX_LIMITS)
 			return -1;
 		l = &simgpu_shm->limits[i];
 		memset(l, 0, sizeof(*l));
 		snprintf(l->path, sizeof(l->path), "%s", path);
+		l->ino = dir_ino(path);
 		for (int g = 0; g < SG_MAX_GPUS; g++)
 			l->hard[g] = SG_NO_LIMIT;
 	}
@@ -124,9 +148,9 @@ static const struct sg_limit_shared *governing(const char *path, int gpu)
 	const struct sg_limit_shared *best = NULL;
 
 	for (int i = 0; i < SG_MAX_LIMITS; i++) {
-		const struct sg_limit_shared *l = &simgpu_shm->limits[i];
+		struct sg_limit_shared *l = &simgpu_shm->limits[i];
 
-		if (!l->path[0] || l->hard[gpu] == SG_NO_LIMIT || !at_or_below(path, l->path))
+		if (!live(l) || l->hard[gpu] == SG_NO_LIMIT || !at_or_below(path, l->path))
 			continue;
 		if (!best || strlen(l->path) > strlen(best->path))
 			best = l;

@@ -20,7 +20,7 @@
 #define SG_NO_LIMIT	(~0ULL)	/* a hard limit that is none */
 
 #define SG_STATE_MAGIC	0x53494d47505531ULL	/* "SIMGPU1" */
-#define SG_STATE_VERSION 5
+#define SG_STATE_VERSION 6
 #define SG_DEFAULT_STATE "/dev/shm/simgpu-state"
 #define SG_DEFAULT_CONFIG "/etc/simgpu.conf"
 
@@ -93,6 +93,7 @@ struct sg_cgroup_shared {
 /* A per-cgroup memory limit set through NVML (memlimit.c). */
 struct sg_limit_shared {
 	char path[SG_CGROUP_LEN];	/* cgroup v2 path ("/a/b"); "" when free */
+	uint64_t ino;			/* its directory's inode when set; 0: unchecked */
 	uint64_t soft[SG_MAX_GPUS];	/* bytes; 0: none */
 	uint64_t hard[SG_MAX_GPUS];	/* bytes; SG_NO_LIMIT: none */
 };

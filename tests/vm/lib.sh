@@ -26,9 +26,7 @@ vm_install() {
 # The VM's root: busybox, glibc, the module under /lib/modules, vgpuctl and
 # the test tools on PATH, libvgpu.so under /usr/lib, simgpu installed as the
 # system's libcuda.so.1 / libnvidia-ml.so.1, SCRIPT as /vgpu-script and
-# EXTRA_DIR at /extra. A host program SCRIPT names in a header line
-# "# vm-install: PATH" is installed at the same path (with its libraries),
-# for that script alone.
+# EXTRA_DIR at /extra.
 vm_build_initramfs() {
 	local out=$1 script=$2 extra=${3:-} rel root f
 	rel=$(vm_kernel_release) || return 1
@@ -61,13 +59,14 @@ vm_build_initramfs() {
 		[ -f "$f" ] && [ -x "$f" ] || continue
 		vm_install "$root" "$f" "/usr/bin/$(basename "$f")"
 	done
-	for f in $(sed -n 's/^# vm-install: \(\/[^ ]*\)$/\1/p' "$script"); do
-		if [ ! -x "$f" ]; then
-			echo "Error: $script needs $f (# vm-install): install it (make deps)." >&2
-			rm -rf "$root"
-			return 1
+	# Programs a suite names in a "# vm-tools: NAME..." header line (container
+	# runtimes, tests/tools/cdi-apply), for that suite's boot only.
+	for f in $(sed -n 's/^# vm-tools: //p' "$script"); do
+		if [ -x "$vm_top/tests/tools/$f" ]; then
+			vm_install "$root" "$vm_top/tests/tools/$f" "/usr/bin/$f"
+		elif f=$(command -v "$f"); then
+			vm_install "$root" "$f" "$f"
 		fi
-		vm_install "$root" "$f" "$f"
 	done
 	# The suites' own helpers travel with them.
 	mkdir -p "$root/tests"

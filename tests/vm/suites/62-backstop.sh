@@ -92,6 +92,24 @@ done
 check "backstop sync once the driver takes it" vgpuctl backstop sync
 check_eq "bs2 is held now" "soft 0 hard $((64 * M))" "$(limit /bs2 0)"
 
+# gpu del clears every tenant's limits on the GPU; probe sets them again.
+check "gpu del 1" vgpuctl gpu del 1
+check_eq "no tenant keeps a driver limit on GPU 1" "" "$(limit /bs 1)$(limit /bs2 1)"
+check_eq "GPU 0 keeps them" "soft $((32 * M)) hard $((128 * M))" "$(limit /bs 0)"
+check_out "gpu probe adds GPU 1 again" "added gpu 1" vgpuctl gpu probe
+check_eq "and sets every tenant's limit on it" \
+	"soft $((32 * M)) hard $((128 * M)) soft 0 hard $((64 * M))" "$(limit /bs 1) $(limit /bs2 1)"
+
+# Removing a cgroup removes its driver limits (a cgroup made again at the
+# same path starts without any).
+mkdir -p $cg/gone
+check "a driver limit on a cgroup" nvml-limit set 0 $cg/gone 0 $((64 * M))
+check_fails "holds" "CUDA_ERROR_OUT_OF_MEMORY" alloc gone alloc 100M
+rmdir $cg/gone
+mkdir $cg/gone
+check_out "the cgroup made again has none" "soft 0 hard max" nvml-limit get 0 $cg/gone
+check_out "and is not held" "alloc $((100 * M)) ok" alloc gone alloc 100M
+
 check "tenant del bs" vgpuctl tenant del bs
 check_eq "its driver limits are gone" "" "$(limit /bs 0)$(limit /bs 1)"
 check_out "a process in its cgroup is no longer held" "alloc $((200 * M)) ok" alloc bs alloc 200M

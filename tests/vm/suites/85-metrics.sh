@@ -8,7 +8,7 @@
 # vm-debug: off
 # (the rate check compares two clocks' worth of work over 10 s: measured
 # without slab debugging, as 80-compute is)
-# vm-install: /usr/bin/prometheus-node-exporter
+# vm-tools: prometheus-node-exporter
 # vm-host-check: tests/vm/suites/85-metrics.host
 suite=metrics
 . /tests/suite-lib.sh
