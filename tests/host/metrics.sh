@@ -38,8 +38,9 @@ WARN=(-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror)
 SAN=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-read -r -a NL_CFLAGS <<< "$(pkg-config --cflags libnl-genl-3.0 libcap)"
-read -r -a NL_LIBS <<< "$(pkg-config --libs libnl-genl-3.0 libcap)"
+# (jansson: the whole of vgpuctl, its OCI hooks included, is built below)
+read -r -a NL_CFLAGS <<< "$(pkg-config --cflags libnl-genl-3.0 libcap jansson)"
+read -r -a NL_LIBS <<< "$(pkg-config --libs libnl-genl-3.0 libcap jansson)"
 
 # --- unit tests -------------------------------------------------------------
 # unit NAME SOURCES...: build tests/unit/test_NAME.c with SOURCES twice
