@@ -130,14 +130,8 @@ static int read_nests(struct nlmsghdr *nlh, struct vgpuctl_final *f)
 	return 0;
 }
 
-/**
- * vgpuctl_final_parse() - a final record message into a struct
- * @nlh: a tenant-final-get reply or a tenant-del-ntf
- * @f: out; its strings point into @nlh
- *
- * Return: 0, or -EPROTO when malformed or without final-seq or name.
- */
-int vgpuctl_final_parse(struct nlmsghdr *nlh, struct vgpuctl_final *f)
+/* A tenant message into @f; @final: it must be a final record (final-seq). */
+static int tenant_read(struct nlmsghdr *nlh, struct vgpuctl_final *f, bool final)
 {
 	static const struct { int attr; uint32_t bit; } quotas[] = {
 		{ VGPU_A_TENANT_VRAM_MAX, VGPU_QUOTA_VRAM_MAX },
@@ -152,14 +146,15 @@ int vgpuctl_final_parse(struct nlmsghdr *nlh, struct vgpuctl_final *f)
 
 	memset(f, 0, sizeof(*f));
 	if (genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, final_policy) < 0 ||
-	    !tb[VGPU_A_TENANT_FINAL_SEQ] || !tb[VGPU_A_TENANT_NAME])
+	    (final && !tb[VGPU_A_TENANT_FINAL_SEQ]) || !tb[VGPU_A_TENANT_NAME])
 		return -EPROTO;
-	f->seq = nla_get_u64(tb[VGPU_A_TENANT_FINAL_SEQ]);
+	f->seq = u64_or0(tb[VGPU_A_TENANT_FINAL_SEQ]);
 	f->name = nla_get_string(tb[VGPU_A_TENANT_NAME]);
 	f->id = u32_or0(tb[VGPU_A_TENANT_ID]);
 	f->cgroup = tb[VGPU_A_TENANT_CGROUP] ? nla_get_string(tb[VGPU_A_TENANT_CGROUP]) : "";
 	f->cgroup_id = u64_or0(tb[VGPU_A_TENANT_CGROUP_ID]);
 	f->ephemeral = tb[VGPU_A_TENANT_EPHEMERAL];
+	f->has_created = tb[VGPU_A_TENANT_CREATED];
 	f->created = u64_or0(tb[VGPU_A_TENANT_CREATED]);
 	f->deleted = u64_or0(tb[VGPU_A_TENANT_DELETED]);
 	f->reason = u32_or0(tb[VGPU_A_TENANT_DEL_REASON]);
@@ -173,6 +168,30 @@ int vgpuctl_final_parse(struct nlmsghdr *nlh, struct vgpuctl_final *f)
 	f->compute_max = u32_or0(tb[VGPU_A_TENANT_COMPUTE_MAX]);
 	f->priority = u32_or0(tb[VGPU_A_TENANT_PRIORITY]);
 	return read_nests(nlh, f);
+}
+
+/**
+ * vgpuctl_final_parse() - a final record message into a struct
+ * @nlh: a tenant-final-get reply or a tenant-del-ntf
+ * @f: out; its strings point into @nlh
+ *
+ * Return: 0, or -EPROTO when malformed or without final-seq or name.
+ */
+int vgpuctl_final_parse(struct nlmsghdr *nlh, struct vgpuctl_final *f)
+{
+	return tenant_read(nlh, f, true);
+}
+
+/**
+ * vgpuctl_tenant_read() - a live tenant (a tenant-get reply) into a struct
+ * @nlh: the message
+ * @f: out, as vgpuctl_final_parse() fills it; seq, deleted and reason 0
+ *
+ * Return: 0, or -EPROTO when malformed or without a name.
+ */
+int vgpuctl_tenant_read(struct nlmsghdr *nlh, struct vgpuctl_final *f)
+{
+	return tenant_read(nlh, f, false);
 }
 
 struct each_arg {

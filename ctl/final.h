@@ -3,7 +3,8 @@
  * Final records of deleted tenants, as vgpuctl reads them (final.c): the
  * one place that turns a tenant-final-get reply (or a tenant-del-ntf,
  * which carries the same record) into a struct, for "vgpuctl tenant
- * final" and for metering commands alike.
+ * final" and for metering commands alike (snap.c reads live tenants
+ * through it too: one parser of tenant messages).
  *
  *	struct vgpu_nl nl;
  *	vgpuctl_nl_open(&nl);
@@ -49,7 +50,8 @@ struct vgpuctl_usage {
 };
 
 /*
- * A deleted tenant as it was, and its usage at deletion. quota_set has
+ * A deleted tenant as it was, and its usage at deletion (or, from
+ * vgpuctl_tenant_read(), a live tenant and its usage now). quota_set has
  * the VGPU_QUOTA_* bits of the quotas that were set (VRAM_MAX, VRAM_MIN,
  * GPUS, WEIGHT, COMPUTE_MAX, PRIORITY); the others' fields are 0.
  */
@@ -60,6 +62,7 @@ struct vgpuctl_final {
 	const char *cgroup;		/* seen from the host's cgroup namespace */
 	uint64_t cgroup_id;
 	bool ephemeral;
+	bool has_created;
 	uint64_t created;		/* ns since the epoch */
 	uint64_t deleted;		/* ns since the epoch */
 	uint32_t reason;		/* enum vgpu_del_reason */
@@ -81,6 +84,7 @@ typedef int (*vgpuctl_final_fn)(const struct vgpuctl_final *f, void *arg);
 
 int vgpuctl_usage_read(struct nlattr *nest, struct vgpuctl_usage *u);
 int vgpuctl_final_parse(struct nlmsghdr *nlh, struct vgpuctl_final *f);
+int vgpuctl_tenant_read(struct nlmsghdr *nlh, struct vgpuctl_final *f);
 int vgpuctl_final_each(struct vgpu_nl *nl, vgpuctl_final_fn fn, void *arg);
 int vgpuctl_final_ack(struct vgpu_nl *nl, uint64_t seq);
 

@@ -6,8 +6,8 @@
  *
  * Options, object dispatch and the top-level help live here; each object
  * is a file of its own (gpu.c and probe.c, tenant.c, backstop.c, monitor.c,
- * proc.c for ps, host.c for host, show and set, top.c, hook.c for the OCI
- * hooks, cdi.c).
+ * proc.c for ps, host.c for host, show and set, top.c, metrics.c, account.c,
+ * hook.c for the OCI hooks, cdi.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -24,6 +24,7 @@ static void usage(FILE *f)
 	      "       vgpuctl [-V | --version]\n"
 	      "       vgpuctl [-h | --help | help]\n"
 	      "       vgpuctl [OPTIONS] { ps | show | set KEY VALUE | top [-d SECONDS] [-n N] }\n"
+	      "       vgpuctl { metrics | account } [ARGS]\n"
 	      "OBJECT := { gpu | tenant | host | backstop | monitor | hook | cdi }\n"
 	      "OPTIONS := { -j[son] | -p[retty] }\n"
 	      "  -j, --json     print JSON\n"
@@ -43,6 +44,10 @@ static void usage(FILE *f)
 	vgpuctl_usage_host(f);
 	fputc('\n', f);
 	vgpuctl_usage_top(f);
+	fputc('\n', f);
+	vgpuctl_usage_metrics(f);
+	fputc('\n', f);
+	vgpuctl_usage_account(f);
 	fputc('\n', f);
 	vgpuctl_usage_hook(f);
 	fputc('\n', f);
@@ -65,6 +70,8 @@ static const struct object objects[] = {
 	{ "show", vgpuctl_cmd_show },
 	{ "set", vgpuctl_cmd_set },
 	{ "top", vgpuctl_cmd_top },
+	{ "metrics", vgpuctl_cmd_metrics },
+	{ "account", vgpuctl_cmd_account },
 	{ "hook", vgpuctl_cmd_hook },
 	{ "cdi", vgpuctl_cmd_cdi },
 };

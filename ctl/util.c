@@ -106,6 +106,20 @@ bool vgpuctl_is_help(int argc, char **argv)
 			    !strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"));
 }
 
+/** vgpuctl_has_admin() - whether CAP_NET_ADMIN is effective. */
+bool vgpuctl_has_admin(void)
+{
+	cap_flag_value_t v = CAP_CLEAR;
+	cap_t caps = cap_get_proc();
+
+	if (!caps)
+		return false;
+	if (cap_get_flag(caps, CAP_NET_ADMIN, CAP_EFFECTIVE, &v))
+		v = CAP_CLEAR;
+	cap_free(caps);
+	return v == CAP_SET;
+}
+
 /**
  * vgpuctl_need_admin() - check CAP_NET_ADMIN before a mutation is sent
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the command files of vgpuctl (gpu.c, probe.c, tenant.c and
- * placement.c, proc.c, host.c, monitor.c, top.c) share with main.c and
+ * placement.c, proc.c, host.c, monitor.c, top.c, metrics.c, account.c) share with main.c and
  * util.c.
  */
 #ifndef VGPU_CTL_VGPUCTL_H
@@ -36,6 +36,8 @@ int vgpuctl_cmd_show(int argc, char **argv);
 int vgpuctl_cmd_set(int argc, char **argv);
 int vgpuctl_cmd_host(int argc, char **argv);
 int vgpuctl_cmd_top(int argc, char **argv);
+int vgpuctl_cmd_metrics(int argc, char **argv);
+int vgpuctl_cmd_account(int argc, char **argv);
 int vgpuctl_cmd_hook(int argc, char **argv);
 int vgpuctl_cmd_cdi(int argc, char **argv);
 int vgpuctl_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
@@ -47,6 +49,8 @@ void vgpuctl_usage_monitor(FILE *f);
 void vgpuctl_usage_ps(FILE *f);
 void vgpuctl_usage_host(FILE *f);
 void vgpuctl_usage_top(FILE *f);
+void vgpuctl_usage_metrics(FILE *f);
+void vgpuctl_usage_account(FILE *f);
 void vgpuctl_usage_hook(FILE *f);
 void vgpuctl_usage_cdi(FILE *f);
 
@@ -58,6 +62,7 @@ void vgpuctl_error_where(const char *file, unsigned int line);
 bool vgpuctl_is_help(int argc, char **argv);
 int vgpuctl_stop_signals(int *sfd);
 int vgpuctl_need_admin(void);
+bool vgpuctl_has_admin(void);
 int vgpuctl_open(struct vgpu_nl *nl);
 int vgpuctl_send(struct vgpu_nl *nl, struct nl_msg *msg,
 		 vgpu_nl_reply_fn fn, void *arg);
