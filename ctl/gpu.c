@@ -9,6 +9,7 @@
 
 #include <netlink/genl/genl.h>
 
+#include "backstop.h"
 #include "parse.h"
 #include "print.h"
 #include "vgpuctl.h"
@@ -30,7 +31,9 @@ void vgpuctl_usage_gpu(FILE *f)
 	      "BUSID := [DDDD]DDDD:BB:DD.F\n"
 	      "NODE  := NUMA node number, or -1 for none\n"
 	      "probe adds the GPUs that NVML (libnvidia-ml.so.1) lists, at their NVML\n"
-	      "index, skipping those already present; --dry-run only shows them.\n", f);
+	      "index, skipping those already present; --dry-run only shows them.\n"
+	      "show says what holds tenants below libvgpu on each GPU: backstop driver\n"
+	      "(NVML per-cgroup limits), dmem (the dmem cgroup controller) or none.\n", f);
 }
 
 static struct nla_policy gpu_policy[VGPU_A_GPU_MAX + 1] = {
@@ -78,6 +81,7 @@ static int gpu_show_one(struct nlmsghdr *nlh, void *arg)
 		return -EPROTO;
 	vgpuctl_print_obj_open(NULL);
 	vgpuctl_gpu_print(tb);
+	vgpuctl_backstop_print_gpu(tb);
 	vgpuctl_print_obj_close();
 	return 0;
 }
@@ -168,6 +172,12 @@ static int gpu_add(int argc, char **argv)
 		return vgpuctl_put_failed(msg);
 	}
 	ret = vgpuctl_send(&nl, msg, NULL, NULL);
+	if (!ret) {
+		char done[32];
+
+		snprintf(done, sizeof(done), "gpu %u added", index);
+		ret = vgpuctl_backstop_gpu(&nl, index, done);
+	}
 	vgpuctl_nl_close(&nl);
 	return ret;
 }

@@ -4,7 +4,9 @@
  * (host-get, host-set).
  */
 #include <errno.h>
+#include <grp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <netlink/genl/genl.h>
@@ -21,15 +23,48 @@ void vgpuctl_usage_host(FILE *f)
 {
 	fputs("Usage: vgpuctl show\n"
 	      "       vgpuctl set default { allow | deny }\n"
-	      "       vgpuctl { show | set } help\n"
-	      "show prints the host-wide settings and the number of registered processes.\n"
-	      "default: whether GPU processes outside every tenant may use the GPUs.\n", f);
+	      "       vgpuctl set monitor-group { GROUP | none }\n"
+	      "       vgpuctl host { show | set KEY VALUE... }\n"
+	      "       vgpuctl { show | set | host } help\n"
+	      "show prints the host-wide settings, the module's instance id and load time,\n"
+	      "and (to CAP_NET_ADMIN or the monitor group) the number of registered\n"
+	      "processes and of final records kept and dropped.\n"
+	      "default: whether GPU processes outside every tenant may use the GPUs.\n"
+	      "monitor-group: a group name or number, or none; its members read every\n"
+	      "tenant, process and final record without changing anything.\n", f);
 }
 
 static struct nla_policy host_policy[VGPU_A_HOST_MAX + 1] = {
 	[VGPU_A_HOST_DEFAULT_POLICY] = { .type = NLA_U32 },
 	[VGPU_A_HOST_PROCS] = { .type = NLA_U32 },
+	[VGPU_A_HOST_INSTANCE_ID] = { .type = NLA_U64 },
+	[VGPU_A_HOST_LOADED] = { .type = NLA_U64 },
+	[VGPU_A_HOST_MONITOR_GID] = { .type = NLA_U32 },
+	[VGPU_A_HOST_FINALS] = { .type = NLA_U32 },
+	[VGPU_A_HOST_FINALS_DROPPED] = { .type = NLA_U64 },
 };
+
+static uint64_t u64_or0(struct nlattr *a)
+{
+	return a ? nla_get_u64(a) : 0;
+}
+
+/* monitor_gid (null for none) and monitor_group: its name, the number, or "none". */
+static void print_monitor(struct nlattr *a)
+{
+	uint32_t gid = a ? nla_get_u32(a) : VGPU_GID_NONE;
+	struct group *gr = NULL;
+	char num[16];
+
+	if (!a)
+		return;
+	if (gid != VGPU_GID_NONE)
+		gr = getgrgid(gid);
+	snprintf(num, sizeof(num), "%u", gid);
+	vgpuctl_print_u64("monitor_gid", NULL, gid != VGPU_GID_NONE, gid);
+	vgpuctl_print_str("monitor_group", "monitor-group",
+			  gid == VGPU_GID_NONE ? "none" : gr ? gr->gr_name : num);
+}
 
 static int host_show_one(struct nlmsghdr *nlh, void *arg)
 {
@@ -48,6 +83,15 @@ static int host_show_one(struct nlmsghdr *nlh, void *arg)
 		vgpuctl_print_str("default", "default", name);
 	vgpuctl_print_u64("procs", "procs", tb[VGPU_A_HOST_PROCS],
 			  tb[VGPU_A_HOST_PROCS] ? nla_get_u32(tb[VGPU_A_HOST_PROCS]) : 0);
+	vgpuctl_print_hex64("instance_id", "instance", tb[VGPU_A_HOST_INSTANCE_ID],
+			    u64_or0(tb[VGPU_A_HOST_INSTANCE_ID]));
+	vgpuctl_print_time("loaded", "loaded", tb[VGPU_A_HOST_LOADED],
+			   u64_or0(tb[VGPU_A_HOST_LOADED]));
+	print_monitor(tb[VGPU_A_HOST_MONITOR_GID]);
+	vgpuctl_print_u64("finals", "finals", tb[VGPU_A_HOST_FINALS],
+			  tb[VGPU_A_HOST_FINALS] ? nla_get_u32(tb[VGPU_A_HOST_FINALS]) : 0);
+	vgpuctl_print_u64("finals_dropped", "finals-dropped", tb[VGPU_A_HOST_FINALS_DROPPED],
+			  u64_or0(tb[VGPU_A_HOST_FINALS_DROPPED]));
 	vgpuctl_print_obj_close();
 	return 0;
 }
@@ -74,6 +118,49 @@ int vgpuctl_cmd_show(int argc, char **argv)
 	return vgpuctl_show_run(&r);
 }
 
+/* GROUP: a group name, a number, or none. Returns 0 or -1. */
+static int parse_group(const char *s, uint32_t *gid)
+{
+	struct group *gr;
+	uint32_t v;
+
+	if (!strcmp(s, "none")) {
+		*gid = VGPU_GID_NONE;
+		return 0;
+	}
+	if (!vgpuctl_parse_u32(s, 0, VGPU_GID_NONE - 1, &v)) {
+		*gid = v;
+		return 0;
+	}
+	gr = getgrnam(s);
+	if (!gr || (uint32_t)gr->gr_gid == VGPU_GID_NONE)
+		return -1;
+	*gid = (uint32_t)gr->gr_gid;
+	return 0;
+}
+
+/* Send host-set with the settings given. */
+static int host_set(bool has_policy, uint32_t policy, bool has_gid, uint32_t gid)
+{
+	struct vgpu_nl nl;
+	struct nl_msg *msg;
+	int ret = vgpuctl_need_admin();
+
+	if (!ret)
+		ret = vgpuctl_open(&nl);
+	if (ret)
+		return ret;
+	msg = vgpuctl_nl_msg(&nl, VGPU_CMD_HOST_SET, false);
+	if (msg && ((has_policy && nla_put_u32(msg, VGPU_A_HOST_DEFAULT_POLICY, policy) < 0) ||
+		    (has_gid && nla_put_u32(msg, VGPU_A_HOST_MONITOR_GID, gid) < 0))) {
+		vgpuctl_nl_close(&nl);
+		return vgpuctl_put_failed(msg);
+	}
+	ret = vgpuctl_send(&nl, msg, NULL, NULL);
+	vgpuctl_nl_close(&nl);
+	return ret;
+}
+
 /**
  * vgpuctl_cmd_set() - "vgpuctl set KEY VALUE..."
  * @argc: arguments after "set"
@@ -83,8 +170,8 @@ int vgpuctl_cmd_show(int argc, char **argv)
  */
 int vgpuctl_cmd_set(int argc, char **argv)
 {
-	bool has_policy = false;
-	uint32_t policy = 0;
+	bool has_policy = false, has_gid = false;
+	uint32_t policy = 0, gid = VGPU_GID_NONE;
 
 	if (vgpuctl_is_help(argc, argv)) {
 		vgpuctl_usage_host(stdout);
@@ -93,17 +180,46 @@ int vgpuctl_cmd_set(int argc, char **argv)
 	if (argc < 1)
 		return vgpuctl_usage_error("missing KEY for set; try \"vgpuctl set help\"");
 	for (; argc > 0; argc -= 2, argv += 2) {
-		if (strcmp(argv[0], "default"))
+		bool is_policy = !strcmp(argv[0], "default");
+
+		if (!is_policy && strcmp(argv[0], "monitor-group"))
 			return vgpuctl_usage_error("unknown key \"%s\" for set", argv[0]);
 		if (argc < 2)
 			return vgpuctl_usage_error("missing value for %s", argv[0]);
-		if (has_policy)
+		if (is_policy ? has_policy : has_gid)
 			return vgpuctl_usage_error("duplicate key \"%s\" for set", argv[0]);
-		if (vgpuctl_parse_policy(argv[1], &policy))
-			return vgpuctl_usage_error("invalid POLICY \"%s\" for default (allow or deny)",
-						   argv[1]);
-		has_policy = true;
+		if (is_policy) {
+			if (vgpuctl_parse_policy(argv[1], &policy))
+				return vgpuctl_usage_error("invalid POLICY \"%s\" for default (allow or deny)",
+							   argv[1]);
+			has_policy = true;
+		} else {
+			if (parse_group(argv[1], &gid))
+				return vgpuctl_usage_error("invalid GROUP \"%s\" for monitor-group (a group name or number, or none)",
+							   argv[1]);
+			has_gid = true;
+		}
 	}
+	return host_set(has_policy, policy, has_gid, gid);
+}
 
-	return vgpuctl_admin_u32(VGPU_CMD_HOST_SET, VGPU_A_HOST_DEFAULT_POLICY, policy);
+/**
+ * vgpuctl_cmd_host() - "vgpuctl host { show | set ... }"
+ * @argc: arguments after "host"
+ * @argv: the command; none means show
+ *
+ * Return: the exit status.
+ */
+int vgpuctl_cmd_host(int argc, char **argv)
+{
+	if (argc < 1 || !strcmp(argv[0], "show"))
+		return vgpuctl_cmd_show(argc > 0 ? argc - 1 : 0, argv + (argc > 0));
+	if (!strcmp(argv[0], "set"))
+		return vgpuctl_cmd_set(argc - 1, argv + 1);
+	if (vgpuctl_is_help(argc, argv)) {
+		vgpuctl_usage_host(stdout);
+		return VGPU_EXIT_OK;
+	}
+	return vgpuctl_usage_error("unknown command \"%s\" for host; try \"vgpuctl host help\"",
+				   argv[0]);
 }

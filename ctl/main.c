@@ -5,13 +5,14 @@
  *   vgpuctl [-j|--json] [-p|--pretty] [-V|--version] [-h|--help] OBJECT COMMAND [ARGS]
  *
  * Options, object dispatch and the top-level help live here; each object
- * is a file of its own (gpu.c and probe.c, tenant.c, monitor.c, proc.c for
- * ps, host.c for show and set, top.c).
+ * is a file of its own (gpu.c and probe.c, tenant.c, backstop.c, monitor.c,
+ * proc.c for ps, host.c for host, show and set, top.c).
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "backstop.h"
 #include "parse.h"
 #include "print.h"
 #include "vgpuctl.h"
@@ -22,7 +23,7 @@ static void usage(FILE *f)
 	      "       vgpuctl [-V | --version]\n"
 	      "       vgpuctl [-h | --help | help]\n"
 	      "       vgpuctl [OPTIONS] { ps | show | set KEY VALUE | top [-d SECONDS] [-n N] }\n"
-	      "OBJECT := { gpu | tenant | monitor }\n"
+	      "OBJECT := { gpu | tenant | host | backstop | monitor }\n"
 	      "OPTIONS := { -j[son] | -p[retty] }\n"
 	      "  -j, --json     print JSON\n"
 	      "  -p, --pretty   print indented JSON (implies -j)\n"
@@ -31,6 +32,8 @@ static void usage(FILE *f)
 	vgpuctl_usage_gpu(f);
 	fputc('\n', f);
 	vgpuctl_usage_tenant(f);
+	fputc('\n', f);
+	vgpuctl_usage_backstop(f);
 	fputc('\n', f);
 	vgpuctl_usage_monitor(f);
 	fputc('\n', f);
@@ -50,6 +53,8 @@ struct object {
 static const struct object objects[] = {
 	{ "gpu", vgpuctl_cmd_gpu },
 	{ "tenant", vgpuctl_cmd_tenant },
+	{ "host", vgpuctl_cmd_host },
+	{ "backstop", vgpuctl_cmd_backstop },
 	{ "monitor", vgpuctl_cmd_monitor },
 	{ "ps", vgpuctl_cmd_ps },
 	{ "show", vgpuctl_cmd_show },

@@ -2,8 +2,8 @@
 /*
  * Pure parsers and formatters of vgpuctl's arguments: parse.c (numbers,
  * sizes, enum names, lists), parse_id.c (UUIDs, PCI ids, tenant names),
- * parse_cgroup.c (cgroup paths) and parse_sched.c (scheduling and
- * placement). Nothing here does I/O
+ * parse_cgroup.c (cgroup paths), parse_sched.c (scheduling and
+ * placement) and parse_meta.c (labels, times). Nothing here does I/O
  * (except vgpuctl_cgroup_mount(), which reads a mounts file it is given), so
  * tests/unit/test_parse.c and test_parse_sched.c can check every function
  * in isolation.
@@ -93,5 +93,11 @@ const char *vgpuctl_placement_name(uint32_t placement);
 int vgpuctl_parse_onoff(const char *s, bool *out);
 int vgpuctl_parse_seconds(const char *s, uint64_t *ns);
 void vgpuctl_format_ns(uint64_t ns, char *out, size_t outlen);
+
+/* parse_meta.c: labels and times. */
+bool vgpuctl_label_key_ok(const char *key);
+bool vgpuctl_label_value_ok(const char *value);
+int vgpuctl_parse_label(const char *s, char *key, char *value);
+void vgpuctl_format_time(uint64_t ns, char *out, size_t outlen);
 
 #endif /* VGPU_CTL_PARSE_H */

@@ -342,3 +342,69 @@ void vgpuctl_print_fixed(const char *jkey, const char *pkey, bool has, double va
 		fprintf(pr.f, "%.*f%s", decimals, val, unit ? unit : "");
 	}
 }
+
+/**
+ * vgpuctl_print_map_open() - start an object member whose keys are data
+ * @jkey: its key ("labels")
+ *
+ * JSON only; in plain output its members are words of the current line.
+ */
+void vgpuctl_print_map_open(const char *jkey)
+{
+	if (pr.json)
+		vgpuctl_json_obj_open(&pr.j, jkey);
+}
+
+/** vgpuctl_print_map_close() - end the member object (JSON only). */
+void vgpuctl_print_map_close(void)
+{
+	if (pr.json)
+		vgpuctl_json_obj_close(&pr.j);
+}
+
+/**
+ * vgpuctl_print_label() - one label: "key":"value" in the map opened by
+ *	vgpuctl_print_map_open(), "label key=value" in plain output
+ * @key: label key
+ * @value: label value
+ */
+void vgpuctl_print_label(const char *key, const char *value)
+{
+	if (pr.json) {
+		vgpuctl_json_str(&pr.j, key, value);
+		return;
+	}
+	plain_key("label");
+	plain_str(key);
+	fputc('=', pr.f);
+	plain_str(value);
+}
+
+/**
+ * vgpuctl_print_time() - a time in ns since the epoch: an integer in
+ *	JSON, UTC to the millisecond in plain ("2026-11-24T13:08:48.123Z")
+ */
+void vgpuctl_print_time(const char *jkey, const char *pkey, bool has, uint64_t ns)
+{
+	char buf[48];
+
+	if (pr.json) {
+		vgpuctl_print_u64(jkey, pkey, has, ns);
+	} else if (has) {
+		vgpuctl_format_time(ns, buf, sizeof(buf));
+		plain_key(pkey);
+		fputs(buf, pr.f);
+	}
+}
+
+/**
+ * vgpuctl_print_hex64() - an identifier: 16 hex digits, a string in JSON
+ *	(a u64 does not survive JSON readers that use doubles)
+ */
+void vgpuctl_print_hex64(const char *jkey, const char *pkey, bool has, uint64_t val)
+{
+	char buf[17];
+
+	snprintf(buf, sizeof(buf), "%016llx", (unsigned long long)val);
+	vgpuctl_print_str(jkey, pkey, has ? buf : NULL);
+}

@@ -38,5 +38,10 @@ void vgpuctl_print_flag(const char *jkey, const char *ptext, bool val);
 void vgpuctl_print_ns(const char *jkey, const char *pkey, bool has, uint64_t ns);
 void vgpuctl_print_fixed(const char *jkey, const char *pkey, bool has, double val,
 			 int decimals, const char *unit);
+void vgpuctl_print_map_open(const char *jkey);
+void vgpuctl_print_map_close(void);
+void vgpuctl_print_label(const char *key, const char *value);
+void vgpuctl_print_time(const char *jkey, const char *pkey, bool has, uint64_t ns);
+void vgpuctl_print_hex64(const char *jkey, const char *pkey, bool has, uint64_t val);
 
 #endif /* VGPU_CTL_PRINT_H */

@@ -17,6 +17,7 @@
 #include <netlink/genl/genl.h>
 #include <nvml.h>
 
+#include "backstop.h"
 #include "parse.h"
 #include "print.h"
 #include "vgpuctl.h"
@@ -307,6 +308,15 @@ static void report(const struct probed *g, int slot, const char *status)
 	vgpuctl_print_obj_close();
 }
 
+/* Every tenant's backstop on GPU @index, just added; the exit status. */
+static int backstop(struct vgpu_nl *nl, uint32_t index)
+{
+	char done[32];
+
+	snprintf(done, sizeof(done), "gpu %u added", index);
+	return vgpuctl_backstop_gpu(nl, index, done);
+}
+
 static void usage_probe(FILE *f)
 {
 	fputs("Usage: vgpuctl gpu probe [--dry-run]\n", f);
@@ -326,7 +336,7 @@ static void usage_probe(FILE *f)
 int vgpuctl_gpu_probe(int argc, char **argv)
 {
 	static struct probed gpus[VGPU_GPU_MAX], inv[VGPU_GPU_MAX];
-	int slot[VGPU_GPU_MAX], ret, err;
+	int slot[VGPU_GPU_MAX], ret, err, bs_ret = 0;
 	bool dry = false, opened = false;
 	unsigned int count = 0, i;
 	struct vgpu_nl nl;
@@ -381,9 +391,11 @@ int vgpuctl_gpu_probe(int argc, char **argv)
 		if (!ret)
 			report(&gpus[i], -1, dry ? "new" : "added");
 		fflush(stdout);
+		if (!ret && !dry)
+			bs_ret |= backstop(&nl, gpus[i].index);
 	}
 	vgpuctl_print_list_close(true);
 	if (opened)
 		vgpuctl_nl_close(&nl);
-	return ret;
+	return ret ? ret : bs_ret;
 }

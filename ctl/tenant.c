@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include <netlink/genl/genl.h>
 
+#include "backstop.h"
 #include "parse.h"
 #include "print.h"
 #include "spec_gen.h"
@@ -19,10 +22,14 @@
  */
 void vgpuctl_usage_tenant(FILE *f)
 {
-	fputs("Usage: vgpuctl tenant add NAME cgroup PATH [QUOTA VALUE]...\n"
-	      "       vgpuctl tenant set NAME QUOTA { VALUE | none } [QUOTA { VALUE | none }]...\n"
+	fputs("Usage: vgpuctl tenant add NAME cgroup PATH [ephemeral] [QUOTA VALUE]... [label KEY=VALUE]...\n"
+	      "       vgpuctl tenant set NAME { QUOTA { VALUE | none } | label KEY=[VALUE] }...\n"
+	      "       vgpuctl tenant replace NAME cgroup PATH [ephemeral] [QUOTA VALUE]...\n"
+	      "                              [label KEY=VALUE]...\n"
 	      "       vgpuctl tenant del NAME [force]\n"
 	      "       vgpuctl tenant { show | list } [NAME]\n"
+	      "       vgpuctl tenant final [show]\n"
+	      "       vgpuctl tenant final ack SEQ\n"
 	      "       vgpuctl tenant help\n"
 	      "QUOTA VALUE := { vram-max SIZE | vram-min SIZE | gpus LIST | weight N |\n"
 	      "                 compute-max PCT | priority { low | normal | high } |\n"
@@ -34,10 +41,21 @@ void vgpuctl_usage_tenant(FILE *f)
 	      "LIST := NUMBER[-NUMBER][,...] (\"0-3,8\")\n"
 	      "N    := 1-10000\n"
 	      "PCT  := 0-100 with at most 2 decimals, optional % (\"37.5%\")\n"
+	      "KEY  := 1-63 letters, digits and ._/- starting with a letter or digit\n"
+	      "VALUE (label) := at most 255 printable ASCII characters; at most 16 labels\n"
 	      "After a change of cpus, mems, placement, exclusive or gpus, the CPUs and\n"
 	      "nodes in force are written to the cgroup's cpuset.cpus and cpuset.mems.\n"
+	      "set: \"label KEY=\" removes the label. ephemeral: the module deletes the\n"
+	      "tenant once its cgroup is removed and none of its processes is registered.\n"
+	      "replace adds the tenant, or sets an existing one on the same cgroup to\n"
+	      "exactly the quotas and labels given (the others are cleared).\n"
 	      "del refuses a tenant with registered processes; force ends their\n"
-	      "registrations first (their charges go with them).\n", f);
+	      "registrations first (their charges go with them).\n"
+	      "final shows the final records of deleted tenants; final ack SEQ drops\n"
+	      "those up to SEQ.\n"
+	      "add, del and a set of vram-max, vram-min or gpus also set the tenant's\n"
+	      "limits in the driver or the dmem controller where either offers them\n"
+	      "(see \"vgpuctl backstop help\").\n", f);
 }
 
 /* How vgpuctl reads a quota's value; Q_NONE: a quota vgpuctl does not know. */
@@ -64,13 +82,23 @@ static const enum quota_type quota_types[VGPU_A_TENANT_MAX + 1] = {
 
 #define NQUOTAS	VGPU_QUOTA_NBITS
 
-/* The quotas of a tenant add or tenant set command line. */
+/* Labels one command line may name: a full set, and as many removals. */
+#define CONF_LABELS	(2 * VGPU_LABEL_MAX)
+
+/* The quotas and labels of a tenant add, set or replace command line. */
 struct tenant_conf {
-	const char *cmd;	/* "tenant add" or "tenant set" */
+	const char *cmd;	/* "tenant add", "tenant set", "tenant replace" */
+	bool set;		/* tenant set: "none" clears, "label KEY=" removes */
 	uint32_t seen;		/* quotas named (set or cleared) */
 	uint32_t clear;		/* quotas given as "none" */
 	uint64_t u64[NQUOTAS];	/* numeric values, by bit number */
 	char list[NQUOTAS][VGPU_LIST_LEN_MAX + 1];	/* cpus, mems */
+	bool ephemeral;		/* tenant add, replace */
+	unsigned int nlabels;
+	struct {
+		char key[VGPU_LABEL_KEY_LEN_MAX + 1];
+		char value[VGPU_LABEL_VALUE_LEN_MAX + 1];	/* "": remove */
+	} labels[CONF_LABELS];
 };
 
 /* The quota named @name, NULL if the spec or vgpuctl does not know it. */
@@ -195,10 +223,93 @@ static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
 	return err;
 }
 
+/* Parse one "label KEY=VALUE" into @c. Returns 0 or VGPU_EXIT_USAGE. */
+static int parse_label(struct tenant_conf *c, const char *arg)
+{
+	unsigned int i, max = c->set ? CONF_LABELS : VGPU_LABEL_MAX;
+	char key[VGPU_LABEL_KEY_LEN_MAX + 1], value[VGPU_LABEL_VALUE_LEN_MAX + 1];
+	int bad = vgpuctl_parse_label(arg, key, value);
+
+	if (bad == -2)
+		return vgpuctl_usage_error("invalid VALUE in label \"%s\" (at most 255 printable ASCII characters)",
+					   arg);
+	if (bad)
+		return vgpuctl_usage_error("invalid label \"%s\" (KEY=VALUE, KEY: 1-63 letters, digits and ._/- starting with a letter or digit)",
+					   arg);
+	if (!*value && !c->set)
+		return vgpuctl_usage_error("label \"%s\" has no value (\"label KEY=\" removes a label in tenant set)",
+					   arg);
+	for (i = 0; i < c->nlabels; i++)
+		if (!strcmp(c->labels[i].key, key))
+			return vgpuctl_usage_error("duplicate label \"%s\" for %s", key, c->cmd);
+	if (c->nlabels == max)
+		return vgpuctl_usage_error("too many labels for %s (at most %u)", c->cmd, max);
+	strcpy(c->labels[c->nlabels].key, key);
+	strcpy(c->labels[c->nlabels].value, value);
+	c->nlabels++;
+	return 0;
+}
+
+/*
+ * Parse the KEY VALUE words after NAME into @c: quotas, labels, and for
+ * add and replace ephemeral (a word alone) and cgroup (into *@path).
+ * Returns 0 or VGPU_EXIT_USAGE.
+ */
+static int parse_conf(struct tenant_conf *c, int argc, char **argv, const char **path)
+{
+	const struct vgpu_spec_quota *q;
+	int ret, step;
+
+	for (; argc > 0; argc -= step, argv += step) {
+		step = 2;
+		if (!c->set && !strcmp(argv[0], "ephemeral")) {
+			if (c->ephemeral)
+				return vgpuctl_usage_error("duplicate key \"ephemeral\" for %s",
+							   c->cmd);
+			c->ephemeral = true;
+			step = 1;
+			continue;
+		}
+		q = find_quota(argv[0]);
+		if (!q && strcmp(argv[0], "label") && (c->set || strcmp(argv[0], "cgroup")))
+			return vgpuctl_usage_error("unknown key \"%s\" for %s", argv[0], c->cmd);
+		if (argc < 2)
+			return vgpuctl_usage_error("missing value for %s", argv[0]);
+		if (q)
+			ret = parse_quota(c, q, argv[1], c->set);
+		else if (!strcmp(argv[0], "label"))
+			ret = parse_label(c, argv[1]);
+		else if (*path)
+			ret = vgpuctl_usage_error("duplicate key \"cgroup\" for %s", c->cmd);
+		else
+			*path = argv[1], ret = 0;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* Put the labels of @c, each a nest of its key and value, into @msg. */
+static int put_labels(struct nl_msg *msg, const struct tenant_conf *c)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	for (i = 0; i < c->nlabels; i++) {
+		nest = nla_nest_start(msg, VGPU_A_TENANT_LABEL | NLA_F_NESTED);
+		if (!nest ||
+		    nla_put_string(msg, VGPU_A_LABEL_KEY, c->labels[i].key) < 0 ||
+		    nla_put_string(msg, VGPU_A_LABEL_VALUE, c->labels[i].value) < 0)
+			return -1;
+		nla_nest_end(msg, nest);
+	}
+	return 0;
+}
+
 /*
  * Send a tenant mutation built from @name, @cgroup (or NULL) and @c, then,
  * when @c names what decides its CPUs and nodes, write them to its cgroup
- * (placement.c).
+ * (placement.c), and set what the backstop holds (backstop.c).
  */
 static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 		       const struct tenant_conf *c, bool force)
@@ -213,17 +324,20 @@ static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 	ret = vgpuctl_open(&nl);
 	if (ret)
 		return ret;
-	if (cmd == VGPU_CMD_TENANT_SET) {
+	if (cmd == VGPU_CMD_TENANT_SET)
 		ret = vgpuctl_placement_prepare(&nl, name, c->seen);
-		if (ret) {
-			vgpuctl_nl_close(&nl);
-			return ret;
-		}
+	else if (cmd == VGPU_CMD_TENANT_DEL)
+		ret = vgpuctl_backstop_prepare_del(&nl, name);
+	if (ret) {
+		vgpuctl_nl_close(&nl);
+		return ret;
 	}
 	msg = vgpuctl_nl_msg(&nl, cmd, false);
 	if (msg && (nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0 ||
 		    (cgroup && nla_put_string(msg, VGPU_A_TENANT_CGROUP, cgroup) < 0) ||
 		    (c && put_quotas(msg, c) < 0) ||
+		    (c && put_labels(msg, c) < 0) ||
+		    (c && c->ephemeral && nla_put_flag(msg, VGPU_A_TENANT_EPHEMERAL) < 0) ||
 		    (force && nla_put_flag(msg, VGPU_A_TENANT_FORCE) < 0))) {
 		vgpuctl_nl_close(&nl);
 		return vgpuctl_put_failed(msg);
@@ -231,6 +345,8 @@ static int tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 	ret = vgpuctl_send(&nl, msg, NULL, NULL);
 	if (!ret && c)
 		ret = vgpuctl_placement_sync(&nl, name, cmd == VGPU_CMD_TENANT_NEW, c->seen);
+	if (!ret)
+		ret = vgpuctl_backstop_after(&nl, cmd, name, c ? c->seen : 0);
 	vgpuctl_nl_close(&nl);
 	return ret;
 }
@@ -243,11 +359,27 @@ static int check_name(const char *name, const char *cmd)
 	return 0;
 }
 
+/* The cgroup path the kernel takes for @path, in @out. */
+static int resolve_cgroup(const char *path, char *mnt, char *out)
+{
+	int ret;
+
+	if (!path)
+		return vgpuctl_usage_error("cgroup is required");
+	if (vgpuctl_cgroup_mount("/proc/self/mounts", mnt, VGPU_PATH_LEN_MAX + 1) < 0)
+		return vgpuctl_error("cannot find the cgroup2 mount point");
+	ret = vgpuctl_cgroup_path(mnt, path, out, VGPU_PATH_LEN_MAX + 1);
+	if (ret == -2)
+		return vgpuctl_usage_error("cgroup path must be under %s", mnt);
+	if (ret)
+		return vgpuctl_usage_error("invalid PATH \"%s\" for cgroup", path);
+	return 0;
+}
+
 static int tenant_add(int argc, char **argv)
 {
 	static struct tenant_conf c = { .cmd = "tenant add" };
 	char mnt[VGPU_PATH_LEN_MAX + 1], cgroup[VGPU_PATH_LEN_MAX + 1];
-	const struct vgpu_spec_quota *q;
 	const char *name, *path = NULL;
 	int ret;
 
@@ -255,41 +387,19 @@ static int tenant_add(int argc, char **argv)
 		return vgpuctl_usage_error("missing NAME for tenant add");
 	name = argv[0];
 	ret = check_name(name, "tenant add");
+	if (!ret)
+		ret = parse_conf(&c, argc - 1, argv + 1, &path);
+	if (!ret)
+		ret = resolve_cgroup(path, mnt, cgroup);
 	if (ret)
 		return ret;
-	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
-		q = find_quota(argv[0]);
-		if (!q && strcmp(argv[0], "cgroup"))
-			return vgpuctl_usage_error("unknown key \"%s\" for tenant add", argv[0]);
-		if (argc < 2)
-			return vgpuctl_usage_error("missing value for %s", argv[0]);
-		if (!q) {
-			if (path)
-				return vgpuctl_usage_error("duplicate key \"cgroup\" for tenant add");
-			path = argv[1];
-			continue;
-		}
-		ret = parse_quota(&c, q, argv[1], false);
-		if (ret)
-			return ret;
-	}
-	if (!path)
-		return vgpuctl_usage_error("cgroup is required");
-	if (vgpuctl_cgroup_mount("/proc/self/mounts", mnt, sizeof(mnt)) < 0)
-		return vgpuctl_error("cannot find the cgroup2 mount point");
-	ret = vgpuctl_cgroup_path(mnt, path, cgroup, sizeof(cgroup));
-	if (ret == -2)
-		return vgpuctl_usage_error("cgroup path must be under %s", mnt);
-	if (ret)
-		return vgpuctl_usage_error("invalid PATH \"%s\" for cgroup", path);
 	return tenant_send(VGPU_CMD_TENANT_NEW, name, cgroup, &c, false);
 }
 
 static int tenant_set(int argc, char **argv)
 {
-	static struct tenant_conf c = { .cmd = "tenant set" };
-	const struct vgpu_spec_quota *q;
-	const char *name;
+	static struct tenant_conf c = { .cmd = "tenant set", .set = true };
+	const char *name, *path = NULL;
 	int ret;
 
 	if (argc < 1)
@@ -299,17 +409,132 @@ static int tenant_set(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (argc < 2)
-		return vgpuctl_usage_error("tenant set needs at least one QUOTA VALUE");
-	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
-		q = find_quota(argv[0]);
-		if (!q)
-			return vgpuctl_usage_error("unknown key \"%s\" for tenant set", argv[0]);
-		if (argc < 2)
-			return vgpuctl_usage_error("missing value for %s", argv[0]);
-		ret = parse_quota(&c, q, argv[1], true);
-		if (ret)
-			return ret;
+		return vgpuctl_usage_error("tenant set needs at least one QUOTA VALUE or label");
+	ret = parse_conf(&c, argc - 1, argv + 1, &path);
+	if (ret)
+		return ret;
+	return tenant_send(VGPU_CMD_TENANT_SET, name, NULL, &c, false);
+}
+
+/* What tenant replace needs of the tenant as it is. */
+struct existing {
+	bool found;
+	uint64_t cgroup_id;
+	char cgroup[VGPU_PATH_LEN_MAX + 1];
+	bool ephemeral;
+	unsigned int nlabels;
+	char keys[VGPU_LABEL_MAX][VGPU_LABEL_KEY_LEN_MAX + 1];
+};
+
+static int existing_one(struct nlmsghdr *nlh, void *arg)
+{
+	struct genlmsghdr *g = nlmsg_data(nlh);
+	struct nlattr *tb[VGPU_A_TENANT_MAX + 1], *a, *ltb[VGPU_A_LABEL_MAX + 1];
+	struct existing *e = arg;
+	int rem;
+
+	if (vgpuctl_tenant_parse(nlh, tb) || !tb[VGPU_A_TENANT_CGROUP_ID])
+		return -EPROTO;
+	e->found = true;
+	e->cgroup_id = nla_get_u64(tb[VGPU_A_TENANT_CGROUP_ID]);
+	snprintf(e->cgroup, sizeof(e->cgroup), "%s",
+		 tb[VGPU_A_TENANT_CGROUP] ? nla_get_string(tb[VGPU_A_TENANT_CGROUP]) : "?");
+	e->ephemeral = tb[VGPU_A_TENANT_EPHEMERAL];
+	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
+		if (nla_type(a) != VGPU_A_TENANT_LABEL || e->nlabels == VGPU_LABEL_MAX ||
+		    nla_parse_nested(ltb, VGPU_A_LABEL_MAX, a, NULL) < 0 || !ltb[VGPU_A_LABEL_KEY])
+			continue;
+		snprintf(e->keys[e->nlabels++], sizeof(e->keys[0]), "%s",
+			 (char *)nla_data(ltb[VGPU_A_LABEL_KEY]));
 	}
+	return 0;
+}
+
+/*
+ * Turn @c into the tenant set that leaves the tenant @e with exactly the
+ * quotas and labels of @c: the quotas not given are cleared, the labels
+ * not given removed. Returns 0 or VGPU_EXIT_ERR.
+ */
+static int replace_as_set(struct tenant_conf *c, const struct existing *e, const char *name,
+			  const char *cgroup_dir)
+{
+	unsigned int i, j;
+	struct stat st;
+	size_t q;
+
+	if (stat(cgroup_dir, &st))
+		return vgpuctl_error("cannot stat cgroup %s: %s", cgroup_dir, strerror(errno));
+	if ((uint64_t)st.st_ino != e->cgroup_id)
+		return vgpuctl_error("tenant \"%s\" exists on another cgroup (%s)", name, e->cgroup);
+	if (c->ephemeral != e->ephemeral)
+		return vgpuctl_error("tenant \"%s\" exists and is %sephemeral (set only when a tenant is added)",
+				     name, e->ephemeral ? "" : "not ");
+	for (q = 0; q < NQUOTAS; q++) {
+		const struct vgpu_spec_quota *sq = &vgpu_spec_quotas[q];
+
+		if (quota_types[sq->attr] != Q_NONE && !(c->seen & sq->bit))
+			c->seen |= sq->bit, c->clear |= sq->bit;
+	}
+	for (i = 0; i < e->nlabels; i++) {
+		for (j = 0; j < c->nlabels && strcmp(c->labels[j].key, e->keys[i]); j++)
+			;
+		if (j < c->nlabels || c->nlabels == CONF_LABELS)
+			continue;
+		strcpy(c->labels[c->nlabels].key, e->keys[i]);
+		c->labels[c->nlabels++].value[0] = '\0';
+	}
+	c->ephemeral = false;	/* not an attribute of tenant-set */
+	c->set = true;
+	return 0;
+}
+
+/*
+ * tenant replace: add the tenant, or when it exists on the same cgroup,
+ * set it to exactly the quotas and labels given. Idempotent.
+ */
+static int tenant_replace(int argc, char **argv)
+{
+	static struct tenant_conf c = { .cmd = "tenant replace" };
+	char mnt[VGPU_PATH_LEN_MAX + 1], cgroup[VGPU_PATH_LEN_MAX + 1];
+	char dir[2 * VGPU_PATH_LEN_MAX + 2];
+	struct existing e = { 0 };
+	const char *name, *path = NULL;
+	struct vgpu_nl nl;
+	struct nl_msg *msg;
+	int ret, err;
+
+	if (argc < 1)
+		return vgpuctl_usage_error("missing NAME for tenant replace");
+	name = argv[0];
+	ret = check_name(name, "tenant replace");
+	if (!ret)
+		ret = parse_conf(&c, argc - 1, argv + 1, &path);
+	if (!ret)
+		ret = resolve_cgroup(path, mnt, cgroup);
+	if (!ret)
+		ret = vgpuctl_need_admin();
+	if (!ret)
+		ret = vgpuctl_open(&nl);
+	if (ret)
+		return ret;
+	msg = vgpuctl_nl_msg(&nl, VGPU_CMD_TENANT_GET, false);
+	if (msg && nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0) {
+		vgpuctl_nl_close(&nl);
+		return vgpuctl_put_failed(msg);
+	}
+	err = msg ? vgpuctl_nl_request(&nl, msg, existing_one, &e) : -ENOMEM;
+	if (err && err != -ENOENT) {
+		vgpuctl_nl_perror(&nl, err);
+		vgpuctl_nl_close(&nl);
+		return VGPU_EXIT_ERR;
+	}
+	vgpuctl_nl_close(&nl);
+	if (!e.found)
+		return tenant_send(VGPU_CMD_TENANT_NEW, name, cgroup, &c, false);
+	snprintf(dir, sizeof(dir), "%s%s", strcmp(mnt, "/") ? mnt : "", cgroup);
+	ret = replace_as_set(&c, &e, name, dir);
+	if (ret)
+		return ret;
 	return tenant_send(VGPU_CMD_TENANT_SET, name, NULL, &c, false);
 }
 
@@ -329,202 +554,6 @@ static int tenant_del(int argc, char **argv)
 	return tenant_send(VGPU_CMD_TENANT_DEL, argv[0], NULL, NULL, argc > 1);
 }
 
-static struct nla_policy tenant_policy[VGPU_A_TENANT_MAX + 1] = {
-	[VGPU_A_TENANT_NAME] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_ID] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CGROUP] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_CGROUP_ID] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_GPUS] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_WEIGHT] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_COMPUTE_MAX] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_PRIORITY] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CPUS] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_MEMS] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_CLEAR] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CGROUP_REMOVED] = { .type = NLA_FLAG },
-	[VGPU_A_TENANT_USAGE] = { .type = NLA_NESTED },
-	[VGPU_A_TENANT_PLACEMENT] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_EXCLUSIVE] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CPUS_EFFECTIVE] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_MEMS_EFFECTIVE] = { .type = NLA_STRING },
-};
-
-static struct nla_policy usage_policy[VGPU_A_USAGE_MAX + 1] = {
-	[VGPU_A_USAGE_GPU] = { .type = NLA_U32 },
-	[VGPU_A_USAGE_VRAM_CURRENT] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_PEAK] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_FAILURES] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_BUDGET] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_BYTE_SECONDS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_GPU_TIME_NS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_THROTTLED_NS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_GRANTS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_OVERDRAFTS] = { .type = NLA_U64 },
-};
-
-/**
- * vgpuctl_tenant_next_usage() - parse the next usage nest of a tenant reply
- * @nlh: the message
- * @pos: the nest returned last, NULL at first; updated
- * @utb: VGPU_A_USAGE_MAX + 1 slots
- *
- * Return: 1 with @utb filled, 0 after the last one, -EPROTO when malformed.
- */
-int vgpuctl_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb)
-{
-	struct genlmsghdr *g = nlmsg_data(nlh);
-	struct nlattr *head = genlmsg_attrdata(g, 0), *a;
-	int len = genlmsg_attrlen(g, 0), rem;
-
-	if (*pos) {
-		rem = len - (int)((char *)*pos - (char *)head);
-		a = nla_next(*pos, &rem);
-	} else {
-		a = head;
-		rem = len;
-	}
-	for (; nla_ok(a, rem); a = nla_next(a, &rem)) {
-		if (nla_type(a) != VGPU_A_TENANT_USAGE)
-			continue;
-		*pos = a;
-		if (nla_parse_nested(utb, VGPU_A_USAGE_MAX, a, usage_policy) < 0)
-			return -EPROTO;
-		return 1;
-	}
-	return 0;
-}
-
-/**
- * vgpuctl_tenant_parse() - the attributes of a tenant-get reply or tenant event
- * @nlh: the message
- * @tb: VGPU_A_TENANT_MAX + 1 slots
- *
- * Return: 0, or a negative errno when malformed.
- */
-int vgpuctl_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb)
-{
-	struct nlattr *utb[VGPU_A_USAGE_MAX + 1], *pos = NULL;
-	int ret;
-
-	if (genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, tenant_policy) < 0)
-		return -EPROTO;
-	while ((ret = vgpuctl_tenant_next_usage(nlh, &pos, utb)) > 0)
-		;
-	return ret;
-}
-
-static const char *str_attr(struct nlattr *a)
-{
-	return a ? nla_get_string(a) : NULL;
-}
-
-static uint64_t u64_attr(struct nlattr *a)
-{
-	return a ? nla_get_u64(a) : 0;
-}
-
-static uint32_t u32_attr(struct nlattr *a)
-{
-	return a ? nla_get_u32(a) : 0;
-}
-
-/*
- * The usage nests: a JSON array (empty when there is none), or in plain
- * output, when @lines, one indented line per GPU after the tenant's line.
- */
-static void print_usage(struct nlmsghdr *nlh, bool lines)
-{
-	struct nlattr *u[VGPU_A_USAGE_MAX + 1], *pos = NULL;
-
-	if (!vgpuctl_print_json() && !lines)
-		return;
-	vgpuctl_print_arr_open("usage");
-	while (vgpuctl_tenant_next_usage(nlh, &pos, u) > 0) {
-		uint64_t overdrafts;
-
-		vgpuctl_print_sub_open("    ");
-		vgpuctl_print_u64("gpu", "gpu", u[VGPU_A_USAGE_GPU], u32_attr(u[VGPU_A_USAGE_GPU]));
-		vgpuctl_print_size("vram_current", "vram", u[VGPU_A_USAGE_VRAM_CURRENT],
-				   u64_attr(u[VGPU_A_USAGE_VRAM_CURRENT]));
-		vgpuctl_print_size("vram_peak", "peak", u[VGPU_A_USAGE_VRAM_PEAK],
-				   u64_attr(u[VGPU_A_USAGE_VRAM_PEAK]));
-		vgpuctl_print_size("vram_budget", "budget", u[VGPU_A_USAGE_VRAM_BUDGET],
-				   u64_attr(u[VGPU_A_USAGE_VRAM_BUDGET]));
-		vgpuctl_print_u64("vram_failures", "failures", u[VGPU_A_USAGE_VRAM_FAILURES],
-				  u64_attr(u[VGPU_A_USAGE_VRAM_FAILURES]));
-		vgpuctl_print_u64("vram_byte_seconds", "byte-seconds",
-				  u[VGPU_A_USAGE_VRAM_BYTE_SECONDS],
-				  u64_attr(u[VGPU_A_USAGE_VRAM_BYTE_SECONDS]));
-		/* Counters: 0 when absent (a module without the scheduler). */
-		vgpuctl_print_ns("gpu_time_ns", "gpu-time", true,
-				 u64_attr(u[VGPU_A_USAGE_GPU_TIME_NS]));
-		vgpuctl_print_ns("throttled_ns", "throttled", true,
-				 u64_attr(u[VGPU_A_USAGE_THROTTLED_NS]));
-		vgpuctl_print_u64("grants", "grants", true, u64_attr(u[VGPU_A_USAGE_GRANTS]));
-		/* Plain output names overdrafts only when there are some. */
-		overdrafts = u64_attr(u[VGPU_A_USAGE_VRAM_OVERDRAFTS]);
-		vgpuctl_print_u64("vram_overdrafts", "overdrafts",
-				  u[VGPU_A_USAGE_VRAM_OVERDRAFTS] &&
-				  (vgpuctl_print_json() || overdrafts), overdrafts);
-		vgpuctl_print_sub_close();
-	}
-	vgpuctl_print_arr_close();
-}
-
-/**
- * vgpuctl_tenant_print() - print one tenant (show and monitor)
- * @nlh: the message, for its usage nests
- * @tb: its attributes, from vgpuctl_tenant_parse()
- * @usage_lines: plain output: the usage lines after the tenant's line
- *               (JSON always has the usage array)
- */
-void vgpuctl_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines)
-{
-	bool removed = tb[VGPU_A_TENANT_CGROUP_REMOVED];
-	struct nlattr *prio = tb[VGPU_A_TENANT_PRIORITY];
-	const char *pname = prio ? vgpuctl_priority_name(nla_get_u32(prio)) : NULL;
-	struct nlattr *place = tb[VGPU_A_TENANT_PLACEMENT];
-	const char *plname = place ? vgpuctl_placement_name(nla_get_u32(place)) : NULL;
-
-	vgpuctl_print_str("name", "tenant", str_attr(tb[VGPU_A_TENANT_NAME]));
-	vgpuctl_print_u64("id", "id", tb[VGPU_A_TENANT_ID], u32_attr(tb[VGPU_A_TENANT_ID]));
-	vgpuctl_print_str("cgroup", "cgroup", str_attr(tb[VGPU_A_TENANT_CGROUP]));
-	vgpuctl_print_u64("cgroup_id", "cgroup_id", tb[VGPU_A_TENANT_CGROUP_ID],
-			  u64_attr(tb[VGPU_A_TENANT_CGROUP_ID]));
-	if (vgpuctl_print_json())
-		vgpuctl_print_flag("cgroup_removed", NULL, removed);
-	vgpuctl_print_size("vram_max", "vram-max", tb[VGPU_A_TENANT_VRAM_MAX],
-			   u64_attr(tb[VGPU_A_TENANT_VRAM_MAX]));
-	vgpuctl_print_size("vram_min", "vram-min", tb[VGPU_A_TENANT_VRAM_MIN],
-			   u64_attr(tb[VGPU_A_TENANT_VRAM_MIN]));
-	vgpuctl_print_mask("gpus", "gpus", tb[VGPU_A_TENANT_GPUS],
-			   u64_attr(tb[VGPU_A_TENANT_GPUS]));
-	vgpuctl_print_u64("weight", "weight", tb[VGPU_A_TENANT_WEIGHT],
-			  u32_attr(tb[VGPU_A_TENANT_WEIGHT]));
-	vgpuctl_print_pct("compute_max", "compute-max", tb[VGPU_A_TENANT_COMPUTE_MAX],
-			  u32_attr(tb[VGPU_A_TENANT_COMPUTE_MAX]));
-	if (prio && !pname)	/* a priority this vgpuctl does not know */
-		vgpuctl_print_u64("priority", "priority", true, nla_get_u32(prio));
-	else
-		vgpuctl_print_str("priority", "priority", pname);
-	vgpuctl_print_str("cpus", "cpus", str_attr(tb[VGPU_A_TENANT_CPUS]));
-	vgpuctl_print_str("mems", "mems", str_attr(tb[VGPU_A_TENANT_MEMS]));
-	if (place && !plname)	/* a placement this vgpuctl does not know */
-		vgpuctl_print_u64("placement", "placement", true, nla_get_u32(place));
-	else
-		vgpuctl_print_str("placement", "placement", plname);
-	vgpuctl_print_flag("exclusive", "exclusive", u32_attr(tb[VGPU_A_TENANT_EXCLUSIVE]));
-	vgpuctl_print_str("cpus_effective", "cpus-effective",
-			  str_attr(tb[VGPU_A_TENANT_CPUS_EFFECTIVE]));
-	vgpuctl_print_str("mems_effective", "mems-effective",
-			  str_attr(tb[VGPU_A_TENANT_MEMS_EFFECTIVE]));
-	if (!vgpuctl_print_json())
-		vgpuctl_print_flag(NULL, "(cgroup removed)", removed);
-	print_usage(nlh, usage_lines);
-}
-
 static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *tb[VGPU_A_TENANT_MAX + 1];
@@ -534,6 +563,7 @@ static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
 		return -EPROTO;
 	vgpuctl_print_obj_open(NULL);
 	vgpuctl_tenant_print(nlh, tb, true);
+	vgpuctl_backstop_print_tenant(tb);
 	vgpuctl_print_obj_close();
 	return 0;
 }
@@ -553,6 +583,9 @@ static int tenant_show(int argc, char **argv)
 		ret = check_name(argv[0], "tenant show");
 		if (ret)
 			return ret;
+	}
+	vgpuctl_backstop_show_prepare();
+	if (argc > 0) {
 		return vgpuctl_show(VGPU_CMD_TENANT_GET, false, put_name, argv[0],
 				    tenant_show_one);
 	}
@@ -584,6 +617,10 @@ int vgpuctl_cmd_tenant(int argc, char **argv)
 		return tenant_del(argc, argv);
 	if (!strcmp(cmd, "show") || !strcmp(cmd, "list"))
 		return tenant_show(argc, argv);
+	if (!strcmp(cmd, "replace"))
+		return tenant_replace(argc, argv);
+	if (!strcmp(cmd, "final"))
+		return vgpuctl_tenant_final(argc, argv);
 	return vgpuctl_usage_error("unknown command \"%s\" for tenant; try \"vgpuctl tenant help\"",
 				   cmd);
 }

@@ -34,6 +34,7 @@ int vgpuctl_cmd_monitor(int argc, char **argv);
 int vgpuctl_cmd_ps(int argc, char **argv);
 int vgpuctl_cmd_show(int argc, char **argv);
 int vgpuctl_cmd_set(int argc, char **argv);
+int vgpuctl_cmd_host(int argc, char **argv);
 int vgpuctl_cmd_top(int argc, char **argv);
 int vgpuctl_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
 
@@ -80,6 +81,10 @@ void vgpuctl_gpu_print(struct nlattr **tb);
 int vgpuctl_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb);
 void vgpuctl_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines);
 int vgpuctl_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct nlattr **utb);
+struct vgpuctl_usage;
+void vgpuctl_usage_print(const struct vgpuctl_usage *u);
+void vgpuctl_print_reason(bool has, uint32_t reason);
+int vgpuctl_tenant_final(int argc, char **argv);	/* tenant_final.c */
 
 /* placement.c: the quotas that decide a tenant's CPUs and nodes. */
 #define VGPU_PLACEMENT_QUOTAS	(VGPU_QUOTA_CPUS | VGPU_QUOTA_MEMS | VGPU_QUOTA_PLACEMENT | \

@@ -42,6 +42,7 @@ struct vgpu_bucket vgpu_default_bucket = {
 	.vram_min = 0,
 	.gpus = ~0ULL,
 	.procs = LIST_HEAD_INIT(vgpu_default_bucket.procs),
+	.node = LIST_HEAD_INIT(vgpu_default_bucket.node),
 };
 
 struct vgpu_acct_gpu vgpu_acct_gpus[VGPU_GPU_MAX];
@@ -56,7 +57,36 @@ void vgpu_bucket_init(struct vgpu_bucket *b)
 	b->vram_max = U64_MAX;
 	b->gpus = ~0ULL;
 	INIT_LIST_HEAD(&b->procs);
+	INIT_LIST_HEAD(&b->node);
 	vgpu_sched_bucket_init(&b->sched);
+}
+
+/*
+ * Adds @bytes held for @dt ns to the integral *@sec + *@ns / 1e9:
+ * whole seconds, then the rest through a 128-bit product, its remainder
+ * kept in *@ns (below 1e9). Saturates at U64_MAX byte-seconds.
+ */
+static void vgpu_integral_add(u64 *sec, u64 *ns, u64 bytes, u64 dt)
+{
+	u64 whole, q, rem;
+	u32 part;
+
+	if (!bytes || !dt)
+		return;
+	whole = div_u64_rem(dt, NSEC_PER_SEC, &part);
+	if (check_mul_overflow(bytes, whole, &whole))
+		whole = U64_MAX;
+	q = mul_u64_u64_div_u64(bytes, part, NSEC_PER_SEC);
+	/* The exact remainder, below 1e9: wrapping arithmetic is enough. */
+	rem = bytes * part - q * NSEC_PER_SEC;
+	*ns += rem;
+	if (*ns >= NSEC_PER_SEC) {
+		*ns -= NSEC_PER_SEC;
+		q++;
+	}
+	if (check_add_overflow(whole, q, &whole) ||
+	    check_add_overflow(*sec, whole, sec))
+		*sec = U64_MAX;
 }
 
 /**
@@ -64,34 +94,44 @@ void vgpu_bucket_init(struct vgpu_bucket *b)
  * @u: accounting of the bucket on the GPU
  * @now: ktime_get_ns()
  *
- * Adds @u->charged over the time since the last call to the integral.
- * byte_sec += charged * dt / 1e9 exactly: whole seconds, then the rest
- * through a 128-bit product, its remainder kept in byte_ns.
+ * Adds @u->charged and @u->reserved over the time since the last call to
+ * their integrals, exactly (byte_sec += charged * dt / 1e9, the remainder
+ * kept in byte-ns), so that they only grow and a change of either is
+ * integrated at its old value up to the change.
  *
  * Context: vgpu_acct_lock held.
  */
 void vgpu_usage_integrate(struct vgpu_usage *u, u64 now)
 {
-	u64 dt = now - u->stamp, whole, q, rem;
-	u32 ns;
+	u64 dt = now - u->stamp;
 
 	u->stamp = now;
-	if (!u->charged || !dt)
-		return;
-	whole = div_u64_rem(dt, NSEC_PER_SEC, &ns);
-	if (check_mul_overflow(u->charged, whole, &whole))
-		whole = U64_MAX;
-	q = mul_u64_u64_div_u64(u->charged, ns, NSEC_PER_SEC);
-	/* The exact remainder, below 1e9: wrapping arithmetic is enough. */
-	rem = u->charged * ns - q * NSEC_PER_SEC;
-	u->byte_ns += rem;
-	if (u->byte_ns >= NSEC_PER_SEC) {
-		u->byte_ns -= NSEC_PER_SEC;
-		q++;
+	vgpu_integral_add(&u->byte_sec, &u->byte_ns, u->charged, dt);
+	vgpu_integral_add(&u->res_sec, &u->res_ns, u->reserved, dt);
+}
+
+/**
+ * vgpu_acct_sync_reserved() - follow a change of a bucket's reservations
+ * @b: bucket whose vram-min or gpus changed, or a GPU came or went
+ * @now: ktime_get_ns()
+ *
+ * Integrates every GPU's reservation at its old value up to @now, then
+ * takes the new one: vgpu_bucket_reserve() on the GPUs present, 0 on the
+ * others.
+ *
+ * Context: vgpu_acct_lock held.
+ */
+void vgpu_acct_sync_reserved(struct vgpu_bucket *b, u64 now)
+{
+	struct vgpu_usage *u;
+	u32 i;
+
+	lockdep_assert_held(&vgpu_acct_lock);
+	for (i = 0; i < VGPU_GPU_MAX; i++) {
+		u = &b->usage[i];
+		vgpu_usage_integrate(u, now);
+		u->reserved = vgpu_acct_gpus[i].present ? vgpu_bucket_reserve(b, i) : 0;
 	}
-	if (check_add_overflow(whole, q, &whole) ||
-	    check_add_overflow(u->byte_sec, whole, &u->byte_sec))
-		u->byte_sec = U64_MAX;
 }
 
 /**

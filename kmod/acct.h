@@ -48,17 +48,25 @@ extern spinlock_t vgpu_acct_lock;
  *	as the module counts them
  * @peak: most bytes ever charged at once
  * @failures: charges refused for want of quota or VRAM
+ * @overdrafts: processes found claiming more than granted (their page)
+ * @reserved: the bucket's reservation on the GPU while the GPU is
+ *	present (vgpu_bucket_reserve()), else 0: what @res_sec integrates
  * @byte_sec: time integral of @charged, in byte-seconds (saturating)
  * @byte_ns: remainder of the integral below one byte-second, byte-ns
- * @stamp: ktime_get_ns() of the last integration
+ * @res_sec: time integral of @reserved, in byte-seconds (saturating)
+ * @res_ns: remainder of that integral below one byte-second, byte-ns
+ * @stamp: ktime_get_ns() of the last integration (of both)
  */
 struct vgpu_usage {
 	u64 charged;
 	u64 peak;
 	u64 failures;
 	u64 overdrafts;
+	u64 reserved;
 	u64 byte_sec;
 	u64 byte_ns;
+	u64 res_sec;
+	u64 res_ns;
 	u64 stamp;
 };
 
@@ -70,6 +78,7 @@ struct vgpu_usage {
  * @gpus: mask of the GPUs the tenant may use, all bits when unset
  * @nprocs: registered processes charged to this bucket
  * @procs: those processes (struct vgpu_proc.bnode)
+ * @node: link in the list of tenants' buckets (acct_bucket.c)
  * @usage: accounting per GPU index
  * @sched: compute scheduling state, under vgpu_sched_lock (sched.h)
  * @spare: scratch of vgpu_acct_charge(): the bucket's unspent budgets
@@ -83,6 +92,7 @@ struct vgpu_bucket {
 	u64 spare;
 	unsigned int nprocs;
 	struct list_head procs;
+	struct list_head node;
 	struct vgpu_usage usage[VGPU_GPU_MAX];
 	struct vgpu_sched_bucket sched;
 };
@@ -130,6 +140,7 @@ static inline u64 vgpu_bucket_hold(const struct vgpu_bucket *b, u32 index)
 /* acct.c */
 void vgpu_bucket_init(struct vgpu_bucket *b);
 void vgpu_usage_integrate(struct vgpu_usage *u, u64 now);
+void vgpu_acct_sync_reserved(struct vgpu_bucket *b, u64 now);
 void vgpu_acct_set_charged(struct vgpu_bucket *b, u32 index, u64 charged);
 atomic64_t *vgpu_avail(const struct vgpu_proc *p, u32 index);
 u64 vgpu_acct_room(const struct vgpu_bucket *b, u32 index, u64 freed, bool *gpu_bound);

@@ -9,6 +9,7 @@
  * registrations of dead (or, forced, all) processes concerned.
  */
 #include <linux/kernel.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
 #include <linux/spinlock.h>
@@ -16,6 +17,9 @@
 #include "acct.h"
 #include "proc.h"
 #include "quota.h"
+
+/* The tenants' buckets, to follow GPUs coming and going (vgpu_acct_lock). */
+static LIST_HEAD(vgpu_acct_buckets);
 
 /* Copies the limits of @q into @b; returns true when they became tighter. */
 static bool vgpu_bucket_set_limits(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
@@ -32,7 +36,22 @@ static bool vgpu_bucket_set_limits(struct vgpu_bucket *b, const struct vgpu_quot
 	b->gpus = gpus;
 	for (i = 0; i < VGPU_GPU_MAX; i++)
 		vgpu_acct_gpus[i].held += vgpu_bucket_hold(b, i);
+	vgpu_acct_sync_reserved(b, ktime_get_ns());
 	return tighter;
+}
+
+/* A GPU came or went: every tenant's reservation on it starts or ends. */
+static void vgpu_acct_sync_all(u32 index)
+{
+	u64 now = ktime_get_ns();
+	struct vgpu_bucket *b;
+	struct vgpu_usage *u;
+
+	list_for_each_entry(b, &vgpu_acct_buckets, node) {
+		u = &b->usage[index];
+		vgpu_usage_integrate(u, now);
+		u->reserved = vgpu_acct_gpus[index].present ? vgpu_bucket_reserve(b, index) : 0;
+	}
 }
 
 /**
@@ -46,6 +65,7 @@ void vgpu_acct_bucket_add(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
 {
 	spin_lock(&vgpu_acct_lock);
 	vgpu_bucket_set_limits(b, q);
+	list_add_tail(&b->node, &vgpu_acct_buckets);
 	vgpu_sched_bucket_add(&b->sched, q);
 	spin_unlock(&vgpu_acct_lock);
 }
@@ -97,7 +117,10 @@ int vgpu_acct_bucket_del(struct vgpu_bucket *b, bool force)
 	}
 	for (i = 0; i < VGPU_GPU_MAX; i++)
 		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
+	/* The reservations end: integrated up to now, then 0. */
 	b->vram_min = 0;
+	vgpu_acct_sync_reserved(b, ktime_get_ns());
+	list_del_init(&b->node);
 	vgpu_sched_bucket_del(&b->sched);
 out_unlock:
 	spin_unlock(&vgpu_acct_lock);
@@ -117,6 +140,7 @@ void vgpu_acct_gpu_add(u32 index, u64 vram)
 	spin_lock(&vgpu_acct_lock);
 	vgpu_acct_gpus[index].capacity = min(vram, VGPU_ACCT_BYTES_MAX);
 	vgpu_acct_gpus[index].present = true;
+	vgpu_acct_sync_all(index);
 	vgpu_sched_gpu_add(index);
 	spin_unlock(&vgpu_acct_lock);
 }
@@ -145,6 +169,8 @@ int vgpu_acct_gpu_del(u32 index)
 		err = -EBUSY;
 	else
 		vgpu_acct_gpus[index].present = false;
+	if (!err)
+		vgpu_acct_sync_all(index);
 	spin_unlock(&vgpu_acct_lock);
 	vgpu_proc_put_list(&dead);
 	if (!err)

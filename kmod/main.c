@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 
 #include "acct.h"
+#include "final.h"
 #include "gpu.h"
 #include "proc.h"
 #include "tenant.h"
@@ -23,6 +24,7 @@ static int __init vgpu_init(void)
 {
 	int err;
 
+	vgpu_host_init();
 	vgpu_sched_init(&vgpu_default_bucket.sched);
 	err = vgpu_selftest();
 	if (err)
@@ -50,17 +52,22 @@ err_out:
 static void __exit vgpu_exit(void)
 {
 	/*
-	 * No handler runs once the family is gone. No /dev/vgpu file is open
-	 * (each holds the module), so no process is registered. Then free
-	 * the state.
+	 * Ephemeral tenants are no longer deleted (nor announced) from here
+	 * on. No handler runs once the family is gone. No /dev/vgpu file is
+	 * open (each holds the module), so no process is registered and
+	 * nothing queues the ephemeral work again: stopping it once more
+	 * leaves it neither queued nor running. Then free the state.
 	 */
+	vgpu_ephemeral_stop();
 	vgpu_nl_unregister();
 	vgpu_proc_exit();
 	vgpu_dev_exit();
+	vgpu_ephemeral_stop();
 	vgpu_sched_exit();
 
 	mutex_lock(&vgpu_lock);
 	vgpu_tenant_destroy_all();
+	vgpu_final_destroy_all();
 	vgpu_gpu_destroy_all();
 	mutex_unlock(&vgpu_lock);
 }

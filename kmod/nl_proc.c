@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vgpu: netlink handlers of the GPU processes and host settings
- * (proc-register, proc-get, host-get, host-set).
+ * vgpu: netlink handlers of the GPU processes (proc-register, proc-get,
+ * proc-del).
  *
  * proc-register runs in the registering process's context: its identity
  * (thread group, cgroup, hence tenant) comes from current, never from the
  * request, which only names its /dev/vgpu file descriptor.
  */
-#include <linux/capability.h>
 #include <linux/err.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -219,7 +218,8 @@ err_cancel:
  * One message per registered process, in registration order, with its
  * pid in the reader's pid namespace (processes without one there are left
  * out) and its usage on each GPU where it holds anything. Callers without
- * CAP_NET_ADMIN see only the processes of their own tenant. Dead processes
+ * CAP_NET_ADMIN, outside the monitor group, see only the processes of
+ * their own tenant. Dead processes
  * are reaped first.
  *
  * Return: bytes written, 0 at the end, or a negative errno.
@@ -228,7 +228,7 @@ int vgpu_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct vgpu_proc_dump_ctx *ctx = (void *)cb->ctx;
 	struct pid_namespace *ns = task_active_pid_ns(current);
-	bool admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	bool admin = vgpu_may_read_all(cb->skb);
 	struct vgpu_tenant *own = NULL;
 	struct vgpu_proc *p;
 	LIST_HEAD(dead);
@@ -297,73 +297,5 @@ int vgpu_nl_proc_del_doit(struct sk_buff *skb, struct genl_info *info)
 		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no registered process has this pid");
 		return -ENOENT;
 	}
-	return 0;
-}
-
-/**
- * vgpu_nl_host_get_doit() - handle host-get: host-wide settings
- * @skb: request
- * @info: request attributes and extack
- *
- * Readable by everyone; the host-wide process count only with
- * CAP_NET_ADMIN (it tells of other tenants' processes).
- *
- * Return: 0 or a negative errno.
- */
-int vgpu_nl_host_get_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	bool admin = netlink_capable(skb, CAP_NET_ADMIN);
-	struct sk_buff *msg;
-	u32 policy, procs;
-	void *hdr;
-
-	msg = genlmsg_new(2 * nla_total_size(sizeof(u32)), GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	spin_lock(&vgpu_acct_lock);
-	policy = vgpu_default_policy;
-	procs = vgpu_proc_count();
-	spin_unlock(&vgpu_acct_lock);
-
-	hdr = genlmsg_put(msg, info->snd_portid, info->snd_seq, &vgpu_nl_family, 0,
-			  VGPU_CMD_HOST_GET);
-	if (!hdr ||
-	    nla_put_u32(msg, VGPU_A_HOST_DEFAULT_POLICY, policy) ||
-	    (admin && nla_put_u32(msg, VGPU_A_HOST_PROCS, procs))) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
-}
-
-/**
- * vgpu_nl_host_set_doit() - handle host-set: change host-wide settings
- * @skb: request
- * @info: request attributes and extack
- *
- * Switching the default policy to deny takes back the budgets of the
- * processes outside every tenant; what they hold stays charged until
- * freed, and their new charges fail with EACCES.
- *
- * Return: 0 or a negative errno with the extack message set.
- */
-int vgpu_nl_host_set_doit(struct sk_buff *skb, struct genl_info *info)
-{
-	u32 policy;
-
-	if (GENL_REQ_ATTR_CHECK(info, VGPU_A_HOST_DEFAULT_POLICY)) {
-		NL_SET_ERR_MSG(info->extack, "default-policy is required");
-		return -EINVAL;
-	}
-	policy = nla_get_u32(info->attrs[VGPU_A_HOST_DEFAULT_POLICY]);
-
-	mutex_lock(&vgpu_lock);
-	spin_lock(&vgpu_acct_lock);
-	vgpu_default_policy = policy;
-	if (policy == VGPU_DEFAULT_POLICY_DENY)
-		vgpu_acct_reclaim_bucket(&vgpu_default_bucket);
-	spin_unlock(&vgpu_acct_lock);
-	mutex_unlock(&vgpu_lock);
 	return 0;
 }

@@ -4,10 +4,10 @@
  * tenant-set, tenant-get).
  *
  * Changes need CAP_NET_ADMIN (GENL_ADMIN_PERM in the ops). Readers without
- * it see only the tenant they belong to; any other tenant is reported as
- * unknown, so that its existence does not leak.
+ * it, outside the monitor group (host.c), see only the tenant they belong
+ * to; any other tenant is reported as unknown, so that its existence does
+ * not leak.
  */
-#include <linux/capability.h>
 #include <linux/cgroup.h>
 #include <linux/err.h>
 #include <linux/nsproxy.h>
@@ -51,6 +51,23 @@ static struct vgpu_tenant *vgpu_tenant_lookup(struct genl_info *info)
 		return ERR_PTR(-ENOENT);
 	}
 	return t;
+}
+
+/* The labels @old becomes with the request's (label.c), in @labels. */
+static int vgpu_tenant_labels(struct genl_info *info, const struct vgpu_labels *old,
+			      struct vgpu_labels *labels)
+{
+	struct vgpu_labels out = { 0 };
+	int err;
+
+	err = vgpu_labels_apply(&out, old, genlmsg_data(info->genlhdr),
+				genlmsg_len(info->genlhdr), info->extack);
+	if (err) {
+		vgpu_labels_free(&out);
+		return err;
+	}
+	vgpu_labels_move(labels, &out);
+	return 0;
 }
 
 /* Resolves the cgroup of a new tenant, in the caller's cgroup namespace. */
@@ -116,6 +133,12 @@ int vgpu_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 	t = vgpu_tenant_alloc(name);
 	if (!t)
 		return -ENOMEM;
+	err = vgpu_tenant_labels(info, &t->labels, &t->labels);
+	if (err) {
+		vgpu_tenant_free(t);
+		return err;
+	}
+	t->ephemeral = nla_get_flag(attrs[VGPU_A_TENANT_EPHEMERAL]);
 
 	mutex_lock(&vgpu_lock);
 	if (vgpu_tenant_find(name)) {
@@ -161,6 +184,8 @@ int vgpu_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	vgpu_acct_bucket_add(&t->bucket, &t->quota);
 	vgpu_place_commit(t);
+	if (t->ephemeral)
+		vgpu_ephemeral_added();
 	vgpu_changed();
 	vgpu_tenant_notify(t, VGPU_CMD_TENANT_NEW_NTF);
 	mutex_unlock(&vgpu_lock);
@@ -178,7 +203,8 @@ err_unlock:
  * @info: request attributes and extack
  *
  * Refused while processes are registered to the tenant, unless the request
- * has force: their registrations end first (their charges with them).
+ * has force: their registrations end first (their charges with them). The
+ * tenant's final record is kept and sent with tenant-del-ntf.
  *
  * Return: 0 or a negative errno with the extack message set.
  */
@@ -186,6 +212,7 @@ int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	bool force = nla_get_flag(info->attrs[VGPU_A_TENANT_FORCE]);
 	struct vgpu_tenant *t;
+	int err;
 
 	mutex_lock(&vgpu_lock);
 	t = vgpu_tenant_lookup(info);
@@ -193,19 +220,12 @@ int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 		mutex_unlock(&vgpu_lock);
 		return PTR_ERR(t);
 	}
-	if (vgpu_acct_bucket_del(&t->bucket, force)) {
-		mutex_unlock(&vgpu_lock);
+	err = vgpu_tenant_delete(t, force, VGPU_DEL_REASON_ADMIN);
+	mutex_unlock(&vgpu_lock);
+	if (err == -EBUSY)
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_TENANT_NAME],
 				    "tenant has registered processes (force ends them)");
-		return -EBUSY;
-	}
-	vgpu_tenant_notify(t, VGPU_CMD_TENANT_DEL_NTF);
-	vgpu_tenant_remove(t);
-	vgpu_changed();
-	mutex_unlock(&vgpu_lock);
-
-	vgpu_tenant_free(t);
-	return 0;
+	return err;
 }
 
 /**
@@ -214,7 +234,8 @@ int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
  * @info: request attributes and extack
  *
  * Quotas the request names are set, those in the clear attribute unset,
- * the others kept. The result is checked whole before it replaces the
+ * the others kept; labels are applied as vgpu_labels_apply() says. The
+ * result is checked whole before it replaces the
  * tenant's quotas: on error nothing changed. A vram-max below what the
  * tenant holds is accepted: its budgets are taken back and its new
  * charges fail until its usage drops.
@@ -224,6 +245,7 @@ int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 int vgpu_nl_tenant_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *clear_attr = info->attrs[VGPU_A_TENANT_CLEAR];
+	struct vgpu_labels labels = { 0 };
 	struct vgpu_quota_set quota;
 	struct vgpu_tenant *t;
 	u32 clear;
@@ -254,10 +276,14 @@ int vgpu_nl_tenant_set_doit(struct sk_buff *skb, struct genl_info *info)
 	err = vgpu_tenant_check_quota(&quota, t, info->attrs, info->extack);
 	if (err)
 		goto out_unlock;
+	err = vgpu_tenant_labels(info, &t->labels, &labels);
+	if (err)
+		goto out_unlock;
 	err = vgpu_place_prepare(t, &quota, info->attrs, info->extack);
 	if (err)
 		goto out_unlock;
 
+	vgpu_labels_move(&t->labels, &labels);
 	vgpu_quota_copy(&t->quota, &quota);
 	vgpu_acct_bucket_set(&t->bucket, &t->quota);
 	vgpu_place_commit(t);
@@ -265,6 +291,7 @@ int vgpu_nl_tenant_set_doit(struct sk_buff *skb, struct genl_info *info)
 	vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
 out_unlock:
 	mutex_unlock(&vgpu_lock);
+	vgpu_labels_free(&labels);
 	vgpu_quota_destroy(&quota);
 	return err;
 }
@@ -274,7 +301,8 @@ out_unlock:
  * @skb: request
  * @info: request attributes and extack
  *
- * Callers without CAP_NET_ADMIN may only get the tenant they belong to.
+ * Callers without CAP_NET_ADMIN, outside the monitor group, may only get
+ * the tenant they belong to.
  *
  * Return: 0 or a negative errno with the extack message set.
  */
@@ -286,8 +314,7 @@ int vgpu_nl_tenant_get_doit(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&vgpu_lock);
 	t = vgpu_tenant_lookup(info);
-	if (!IS_ERR(t) && !netlink_capable(skb, CAP_NET_ADMIN) &&
-	    t != vgpu_tenant_of_task(current)) {
+	if (!IS_ERR(t) && !vgpu_may_read_all(skb) && t != vgpu_tenant_of_task(current)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_TENANT_NAME],
 				    "unknown tenant");
 		t = ERR_PTR(-ENOENT);
@@ -322,8 +349,8 @@ err_unlock:
  * @skb: message to fill
  * @cb: dump state, kept in @cb->ctx
  *
- * Callers with CAP_NET_ADMIN get every tenant in id order; others get only
- * the tenant they belong to, if any.
+ * Callers with CAP_NET_ADMIN or in the monitor group get every tenant in
+ * id order; others get only the tenant they belong to, if any.
  *
  * Return: bytes written, 0 at the end, or a negative errno.
  */
@@ -348,7 +375,7 @@ int vgpu_nl_tenant_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 
 	mutex_lock(&vgpu_lock);
 	cb->seq = vgpu_generation;
-	if (!netlink_capable(cb->skb, CAP_NET_ADMIN)) {
+	if (!vgpu_may_read_all(cb->skb)) {
 		t = vgpu_tenant_of_task(current);
 		if (t)
 			err = vgpu_tenant_fill(skb, t, ns, portid, seq, NLM_F_MULTI,

@@ -26,11 +26,13 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/workqueue.h>
 #include <net/netns/hash.h>
 
 #include "acct.h"
 #include "proc.h"
 #include "tenant.h"
+#include "vgpu.h"
 
 /* Every registered process, in registration order (serial). */
 LIST_HEAD(vgpu_procs);
@@ -187,8 +189,10 @@ out_unlock:
  * The process leaves the compute schedulers (its waits end, a holder left
  * without processes gives its GPUs up). Every byte granted to the process
  * is taken off its bucket, the page's slots are cleared and its
- * @registered flag reset, and the entry leaves the registry. Nothing
- * happens to an entry that is not registered.
+ * @registered flag reset, and the entry leaves the registry. The end of
+ * an ephemeral tenant's registration runs the look for ephemeral tenants
+ * to delete (tenant_del.c) at once. Nothing happens to an entry that is
+ * not registered.
  *
  * Context: vgpu_acct_lock held.
  */
@@ -217,6 +221,9 @@ void vgpu_proc_end(struct vgpu_proc *p, struct list_head *dead)
 	p->bucket->nprocs--;
 	vgpu_proc_nr--;
 	list_move(&p->node, dead);
+	/* It may have been the last that kept an ephemeral tenant. */
+	if (p->tenant && p->tenant->ephemeral)
+		mod_delayed_work(system_wq, &vgpu_ephemeral_work, 0);
 }
 
 /**

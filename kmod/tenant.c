@@ -16,6 +16,7 @@
 #include <linux/overflow.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/timekeeping.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/xarray.h>
@@ -34,7 +35,8 @@ static DEFINE_HASHTABLE(vgpu_tenant_hash, 8);
  * vgpu_tenant_alloc() - allocate a tenant that is in no table yet
  * @name: valid name, see vgpu_name_valid()
  *
- * The tenant has no cgroup, no quota set and an unrestricted placement.
+ * The tenant has no cgroup, no quota set, no label, an unrestricted
+ * placement, and now as its creation time.
  *
  * Return: the tenant, or NULL when out of memory.
  */
@@ -50,6 +52,7 @@ struct vgpu_tenant *vgpu_tenant_alloc(const char *name)
 	if (vgpu_place_init(&t->place))
 		goto err_quota;
 	strscpy(t->name, name, sizeof(t->name));
+	t->created = ktime_get_real_ns();
 	INIT_HLIST_NODE(&t->hnode);
 	vgpu_bucket_init(&t->bucket);
 	return t;
@@ -75,6 +78,7 @@ void vgpu_tenant_free(struct vgpu_tenant *t)
 		cgroup_put(t->cgrp);
 	vgpu_place_tenant_free(t);
 	vgpu_quota_destroy(&t->quota);
+	vgpu_labels_free(&t->labels);
 	kfree(t);
 }
 

@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 #include "acct.h"
+#include "label.h"
 #include "placement.h"
 #include "quota.h"
 
@@ -37,6 +38,10 @@ struct vgpu_place_change;
  * @bucket: VRAM accounting of the tenant's processes (vgpu_acct_lock)
  * @place: placement in force (placement.c)
  * @pending: placement prepared by a request being handled, or NULL
+ * @labels: admin-set labels (label.c)
+ * @ephemeral: deleted by the module once its cgroup is removed and none
+ *	of its processes is registered (tenant_del.c); set at creation only
+ * @created: ktime_get_real_ns() at creation
  */
 struct vgpu_tenant {
 	u32 id;
@@ -48,6 +53,9 @@ struct vgpu_tenant {
 	struct vgpu_bucket bucket;
 	struct vgpu_place place;
 	struct vgpu_place_change *pending;
+	struct vgpu_labels labels;
+	bool ephemeral;
+	u64 created;
 };
 
 struct vgpu_tenant *vgpu_tenant_alloc(const char *name);
@@ -68,11 +76,21 @@ int vgpu_tenant_check_quota(const struct vgpu_quota_set *q, const struct vgpu_te
 bool vgpu_tenant_names_gpu(u32 index);
 
 /* tenant_msg.c */
+struct vgpu_final;
 size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t);
 int vgpu_tenant_fill(struct sk_buff *skb, struct vgpu_tenant *t,
 		     struct cgroup_namespace *ns, u32 portid, u32 seq, int flags,
 		     u8 cmd, struct netlink_callback *cb);
 void vgpu_tenant_notify(struct vgpu_tenant *t, u8 cmd);
 void vgpu_tenant_notify_id(u32 id);
+size_t vgpu_final_msg_size(const struct vgpu_final *f);
+int vgpu_final_fill(struct sk_buff *skb, const struct vgpu_final *f, u32 portid, u32 seq,
+		    int flags, u8 cmd);
+void vgpu_final_notify(const struct vgpu_final *f);
+
+/* tenant_del.c */
+int vgpu_tenant_delete(struct vgpu_tenant *t, bool force, u32 reason);
+void vgpu_ephemeral_added(void);
+void vgpu_ephemeral_stop(void);
 
 #endif /* _VGPU_TENANT_H */

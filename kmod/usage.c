@@ -23,18 +23,6 @@
 #include "sched.h"
 #include "usage.h"
 
-/* One GPU's line of a tenant's usage, copied out under the lock. */
-struct vgpu_usage_snap {
-	u32 gpu;
-	u64 current_bytes;
-	u64 peak;
-	u64 failures;
-	u64 overdrafts;
-	u64 budget;
-	u64 byte_sec;
-	struct vgpu_sched_counters sched;
-};
-
 /**
  * vgpu_usage_msg_size() - room vgpu_usage_put() needs at most
  *
@@ -43,10 +31,23 @@ struct vgpu_usage_snap {
 size_t vgpu_usage_msg_size(void)
 {
 	return VGPU_GPU_MAX * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
-			       9 * nla_total_size_64bit(sizeof(u64)));
+			       10 * nla_total_size_64bit(sizeof(u64)));
 }
 
-static int vgpu_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *snap)
+/**
+ * vgpu_usage_snapshot() - copy a bucket's usage out, GPU by GPU
+ * @b: bucket
+ * @snap: VGPU_GPU_MAX lines, filled from the first
+ *
+ * One line per GPU on which the bucket has anything charged or ever had,
+ * was ever granted or throttled, or holds or held a reservation,
+ * integrating byte-seconds and compute time up to now. Dead processes of
+ * the bucket are reaped first, so vram-current is exact.
+ *
+ * Context: vgpu_acct_lock not held.
+ * Return: the number of lines filled.
+ */
+int vgpu_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *snap)
 {
 	u64 now = ktime_get_ns(), cur[VGPU_GPU_MAX] = { 0 };
 	struct vgpu_proc *p;
@@ -69,7 +70,8 @@ static int vgpu_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *sn
 		struct vgpu_sched_counters sc;
 
 		vgpu_sched_counters(&b->sched, i, &sc);
-		if (!u->charged && !u->peak && !u->failures && !sc.grants && !sc.throttled_ns)
+		if (!u->charged && !u->peak && !u->failures && !sc.grants && !sc.throttled_ns &&
+		    !u->reserved && !u->res_sec && !u->res_ns)
 			continue;
 		vgpu_usage_integrate(u, now);
 		snap[n] = (struct vgpu_usage_snap) {
@@ -79,6 +81,7 @@ static int vgpu_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *sn
 			.failures = u->failures,
 			.overdrafts = u->overdrafts,
 			.byte_sec = u->byte_sec,
+			.res_sec = u->res_sec,
 			.sched = sc,
 		};
 		snap[n].budget = u->charged - snap[n].current_bytes;
@@ -90,28 +93,18 @@ static int vgpu_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *sn
 }
 
 /**
- * vgpu_usage_put() - add a bucket's usage nests to a message
+ * vgpu_usage_put_snap() - add usage nests from a snapshot to a message
  * @skb: message
- * @b: bucket
+ * @snap: lines from vgpu_usage_snapshot()
+ * @n: their number
  *
- * One VGPU_A_TENANT_USAGE nest per GPU on which the bucket has anything
- * charged or ever had, or was ever granted or throttled, integrating
- * byte-seconds and compute time up to now. Dead processes
- * of the bucket are reaped first, so vram-current is exact.
- *
- * Context: may sleep (allocates).
- * Return: 0, -ENOMEM or -EMSGSIZE.
+ * Return: 0 or -EMSGSIZE.
  */
-int vgpu_usage_put(struct sk_buff *skb, struct vgpu_bucket *b)
+int vgpu_usage_put_snap(struct sk_buff *skb, const struct vgpu_usage_snap *snap, int n)
 {
-	struct vgpu_usage_snap *snap;
 	struct nlattr *nest;
-	int err = 0, i, n;
+	int i;
 
-	snap = kmalloc_array(VGPU_GPU_MAX, sizeof(*snap), GFP_KERNEL);
-	if (!snap)
-		return -ENOMEM;
-	n = vgpu_usage_snapshot(b, snap);
 	for (i = 0; i < n; i++) {
 		nest = nla_nest_start(skb, VGPU_A_TENANT_USAGE);
 		if (!nest ||
@@ -133,12 +126,34 @@ int vgpu_usage_put(struct sk_buff *skb, struct vgpu_bucket *b)
 		    nla_put_u64_64bit(skb, VGPU_A_USAGE_GRANTS, snap[i].sched.grants,
 				      VGPU_A_USAGE_PAD) ||
 		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_OVERDRAFTS, snap[i].overdrafts,
-				      VGPU_A_USAGE_PAD)) {
-			err = -EMSGSIZE;
-			break;
-		}
+				      VGPU_A_USAGE_PAD) ||
+		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_RESERVED_BYTE_SECONDS,
+				      snap[i].res_sec, VGPU_A_USAGE_PAD))
+			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}
+	return 0;
+}
+
+/**
+ * vgpu_usage_put() - add a bucket's usage nests to a message
+ * @skb: message
+ * @b: bucket
+ *
+ * The lines of vgpu_usage_snapshot(), as they are now.
+ *
+ * Context: may sleep (allocates).
+ * Return: 0, -ENOMEM or -EMSGSIZE.
+ */
+int vgpu_usage_put(struct sk_buff *skb, struct vgpu_bucket *b)
+{
+	struct vgpu_usage_snap *snap;
+	int err;
+
+	snap = kmalloc_array(VGPU_GPU_MAX, sizeof(*snap), GFP_KERNEL);
+	if (!snap)
+		return -ENOMEM;
+	err = vgpu_usage_put_snap(skb, snap, vgpu_usage_snapshot(b, snap));
 	kfree(snap);
 	return err;
 }

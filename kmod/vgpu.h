@@ -17,25 +17,31 @@
  *
  *   main.c                     module init and exit
  *   nl_gen.c netlink.c         the family (generated ops, registration)
- *   nl_gpu.c nl_tenant.c nl_proc.c dev.c dev_opens.c selftest.c
- *                              handlers: netlink requests, /dev/vgpu
+ *   nl_gpu.c nl_tenant.c nl_proc.c nl_host.c nl_final.c dev.c dev_opens.c
+ *   selftest.c                 handlers: netlink requests, /dev/vgpu
  *   placement.c                placement policy over every tenant
- *   tenant_msg.c               tenant messages and notifications
- *   tenant.c usage.c           the tenant table; usage attributes
+ *   tenant_del.c               deleting a tenant (admin, ephemeral), its
+ *                              final record
+ *   tenant_msg.c               tenant and final record messages,
+ *                              notifications
+ *   tenant.c usage.c final.c   the tenant table; usage attributes; the
+ *                              final records of deleted tenants
  *   acct_charge.c acct_bucket.c  charging; buckets and GPUs come and go
  *   proc.c                     the process registry, ends registrations
  *   acct.c                     VRAM sums and grants
  *   sched_proc.c sched_bucket.c  processes' waits; buckets, GPUs, counters
  *   sched.c                    the compute schedulers' decisions
  *   place_proc.c place.c       pinning; struct vgpu_place, its attributes
- *   quota.c                    a tenant's quotas
- *   gpu.c notify.c             the GPU inventory; multicasting
+ *   quota.c label.c            a tenant's quotas and labels
+ *   gpu.c notify.c host.c      the GPU inventory; multicasting; instance
+ *                              id, monitor group (who reads everything)
  *   parse.c                    names, UUIDs, PCI bus ids
  *
  * Data may be read across layers (struct fields, vgpu_procs, the default
- * bucket); the one object above its users is vgpu_nl_family (netlink.c),
+ * bucket); the objects above their users are vgpu_nl_family (netlink.c),
  * which tenant_msg.c and notify.c name as the family of their messages
- * without calling into netlink.c. Domain code that must tell userspace
+ * without calling into netlink.c, and vgpu_ephemeral_work (tenant_del.c),
+ * which proc.c queues when an ephemeral tenant's registration ends. Domain code that must tell userspace
  * calls down to tenant_msg.c, never up into nl_tenant.c.
  */
 #ifndef _VGPU_VGPU_H
@@ -45,6 +51,7 @@
 #include <linux/mutex.h>
 #include <linux/types.h>
 
+struct delayed_work;
 struct genl_family;
 struct sk_buff;
 
@@ -70,6 +77,17 @@ static inline void vgpu_changed(void)
 extern struct genl_family vgpu_nl_family;
 int vgpu_nl_register(void);
 void vgpu_nl_unregister(void);
+
+/* tenant_del.c: run at once when an ephemeral tenant's registration ends. */
+extern struct delayed_work vgpu_ephemeral_work;
+
+/* host.c */
+extern u64 vgpu_instance_id;
+extern u64 vgpu_loaded;
+void vgpu_host_init(void);
+u32 vgpu_monitor_gid_get(void);
+void vgpu_monitor_gid_set(u32 gid);
+bool vgpu_may_read_all(struct sk_buff *skb);
 
 /* notify.c */
 bool vgpu_nl_has_listeners(void);

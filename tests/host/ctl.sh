@@ -6,7 +6,10 @@
 #   AddressSanitizer + UBSan (build/asan/): suites "parse" and "parse-asan";
 #   likewise tests/unit/test_parse_sched.c (placement, on/off, seconds) and
 #   tests/unit/test_cpuset.c (the cpuset writer against a fake cgroup tree
-#   in a temporary directory): "parse_sched[-asan]", "cpuset[-asan]";
+#   in a temporary directory), tests/unit/test_meta.c (label keys and
+#   values, times) and tests/unit/test_dmem.c (the dmem reader and writer,
+#   against a fake tree likewise): "parse_sched[-asan]", "cpuset[-asan]",
+#   "meta[-asan]", "dmem[-asan]";
 # - tests/unit/test_print.c (replies built with libnl, printed by tenant
 #   show, ps, show and top), the same way: suites "print" and "print-asan";
 # - vgpuctl's and vgpu-nlsend's behaviour without the module (help, usage
@@ -95,7 +98,8 @@ else
 fi
 
 # The other libc-only unit tests: NAME and the ctl/ file it tests.
-for unit in parse_sched:ctl/parse_sched.c cpuset:ctl/cpuset.c; do
+for unit in parse_sched:ctl/parse_sched.c cpuset:ctl/cpuset.c meta:ctl/parse_meta.c \
+	    dmem:ctl/dmem.c; do
 	name=${unit%%:*} src=${unit#*:}
 	for mode in "$name" "$name-asan"; do
 		if [ "$mode" = "$name" ]; then
@@ -115,9 +119,11 @@ for unit in parse_sched:ctl/parse_sched.c cpuset:ctl/cpuset.c; do
 done
 
 # test_print links the reply printers, hence libnl and libcap.
-PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/placement.c ctl/cpuset.c ctl/print.c
-	    ctl/json.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c ctl/parse_sched.c
-	    ctl/util.c ctl/nl.c)
+PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/tenant_print.c ctl/tenant_final.c
+	    ctl/final.c ctl/placement.c ctl/cpuset.c ctl/print.c ctl/json.c ctl/parse.c
+	    ctl/parse_id.c ctl/parse_cgroup.c ctl/parse_sched.c ctl/parse_meta.c
+	    ctl/util.c ctl/nl.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c
+	    ctl/backstop_nvml.c ctl/dmem.c ctl/gpu.c ctl/probe.c)
 for mode in print print-asan; do
 	if [ "$mode" = print ]; then
 		flags=(-O2 -g) out=build/unit/test_print what="with -Wall -Wextra -Werror"
@@ -127,8 +133,8 @@ for mode in print print-asan; do
 	# shellcheck disable=SC2046
 	if [ "$tools_ok" = 1 ] &&
 	   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
-		"${PRINT_SRCS[@]}" -o "$out" $(pkg-config --libs libnl-genl-3.0 libcap) \
-		2> "$tmp/cc.err"; then
+		-I build/deps/nvml/usr/include "${PRINT_SRCS[@]}" -o "$out" \
+		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err"; then
 		pass "$mode" "test_print builds $what"
 		run_unit "$mode" "$out" print
 	else
@@ -152,8 +158,10 @@ if [ "$tools_ok" = 1 ]; then
 	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
 		-I"${NVML_INC:-build/deps/nvml/usr/include}" \
 		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
-		ctl/parse_sched.c ctl/json.c ctl/print.c ctl/gpu.c ctl/probe.c ctl/tenant.c \
-		ctl/placement.c ctl/cpuset.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
+		ctl/parse_sched.c ctl/parse_meta.c ctl/json.c ctl/print.c ctl/gpu.c ctl/probe.c \
+		ctl/tenant.c ctl/tenant_print.c ctl/tenant_final.c ctl/final.c \
+		ctl/placement.c ctl/cpuset.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c \
+		ctl/backstop_nvml.c ctl/dmem.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
 		-o build/asan/ctl/vgpuctl \
 		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \
@@ -199,6 +207,8 @@ cli_checks() {
 	expect_help "$s" "$v" -h
 	expect_help "$s" "$v" --help
 	expect_help "$s" "$v" gpu help
+	expect_help "$s" "$v" backstop help
+	expect_help "$s" "$v" backstop sync help
 	expect_help "$s" "$v" g help
 	expect_help "$s" "$v" gpu add help
 	expect_help "$s" "$v" tenant help
@@ -216,6 +226,8 @@ cli_checks() {
 	run "$v" help
 	local o
 	for o in "vgpuctl gpu probe" "vgpuctl ps" "vgpuctl show" "vgpuctl set default" \
+		 "vgpuctl set monitor-group" "vgpuctl tenant replace" "vgpuctl tenant final ack SEQ" \
+		 "label KEY=VALUE" "[ephemeral]" \
 		 "vgpuctl top [-d SECONDS] [-n ITERATIONS]" "placement { manual | auto }" \
 		 "exclusive { on | off }"; do
 		if grep -qF -- "$o" "$tmp/out"; then pass "$s" "help names $o"
@@ -254,6 +266,13 @@ cli_checks() {
 	expect_error "$s" 2 'Error: invalid INDEX "64" for gpu show (0-63).' "$v" gpu show 64
 	expect_error "$s" 2 'Error: unexpected argument "2" for gpu show.' "$v" gpu list 1 2
 
+	expect_error "$s" 2 'Error: missing COMMAND for backstop; try "vgpuctl backstop help".' "$v" backstop
+	expect_error "$s" 2 'Error: unknown command "frob" for backstop; try "vgpuctl backstop help".' \
+		"$v" backstop frob
+	expect_error "$s" 2 'Error: unexpected argument "b" for backstop sync.' "$v" backstop sync a b
+	expect_error "$s" 2 'Error: invalid NAME "a b" for backstop sync (1-63 printable characters, no spaces).' \
+		"$v" backstop sync "a b"
+
 	expect_error "$s" 2 'Error: missing NAME for tenant add.' "$v" tenant add
 	expect_error "$s" 2 'Error: cgroup is required.' "$v" tenant add a
 	expect_error "$s" 2 'Error: cgroup is required.' "$v" tenant add a weight 5
@@ -281,7 +300,53 @@ cli_checks() {
 	expect_error "$s" 2 'Error: invalid LIST "" for mems.' "$v" tenant add a cgroup a mems ""
 	expect_error "$s" 2 'Error: invalid SIZE "none" for vram-max.' "$v" tenant add a cgroup a vram-max none
 	expect_error "$s" 2 'Error: missing NAME for tenant set.' "$v" tenant set
-	expect_error "$s" 2 'Error: tenant set needs at least one QUOTA VALUE.' "$v" tenant set a
+	expect_error "$s" 2 'Error: tenant set needs at least one QUOTA VALUE or label.' "$v" tenant set a
+	# labels, ephemeral, replace, final records, the monitor group
+	local badkey='Error: invalid label "%s" (KEY=VALUE, KEY: 1-63 letters, digits and ._/- starting with a letter or digit).'
+	local k64 l17 l33 i
+	k64=$(printf 'k%.0s' $(seq 64))
+	# shellcheck disable=SC2059
+	for l in team -x=1 "a b=1" =v "$k64=v" "a:b=c"; do
+		expect_error "$s" 2 "$(printf "$badkey" "$l")" "$v" tenant add a cgroup a label "$l"
+	done
+	expect_error "$s" 2 'Error: invalid VALUE in label "k=a	b" (at most 255 printable ASCII characters).' \
+		"$v" tenant add a cgroup a label "k=a	b"
+	expect_error "$s" 2 "Error: invalid VALUE in label \"k=$(printf 'v%.0s' $(seq 256))\" (at most 255 printable ASCII characters)." \
+		"$v" tenant set a label "k=$(printf 'v%.0s' $(seq 256))"
+	expect_error "$s" 2 'Error: label "k=" has no value ("label KEY=" removes a label in tenant set).' \
+		"$v" tenant add a cgroup a label k=
+	expect_error "$s" 2 'Error: duplicate label "k" for tenant add.' "$v" tenant add a cgroup a label k=1 label k=2
+	expect_error "$s" 2 'Error: duplicate label "k" for tenant set.' "$v" tenant set a label k=1 label k=
+	expect_error "$s" 2 'Error: missing value for label.' "$v" tenant set a label
+	l17="" l33=""
+	for i in $(seq 17); do l17="$l17 label k$i=v"; done
+	for i in $(seq 33); do l33="$l33 label k$i="; done
+	# shellcheck disable=SC2086
+	expect_error "$s" 2 'Error: too many labels for tenant add (at most 16).' "$v" tenant add a cgroup a $l17
+	# shellcheck disable=SC2086
+	expect_error "$s" 2 'Error: too many labels for tenant set (at most 32).' "$v" tenant set a $l33
+	expect_error "$s" 2 'Error: duplicate key "ephemeral" for tenant add.' "$v" tenant add a cgroup a ephemeral ephemeral
+	expect_error "$s" 2 'Error: unknown key "ephemeral" for tenant set.' "$v" tenant set a ephemeral
+	expect_error "$s" 2 'Error: missing NAME for tenant replace.' "$v" tenant replace
+	expect_error "$s" 2 'Error: cgroup is required.' "$v" tenant replace a weight 5
+	expect_error "$s" 2 'Error: unknown key "none" for tenant replace.' "$v" tenant replace a cgroup a none 1
+	expect_error "$s" 2 'Error: missing SEQ for tenant final ack.' "$v" tenant final ack
+	for i in x -1 1x "" 18446744073709551616; do
+		expect_error "$s" 2 "Error: invalid SEQ \"$i\" for tenant final ack (a final-seq)." \
+			"$v" tenant final ack "$i"
+	done
+	expect_error "$s" 2 'Error: unexpected argument "2" for tenant final ack.' "$v" tenant final ack 1 2
+	expect_error "$s" 2 'Error: unexpected argument "x" for tenant final show.' "$v" tenant final show x
+	expect_error "$s" 2 'Error: unknown command "frob" for tenant final; try "vgpuctl tenant help".' \
+		"$v" tenant final frob
+	expect_error "$s" 2 'Error: missing value for monitor-group.' "$v" set monitor-group
+	expect_error "$s" 2 'Error: invalid GROUP "no-such-group-x" for monitor-group (a group name or number, or none).' \
+		"$v" set monitor-group no-such-group-x
+	expect_error "$s" 2 'Error: invalid GROUP "4294967295" for monitor-group (a group name or number, or none).' \
+		"$v" host set monitor-group 4294967295
+	expect_error "$s" 2 'Error: duplicate key "monitor-group" for set.' "$v" set monitor-group 1 monitor-group 2
+	expect_error "$s" 2 'Error: unknown command "frob" for host; try "vgpuctl host help".' "$v" host frob
+	expect_error "$s" 2 'Error: unexpected argument "x" for show.' "$v" host show x
 	expect_error "$s" 2 'Error: unknown key "cgroup" for tenant set.' "$v" tenant set a cgroup b
 	expect_error "$s" 2 'Error: duplicate key "weight" for tenant set.' "$v" tenant set a weight none weight 2
 	expect_error "$s" 2 'Error: missing value for mems.' "$v" tenant set a weight 2 mems

@@ -2,7 +2,8 @@
 /*
  * simgpu configuration: defaults, then a small key = value file
  * ($SIMGPU_CONFIG, default /etc/simgpu.conf), then the environment
- * (SIMGPU_GPUS, SIMGPU_VRAM, SIMGPU_SMS, SIMGPU_CTX_VRAM, SIMGPU_KERNEL_NS).
+ * (SIMGPU_GPUS, SIMGPU_VRAM, SIMGPU_SMS, SIMGPU_CTX_VRAM, SIMGPU_KERNEL_NS,
+ * SIMGPU_MEMORY_LIMITS).
  * Pure logic: no shared state, no CUDA types.
  */
 #include <ctype.h>
@@ -164,6 +165,7 @@ void simgpu_config_defaults(struct sg_config *cfg, int ngpus)
 	cfg->ngpus = ngpus;
 	cfg->kernel_ns = 10000;
 	cfg->ctx_vram = 0;
+	cfg->memory_limits = 1;
 	cfg->vram = 16ULL << 30;
 	cfg->sms = 132;
 	snprintf(cfg->name, sizeof(cfg->name), "NVIDIA H100 (simgpu)");
@@ -252,6 +254,13 @@ static int set_key(struct sg_config *cfg, const char *key, const char *val,
 		if (simgpu_parse_size(val, &sz))
 			return fail(err, errlen, "%s: bad ctx_vram '%s'", where, val);
 		cfg->ctx_vram = sz;
+	} else if (!strcmp(key, "memory_limits")) {
+		if (!strcmp(val, "on"))
+			cfg->memory_limits = 1;
+		else if (!strcmp(val, "off"))
+			cfg->memory_limits = 0;
+		else
+			return fail(err, errlen, "%s: bad memory_limits '%s' (on or off)", where, val);
 	} else if (!strcmp(key, "name")) {
 		if (!*val || strlen(val) >= sizeof(cfg->name))
 			return fail(err, errlen, "%s: bad name", where);
@@ -367,7 +376,8 @@ int simgpu_config_load(struct sg_config *cfg, char *err, size_t errlen)
 	    env_override(cfg, "SIMGPU_VRAM", "vram", err, errlen) ||
 	    env_override(cfg, "SIMGPU_SMS", "sms", err, errlen) ||
 	    env_override(cfg, "SIMGPU_CTX_VRAM", "ctx_vram", err, errlen) ||
-	    env_override(cfg, "SIMGPU_KERNEL_NS", "kernel_ns", err, errlen))
+	    env_override(cfg, "SIMGPU_KERNEL_NS", "kernel_ns", err, errlen) ||
+	    env_override(cfg, "SIMGPU_MEMORY_LIMITS", "memory_limits", err, errlen))
 		return -1;
 	/* The environment's VRAM and SM counts win over per-GPU file keys. */
 	if (getenv("SIMGPU_VRAM") || getenv("SIMGPU_SMS")) {

@@ -6,7 +6,9 @@
  * kernel. A kernel ends at its deadline whether or not the host thread
  * that runs it has woken yet (the next waiter takes the engine over then),
  * so host CPU load does not stretch device time. Time held is charged to
- * the process and its cgroup: the ground truth for share tests.
+ * the process and its cgroup: the ground truth for share tests. A charge
+ * also respects the hard limit of the process's cgroup, if one was set
+ * through NVML (memlimit.c).
  */
 #include <errno.h>
 #include <time.h>
@@ -17,6 +19,20 @@
 /* How long a waiter sleeps before it looks for dead holders again. */
 #define WAIT_SLICE_NS 5000000ULL
 
+/*
+ * Whether the GPU has bytes free, and this process's cgroup may take them
+ * under its hard limit (memlimit.c) when the driver has such limits. State
+ * lock held.
+ */
+static int fits(int dev, uint64_t bytes)
+{
+	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
+
+	if (g->used + bytes > g->total || g->used + bytes < bytes)
+		return 0;
+	return !simgpu_cfg.memory_limits || simgpu_limit_allows(simgpu_slot, dev, bytes);
+}
+
 CUresult simgpu_charge(int dev, uint64_t bytes)
 {
 	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
@@ -25,10 +41,10 @@ CUresult simgpu_charge(int dev, uint64_t bytes)
 	if (!bytes)
 		return CUDA_SUCCESS;
 	simgpu_state_lock();
-	if (g->used + bytes > g->total || g->used + bytes < bytes) {
+	if (!fits(dev, bytes)) {
 		/* Maybe a dead process still holds memory: look now. */
 		simgpu_state_reclaim(1);
-		if (g->used + bytes > g->total || g->used + bytes < bytes)
+		if (!fits(dev, bytes))
 			rc = CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	if (!rc) {

@@ -2,14 +2,17 @@
 /*
  * simgpu NVML (libnvidia-ml.so.1): the views nvidia-smi and frameworks
  * size themselves by, read from the same shared state as the driver:
- * devices, memory info, running compute processes, utilisation.
+ * devices, memory info, running compute processes, utilisation; and the
+ * per-cgroup memory limits of newer drivers (memlimit.c keeps them).
  */
 #define NVML_NO_UNVERSIONED_FUNC_DEFS 1
 #include <nvml.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
+#include "../../ctl/nvml_memlimit.h"
 #include "shm.h"
 
 #define SG_API __attribute__((visibility("default")))
@@ -79,6 +82,7 @@ SG_API const char *nvmlErrorString(nvmlReturn_t result)
 	case NVML_ERROR_FUNCTION_NOT_FOUND: return "Function Not Found";
 	case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
 	case NVML_ERROR_ARGUMENT_VERSION_MISMATCH: return "Argument version mismatch";
+	case NVML_ERROR_INSUFFICIENT_RESOURCES: return "Insufficient Resources";
 	default: return "Unknown Error";
 	}
 }
@@ -407,5 +411,74 @@ SG_API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *n
 	if (cfg.gpu[i].numa < 0)
 		return NVML_ERROR_NOT_SUPPORTED;
 	*node = (unsigned int)cfg.gpu[i].numa;
+	return NVML_SUCCESS;
+}
+
+/*
+ * Per-cgroup memory limits (NVML API Reference: nvmlDeviceSetMemoryLimits_v1,
+ * nvmlDeviceGetMemoryLimits_v1). With memory_limits = off, as on a driver
+ * that predates them: NVML_ERROR_NOT_SUPPORTED.
+ */
+static nvmlReturn_t limit_args(nvmlDevice_t device, const char *ns, int *i, char *path)
+{
+	nvmlReturn_t rc = dev_index(device, i);
+
+	if (rc)
+		return rc;
+	if (!cfg.memory_limits)
+		return NVML_ERROR_NOT_SUPPORTED;
+	if (!ns)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (simgpu_limit_path(ns, path, SG_CGROUP_LEN))
+		return NVML_ERROR_NOT_FOUND;
+	return NVML_SUCCESS;
+}
+
+SG_API nvmlReturn_t nvmlDeviceSetMemoryLimits_v1(nvmlDevice_t device,
+						 nvmlSetMemoryLimits_v1_t *limits)
+{
+	char path[SG_CGROUP_LEN];
+	nvmlReturn_t rc;
+	int i, full;
+
+	if (!limits) {
+		rc = dev_index(device, &i);
+		return rc ? rc : NVML_ERROR_INVALID_ARGUMENT;
+	}
+	rc = limit_args(device, limits->nameSpace, &i, path);
+	if (rc)
+		return rc;
+	if (limits->softLimit > limits->hardLimit)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	if (geteuid())
+		return NVML_ERROR_NO_PERMISSION;
+	simgpu_state_lock();
+	full = simgpu_limit_set(path, i, limits->softLimit, limits->hardLimit);
+	simgpu_state_unlock();
+	return full ? NVML_ERROR_INSUFFICIENT_RESOURCES : NVML_SUCCESS;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetMemoryLimits_v1(nvmlDevice_t device,
+						 nvmlGetMemoryLimits_v1_t *limits)
+{
+	char path[SG_CGROUP_LEN];
+	uint64_t soft, hard, used;
+	nvmlReturn_t rc;
+	int i;
+
+	if (!limits) {
+		rc = dev_index(device, &i);
+		return rc ? rc : NVML_ERROR_INVALID_ARGUMENT;
+	}
+	rc = limit_args(device, limits->nameSpace, &i, path);
+	if (rc)
+		return rc;
+	simgpu_state_lock();
+	simgpu_limit_get(path, i, &soft, &hard);
+	used = simgpu_limit_used(path, i);
+	simgpu_state_unlock();
+	limits->softLimit = soft;
+	limits->hardLimit = hard;
+	limits->currentUsed = used;
 	return NVML_SUCCESS;
 }

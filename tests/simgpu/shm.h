@@ -16,9 +16,11 @@
 #define SG_MAX_CGROUPS	128
 #define SG_MAX_WAITERS	1024
 #define SG_CGROUP_LEN	256
+#define SG_MAX_LIMITS	64
+#define SG_NO_LIMIT	(~0ULL)	/* a hard limit that is none */
 
 #define SG_STATE_MAGIC	0x53494d47505531ULL	/* "SIMGPU1" */
-#define SG_STATE_VERSION 4
+#define SG_STATE_VERSION 5
 #define SG_DEFAULT_STATE "/dev/shm/simgpu-state"
 #define SG_DEFAULT_CONFIG "/etc/simgpu.conf"
 
@@ -36,6 +38,7 @@ struct sg_config {
 	int ngpus;
 	uint64_t kernel_ns;	/* duration of kernels other than simgpu_spin */
 	uint64_t ctx_vram;	/* VRAM charged per context */
+	int memory_limits;	/* 1: per-cgroup memory limits (NVML, memlimit.c) */
 	uint64_t vram;		/* default per GPU */
 	int sms;		/* default per GPU */
 	char name[96];
@@ -87,6 +90,13 @@ struct sg_cgroup_shared {
 	uint64_t kernels[SG_MAX_GPUS];
 };
 
+/* A per-cgroup memory limit set through NVML (memlimit.c). */
+struct sg_limit_shared {
+	char path[SG_CGROUP_LEN];	/* cgroup v2 path ("/a/b"); "" when free */
+	uint64_t soft[SG_MAX_GPUS];	/* bytes; 0: none */
+	uint64_t hard[SG_MAX_GPUS];	/* bytes; SG_NO_LIMIT: none */
+};
+
 struct sg_waiter {
 	int32_t pid;		/* 0: free slot */
 	int32_t gpu;
@@ -107,6 +117,7 @@ struct sg_state {
 	struct sg_proc_shared procs[SG_MAX_PROCS];
 	struct sg_cgroup_shared cgroups[SG_MAX_CGROUPS];
 	struct sg_waiter waiters[SG_MAX_WAITERS];
+	struct sg_limit_shared limits[SG_MAX_LIMITS];
 };
 
 extern struct sg_state *simgpu_shm;
@@ -131,6 +142,19 @@ void simgpu_state_reset(void);
 void simgpu_engine_drop(int gpu, uint64_t now, int completed);
 int simgpu_pid_alive(pid_t pid, uint64_t starttime);
 uint64_t simgpu_pid_starttime(pid_t pid);
+
+/* ---- per-cgroup memory limits (memlimit.c; lock held for all) ---- */
+/* The cgroup v2 path of a cgroup directory under /sys/fs/cgroup; 0 or -1. */
+int simgpu_limit_path(const char *dir, char *out, size_t len);
+/* Set (0) or, soft 0 and hard SG_NO_LIMIT, clear the limits of path on
+ * GPU gpu; -1 when the table is full. */
+int simgpu_limit_set(const char *path, int gpu, uint64_t soft, uint64_t hard);
+void simgpu_limit_get(const char *path, int gpu, uint64_t *soft, uint64_t *hard);
+/* Bytes that live processes of path and the cgroups below it hold on gpu. */
+uint64_t simgpu_limit_used(const char *path, int gpu);
+/* Whether process slot may take bytes more on gpu under the hard limit of
+ * its cgroup (the nearest cgroup at or above it with one on gpu). */
+int simgpu_limit_allows(int slot, int gpu, uint64_t bytes);
 uint64_t simgpu_now_ns(void);
 void simgpu_futex_wait(uint32_t *addr, uint32_t val, uint64_t ns);
 void simgpu_futex_wake(uint32_t *addr);

@@ -2,7 +2,8 @@
 /*
  * simgpu-stat: print the shared simgpu state (the ground truth): per GPU
  * memory used/total and engine time; per process and per cgroup the
- * device time consumed and the bytes held.
+ * device time consumed and the bytes held; the per-cgroup memory limits
+ * set through NVML.
  *
  *   simgpu-stat [-j]     text (one record a line, "key value" pairs) or JSON
  *   simgpu-stat reset    zero the accounting, forget dead processes
@@ -103,6 +104,46 @@ static void text(const struct sg_state *s, int ngpus)
 			       (unsigned long long)busy, (unsigned long long)cg->kernels[g]);
 		}
 	}
+	for (int l = 0; l < SG_MAX_LIMITS; l++) {
+		const struct sg_limit_shared *lim = &s->limits[l];
+
+		for (int g = 0; lim->path[0] && g < ngpus; g++) {
+			if (!lim->soft[g] && lim->hard[g] == SG_NO_LIMIT)
+				continue;
+			printf("limit %s gpu %d soft %llu hard ", lim->path, g,
+			       (unsigned long long)lim->soft[g]);
+			if (lim->hard[g] == SG_NO_LIMIT)
+				printf("max\n");
+			else
+				printf("%llu\n", (unsigned long long)lim->hard[g]);
+		}
+	}
+}
+
+/* JSON: the per-cgroup memory limits set through NVML, one per cgroup and GPU. */
+static void json_limits(const struct sg_state *s, int ngpus)
+{
+	const char *sep = "";
+
+	printf(",\"limits\":[");
+	for (int l = 0; l < SG_MAX_LIMITS; l++) {
+		const struct sg_limit_shared *lim = &s->limits[l];
+
+		for (int g = 0; lim->path[0] && g < ngpus; g++) {
+			if (!lim->soft[g] && lim->hard[g] == SG_NO_LIMIT)
+				continue;
+			printf("%s{\"path\":", sep);
+			json_str(lim->path);
+			printf(",\"gpu\":%d,\"soft\":%llu,\"hard\":", g,
+			       (unsigned long long)lim->soft[g]);
+			if (lim->hard[g] == SG_NO_LIMIT)
+				printf("null}");
+			else
+				printf("%llu}", (unsigned long long)lim->hard[g]);
+			sep = ",";
+		}
+	}
+	printf("]");
 }
 
 static void json(const struct sg_state *s, int ngpus)
@@ -162,7 +203,9 @@ static void json(const struct sg_state *s, int ngpus)
 		printf("]}");
 		sep = ",";
 	}
-	printf("],\"reclaimed\":%llu,\"now_ns\":%llu}\n", (unsigned long long)s->reclaimed,
+	printf("]");
+	json_limits(s, ngpus);
+	printf(",\"reclaimed\":%llu,\"now_ns\":%llu}\n", (unsigned long long)s->reclaimed,
 	       (unsigned long long)snap_now);
 }
 

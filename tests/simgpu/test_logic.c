@@ -60,6 +60,10 @@ static void config_tests(void)
 	      "asan: bad pci refused", err);
 	check(parse("gpus = 17\n", &c, err) && strstr(err, "gpus"), "asan: too many gpus refused", err);
 	check(parse("vram\n", &c, err) && strstr(err, "expected"), "asan: line without = refused", err);
+	check(!parse("memory_limits = off\n", &c, err) && !c.memory_limits,
+	      "asan: memory_limits = off parsed", err);
+	check(parse("memory_limits = maybe\n", &c, err) && strstr(err, "bad memory_limits 'maybe'"),
+	      "asan: bad memory_limits value refused", err);
 	simgpu_config_defaults(&c, 2);
 	check(!simgpu_uuid_parse(c.gpu[0].uuid, u) && !simgpu_uuid_parse(c.gpu[1].uuid, u) &&
 	      strcmp(c.gpu[0].uuid, c.gpu[1].uuid) && !strcmp(c.gpu[0].pci, "0000:01:00.0") &&
@@ -169,11 +173,71 @@ static void driver_tests(void)
 	}
 }
 
+/* alloc BYTES on the current context: its result. */
+static CUresult alloc_free(size_t bytes)
+{
+	CUdeviceptr p;
+	CUresult rc = cuMemAlloc_v2(&p, bytes);
+
+	if (!rc)
+		cuMemFree_v2(p);
+	return rc;
+}
+
+/* Per-cgroup hard limits (memlimit.c), set directly in the shared table:
+ * this process is in the host's cgroup v2 root, "/". */
+static void memlimit_tests(void)
+{
+	char path[SG_CGROUP_LEN], detail[128];
+	CUcontext c;
+	CUresult r1, r2, r3;
+	uint64_t soft, hard;
+	int ok;
+
+	check(!simgpu_limit_path("/sys/fs/cgroup", path, sizeof(path)) && !strcmp(path, "/") &&
+	      !simgpu_limit_path("/sys/fs/cgroup//", path, sizeof(path)) && !strcmp(path, "/"),
+	      "asan: the cgroup2 mount is cgroup /", path);
+	check(simgpu_limit_path("/sys/fs/cgroupx", path, sizeof(path)) &&
+	      simgpu_limit_path("/tmp", path, sizeof(path)) &&
+	      simgpu_limit_path("/sys/fs/cgroup/no-such-cgroup", path, sizeof(path)) &&
+	      simgpu_limit_path(NULL, path, sizeof(path)),
+	      "asan: paths outside /sys/fs/cgroup or missing are refused", path);
+	ok = !cuDevicePrimaryCtxRetain(&c, 0) && !cuCtxSetCurrent(c);
+	simgpu_state_lock();
+	simgpu_limit_set("/", 0, 1 << 20, 4 << 20);
+	simgpu_limit_set("/elsewhere", 0, 0, 0);
+	simgpu_state_unlock();
+	r1 = alloc_free(4 << 20);
+	r2 = alloc_free((4 << 20) + 4096);
+	r3 = alloc_free(8 << 20);
+	snprintf(detail, sizeof(detail), "4M: %d, 4M+4K: %d, 8M: %d", r1, r2, r3);
+	check(ok && !r1 && r2 == CUDA_ERROR_OUT_OF_MEMORY && r3 == CUDA_ERROR_OUT_OF_MEMORY,
+	      "asan: the hard limit of the cgroup holds (4M fits, 4M+4K does not)", detail);
+	check(!cuCtxSetCurrent(NULL) && !cuDevicePrimaryCtxRetain(&c, 1) && !cuCtxSetCurrent(c) &&
+	      !alloc_free(8 << 20) && !cuDevicePrimaryCtxRelease_v2(1),
+	      "asan: a limit on GPU 0 leaves GPU 1 alone", "8M refused on GPU 1");
+	simgpu_state_lock();
+	simgpu_limit_get("/", 0, &soft, &hard);
+	ok = soft == 1 << 20 && hard == 4 << 20;
+	simgpu_limit_set("/", 0, 0, SG_NO_LIMIT);
+	simgpu_limit_get("/", 0, &soft, &hard);
+	ok = ok && !soft && hard == SG_NO_LIMIT;
+	simgpu_state_unlock();
+	check(ok, "asan: limits read back, and cleared", "wrong values");
+	ok = !cuDevicePrimaryCtxRetain(&c, 0) && !cuCtxSetCurrent(c) && !alloc_free(8 << 20);
+	simgpu_state_lock();
+	simgpu_limit_set("/elsewhere", 0, 0, SG_NO_LIMIT);
+	simgpu_state_unlock();
+	check(ok && !cuDevicePrimaryCtxRelease_v2(0) && !cuDevicePrimaryCtxRelease_v2(0),
+	      "asan: cleared, and a limit on another cgroup does not hold this one", "8M refused");
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	config_tests();
 	procaddr_tests();
 	driver_tests();
+	memlimit_tests();
 	return fails ? 1 : 0;
 }

@@ -7,8 +7,9 @@
  *
  * CMD is a command number or name (gpu-add, tenant-new, ...). TYPE is one
  * of u32 u64 s32 str flag bin; ATTR is an attribute number; bin takes hex
- * digits. -d sets NLM_F_DUMP. Exactly the attributes given are sent, in
- * order, whatever the family's policy says.
+ * digits. "nest:ATTR" opens a nest (NLA_F_NESTED) that the attributes up
+ * to the next "end" go in. -d sets NLM_F_DUMP. Exactly the attributes
+ * given are sent, in order, whatever the family's policy says.
  *
  * Output (stdout): "errno=N msg=<extack message>" and exit 1 when the
  * kernel refuses; else "ok" and one line per reply message listing its
@@ -45,15 +46,20 @@ static const char *const cmd_names[] = {
 	[VGPU_CMD_PROC_GET] = "proc-get",
 	[VGPU_CMD_HOST_GET] = "host-get",
 	[VGPU_CMD_HOST_SET] = "host-set",
+	[VGPU_CMD_PROC_DEL] = "proc-del",
+	[VGPU_CMD_TENANT_FINAL_GET] = "tenant-final-get",
+	[VGPU_CMD_TENANT_FINAL_DEL] = "tenant-final-del",
 };
 
-enum atype { T_NONE, T_U32, T_U64, T_S32, T_STR, T_FLAG, T_PAD, T_NEST };
+/* T_NEST2: a nest of the set's second nested set (a tenant's labels). */
+enum atype { T_NONE, T_U32, T_U64, T_S32, T_STR, T_FLAG, T_PAD, T_NEST, T_NEST2 };
 
 /* An attribute set: the types of its attributes, and of a nest's. */
 struct aset {
 	const enum atype *types;
 	int max;
 	const struct aset *nested;	/* the set of its T_NEST attribute */
+	const struct aset *nested2;	/* the set of its T_NEST2 attribute */
 };
 
 /* Attribute types of the replies, to print them readably. */
@@ -87,6 +93,18 @@ static const enum atype tenant_types[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_EXCLUSIVE] = T_U32,
 	[VGPU_A_TENANT_CPUS_EFFECTIVE] = T_STR,
 	[VGPU_A_TENANT_MEMS_EFFECTIVE] = T_STR,
+	[VGPU_A_TENANT_FORCE] = T_FLAG,
+	[VGPU_A_TENANT_LABEL] = T_NEST2,
+	[VGPU_A_TENANT_EPHEMERAL] = T_FLAG,
+	[VGPU_A_TENANT_CREATED] = T_U64,
+	[VGPU_A_TENANT_DELETED] = T_U64,
+	[VGPU_A_TENANT_DEL_REASON] = T_U32,
+	[VGPU_A_TENANT_FINAL_SEQ] = T_U64,
+};
+
+static const enum atype label_types[VGPU_A_LABEL_MAX + 1] = {
+	[VGPU_A_LABEL_KEY] = T_STR,
+	[VGPU_A_LABEL_VALUE] = T_STR,
 };
 
 static const enum atype usage_types[VGPU_A_USAGE_MAX + 1] = {
@@ -97,6 +115,11 @@ static const enum atype usage_types[VGPU_A_USAGE_MAX + 1] = {
 	[VGPU_A_USAGE_VRAM_BUDGET] = T_U64,
 	[VGPU_A_USAGE_VRAM_BYTE_SECONDS] = T_U64,
 	[VGPU_A_USAGE_PAD] = T_PAD,
+	[VGPU_A_USAGE_GPU_TIME_NS] = T_U64,
+	[VGPU_A_USAGE_THROTTLED_NS] = T_U64,
+	[VGPU_A_USAGE_GRANTS] = T_U64,
+	[VGPU_A_USAGE_VRAM_OVERDRAFTS] = T_U64,
+	[VGPU_A_USAGE_VRAM_RESERVED_BYTE_SECONDS] = T_U64,
 };
 
 static const enum atype proc_types[VGPU_A_PROC_MAX + 1] = {
@@ -125,14 +148,23 @@ static const enum atype proc_gpu_types[VGPU_A_PROC_GPU_MAX + 1] = {
 static const enum atype host_types[VGPU_A_HOST_MAX + 1] = {
 	[VGPU_A_HOST_DEFAULT_POLICY] = T_U32,
 	[VGPU_A_HOST_PROCS] = T_U32,
+	[VGPU_A_HOST_PAD] = T_PAD,
+	[VGPU_A_HOST_INSTANCE_ID] = T_U64,
+	[VGPU_A_HOST_LOADED] = T_U64,
+	[VGPU_A_HOST_MONITOR_GID] = T_U32,
+	[VGPU_A_HOST_FINALS] = T_U32,
+	[VGPU_A_HOST_FINALS_DROPPED] = T_U64,
 };
 
-static const struct aset gpu_set = { gpu_types, VGPU_A_GPU_MAX, NULL };
-static const struct aset usage_set = { usage_types, VGPU_A_USAGE_MAX, NULL };
-static const struct aset tenant_set = { tenant_types, VGPU_A_TENANT_MAX, &usage_set };
-static const struct aset proc_gpu_set = { proc_gpu_types, VGPU_A_PROC_GPU_MAX, NULL };
-static const struct aset proc_set = { proc_types, VGPU_A_PROC_MAX, &proc_gpu_set };
-static const struct aset host_set = { host_types, VGPU_A_HOST_MAX, NULL };
+static const struct aset gpu_set = { gpu_types, VGPU_A_GPU_MAX, NULL, NULL };
+static const struct aset usage_set = { usage_types, VGPU_A_USAGE_MAX, NULL, NULL };
+static const struct aset label_set = { label_types, VGPU_A_LABEL_MAX, NULL, NULL };
+static const struct aset tenant_set = {
+	tenant_types, VGPU_A_TENANT_MAX, &usage_set, &label_set
+};
+static const struct aset proc_gpu_set = { proc_gpu_types, VGPU_A_PROC_GPU_MAX, NULL, NULL };
+static const struct aset proc_set = { proc_types, VGPU_A_PROC_MAX, &proc_gpu_set, NULL };
+static const struct aset host_set = { host_types, VGPU_A_HOST_MAX, NULL, NULL };
 
 static int usage(const char *why, const char *arg)
 {
@@ -142,7 +174,8 @@ static int usage(const char *why, const char *arg)
 	      "CMD  := number | gpu-add | gpu-del | gpu-get | tenant-new | tenant-del |\n"
 	      "        tenant-set | tenant-get | proc-register | proc-get | host-get |\n"
 	      "        host-set | ...-ntf\n"
-	      "TYPE := u32 | u64 | s32 | str | flag | bin (VALUE in hex digits)\n", stderr);
+	      "TYPE := u32 | u64 | s32 | str | flag | bin (VALUE in hex digits)\n"
+	      "nest:ATTR TYPE:ATTR=VALUE ... end  sends a nest\n", stderr);
 	return 2;
 }
 
@@ -180,6 +213,10 @@ static int hexval(char c)
 	return -1;
 }
 
+/* Nests opened by "nest:ATTR" and not yet closed by "end". */
+static struct nlattr *nests[8];
+static int nnests;
+
 /* Add one TYPE:ATTR=VALUE argument to @msg. Returns 0 or -1. */
 static int put_arg(struct nl_msg *msg, const char *arg)
 {
@@ -188,6 +225,11 @@ static int put_arg(struct nl_msg *msg, const char *arg)
 	char type[8], num[16];
 	size_t tlen;
 
+	if (!strcmp(arg, "end")) {
+		if (!nnests)
+			return -1;
+		return nla_nest_end(msg, nests[--nnests]) < 0 ? -1 : 0;
+	}
 	if (!colon)
 		return -1;
 	tlen = (size_t)(colon - arg);
@@ -208,6 +250,12 @@ static int put_arg(struct nl_msg *msg, const char *arg)
 
 	if (!strcmp(type, "flag"))
 		return val && *val ? -1 : nla_put_flag(msg, (int)attr);
+	if (!strcmp(type, "nest")) {
+		if (val || nnests == (int)(sizeof(nests) / sizeof(nests[0])))
+			return -1;
+		nests[nnests] = nla_nest_start(msg, (int)attr | NLA_F_NESTED);
+		return nests[nnests++] ? 0 : -1;
+	}
 	if (!val)
 		return -1;
 	if (!strcmp(type, "u32")) {
@@ -300,6 +348,11 @@ static void print_attrs(struct nlattr *head, int len, const struct aset *set,
 		if (t == T_NEST && set->nested && attrs_ok(nla_data(a), alen)) {
 			snprintf(sub, sizeof(sub), "%d.", type);
 			print_attrs(nla_data(a), alen, set->nested, sub, n);
+			continue;
+		}
+		if (t == T_NEST2 && set->nested2 && attrs_ok(nla_data(a), alen)) {
+			snprintf(sub, sizeof(sub), "%d.", type);
+			print_attrs(nla_data(a), alen, set->nested2, sub, n);
 			continue;
 		}
 		fprintf(out, "%s%s%d=", (*n)++ ? " " : "", prefix, type);
@@ -397,6 +450,10 @@ int main(int argc, char **argv)
 			nlmsg_free(msg);
 			return usage("bad attribute", argv[i]);
 		}
+	}
+	if (nnests) {
+		nlmsg_free(msg);
+		return usage("nest without end after", argv[argc - 1]);
 	}
 	err = vgpuctl_nl_open(&nl);
 	if (err) {

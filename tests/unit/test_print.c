@@ -20,6 +20,7 @@
 #include "../../ctl/host.c"
 #include "../../ctl/proc.c"
 #include "../../ctl/top.c"
+#include "../../ctl/backstop.h"
 
 static int failures;
 
@@ -161,7 +162,7 @@ static struct nl_msg *placed(uint32_t placement, uint32_t exclusive, bool effect
 
 #define TENANT_A_JSON(cpus) \
 	"{\"name\":\"a\",\"id\":1,\"cgroup\":\"/a\",\"cgroup_id\":null," \
-	"\"cgroup_removed\":false,\"vram_max\":8589934592,\"vram_min\":null," \
+	"\"cgroup_removed\":false,\"ephemeral\":false,\"created\":null,\"labels\":{},\"vram_max\":8589934592,\"vram_min\":null," \
 	"\"gpus\":null,\"weight\":null,\"compute_max\":null,\"priority\":null," \
 	"\"cpus\":" cpus ",\"mems\":null,"
 
@@ -186,7 +187,7 @@ static void test_sched_placement(void)
 		 "{\"gpu\":0,\"vram_current\":1073741824,\"vram_peak\":null,"
 		 "\"vram_budget\":null,\"vram_failures\":null,\"vram_byte_seconds\":null,"
 		 "\"gpu_time_ns\":1234000000,\"throttled_ns\":500000000,\"grants\":12,"
-		 "\"vram_overdrafts\":null}]}\n");
+		 "\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null}]}\n");
 
 	msg = tenant(false);
 	n = nla_nest_start(msg, VGPU_A_TENANT_USAGE);
@@ -240,18 +241,18 @@ static void test_tenant(void)
 		    "tenant a id 1 cgroup /a vram-max 8GiB\n");
 	tenant_case("tenant show -j: usage array", true, true, true,
 		    "{\"name\":\"a\",\"id\":1,\"cgroup\":\"/a\",\"cgroup_id\":null,"
-		    "\"cgroup_removed\":false,\"vram_max\":8589934592,\"vram_min\":null,"
+		    "\"cgroup_removed\":false,\"ephemeral\":false,\"created\":null,\"labels\":{},\"vram_max\":8589934592,\"vram_min\":null,"
 		    "\"gpus\":null,\"weight\":null,\"compute_max\":null,\"priority\":null,"
 		    "\"cpus\":null,\"mems\":null," NO_PLACEMENT_JSON ",\"usage\":["
 		    "{\"gpu\":0,\"vram_current\":1073741824,\"vram_peak\":2147483648,"
 		    "\"vram_budget\":67108864,\"vram_failures\":3,\"vram_byte_seconds\":123456,"
-		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null},"
+		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null},"
 		    "{\"gpu\":1,\"vram_current\":0,\"vram_peak\":4096,\"vram_budget\":0,"
 		    "\"vram_failures\":0,\"vram_byte_seconds\":0,"
-		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null}]}\n");
+		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null}]}\n");
 	tenant_case("tenant show -j: no usage is []", false, true, true,
 		    "{\"name\":\"a\",\"id\":1,\"cgroup\":\"/a\",\"cgroup_id\":null,"
-		    "\"cgroup_removed\":false,\"vram_max\":8589934592,\"vram_min\":null,"
+		    "\"cgroup_removed\":false,\"ephemeral\":false,\"created\":null,\"labels\":{},\"vram_max\":8589934592,\"vram_min\":null,"
 		    "\"gpus\":null,\"weight\":null,\"compute_max\":null,\"priority\":null,"
 		    "\"cpus\":null,\"mems\":null," NO_PLACEMENT_JSON ",\"usage\":[]}\n");
 
@@ -350,9 +351,9 @@ static void test_host(void)
 		  "default allow procs 3\n");
 	host_case("show: default deny", false, VGPU_DEFAULT_POLICY_DENY, "default deny procs 3\n");
 	host_case("show -j: one object", true, VGPU_DEFAULT_POLICY_ALLOW,
-		  "{\"default\":\"allow\",\"procs\":3}\n");
+		  "{\"default\":\"allow\",\"procs\":3,\"instance_id\":null,\"loaded\":null,\"finals\":null,\"finals_dropped\":null}\n");
 	host_case("show -j: an unknown policy as its number", true, 9,
-		  "{\"default\":9,\"procs\":3}\n");
+		  "{\"default\":9,\"procs\":3,\"instance_id\":null,\"loaded\":null,\"finals\":null,\"finals_dropped\":null}\n");
 }
 
 /* A tenant reply for top: @id, @name, quotas, and usage on GPU @gpu (-1: none). */
@@ -468,8 +469,49 @@ static void test_top(void)
 	free(buf);
 }
 
+/* One check of vgpuctl_backstop_want(): @t on @g must want @soft, @hard. */
+static void want_check(const char *what, const struct vgpu_bs_tenant *t,
+		       const struct vgpu_bs_gpu *g, uint64_t soft, uint64_t hard)
+{
+	struct vgpu_bs_limits l;
+	char got[64], want[64];
+
+	vgpuctl_backstop_want(t, g, &l);
+	snprintf(got, sizeof(got), "soft %llu hard %llu", (unsigned long long)l.soft,
+		 (unsigned long long)l.hard);
+	snprintf(want, sizeof(want), "soft %llu hard %llu", (unsigned long long)soft,
+		 (unsigned long long)hard);
+	result(!strcmp(got, want), what, got, want);
+}
+
+/* What a tenant wants held below libvgpu on a GPU (backstop.c). */
+static void test_backstop_want(void)
+{
+	struct vgpu_bs_gpu g0 = { .present = true, .index = 0, .vram = 16ULL << 30 };
+	struct vgpu_bs_gpu g1 = { .present = true, .index = 1, .vram = 1ULL << 30 };
+	struct vgpu_bs_tenant t = { .name = "a", .cgroup = "/a" };
+
+	want_check("backstop: no quota, no limit", &t, &g0, 0, VGPU_BS_NONE);
+	t.has_max = t.has_min = true;
+	t.max = 64ULL << 20;
+	t.min = 32ULL << 20;
+	want_check("backstop: vram-max is the hard limit, vram-min the soft one", &t, &g0,
+		   32ULL << 20, 64ULL << 20);
+	t.max = 4ULL << 30;
+	t.min = 2ULL << 30;
+	want_check("backstop: both at most the GPU's VRAM", &t, &g1, 1ULL << 30, 1ULL << 30);
+	t.max = 16ULL << 20;
+	want_check("backstop: the soft limit never above the hard one", &t, &g0,
+		   16ULL << 20, 16ULL << 20);
+	t.has_gpus = true;
+	t.gpus = 1ULL << 1;
+	want_check("backstop: none on a GPU outside gpus", &t, &g0, 0, VGPU_BS_NONE);
+	want_check("backstop: the limits on a GPU inside gpus", &t, &g1, 16ULL << 20, 16ULL << 20);
+}
+
 int main(void)
 {
+	test_backstop_want();
 	test_tenant();
 	test_sched_placement();
 	test_top();

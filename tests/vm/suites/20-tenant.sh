@@ -31,7 +31,8 @@ j=$(vgpuctl -j tenant show team-a | tr -d ' \n')
 json_has "json of a tenant with every quota" "$j" '[{"name":"team-a","id":' \
 	'"cgroup":"/team-a",' "\"cgroup_id\":$id_a," '"cgroup_removed":false,' \
 	'"vram_max":8589934592,' '"vram_min":1073741824,' '"gpus":[0,1],' '"weight":70,' \
-	'"compute_max":3750,' '"priority":"high",' '"cpus":"0-1",' '"mems":"0"' '"usage":[]'
+	'"compute_max":3750,' '"priority":"high",' '"cpus":"0-1",' '"mems":"0"' \
+	'"usage":[{"gpu":0,"vram_current":0,"vram_peak":0,'
 check_eq "one object for one tenant" 1 "$(echo "$j" | grep -o '"name":' | wc -l)"
 j=$(vgpuctl -j tenant show team-b | tr -d ' \n')
 json_has "unset quotas are null" "$j" '"vram_max":null,' '"vram_min":null,' '"gpus":null,' \
