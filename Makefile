@@ -13,8 +13,9 @@
 #   make bench      run the benchmarks (bench/) in the VM and print them
 #   make dkms-install  copy the module's sources to /usr/src/vgpu-VERSION
 #   make deb        build the Debian packages (dpkg-buildpackage) into build/deb
-#   make check-install  install the packages on a Debian 12 image in a VM
-#                   and test the service there (tests/install/run)
+#   make check-install  make deb, then install the packages on a Debian 12
+#                   image in a VM and test the service there
+#                   (tests/install/run; not part of make check)
 #
 # The kernel: KVER=RELEASE (e.g. 6.12.117+deb12-amd64) or KDIR=DIR; by
 # default the running kernel's headers, else the newest Debian headers in
@@ -104,7 +105,7 @@ install-service:
 deb:
 	tools/build-deb
 
-check-install:
+check-install: deb
 	tests/install/run
 
 clean:
