@@ -539,6 +539,12 @@ batch_checks() {
 		printf 'gpu help\ngpu show\n' > "$f"
 		expect_batch "$s" "-b: a line the module would answer fails with status 1" 1 1 \
 			"$nomod|Error: $f:2: the command failed (exit status 1)." "$v" -j -b "$f"
+		# Each line parses afresh: nothing of the line before is left.
+		printf 'tenant add a cgroup a weight 5\ntenant replace b cgroup b weight 5\n%s\n%s\n' \
+			'tenant add c cgroup c weight 5 label k=v' 'tenant set c weight 5' > "$f"
+		expect_batch "$s" "--force -b: each tenant line is checked on its own" 1 0 \
+			"$nomod|Error: $f:1: the command failed (exit status 1).|$nomod|Error: $f:2: the command failed (exit status 1).|$nomod|Error: $f:3: the command failed (exit status 1).|$nomod|Error: $f:4: the command failed (exit status 1)." \
+			"$v" --force -b "$f"
 	fi
 }
 
