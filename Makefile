@@ -7,10 +7,15 @@
 #   make demo       boot a VM with the module loaded and tenants sharing
 #                   simulated GPUs
 #   make check      run every test (last line: "N passed, N failed")
-#   make install    install the module, vgpuctl, libvgpu and the man page
+#   make install    install the module, vgpuctl, libvgpu, the man page,
+#                   vgpu.service and /etc/vgpu/vgpu.conf (kept if present)
 #   make deps       install what building and testing needs (as root)
 #   make bench      run the benchmarks (bench/) in the VM and print them
 #   make dkms-install  copy the module's sources to /usr/src/vgpu-VERSION
+#   make deb        build the Debian packages (dpkg-buildpackage) into build/deb
+#   make check-install  make deb, then install the packages on a Debian 12
+#                   image in a VM and test the service there
+#                   (tests/install/run; not part of make check)
 #
 # The kernel: KVER=RELEASE (e.g. 6.12.117+deb12-amd64) or KDIR=DIR; by
 # default the running kernel's headers, else the newest Debian headers in
@@ -21,12 +26,18 @@ PREFIX ?= /usr/local
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
 DKMS_SRC = $(DESTDIR)/usr/src/vgpu-$(VERSION)
 DESTDIR ?=
+SBINDIR ?= $(PREFIX)/sbin
+LIBDIR ?= $(PREFIX)/lib
+MODPROBE ?= /sbin/modprobe
+# Units of a /usr installation (a package) go with the system's; others
+# in /etc/systemd/system.
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,/etc/systemd/system)
 NVML_H := build/deps/nvml/usr/include/nvml.h
 
-export KDIR KVER PREFIX DESTDIR
+export KDIR KVER PREFIX DESTDIR SBINDIR LIBDIR
 
 .PHONY: all module ctl libvgpu simgpu deps check demo bench install clean \
-	modules_install dkms-install
+	modules_install dkms-install install-service deb check-install
 
 all: module ctl libvgpu simgpu
 
@@ -74,9 +85,28 @@ dkms-install:
 	install -m 0644 uapi/*.h "$(DKMS_SRC)/uapi/"
 	@echo "copied to $(DKMS_SRC); now: dkms install vgpu/$(VERSION) [-k RELEASE]"
 
-install: modules_install
+install: modules_install install-service
 	$(MAKE) -C ctl install
 	$(MAKE) -C libvgpu install
+
+# vgpu.service (its paths filled in), the configuration directory and an
+# example /etc/vgpu/vgpu.conf, which never replaces one already there.
+install-service:
+	install -d "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)/etc/vgpu/conf.d"
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@MODPROBE@|$(MODPROBE)|g' \
+		dist/vgpu.service.in > "$(DESTDIR)$(UNITDIR)/vgpu.service"
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/vgpu.service"
+	[ -e "$(DESTDIR)/etc/vgpu/vgpu.conf" ] || \
+		install -m 0644 dist/vgpu.conf "$(DESTDIR)/etc/vgpu/vgpu.conf"
+
+# The Debian packages (vgpu-dkms, vgpuctl, libvgpu), built from this tree
+# into build/deb/ (debian/; dpkg-buildpackage leaves them in the parent
+# directory, so the tree is copied first).
+deb:
+	tools/build-deb
+
+check-install: deb
+	tests/install/run
 
 clean:
 	$(MAKE) -C ctl clean

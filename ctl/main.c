@@ -7,13 +7,14 @@
  * Options, object dispatch and the top-level help live here; each object
  * is a file of its own (gpu.c and probe.c, tenant.c, backstop.c, monitor.c,
  * proc.c for ps, host.c for host, show and set, top.c, metrics.c, account.c,
- * hook.c for the OCI hooks, cdi.c).
+ * hook.c for the OCI hooks, cdi.c; batch.c for -b).
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backstop.h"
+#include "batch.h"
 #include "parse.h"
 #include "print.h"
 #include "vgpuctl.h"
@@ -21,6 +22,7 @@
 static void usage(FILE *f)
 {
 	fputs("Usage: vgpuctl [OPTIONS] OBJECT { COMMAND | help }\n"
+	      "       vgpuctl [OPTIONS] [--force] -b FILE\n"
 	      "       vgpuctl [-V | --version]\n"
 	      "       vgpuctl [-h | --help | help]\n"
 	      "       vgpuctl [OPTIONS] { ps | show | set KEY VALUE | top [-d SECONDS] [-n N] }\n"
@@ -29,6 +31,8 @@ static void usage(FILE *f)
 	      "OPTIONS := { -j[son] | -p[retty] }\n"
 	      "  -j, --json     print JSON\n"
 	      "  -p, --pretty   print indented JSON (implies -j)\n"
+	      "  -b, --batch FILE  run one command per line of FILE (- for stdin)\n"
+	      "      --force    go on after a failing line of -b\n"
 	      "  -V, --version  print the version and exit\n"
 	      "  -h, --help     print this help and exit\n\n", f);
 	vgpuctl_usage_gpu(f);
@@ -76,21 +80,43 @@ static const struct object objects[] = {
 	{ "cdi", vgpuctl_cmd_cdi },
 };
 
+/* The output options, for each line of a batch. */
+static bool json, pretty;
+
+/* Run one command: argv[0] is OBJECT, "help" or a top-level command. */
+static int dispatch(int argc, char **argv)
+{
+	size_t i;
+
+	vgpuctl_print_init(json, pretty);
+	if (!strcmp(argv[0], "help")) {
+		usage(stdout);
+		return VGPU_EXIT_OK;
+	}
+	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
+		if (vgpuctl_matches(argv[0], objects[i].name))
+			return objects[i].fn(argc - 1, argv + 1);
+	return vgpuctl_usage_error("unknown object \"%s\"; try \"vgpuctl help\"", argv[0]);
+}
+
 int main(int argc, char **argv)
 {
+	enum { OPT_FORCE = 256 };
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "pretty", no_argument, NULL, 'p' },
+		{ "batch", required_argument, NULL, 'b' },
+		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool json = false, pretty = false;
-	size_t i;
+	const char *batch = NULL;
+	bool force = false;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+jpVh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jpb:Vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -98,6 +124,12 @@ int main(int argc, char **argv)
 		case 'p':
 			pretty = true;
 			json = true;
+			break;
+		case 'b':
+			batch = optarg;
+			break;
+		case OPT_FORCE:
+			force = true;
 			break;
 		case 'V':
 			printf("vgpuctl %s (vgpu netlink family version %d)\n",
@@ -107,6 +139,8 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return VGPU_EXIT_OK;
 		default:
+			if (optopt == 'b')
+				return vgpuctl_usage_error("missing FILE for -b");
 			if (optopt)
 				return vgpuctl_usage_error("unknown option \"-%c\"; try \"vgpuctl help\"",
 							   optopt);
@@ -116,16 +150,14 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
-	vgpuctl_print_init(json, pretty);
 
+	if (batch && argc > 0)
+		return vgpuctl_usage_error("unexpected argument \"%s\" after -b FILE", argv[0]);
+	if (batch)
+		return vgpuctl_batch(batch, force, dispatch);
+	if (force)
+		return vgpuctl_usage_error("--force goes with -b FILE");
 	if (argc < 1)
 		return vgpuctl_usage_error("missing OBJECT; try \"vgpuctl help\"");
-	if (!strcmp(argv[0], "help")) {
-		usage(stdout);
-		return VGPU_EXIT_OK;
-	}
-	for (i = 0; i < sizeof(objects) / sizeof(objects[0]); i++)
-		if (vgpuctl_matches(argv[0], objects[i].name))
-			return objects[i].fn(argc - 1, argv + 1);
-	return vgpuctl_usage_error("unknown object \"%s\"; try \"vgpuctl help\"", argv[0]);
+	return dispatch(argc, argv);
 }

@@ -254,8 +254,14 @@ static int parse_label(struct tenant_conf *c, const char *arg)
 int vgpuctl_tenant_conf_parse(struct tenant_conf *c, int argc, char **argv, const char **path)
 {
 	const struct vgpu_spec_quota *q;
+	const char *cmd = c->cmd;
+	bool set = c->set;
 	int ret, step;
 
+	/* @c is static (it is large): start clean, for the next line of -b. */
+	memset(c, 0, sizeof(*c));
+	c->cmd = cmd;
+	c->set = set;
 	for (; argc > 0; argc -= step, argv += step) {
 		step = 2;
 		if (!c->set && !strcmp(argv[0], "ephemeral")) {

@@ -8,14 +8,15 @@
 #   tests/unit/test_cpuset.c (the cpuset writer against a fake cgroup tree
 #   in a temporary directory), tests/unit/test_meta.c (label keys and
 #   values, times) and tests/unit/test_dmem.c (the dmem reader and writer,
-#   against a fake tree likewise): "parse_sched[-asan]", "cpuset[-asan]",
-#   "meta[-asan]", "dmem[-asan]";
+#   against a fake tree likewise), tests/unit/test_batch.c (vgpuctl -b's
+#   lines, words and loop): "parse_sched[-asan]", "cpuset[-asan]",
+#   "meta[-asan]", "dmem[-asan]", "batch[-asan]";
 # - tests/unit/test_print.c (replies built with libnl, printed by tenant
 #   show, ps, show and top), the same way: suites "print" and "print-asan";
 # - vgpuctl's and vgpu-nlsend's behaviour without the module (help, usage
-#   errors, the privilege check, the module-not-loaded message, gpu probe
-#   without NVML and against simgpu's NVML), with the normal build and with
-#   an ASan/UBSan build: suites "ctl" and "ctl-asan";
+#   errors, the privilege check, the module-not-loaded message, -b FILE,
+#   gpu probe without NVML and against simgpu's NVML), with the normal
+#   build and with an ASan/UBSan build: suites "ctl" and "ctl-asan";
 # - make install, and that the man page renders without warnings.
 # Every check prints "PASS: suite: what" or "FAIL: suite: what: detail";
 # a missing tool or a failed build is a FAIL. Exit status 1 if any FAIL.
@@ -98,8 +99,9 @@ else
 fi
 
 # The other libc-only unit tests: NAME and the ctl/ file it tests.
+# (batch.c takes vgpuctl.h's exit statuses, hence libnl's include path.)
 for unit in parse_sched:ctl/parse_sched.c cpuset:ctl/cpuset.c meta:ctl/parse_meta.c \
-	    dmem:ctl/dmem.c; do
+	    dmem:ctl/dmem.c batch:ctl/batch.c; do
 	name=${unit%%:*} src=${unit#*:}
 	for mode in "$name" "$name-asan"; do
 		if [ "$mode" = "$name" ]; then
@@ -107,8 +109,10 @@ for unit in parse_sched:ctl/parse_sched.c cpuset:ctl/cpuset.c meta:ctl/parse_met
 		else
 			flags=(-O1 -g "${SAN[@]}") out=build/asan/test_$name what="with ASan and UBSan"
 		fi
+		# shellcheck disable=SC2046
 		if [ "$tools_ok" = 1 ] &&
-		   "$CC" "${WARN[@]}" "${flags[@]}" "tests/unit/test_$name.c" "$src" \
+		   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0) \
+			"tests/unit/test_$name.c" "$src" \
 			-o "$out" 2> "$tmp/cc.err"; then
 			pass "$mode" "test_$name builds $what"
 			run_unit "$mode" "$out" "$name"
@@ -157,7 +161,7 @@ if [ "$tools_ok" = 1 ]; then
 	# shellcheck disable=SC2046
 	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap jansson) \
 		-I"${NVML_INC:-build/deps/nvml/usr/include}" \
-		ctl/main.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
+		ctl/main.c ctl/batch.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
 		ctl/parse_sched.c ctl/parse_meta.c ctl/json.c ctl/print.c ctl/gpu.c ctl/probe.c \
 		ctl/tenant.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c ctl/final.c \
 		ctl/placement.c ctl/cpuset.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c \
@@ -413,6 +417,7 @@ cli_checks() {
 		expect_error "$s" 2 "Error: invalid ITERATIONS \"$d\" for -n (1-4294967295)." "$v" top -n "$d"
 	done
 	probe_checks "$s" "$v"
+	batch_checks "$s" "$v"
 
 	if [ -d /sys/module/vgpu ]; then
 		echo "# note: vgpu is loaded on this host; module-not-loaded checks replaced"
@@ -482,6 +487,68 @@ cli_checks() {
 	expect_error "$s" 2 "" "$n" gpu-get x32:1=1
 	expect_error "$s" 2 "" "$n" gpu-get u32:1=4294967296
 	expect_error "$s" 2 "" "$n" gpu-get bin:1=abc
+}
+
+# expect_batch SUITE WHAT WANT_RC USAGES ERR CMD...: CMD exits WANT_RC, prints
+# USAGES "Usage: vgpuctl" lines (the help lines that ran) and stderr is
+# exactly ERR (lines joined by "|", "" for nothing).
+expect_batch() {
+	local suite=$1 what=$2 want_rc=$3 usages=$4 err=$5 got
+	shift 5
+	run "$@"
+	got=$(grep -c '^Usage: vgpuctl' "$tmp/out")
+	if [ "$rc" -ne "$want_rc" ]; then
+		fail "$suite" "$what" "exit $rc: $(oneline "$tmp/err")"
+	elif [ "$got" -ne "$usages" ]; then
+		fail "$suite" "$what" "$got help texts printed, not $usages"
+	elif [ "$(tr '\n' '|' < "$tmp/err" | sed 's/|$//')" != "$err" ]; then
+		fail "$suite" "$what" "stderr: $(oneline "$tmp/err")"
+	else
+		pass "$suite" "$what"
+	fi
+}
+
+# batch_checks SUITE VGPUCTL: vgpuctl -b FILE without the module (lines of
+# help and of usage errors; tests/unit/test_batch.c has the splitting).
+batch_checks() {
+	local s=$1 v=$2 f=$tmp/batch
+	expect_error "$s" 2 'Error: missing FILE for -b.' "$v" -b
+	expect_error "$s" 2 'Error: missing FILE for -b.' "$v" -j --batch
+	expect_error "$s" 1 'Error: cannot open batch file /nonexistent/b: No such file or directory.' \
+		"$v" -b /nonexistent/b
+	expect_error "$s" 2 'Error: unexpected argument "gpu" after -b FILE.' "$v" -b /dev/null gpu
+	expect_error "$s" 2 'Error: --force goes with -b FILE.' "$v" --force gpu show
+	expect_batch "$s" "-b of an empty file succeeds, printing nothing" 0 0 "" "$v" -b /dev/null
+	printf '# set-up\n\nps help\n  gpu help   # the GPUs\ntenant \\\n  help\n' > "$f"
+	expect_batch "$s" "-b runs every line, skipping comments and blank lines" 0 3 "" "$v" -b "$f"
+	printf 'ps help\n\nfrob\ngpu help\n' > "$f"
+	expect_batch "$s" "-b stops at the first failing line with its status, naming FILE:LINE" 2 1 \
+		"Error: unknown object \"frob\"; try \"vgpuctl help\".|Error: $f:3: the command failed (exit status 2)." \
+		"$v" -b "$f"
+	expect_batch "$s" "--force -b runs the lines after a failing one" 2 2 \
+		"Error: unknown object \"frob\"; try \"vgpuctl help\".|Error: $f:3: the command failed (exit status 2)." \
+		"$v" --force -b "$f"
+	printf 'ps help\ntenant add "a b" cgroup x\nshow help\n' > "$f"
+	expect_batch "$s" "-b - reads standard input; a quoted word is one argument" 2 1 \
+		'Error: invalid NAME "a b" for tenant add (1-63 printable characters, no spaces).|Error: -:2: the command failed (exit status 2).' \
+		sh -c '"$1" -b - < "$2"' sh "$v" "$f"
+	printf 'ps help\ngpu add 0 vram "1G\nshow help\n' > "$f"
+	expect_batch "$s" "-b refuses an unclosed quote, naming its line" 2 1 \
+		"Error: $f:2: a quote is not closed." "$v" -b "$f"
+	printf -- '-j gpu show\n' > "$f"
+	expect_batch "$s" "-b refuses an option on a line" 2 0 \
+		"Error: $f:1: option \"-j\" on a line: options go before -b." "$v" -b "$f"
+	if [ ! -d /sys/module/vgpu ]; then
+		printf 'gpu help\ngpu show\n' > "$f"
+		expect_batch "$s" "-b: a line the module would answer fails with status 1" 1 1 \
+			"$nomod|Error: $f:2: the command failed (exit status 1)." "$v" -j -b "$f"
+		# Each line parses afresh: nothing of the line before is left.
+		printf 'tenant add a cgroup a weight 5\ntenant replace b cgroup b weight 5\n%s\n%s\n' \
+			'tenant add c cgroup c weight 5 label k=v' 'tenant set c weight 5' > "$f"
+		expect_batch "$s" "--force -b: each tenant line is checked on its own" 1 0 \
+			"$nomod|Error: $f:1: the command failed (exit status 1).|$nomod|Error: $f:2: the command failed (exit status 1).|$nomod|Error: $f:3: the command failed (exit status 1).|$nomod|Error: $f:4: the command failed (exit status 1)." \
+			"$v" --force -b "$f"
+	fi
 }
 
 # gpu probe without NVML, and against simgpu's NVML (tests/simgpu, built if
