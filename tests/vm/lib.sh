@@ -45,9 +45,10 @@ vm_build_initramfs() {
 	vm_install "$root" /usr/bin/env /usr/bin/env
 	vm_install "$root" "$vm_top/ctl/vgpuctl" /usr/sbin/vgpuctl
 	vm_install "$root" "$vm_top/tests/tools/vgpu-nlsend" /usr/bin/vgpu-nlsend
-	# The /dev/vgpu test client (tests/tools/Makefile; up to date in a second).
+	# The /dev/vgpu test client and vm-drain (tests/tools/Makefile; up to date in a second).
 	make -s -C "$vm_top/tests/tools" >&2
 	vm_install "$root" "$vm_top/tests/tools/vgpu-devtest" /usr/bin/vgpu-devtest
+	vm_install "$root" "$vm_top/tests/tools/vm-drain" /usr/bin/vm-drain
 	vm_install "$root" "$vm_top/libvgpu/libvgpu.so" /usr/lib/libvgpu.so
 	# simgpu as the system's driver, found without any environment.
 	for f in libcuda.so.1 libnvidia-ml.so.1; do
