@@ -10,45 +10,7 @@
 #include <netlink/genl/genl.h>
 
 #include "final.h"
-
-static struct nla_policy final_policy[VGPU_A_TENANT_MAX + 1] = {
-	[VGPU_A_TENANT_NAME] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_ID] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CGROUP] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_CGROUP_ID] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_GPUS] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_WEIGHT] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_COMPUTE_MAX] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_PRIORITY] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_USAGE] = { .type = NLA_NESTED },
-	[VGPU_A_TENANT_LABEL] = { .type = NLA_NESTED },
-	[VGPU_A_TENANT_EPHEMERAL] = { .type = NLA_FLAG },
-	[VGPU_A_TENANT_CREATED] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_DELETED] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_DEL_REASON] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_FINAL_SEQ] = { .type = NLA_U64 },
-};
-
-static struct nla_policy usage_policy[VGPU_A_USAGE_MAX + 1] = {
-	[VGPU_A_USAGE_GPU] = { .type = NLA_U32 },
-	[VGPU_A_USAGE_VRAM_CURRENT] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_PEAK] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_FAILURES] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_BUDGET] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_BYTE_SECONDS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_GPU_TIME_NS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_THROTTLED_NS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_GRANTS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_OVERDRAFTS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_RESERVED_BYTE_SECONDS] = { .type = NLA_U64 },
-};
-
-static struct nla_policy label_policy[VGPU_A_LABEL_MAX + 1] = {
-	[VGPU_A_LABEL_KEY] = { .type = NLA_STRING },
-	[VGPU_A_LABEL_VALUE] = { .type = NLA_STRING },
-};
+#include "spec_policy.h"
 
 static uint64_t u64_or0(struct nlattr *a)
 {
@@ -83,7 +45,7 @@ int vgpuctl_usage_read(struct nlattr *nest, struct vgpuctl_usage *u)
 {
 	struct nlattr *tb[VGPU_A_USAGE_MAX + 1];
 
-	if (nla_parse_nested(tb, VGPU_A_USAGE_MAX, nest, usage_policy) < 0 ||
+	if (nla_parse_nested(tb, VGPU_A_USAGE_MAX, nest, vgpu_usage_nl_policy) < 0 ||
 	    !tb[VGPU_A_USAGE_GPU])
 		return -EPROTO;
 	*u = (struct vgpuctl_usage) {
@@ -119,7 +81,7 @@ static int read_nests(struct nlmsghdr *nlh, struct vgpuctl_final *f)
 			f->nusage++;
 		} else if (nla_type(a) == VGPU_A_TENANT_LABEL) {
 			if (f->nlabels == VGPU_LABEL_MAX ||
-			    nla_parse_nested(ltb, VGPU_A_LABEL_MAX, a, label_policy) < 0 ||
+			    nla_parse_nested(ltb, VGPU_A_LABEL_MAX, a, vgpu_label_nl_policy) < 0 ||
 			    !ltb[VGPU_A_LABEL_KEY] || !ltb[VGPU_A_LABEL_VALUE])
 				return -EPROTO;
 			f->labels[f->nlabels].key = nla_get_string(ltb[VGPU_A_LABEL_KEY]);
@@ -145,7 +107,7 @@ static int tenant_read(struct nlmsghdr *nlh, struct vgpuctl_final *f, bool final
 	size_t i;
 
 	memset(f, 0, sizeof(*f));
-	if (genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, final_policy) < 0 ||
+	if (genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, vgpu_tenant_nl_policy) < 0 ||
 	    (final && !tb[VGPU_A_TENANT_FINAL_SEQ]) || !tb[VGPU_A_TENANT_NAME])
 		return -EPROTO;
 	f->seq = u64_or0(tb[VGPU_A_TENANT_FINAL_SEQ]);

@@ -12,6 +12,7 @@
 #include "backstop.h"
 #include "parse.h"
 #include "print.h"
+#include "spec_policy.h"
 #include "vgpuctl.h"
 
 /**
@@ -36,14 +37,6 @@ void vgpuctl_usage_gpu(FILE *f)
 	      "(NVML per-cgroup limits), dmem (the dmem cgroup controller) or none.\n", f);
 }
 
-static struct nla_policy gpu_policy[VGPU_A_GPU_MAX + 1] = {
-	[VGPU_A_GPU_INDEX] = { .type = NLA_U32 },
-	[VGPU_A_GPU_UUID] = { .type = NLA_STRING },
-	[VGPU_A_GPU_PCI] = { .type = NLA_STRING },
-	[VGPU_A_GPU_VRAM] = { .type = NLA_U64 },
-	[VGPU_A_GPU_NUMA] = { .type = NLA_U32 },
-};
-
 /**
  * vgpuctl_gpu_parse() - the attributes of a gpu-get reply or gpu event
  * @nlh: the message
@@ -53,7 +46,7 @@ static struct nla_policy gpu_policy[VGPU_A_GPU_MAX + 1] = {
  */
 int vgpuctl_gpu_parse(struct nlmsghdr *nlh, struct nlattr **tb)
 {
-	return genlmsg_parse(nlh, 0, tb, VGPU_A_GPU_MAX, gpu_policy) < 0 ? -EPROTO : 0;
+	return genlmsg_parse(nlh, 0, tb, VGPU_A_GPU_MAX, vgpu_gpu_nl_policy) < 0 ? -EPROTO : 0;
 }
 
 /** vgpuctl_gpu_print() - print one GPU (show and monitor). */

@@ -13,6 +13,7 @@
 
 #include "parse.h"
 #include "print.h"
+#include "spec_policy.h"
 #include "vgpuctl.h"
 
 /**
@@ -33,16 +34,6 @@ void vgpuctl_usage_host(FILE *f)
 	      "monitor-group: a group name or number, or none; its members read every\n"
 	      "tenant, process and final record without changing anything.\n", f);
 }
-
-static struct nla_policy host_policy[VGPU_A_HOST_MAX + 1] = {
-	[VGPU_A_HOST_DEFAULT_POLICY] = { .type = NLA_U32 },
-	[VGPU_A_HOST_PROCS] = { .type = NLA_U32 },
-	[VGPU_A_HOST_INSTANCE_ID] = { .type = NLA_U64 },
-	[VGPU_A_HOST_LOADED] = { .type = NLA_U64 },
-	[VGPU_A_HOST_MONITOR_GID] = { .type = NLA_U32 },
-	[VGPU_A_HOST_FINALS] = { .type = NLA_U32 },
-	[VGPU_A_HOST_FINALS_DROPPED] = { .type = NLA_U64 },
-};
 
 static uint64_t u64_or0(struct nlattr *a)
 {
@@ -72,7 +63,7 @@ static int host_show_one(struct nlmsghdr *nlh, void *arg)
 	const char *name;
 
 	(void)arg;
-	if (genlmsg_parse(nlh, 0, tb, VGPU_A_HOST_MAX, host_policy) < 0)
+	if (genlmsg_parse(nlh, 0, tb, VGPU_A_HOST_MAX, vgpu_host_nl_policy) < 0)
 		return -EPROTO;
 	pol = tb[VGPU_A_HOST_DEFAULT_POLICY];
 	name = pol ? vgpuctl_policy_name(nla_get_u32(pol)) : NULL;

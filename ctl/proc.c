@@ -14,6 +14,7 @@
 
 #include "parse.h"
 #include "print.h"
+#include "spec_policy.h"
 #include "vgpuctl.h"
 
 /**
@@ -33,25 +34,6 @@ void vgpuctl_usage_ps(FILE *f)
 	      "numbers it): its charges are given back and libvgpu in it stops\n"
 	      "allocating. The process itself goes on; end it to free what it holds.\n", f);
 }
-
-static struct nla_policy proc_policy[VGPU_A_PROC_MAX + 1] = {
-	[VGPU_A_PROC_PID] = { .type = NLA_U32 },
-	[VGPU_A_PROC_TENANT] = { .type = NLA_STRING },
-	[VGPU_A_PROC_TENANT_ID] = { .type = NLA_U32 },
-	[VGPU_A_PROC_FD] = { .type = NLA_U32 },
-	[VGPU_A_PROC_DEFAULT_POLICY] = { .type = NLA_U32 },
-	[VGPU_A_PROC_GPU] = { .type = NLA_NESTED },
-};
-
-static struct nla_policy proc_gpu_policy[VGPU_A_PROC_GPU_MAX + 1] = {
-	[VGPU_A_PROC_GPU_INDEX] = { .type = NLA_U32 },
-	[VGPU_A_PROC_GPU_UUID] = { .type = NLA_STRING },
-	[VGPU_A_PROC_GPU_VRAM] = { .type = NLA_U64 },
-	[VGPU_A_PROC_GPU_VRAM_MAX] = { .type = NLA_U64 },
-	[VGPU_A_PROC_GPU_DENIED] = { .type = NLA_FLAG },
-	[VGPU_A_PROC_GPU_VRAM_USED] = { .type = NLA_U64 },
-	[VGPU_A_PROC_GPU_VRAM_BUDGET] = { .type = NLA_U64 },
-};
 
 /* One row of the table. */
 struct ps_row {
@@ -110,7 +92,7 @@ static int ps_one(struct nlmsghdr *nlh, void *arg)
 	int rem;
 
 	(void)arg;
-	if (genlmsg_parse(nlh, 0, tb, VGPU_A_PROC_MAX, proc_policy) < 0 ||
+	if (genlmsg_parse(nlh, 0, tb, VGPU_A_PROC_MAX, vgpu_proc_nl_policy) < 0 ||
 	    !tb[VGPU_A_PROC_PID])
 		return -EPROTO;
 	r.pid = nla_get_u32(tb[VGPU_A_PROC_PID]);
@@ -119,7 +101,7 @@ static int ps_one(struct nlmsghdr *nlh, void *arg)
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) != VGPU_A_PROC_GPU)
 			continue;
-		if (nla_parse_nested(g, VGPU_A_PROC_GPU_MAX, a, proc_gpu_policy) < 0 ||
+		if (nla_parse_nested(g, VGPU_A_PROC_GPU_MAX, a, vgpu_proc_gpu_nl_policy) < 0 ||
 		    !g[VGPU_A_PROC_GPU_INDEX])
 			return -EPROTO;
 		r.has_gpu = true;

@@ -14,34 +14,10 @@
 
 #include "final.h"
 #include "snap.h"
+#include "spec_policy.h"
 
 /* Tries of a dump that keeps being interrupted by concurrent changes. */
 #define SNAP_DUMP_TRIES	5
-
-static struct nla_policy host_policy[VGPU_A_HOST_MAX + 1] = {
-	[VGPU_A_HOST_DEFAULT_POLICY] = { .type = NLA_U32 },
-	[VGPU_A_HOST_PROCS] = { .type = NLA_U32 },
-	[VGPU_A_HOST_INSTANCE_ID] = { .type = NLA_U64 },
-	[VGPU_A_HOST_LOADED] = { .type = NLA_U64 },
-	[VGPU_A_HOST_MONITOR_GID] = { .type = NLA_U32 },
-	[VGPU_A_HOST_FINALS] = { .type = NLA_U32 },
-	[VGPU_A_HOST_FINALS_DROPPED] = { .type = NLA_U64 },
-};
-
-static struct nla_policy gpu_policy[VGPU_A_GPU_MAX + 1] = {
-	[VGPU_A_GPU_INDEX] = { .type = NLA_U32 },
-	[VGPU_A_GPU_UUID] = { .type = NLA_STRING },
-	[VGPU_A_GPU_PCI] = { .type = NLA_STRING },
-	[VGPU_A_GPU_VRAM] = { .type = NLA_U64 },
-	[VGPU_A_GPU_NUMA] = { .type = NLA_U32 },
-};
-
-static struct nla_policy proc_policy[VGPU_A_PROC_MAX + 1] = {
-	[VGPU_A_PROC_PID] = { .type = NLA_U32 },
-	[VGPU_A_PROC_TENANT] = { .type = NLA_STRING },
-	[VGPU_A_PROC_TENANT_ID] = { .type = NLA_U32 },
-	[VGPU_A_PROC_GPU] = { .type = NLA_NESTED },
-};
 
 static uint64_t u64_of(struct nlattr *a)
 {
@@ -93,7 +69,7 @@ static int host_one(struct nlmsghdr *nlh, void *arg)
 	struct nlattr *tb[VGPU_A_HOST_MAX + 1];
 	struct vgpu_snap_host *h = arg;
 
-	if (genlmsg_parse(nlh, 0, tb, VGPU_A_HOST_MAX, host_policy) < 0)
+	if (genlmsg_parse(nlh, 0, tb, VGPU_A_HOST_MAX, vgpu_host_nl_policy) < 0)
 		return -EPROTO;
 	h->has_policy = tb[VGPU_A_HOST_DEFAULT_POLICY];
 	h->policy = u32_of(tb[VGPU_A_HOST_DEFAULT_POLICY]);
@@ -117,7 +93,7 @@ static int gpu_one(struct nlmsghdr *nlh, void *arg)
 	struct nlattr *tb[VGPU_A_GPU_MAX + 1];
 	struct vgpu_snap_gpu *g;
 
-	if (genlmsg_parse(nlh, 0, tb, VGPU_A_GPU_MAX, gpu_policy) < 0 ||
+	if (genlmsg_parse(nlh, 0, tb, VGPU_A_GPU_MAX, vgpu_gpu_nl_policy) < 0 ||
 	    !tb[VGPU_A_GPU_INDEX])
 		return -EPROTO;
 	g = vec_add(arg);
@@ -238,14 +214,14 @@ static int proc_one(struct nlmsghdr *nlh, void *arg)
 	struct vgpu_snap_usage *u;
 	int rem;
 
-	if (genlmsg_parse(nlh, 0, tb, VGPU_A_PROC_MAX, proc_policy) < 0)
+	if (genlmsg_parse(nlh, 0, tb, VGPU_A_PROC_MAX, vgpu_proc_nl_policy) < 0)
 		return -EPROTO;
 	if (!tb[VGPU_A_PROC_TENANT_ID])
 		return 0;	/* outside every tenant */
 	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
 		if (nla_type(a) != VGPU_A_PROC_GPU)
 			continue;
-		if (nla_parse_nested(gb, VGPU_A_PROC_GPU_MAX, a, NULL) < 0 ||
+		if (nla_parse_nested(gb, VGPU_A_PROC_GPU_MAX, a, vgpu_proc_gpu_nl_policy) < 0 ||
 		    !gb[VGPU_A_PROC_GPU_INDEX] || nla_len(gb[VGPU_A_PROC_GPU_INDEX]) < 4)
 			return -EPROTO;
 		u = usage_of(s, nla_get_u32(tb[VGPU_A_PROC_TENANT_ID]),

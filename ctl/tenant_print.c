@@ -13,49 +13,8 @@
 #include "parse.h"
 #include "print.h"
 #include "spec_gen.h"
+#include "spec_policy.h"
 #include "vgpuctl.h"
-
-static struct nla_policy tenant_policy[VGPU_A_TENANT_MAX + 1] = {
-	[VGPU_A_TENANT_NAME] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_ID] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CGROUP] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_CGROUP_ID] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_GPUS] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_WEIGHT] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_COMPUTE_MAX] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_PRIORITY] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CPUS] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_MEMS] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_CLEAR] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CGROUP_REMOVED] = { .type = NLA_FLAG },
-	[VGPU_A_TENANT_USAGE] = { .type = NLA_NESTED },
-	[VGPU_A_TENANT_PLACEMENT] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_EXCLUSIVE] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_CPUS_EFFECTIVE] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_MEMS_EFFECTIVE] = { .type = NLA_STRING },
-	[VGPU_A_TENANT_LABEL] = { .type = NLA_NESTED },
-	[VGPU_A_TENANT_EPHEMERAL] = { .type = NLA_FLAG },
-	[VGPU_A_TENANT_CREATED] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_DELETED] = { .type = NLA_U64 },
-	[VGPU_A_TENANT_DEL_REASON] = { .type = NLA_U32 },
-	[VGPU_A_TENANT_FINAL_SEQ] = { .type = NLA_U64 },
-};
-
-static struct nla_policy usage_policy[VGPU_A_USAGE_MAX + 1] = {
-	[VGPU_A_USAGE_GPU] = { .type = NLA_U32 },
-	[VGPU_A_USAGE_VRAM_CURRENT] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_PEAK] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_FAILURES] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_BUDGET] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_BYTE_SECONDS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_GPU_TIME_NS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_THROTTLED_NS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_GRANTS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_OVERDRAFTS] = { .type = NLA_U64 },
-	[VGPU_A_USAGE_VRAM_RESERVED_BYTE_SECONDS] = { .type = NLA_U64 },
-};
 
 /**
  * vgpuctl_tenant_next_usage() - parse the next usage nest of a tenant reply
@@ -82,7 +41,7 @@ int vgpuctl_tenant_next_usage(struct nlmsghdr *nlh, struct nlattr **pos, struct 
 		if (nla_type(a) != VGPU_A_TENANT_USAGE)
 			continue;
 		*pos = a;
-		if (nla_parse_nested(utb, VGPU_A_USAGE_MAX, a, usage_policy) < 0)
+		if (nla_parse_nested(utb, VGPU_A_USAGE_MAX, a, vgpu_usage_nl_policy) < 0)
 			return -EPROTO;
 		return 1;
 	}
@@ -101,7 +60,7 @@ int vgpuctl_tenant_parse(struct nlmsghdr *nlh, struct nlattr **tb)
 	struct nlattr *utb[VGPU_A_USAGE_MAX + 1], *pos = NULL;
 	int ret;
 
-	if (genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, tenant_policy) < 0)
+	if (genlmsg_parse(nlh, 0, tb, VGPU_A_TENANT_MAX, vgpu_tenant_nl_policy) < 0)
 		return -EPROTO;
 	while ((ret = vgpuctl_tenant_next_usage(nlh, &pos, utb)) > 0)
 		;
@@ -178,10 +137,6 @@ static void print_usage(struct nlmsghdr *nlh, bool lines)
 /* The label nests: "labels":{"k":"v"} (JSON) or "label k=v" words (plain). */
 static void print_labels(struct nlmsghdr *nlh)
 {
-	static struct nla_policy lpol[VGPU_A_LABEL_MAX + 1] = {
-		[VGPU_A_LABEL_KEY] = { .type = NLA_STRING },
-		[VGPU_A_LABEL_VALUE] = { .type = NLA_STRING },
-	};
 	struct genlmsghdr *g = nlmsg_data(nlh);
 	struct nlattr *a, *ltb[VGPU_A_LABEL_MAX + 1];
 	int rem;
@@ -189,7 +144,7 @@ static void print_labels(struct nlmsghdr *nlh)
 	vgpuctl_print_map_open("labels");
 	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
 		if (nla_type(a) != VGPU_A_TENANT_LABEL ||
-		    nla_parse_nested(ltb, VGPU_A_LABEL_MAX, a, lpol) < 0 ||
+		    nla_parse_nested(ltb, VGPU_A_LABEL_MAX, a, vgpu_label_nl_policy) < 0 ||
 		    !ltb[VGPU_A_LABEL_KEY] || !ltb[VGPU_A_LABEL_VALUE])
 			continue;
 		vgpuctl_print_label(nla_get_string(ltb[VGPU_A_LABEL_KEY]),

@@ -11,6 +11,7 @@
 
 #include <netlink/genl/genl.h>
 
+#include "spec_policy.h"
 #include "tenant.h"
 #include "vgpuctl.h"
 
@@ -40,7 +41,7 @@ static int existing_one(struct nlmsghdr *nlh, void *arg)
 	e->ephemeral = tb[VGPU_A_TENANT_EPHEMERAL];
 	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
 		if (nla_type(a) != VGPU_A_TENANT_LABEL || e->nlabels == VGPU_LABEL_MAX ||
-		    nla_parse_nested(ltb, VGPU_A_LABEL_MAX, a, NULL) < 0 || !ltb[VGPU_A_LABEL_KEY])
+		    nla_parse_nested(ltb, VGPU_A_LABEL_MAX, a, vgpu_label_nl_policy) < 0 || !ltb[VGPU_A_LABEL_KEY])
 			continue;
 		snprintf(e->keys[e->nlabels++], sizeof(e->keys[0]), "%s",
 			 (char *)nla_data(ltb[VGPU_A_LABEL_KEY]));
