@@ -248,6 +248,9 @@ static const struct sg_proc table[] = {
 #if CUDA_VERSION >= 12050
 	{ "cuStreamGetCtx", 12050, F(cuStreamGetCtx_v2), F(cuStreamGetCtx_v2_ptsz) },
 #endif
+#if CUDA_VERSION >= 12080
+	{ "cuStreamGetDevice", 12080, F(cuStreamGetDevice), F(cuStreamGetDevice_ptsz) },
+#endif
 	{ "cuStreamGetFlags", 5050, F(cuStreamGetFlags), F(cuStreamGetFlags_ptsz) },
 #if CUDA_VERSION >= 12000
 	{ "cuStreamGetId", 12000, F(cuStreamGetId), F(cuStreamGetId_ptsz) },
