@@ -399,3 +399,27 @@ SG_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool pool, 
 					   : CU_MEM_ACCESS_FLAGS_PROT_NONE;
 	return CUDA_SUCCESS;
 }
+
+#if CUDA_VERSION >= 13000
+/* CUDA 13's location forms: device pools only; host locations' default
+ * pools are not simulated. */
+static CUresult loc_pool(CUmemoryPool *pool, CUmemLocation *loc, CUmemAllocationType type,
+			 int current)
+{
+	SG_INIT_CHECK();
+	if (!pool || !loc || type != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (simgpu_check_dev(loc->id))
+		return CUDA_ERROR_INVALID_DEVICE;
+	*pool = dev_pool(loc->id, current);
+	return *pool ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+SG_API CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc,
+				       CUmemAllocationType type)
+{ return loc_pool(pool, loc, type, 0); }
+SG_API CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc, CUmemAllocationType type)
+{ return loc_pool(pool, loc, type, 1); }
+#endif

@@ -197,6 +197,10 @@ static const struct sg_proc table[] = {
 	{ "cuMemHostRegister", 6050, F(cuMemHostRegister_v2), NULL },
 	{ "cuMemHostUnregister", 4000, F(cuMemHostUnregister), NULL },
 	{ "cuMemMap", 10020, F(cuMemMap), NULL },
+#if CUDA_VERSION >= 13000
+	{ "cuMemGetDefaultMemPool", 13000, F(cuMemGetDefaultMemPool), NULL },
+	{ "cuMemGetMemPool", 13000, F(cuMemGetMemPool), NULL },
+#endif
 	{ "cuMemPoolCreate", 11020, F(cuMemPoolCreate), NULL },
 	{ "cuMemPoolDestroy", 11020, F(cuMemPoolDestroy), NULL },
 	{ "cuMemPoolGetAccess", 11020, F(cuMemPoolGetAccess), NULL },
