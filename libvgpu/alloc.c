@@ -11,10 +11,12 @@
  *   difference given back; if the extra is refused the allocation is
  *   freed and the call fails with CUDA_ERROR_OUT_OF_MEMORY);
  * - cuMemAllocAsync, cuMemAllocFromPoolAsync (and _ptsz): the size rounded
- *   up to the pools' 2 MiB chunk, charged per allocation on the current
- *   context's GPU and given back at cuMemFreeAsync / cuMemFree. What a pool
- *   keeps cached after a free is not charged, so cuMemPoolTrimTo needs
- *   nothing.
+ *   up to the pools' 2 MiB chunk, charged per allocation and given back at
+ *   cuMemFreeAsync / cuMemFree (on the GPU it was charged on). The GPU is
+ *   the stream's device for cuMemAllocAsync (streamdev.c: no current
+ *   context is needed), the pool's location for cuMemAllocFromPoolAsync
+ *   (pools.c: a host pool is not charged). What a pool keeps cached after
+ *   a free is not charged, so cuMemPoolTrimTo needs nothing.
  *
  * Allocations of contexts-bound kinds (cuMemAlloc, pitch, managed) are
  * also released when their context is destroyed (ctx.c); stream-ordered
@@ -23,6 +25,8 @@
 #include "account.h"
 #include "hooks.h"
 #include "ptrmap.h"
+#include "register.h"
+#include "streamdev.h"
 
 static CUresult alloc_dev(CUresult (*real)(CUdeviceptr *, size_t), CUdeviceptr *dptr,
 			  size_t bytesize, uint64_t charge, int ctx_bound)
@@ -156,19 +160,22 @@ VGPU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsig
 	return rc;
 }
 
-/* Stream-ordered: not bound to a context. */
+/* Stream-ordered: not bound to a context; the device is the stream's or
+ * the pool's, not the current context's. */
 typedef CUresult (*async_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream, void *);
 
 static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 			    CUstream h, void *real, int from_pool)
 {
 	struct vgpu_tx tx;
-	CUcontext ctx;
 	CUresult rc;
+	int gpu;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = libvgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_CHUNK), &ctx);
+	libvgpu_ensure();	/* the device look-ups need the registration */
+	gpu = from_pool ? libvgpu_pool_gpu(pool, h) : libvgpu_stream_gpu(h);
+	rc = libvgpu_tx_begin(&tx, gpu, VGPU_ROUND(bytesize, VGPU_CHUNK));
 	if (rc)
 		return rc;
 	if (from_pool)

@@ -17,6 +17,7 @@ enum vgpu_kind {
 	VGPU_K_ARRAY,		/* CUarray */
 	VGPU_K_MIPMAP,		/* CUmipmappedArray */
 	VGPU_K_CTX,		/* a context's own memory */
+	VGPU_K_POOL,		/* a memory pool's GPU (0 bytes: a note, pools.c) */
 };
 
 struct vgpu_alloc {

@@ -88,6 +88,8 @@ int cu_load(unsigned long long flags)
 	bad |= GET(cuDevicePrimaryCtxRetain, 7000);
 	bad |= GET(cuDevicePrimaryCtxRelease, 11000);
 	bad |= GET(cuCtxSetCurrent, 4000);
+	bad |= GET(cuCtxPushCurrent, 4000);
+	bad |= GET(cuCtxPopCurrent, 4000);
 #if CUDA_VERSION >= 13000
 	bad |= GET(cuCtxSynchronize, 13000);
 #else

@@ -26,6 +26,8 @@ struct cu {
 	CU_FN(cuDevicePrimaryCtxRetain);
 	CU_FN(cuDevicePrimaryCtxRelease);
 	CU_FN(cuCtxSetCurrent);
+	CU_FN(cuCtxPushCurrent);
+	CU_FN(cuCtxPopCurrent);
 #if CUDA_VERSION >= 13000
 	__typeof__(&cuCtxSynchronize_v2) cuCtxSynchronize;	/* 13000 form */
 #else

@@ -13,6 +13,12 @@
  *   managed SIZE        cuMemAllocManaged
  *   async SIZE          cuMemAllocAsync on a stream, synchronised
  *   frompool SIZE       cuMemAllocFromPoolAsync from a pool of its own
+ *   stream N            later stream-ordered commands use a stream of GPU N's
+ *                       primary context (the current context is unchanged)
+ *   nocur               no context is current any more (cuCtxSetCurrent(NULL))
+ *   devpool N SIZE      frompool, from a pool created on GPU N
+ *   defpool N SIZE      frompool, from GPU N's default pool
+ *   hostpool SIZE       frompool, from a pool of host memory (HOST location)
  *   vmm SIZE            cuMemCreate (a physical allocation handle)
  *   array W H D         cuArray3DCreate, float x4 elements (D 0: 2D)
  *   mipmap W H LEVELS   cuMipmappedArrayCreate, float x4 elements
@@ -82,6 +88,38 @@ static void keep(enum kind k, uint64_t handle, uint64_t extra)
 	keep3(k, handle, extra, 0);
 }
 
+/* The stream of "stream N", or NULL: each command makes its own. */
+static CUstream ustream;
+
+static CUresult use_stream(int n)
+{
+	CUcontext c, popped;
+	CUdevice d;
+	CUresult rc = cu.cuDeviceGet(&d, n);
+
+	if (!rc)
+		rc = cu.cuDevicePrimaryCtxRetain(&c, d);
+	if (!rc)
+		rc = cu.cuCtxPushCurrent(c);
+	if (rc)
+		return rc;
+	rc = cu.cuStreamCreate(&ustream, CU_STREAM_NON_BLOCKING);
+	cu.cuCtxPopCurrent(&popped);
+	return rc;
+}
+
+static CUresult get_stream(CUstream *s)
+{
+	*s = ustream;
+	return ustream ? CUDA_SUCCESS : cu.cuStreamCreate(s, CU_STREAM_NON_BLOCKING);
+}
+
+static void put_stream(CUstream s)
+{
+	if (s != ustream)
+		cu.cuStreamDestroy(s);
+}
+
 static CUresult release(const struct item *it)
 {
 	CUstream s;
@@ -93,13 +131,13 @@ static CUresult release(const struct item *it)
 		return cu.cuMemFree((CUdeviceptr)it->handle);
 	case K_ASYNC:
 	case K_POOL:
-		rc = cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+		rc = get_stream(&s);
 		if (rc)
 			return rc;
 		rc = cu.cuMemFreeAsync((CUdeviceptr)it->handle, s);
 		if (!rc)
 			rc = cu.cuStreamSynchronize(s);
-		cu.cuStreamDestroy(s);
+		put_stream(s);
 		if (!rc && it->kind == K_POOL)
 			rc = cu.cuMemPoolDestroy((CUmemoryPool)it->extra);
 		return rc;
@@ -136,32 +174,34 @@ static CUresult use_device(int n)
 	return rc;
 }
 
-static CUresult do_async(uint64_t size, int from_pool)
+/* loc: 0 no pool (cuMemAllocAsync), 1 a pool created on GPU n, 2 GPU n's
+ * default pool, 3 a host pool. */
+static CUresult do_async(uint64_t size, int loc, int n)
 {
 	CUmemPoolProps props = { 0 };
 	CUmemoryPool pool = NULL;
 	CUdeviceptr p;
 	CUstream s;
-	CUresult rc = cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+	CUresult rc = get_stream(&s);
 
 	if (rc)
 		return rc;
-	if (from_pool) {
-		props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
-		props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-		props.location.id = dev;
+	props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	props.location.type = loc == 3 ? CU_MEM_LOCATION_TYPE_HOST : CU_MEM_LOCATION_TYPE_DEVICE;
+	props.location.id = n;
+	if (loc == 2)
+		rc = cu.cuDeviceGetDefaultMemPool(&pool, n);
+	else if (loc)
 		rc = cu.cuMemPoolCreate(&pool, &props);
-		if (!rc)
-			rc = cu.cuMemAllocFromPoolAsync(&p, size, pool, s);
-	} else {
-		rc = cu.cuMemAllocAsync(&p, size, s);
-	}
+	if (!rc)
+		rc = loc ? cu.cuMemAllocFromPoolAsync(&p, size, pool, s)
+			 : cu.cuMemAllocAsync(&p, size, s);
 	if (!rc)
 		rc = cu.cuStreamSynchronize(s);
-	cu.cuStreamDestroy(s);
+	put_stream(s);
 	if (!rc)
-		keep(from_pool ? K_POOL : K_ASYNC, p, (uint64_t)pool);
-	else if (pool)
+		keep(loc == 1 || loc == 3 ? K_POOL : K_ASYNC, p, (uint64_t)pool);
+	else if (pool && loc != 2)
 		cu.cuMemPoolDestroy(pool);
 	return rc;
 }
@@ -420,9 +460,19 @@ static int run(char **av, int ac)
 		if (!rc)
 			keep(K_MANAGED, p, 0);
 	} else if (!strcmp(cmd, "async") && ac == 2) {
-		rc = do_async(a, 0);
+		rc = do_async(a, 0, (int)dev);
 	} else if (!strcmp(cmd, "frompool") && ac == 2) {
-		rc = do_async(a, 1);
+		rc = do_async(a, 1, (int)dev);
+	} else if (!strcmp(cmd, "stream") && ac == 2) {
+		rc = use_stream((int)a);
+	} else if (!strcmp(cmd, "nocur") && ac == 1) {
+		rc = cu.cuCtxSetCurrent(NULL);
+	} else if (!strcmp(cmd, "devpool") && ac == 3) {
+		rc = do_async(b, 1, (int)a);
+	} else if (!strcmp(cmd, "defpool") && ac == 3) {
+		rc = do_async(b, 2, (int)a);
+	} else if (!strcmp(cmd, "hostpool") && ac == 2) {
+		rc = do_async(a, 3, 0);
 	} else if (!strcmp(cmd, "vmm") && ac == 2) {
 		rc = do_vmm(a);
 	} else if (!strcmp(cmd, "array") && ac == 4) {

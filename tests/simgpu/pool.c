@@ -3,7 +3,11 @@
  * Stream-ordered allocation: memory pools. A pool keeps freed chunks
  * (charged to the GPU) for reuse; chunks above the pool's release threshold
  * (default 0) go back at the next synchronisation or cuMemPoolTrimTo, as
- * with the real driver. Chunks are 2 MiB multiples.
+ * with the real driver. Chunks are 2 MiB multiples. A pool's memory is on
+ * its location: a device (charged to that GPU, whichever stream allocates:
+ * "the specified memory pool may be from a device different than that of
+ * the specified hStream"), or host memory (CU_MEM_LOCATION_TYPE_HOST,
+ * HOST_NUMA: charged to no GPU), per cuMemPoolCreate's reference.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +93,18 @@ void simgpu_pool_trim_all(void)
 	}
 }
 
+/* Host pools (dev < 0) hold no VRAM. */
+static CUresult pool_charge(struct CUmemPoolHandle_st *p, uint64_t len)
+{
+	return p->dev < 0 ? CUDA_SUCCESS : simgpu_charge(p->dev, len);
+}
+
+static void pool_uncharge(struct CUmemPoolHandle_st *p, uint64_t len)
+{
+	if (p->dev >= 0)
+		simgpu_uncharge(p->dev, len);
+}
+
 CUresult simgpu_pool_alloc(struct CUmemPoolHandle_st *p, size_t size, CUdeviceptr *out)
 {
 	uint64_t len = SG_ROUND((uint64_t)size, SG_GRANULARITY);
@@ -108,29 +124,29 @@ CUresult simgpu_pool_alloc(struct CUmemPoolHandle_st *p, size_t size, CUdevicept
 	pthread_mutex_unlock(&simgpu_lk);
 	if (hit)
 		goto used;
-	rc = simgpu_charge(p->dev, len);
+	rc = pool_charge(p, len);
 	if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
 		pool_release(p, 0);	/* free chunks of other sizes */
-		rc = simgpu_charge(p->dev, len);
+		rc = pool_charge(p, len);
 	}
 	if (rc)
 		return rc;
 	m = simgpu_map(len, SG_GRANULARITY, 0);
 	if (!m) {
-		simgpu_uncharge(p->dev, len);
+		pool_uncharge(p, len);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	r.base = (uintptr_t)m;
 	r.size = size;
 	r.mapsize = len;
 	r.kind = SG_MEM_POOL;
-	r.dev = p->dev;
+	r.dev = p->dev < 0 ? 0 : p->dev;
 	r.in_use = 1;
-	r.charged = len;
+	r.charged = p->dev < 0 ? 0 : len;
 	r.pool = p;
 	if (!simgpu_range_add(&r)) {
 		simgpu_unmap(m, len);
-		simgpu_uncharge(p->dev, len);
+		pool_uncharge(p, len);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	pthread_mutex_lock(&simgpu_lk);
@@ -263,13 +279,31 @@ SG_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 {
 	CUresult rc;
 
+	int dev = -1;	/* host memory */
+
 	SG_INIT_CHECK();
-	if (!pool || !props || props->location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+	if (!pool || !props)
 		return CUDA_ERROR_INVALID_VALUE;
-	rc = simgpu_check_dev(props->location.id);
-	if (rc)
+	switch (props->location.type) {
+	case CU_MEM_LOCATION_TYPE_DEVICE:
+		rc = simgpu_check_dev(props->location.id);
+		if (rc)
+			return CUDA_ERROR_INVALID_VALUE;
+		dev = props->location.id;
+		break;
+	case CU_MEM_LOCATION_TYPE_HOST:
+		/* Not IPC capable: handleTypes must be 0. */
+		if (props->handleTypes)
+			return CUDA_ERROR_INVALID_VALUE;
+		break;
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+		if (props->location.id < 0)
+			return CUDA_ERROR_INVALID_VALUE;
+		break;
+	default:	/* HOST_NUMA_CURRENT is refused at creation */
 		return CUDA_ERROR_INVALID_VALUE;
-	*pool = pool_new(props->location.id, 0);
+	}
+	*pool = pool_new(dev, 0);
 	if (!*pool)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	(*pool)->props = *props;
@@ -365,3 +399,27 @@ SG_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool pool, 
 					   : CU_MEM_ACCESS_FLAGS_PROT_NONE;
 	return CUDA_SUCCESS;
 }
+
+#if CUDA_VERSION >= 13000
+/* CUDA 13's location forms: device pools only; host locations' default
+ * pools are not simulated. */
+static CUresult loc_pool(CUmemoryPool *pool, CUmemLocation *loc, CUmemAllocationType type,
+			 int current)
+{
+	SG_INIT_CHECK();
+	if (!pool || !loc || type != CU_MEM_ALLOCATION_TYPE_PINNED)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (loc->type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (simgpu_check_dev(loc->id))
+		return CUDA_ERROR_INVALID_DEVICE;
+	*pool = dev_pool(loc->id, current);
+	return *pool ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+SG_API CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc,
+				       CUmemAllocationType type)
+{ return loc_pool(pool, loc, type, 0); }
+SG_API CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc, CUmemAllocationType type)
+{ return loc_pool(pool, loc, type, 1); }
+#endif

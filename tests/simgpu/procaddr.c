@@ -197,6 +197,10 @@ static const struct sg_proc table[] = {
 	{ "cuMemHostRegister", 6050, F(cuMemHostRegister_v2), NULL },
 	{ "cuMemHostUnregister", 4000, F(cuMemHostUnregister), NULL },
 	{ "cuMemMap", 10020, F(cuMemMap), NULL },
+#if CUDA_VERSION >= 13000
+	{ "cuMemGetDefaultMemPool", 13000, F(cuMemGetDefaultMemPool), NULL },
+	{ "cuMemGetMemPool", 13000, F(cuMemGetMemPool), NULL },
+#endif
 	{ "cuMemPoolCreate", 11020, F(cuMemPoolCreate), NULL },
 	{ "cuMemPoolDestroy", 11020, F(cuMemPoolDestroy), NULL },
 	{ "cuMemPoolGetAccess", 11020, F(cuMemPoolGetAccess), NULL },
@@ -247,6 +251,9 @@ static const struct sg_proc table[] = {
 	{ "cuStreamGetCtx", 9020, F(cuStreamGetCtx), F(cuStreamGetCtx_ptsz) },
 #if CUDA_VERSION >= 12050
 	{ "cuStreamGetCtx", 12050, F(cuStreamGetCtx_v2), F(cuStreamGetCtx_v2_ptsz) },
+#endif
+#if CUDA_VERSION >= 12080
+	{ "cuStreamGetDevice", 12080, F(cuStreamGetDevice), F(cuStreamGetDevice_ptsz) },
 #endif
 	{ "cuStreamGetFlags", 5050, F(cuStreamGetFlags), F(cuStreamGetFlags_ptsz) },
 #if CUDA_VERSION >= 12000

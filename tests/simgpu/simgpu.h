@@ -125,7 +125,7 @@ struct CUlib_st {
 
 struct CUmemPoolHandle_st {
 	uint32_t magic;
-	int dev;
+	int dev;		/* < 0: host memory (HOST, HOST_NUMA) */
 	int is_default;
 	uint64_t threshold;
 	uint64_t reserved, reserved_high, used, used_high;

@@ -502,6 +502,11 @@ STREAM_GET(cuStreamGetFlags, 0, unsigned int, s->flags)
 STREAM_GET(cuStreamGetFlags_ptsz, 1, unsigned int, s->flags)
 STREAM_GET(cuStreamGetCtx, 0, CUcontext, s->ctx)
 STREAM_GET(cuStreamGetCtx_ptsz, 1, CUcontext, s->ctx)
+#if CUDA_VERSION >= 12080
+/* A stream belongs to its context's device, current or not. */
+STREAM_GET(cuStreamGetDevice, 0, CUdevice, s->ctx->dev)
+STREAM_GET(cuStreamGetDevice_ptsz, 1, CUdevice, s->ctx->dev)
+#endif
 #if CUDA_VERSION >= 12000
 STREAM_GET(cuStreamGetId, 0, unsigned long long, s->id)
 STREAM_GET(cuStreamGetId_ptsz, 1, unsigned long long, s->id)

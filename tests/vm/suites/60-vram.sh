@@ -62,6 +62,42 @@ for p in "alloc 48M" "pitch 4096 12288" "managed 48M" "async 48M" "frompool 48M"
 	*) pass "$name: freeing uncharges (three rounds)" ;;
 	esac
 done
+# --- stream-ordered memory is charged on the stream's or the pool's device,
+# not the current context's (issue 13, part 2)
+out=$(in_cg c vram-client stream 0 , nocur , async 48M , async 48M , async 48M)
+case $out in
+*"async 48M ok"*"async 48M CUDA_ERROR_OUT_OF_MEMORY"*"async 48M CUDA_ERROR_OUT_OF_MEMORY"*)
+	pass "cuMemAllocAsync without a current context: the second and third 48M refused" ;;
+*) fail "cuMemAllocAsync without a current context: the second and third 48M refused" "$out" ;;
+esac
+bg_hold c /tmp/hs vram-client stream 0 , nocur , async 48M , hold 600000 && hs=$!
+check_eq "no current context: charged what simgpu holds" "$(truth /c 0)" "$(usage c 0 vram_current)"
+check_eq "no current context: 48M" $((48 * M)) "$(usage c 0 vram_current)"
+kill -9 $hs
+wait $hs 2>/dev/null
+for p in "stream 1 , async 48M" "devpool 1 48M" "defpool 1 48M"; do
+	bg_hold c /tmp/hs vram-client $p , hold 600000 && hs=$!
+	check_eq "$p with GPU 0 current: charged on GPU 1" $((48 * M)) "$(usage c 1 vram_current)"
+	check_eq "$p: as simgpu holds on GPU 1" "$(truth /c 1)" "$(usage c 1 vram_current)"
+	check_eq "$p: nothing on GPU 0" 0 "$(usage c 0 vram_current)"
+	kill -9 $hs
+	wait $hs 2>/dev/null
+	out=$(in_cg c vram-client $p , freeall , hold 1 , $p , freeall , $p , freeall)
+	case $out in
+	*CUDA_ERROR*) fail "$p: freeing uncharges GPU 1 (three rounds)" "$out" ;;
+	*) pass "$p: freeing uncharges GPU 1 (three rounds)" ;;
+	esac
+done
+bg_hold c /tmp/hs vram-client hostpool 48M , hostpool 48M , hold 600000 && hs=$!
+case $(cat /tmp/hs) in
+*"hostpool 48M ok"*"hostpool 48M ok"*) pass "a host pool's memory is not VRAM: 2 x 48M under 64M" ;;
+*) fail "a host pool's memory is not VRAM: 2 x 48M under 64M" "$(cat /tmp/hs)" ;;
+esac
+check_eq "host pool: nothing charged on GPU 0" 0 "$(usage c 0 vram_current)"
+check_eq "host pool: nothing charged on GPU 1" 0 "$(usage c 1 vram_current)"
+check_eq "host pool: simgpu holds nothing either" 0 "$(truth /c 0)"
+kill -9 $hs
+wait $hs 2>/dev/null
 check_eq "mipmap levels are summed" "allocated" \
 	"$(in_cg c vram-client mipmap 1024 1024 2 , hold 1 >/dev/null && echo allocated)"
 out=$(in_cg c env SIMGPU_CTX_VRAM=32M vram-client ctx , ctx)

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where a memory pool's memory is, for cuMemAllocFromPoolAsync. The
+ * driver has no query for a pool's location (cuMemPoolGetAttribute reports
+ * sizes and policies only), so it is noted when libvgpu sees the pool
+ * made: cuMemPoolCreate's props, and the device (or, CUDA 13, location)
+ * named to cuDeviceGetDefaultMemPool, cuDeviceGetMemPool,
+ * cuMemGetDefaultMemPool and cuMemGetMemPool. The note lives in the
+ * allocation map as a VGPU_K_POOL entry of 0 bytes whose gpu is the
+ * inventory GPU, or VGPU_GPU_SKIP for host memory (HOST, HOST_NUMA,
+ * HOST_NUMA_CURRENT: not VRAM, not charged). A pool of another location
+ * type (NONE: managed) or not seen made (imported from another process)
+ * is charged on the allocating stream's device.
+ */
+#include "account.h"
+#include "devmap.h"
+#include "hooks.h"
+#include "ptrmap.h"
+#include "register.h"
+#include "streamdev.h"
+
+static void note(CUmemoryPool pool, const CUmemLocation *loc)
+{
+	struct vgpu_alloc a = { (uint64_t)(uintptr_t)pool, 0, NULL, VGPU_GPU_SKIP, VGPU_K_POOL };
+	struct vgpu_alloc old;
+
+	if (!pool || !vgpu_active())
+		return;
+	switch (loc->type) {
+	case CU_MEM_LOCATION_TYPE_DEVICE:
+		a.gpu = libvgpu_dev_gpu(loc->id);
+		break;
+	case CU_MEM_LOCATION_TYPE_HOST:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
+		break;
+	default:
+		return;	/* the stream's device */
+	}
+	libvgpu_ptrmap_put(&a, &old);	/* 0 bytes: a stale note needs no release */
+}
+
+int libvgpu_pool_gpu(CUmemoryPool pool, CUstream h)
+{
+	struct vgpu_alloc a;
+
+	if (libvgpu_ptrmap_get(VGPU_K_POOL, (uint64_t)(uintptr_t)pool, &a))
+		return a.gpu;
+	return libvgpu_stream_gpu(h);
+}
+
+VGPU_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
+{
+	vgpu_pfn_cuMemPoolCreate real = REAL(cuMemPoolCreate);
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(pool, props);
+	if (rc == CUDA_SUCCESS && pool && props)
+		note(*pool, &props->location);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
+{
+	vgpu_pfn_cuMemPoolDestroy real = REAL(cuMemPoolDestroy);
+	struct vgpu_alloc a;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(pool);
+	/* Allocations still out keep the GPU they were charged on. */
+	if (rc == CUDA_SUCCESS)
+		libvgpu_ptrmap_take(VGPU_K_POOL, (uint64_t)(uintptr_t)pool, &a);
+	return rc;
+}
+
+static CUresult dev_pool(CUresult (*real)(CUmemoryPool *, CUdevice), CUmemoryPool *pool,
+			 CUdevice dev)
+{
+	CUmemLocation loc = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = dev };
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(pool, dev);
+	if (rc == CUDA_SUCCESS && pool)
+		note(*pool, &loc);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	return dev_pool(REAL(cuDeviceGetDefaultMemPool), pool, dev);
+}
+
+VGPU_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
+{
+	return dev_pool(REAL(cuDeviceGetMemPool), pool, dev);
+}
+
+#if CUDA_VERSION >= 13000
+static CUresult loc_pool(vgpu_pfn_cuMemGetMemPool real, CUmemoryPool *pool,
+			 CUmemLocation *loc, CUmemAllocationType type)
+{
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(pool, loc, type);
+	if (rc == CUDA_SUCCESS && pool && loc && type == CU_MEM_ALLOCATION_TYPE_PINNED)
+		note(*pool, loc);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc,
+					    CUmemAllocationType type)
+{
+	return loc_pool(REAL(cuMemGetDefaultMemPool), pool, loc, type);
+}
+
+VGPU_EXPORT CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc,
+				     CUmemAllocationType type)
+{
+	return loc_pool(REAL(cuMemGetMemPool), pool, loc, type);
+}
+#endif
