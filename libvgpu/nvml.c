@@ -2,8 +2,10 @@
 /*
  * NVML's views. nvmlInit (every form) registers the process like cuInit,
  * so that nvidia-smi-like tools see their tenant. Memory info follows
- * views.c (reserved is reported as 0 and folded into used). The running
- * process lists (_v1/_v2/_v3 layouts, all starting with the pid) keep only
+ * views.c (reserved is reported as 0 and folded into used); BAR1 is
+ * clamped to that view with nothing used. The running process lists
+ * (compute, graphics, MPS; _v1/_v2/_v3 layouts, all starting with the pid)
+ * and the per-process utilisation samples (pid first too) keep only
  * the processes registered under the caller's tenant, as a proc-get dump
  * on the registration socket reports them, with their pids translated from
  * the initial pid namespace (NVML's) into the caller's; callers outside
@@ -132,50 +134,75 @@ static void filter(void *infos, unsigned int *count, size_t size)
 	pthread_mutex_unlock(&libvgpu_proc.nl_lk);
 }
 
-VGPU_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device,
-							      unsigned int *infoCount,
-							      nvmlProcessInfo_v1_t *infos)
+/* A running-process list (compute, graphics or MPS; _v1/_v2/_v3), filtered. */
+#define VGPU_NVML_PROC_LIST(name, type)							\
+	VGPU_EXPORT nvmlReturn_t name(nvmlDevice_t device, unsigned int *infoCount,	\
+				      type *infos)					\
+	{										\
+		vgpu_pfn_##name real = REAL(name);					\
+		nvmlReturn_t rc;							\
+											\
+		if (!real)								\
+			return NVML_ERROR_LIBRARY_NOT_FOUND;				\
+		rc = real(device, infoCount, infos);					\
+		if (rc == NVML_SUCCESS)							\
+			filter(infos, infoCount, sizeof(*infos));			\
+		return rc;								\
+	}
+
+VGPU_NVML_PROC_LIST(nvmlDeviceGetComputeRunningProcesses, nvmlProcessInfo_v1_t)
+VGPU_NVML_PROC_LIST(nvmlDeviceGetComputeRunningProcesses_v2, nvmlProcessInfo_v2_t)
+VGPU_NVML_PROC_LIST(nvmlDeviceGetComputeRunningProcesses_v3, nvmlProcessInfo_t)
+VGPU_NVML_PROC_LIST(nvmlDeviceGetGraphicsRunningProcesses, nvmlProcessInfo_v1_t)
+VGPU_NVML_PROC_LIST(nvmlDeviceGetGraphicsRunningProcesses_v2, nvmlProcessInfo_v2_t)
+VGPU_NVML_PROC_LIST(nvmlDeviceGetGraphicsRunningProcesses_v3, nvmlProcessInfo_t)
+VGPU_NVML_PROC_LIST(nvmlDeviceGetMPSComputeRunningProcesses, nvmlProcessInfo_v1_t)
+VGPU_NVML_PROC_LIST(nvmlDeviceGetMPSComputeRunningProcesses_v2, nvmlProcessInfo_v2_t)
+VGPU_NVML_PROC_LIST(nvmlDeviceGetMPSComputeRunningProcesses_v3, nvmlProcessInfo_t)
+
+/*
+ * Samples (pid first) of the tenant's processes only. When none of the
+ * driver's samples are the tenant's, NVML's answer for no samples.
+ */
+VGPU_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
+							 nvmlProcessUtilizationSample_t *utilization,
+							 unsigned int *processSamplesCount,
+							 unsigned long long lastSeenTimeStamp)
 {
-	vgpu_pfn_nvmlDeviceGetComputeRunningProcesses real =
-		REAL(nvmlDeviceGetComputeRunningProcesses);
+	vgpu_pfn_nvmlDeviceGetProcessUtilization real = REAL(nvmlDeviceGetProcessUtilization);
 	nvmlReturn_t rc;
 
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
-	rc = real(device, infoCount, infos);
-	if (rc == NVML_SUCCESS)
-		filter(infos, infoCount, sizeof(*infos));
+	rc = real(device, utilization, processSamplesCount, lastSeenTimeStamp);
+	if (rc == NVML_SUCCESS && utilization && processSamplesCount) {
+		filter(utilization, processSamplesCount, sizeof(*utilization));
+		if (!*processSamplesCount)
+			rc = NVML_ERROR_NOT_FOUND;
+	}
 	return rc;
 }
 
-VGPU_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device,
-								 unsigned int *infoCount,
-								 nvmlProcessInfo_v2_t *infos)
+/*
+ * BAR1 maps the GPU's memory, so the tenant's aperture is at most its VRAM
+ * view; what the tenant's own processes have mapped is not knowable from
+ * the device-wide figure, and that figure includes other tenants' use, so
+ * a tenant sees nothing used.
+ */
+VGPU_EXPORT nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)
 {
-	vgpu_pfn_nvmlDeviceGetComputeRunningProcesses_v2 real =
-		REAL(nvmlDeviceGetComputeRunningProcesses_v2);
+	vgpu_pfn_nvmlDeviceGetBAR1MemoryInfo real = REAL(nvmlDeviceGetBAR1MemoryInfo);
+	struct vgpu_view v;
 	nvmlReturn_t rc;
 
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
-	rc = real(device, infoCount, infos);
-	if (rc == NVML_SUCCESS)
-		filter(infos, infoCount, sizeof(*infos));
-	return rc;
-}
-
-VGPU_EXPORT nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device,
-								 unsigned int *infoCount,
-								 nvmlProcessInfo_t *infos)
-{
-	vgpu_pfn_nvmlDeviceGetComputeRunningProcesses_v3 real =
-		REAL(nvmlDeviceGetComputeRunningProcesses_v3);
-	nvmlReturn_t rc;
-
-	if (!real)
-		return NVML_ERROR_LIBRARY_NOT_FOUND;
-	rc = real(device, infoCount, infos);
-	if (rc == NVML_SUCCESS)
-		filter(infos, infoCount, sizeof(*infos));
+	rc = real(device, bar1Memory);
+	if (rc == NVML_SUCCESS && bar1Memory && libvgpu_view(nvml_gpu(device), &v)) {
+		if (bar1Memory->bar1Total > v.total)
+			bar1Memory->bar1Total = v.total;
+		bar1Memory->bar1Used = 0;
+		bar1Memory->bar1Free = bar1Memory->bar1Total;
+	}
 	return rc;
 }

@@ -2,7 +2,8 @@
 /*
  * simgpu NVML (libnvidia-ml.so.1): the views nvidia-smi and frameworks
  * size themselves by, read from the same shared state as the driver:
- * devices, memory info, running compute processes, utilisation; and the
+ * devices, memory info, utilisation (process lists, per-process samples
+ * and BAR1: nvmlproc.c); and the
  * per-cgroup memory limits of newer drivers (memlimit.c keeps them).
  */
 #define NVML_NO_UNVERSIONED_FUNC_DEFS 1
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../ctl/nvml_memlimit.h"
+#include "nvmldev.h"
 #include "shm.h"
 
 #define SG_API __attribute__((visibility("default")))
@@ -89,7 +91,7 @@ SG_API const char *nvmlErrorString(nvmlReturn_t result)
 
 #define CHECK_INIT() do { if (!inited) return NVML_ERROR_UNINITIALIZED; } while (0)
 
-static nvmlReturn_t dev_index(nvmlDevice_t d, int *i)
+nvmlReturn_t simgpu_nvml_dev(nvmlDevice_t d, int *i)
 {
 	CHECK_INIT();
 	if (!d || d < devs || d >= devs + cfg.ngpus)
@@ -196,7 +198,7 @@ SG_API nvmlReturn_t nvmlDeviceGetHandleByPciBusId(const char *pciBusId, nvmlDevi
 SG_API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length)
 {
 	int i;
-	nvmlReturn_t rc = dev_index(device, &i);
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
 
 	return rc ? rc : copy_str(name, length, cfg.name);
 }
@@ -204,7 +206,7 @@ SG_API nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned 
 SG_API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length)
 {
 	int i;
-	nvmlReturn_t rc = dev_index(device, &i);
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
 
 	return rc ? rc : copy_str(uuid, length, cfg.gpu[i].uuid);
 }
@@ -212,7 +214,7 @@ SG_API nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned 
 SG_API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
 {
 	int i;
-	nvmlReturn_t rc = dev_index(device, &i);
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
 
 	if (rc)
 		return rc;
@@ -231,7 +233,7 @@ SG_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *
 {
 	const struct sg_gpu_config *g;
 	int i;
-	nvmlReturn_t rc = dev_index(device, &i);
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
 
 	if (rc)
 		return rc;
@@ -274,7 +276,7 @@ static void mem(int i, unsigned long long *total, unsigned long long *used)
 SG_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
 	int i;
-	nvmlReturn_t rc = dev_index(device, &i);
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
 
 	if (rc)
 		return rc;
@@ -288,7 +290,7 @@ SG_API nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *m
 SG_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
 	int i;
-	nvmlReturn_t rc = dev_index(device, &i);
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
 
 	if (rc)
 		return rc;
@@ -302,73 +304,12 @@ SG_API nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v
 	return NVML_SUCCESS;
 }
 
-/* Live processes with a context or memory on GPU i; fill() writes one. */
-static nvmlReturn_t procs(nvmlDevice_t device, unsigned int *count, void *infos,
-			  size_t stride, int v1)
-{
-	unsigned int n = 0, cap;
-	int i;
-	nvmlReturn_t rc = dev_index(device, &i);
-
-	if (rc)
-		return rc;
-	if (!count || (*count && !infos))
-		return NVML_ERROR_INVALID_ARGUMENT;
-	cap = *count;
-	simgpu_state_lock();
-	for (int p = 0; p < SG_MAX_PROCS; p++) {
-		struct sg_proc_shared *sp = &simgpu_shm->procs[p];
-
-		if (!sp->alive || (!sp->ctxs[i] && !sp->bytes[i]))
-			continue;
-		if (n < cap) {
-			char *out = (char *)infos + stride * n;
-
-			if (v1) {
-				nvmlProcessInfo_v1_t *o = (void *)out;
-
-				o->pid = (unsigned int)sp->pid;
-				o->usedGpuMemory = sp->bytes[i];
-			} else {
-				nvmlProcessInfo_t *o = (void *)out;
-
-				o->pid = (unsigned int)sp->pid;
-				o->usedGpuMemory = sp->bytes[i];
-				o->gpuInstanceId = 0xffffffff;
-				o->computeInstanceId = 0xffffffff;
-			}
-		}
-		n++;
-	}
-	simgpu_state_unlock();
-	*count = n;
-	return n > cap ? NVML_ERROR_INSUFFICIENT_SIZE : NVML_SUCCESS;
-}
-
-SG_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t device, unsigned int *infoCount,
-							    nvmlProcessInfo_t *infos)
-{
-	return procs(device, infoCount, infos, sizeof(*infos), 0);
-}
-
-SG_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t device, unsigned int *infoCount,
-							    nvmlProcessInfo_v2_t *infos)
-{
-	return procs(device, infoCount, infos, sizeof(*infos), 0);
-}
-
-SG_API nvmlReturn_t nvmlDeviceGetComputeRunningProcesses(nvmlDevice_t device, unsigned int *infoCount,
-							 nvmlProcessInfo_v1_t *infos)
-{
-	return procs(device, infoCount, infos, sizeof(*infos), 1);
-}
-
 /* Busy share of the time since this process last asked (or right now). */
 SG_API nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *u)
 {
 	uint64_t now, busy;
 	int i, running;
-	nvmlReturn_t rc = dev_index(device, &i);
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
 
 	if (rc)
 		return rc;
@@ -402,7 +343,7 @@ nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node);
 SG_API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *node)
 {
 	int i;
-	nvmlReturn_t rc = dev_index(device, &i);
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
 
 	if (rc)
 		return rc;
@@ -421,7 +362,7 @@ SG_API nvmlReturn_t nvmlDeviceGetNumaNodeId(nvmlDevice_t device, unsigned int *n
  */
 static nvmlReturn_t limit_args(nvmlDevice_t device, const char *ns, int *i, char *path)
 {
-	nvmlReturn_t rc = dev_index(device, i);
+	nvmlReturn_t rc = simgpu_nvml_dev(device, i);
 
 	if (rc)
 		return rc;
@@ -442,7 +383,7 @@ SG_API nvmlReturn_t nvmlDeviceSetMemoryLimits_v1(nvmlDevice_t device,
 	int i, full;
 
 	if (!limits) {
-		rc = dev_index(device, &i);
+		rc = simgpu_nvml_dev(device, &i);
 		return rc ? rc : NVML_ERROR_INVALID_ARGUMENT;
 	}
 	rc = limit_args(device, limits->nameSpace, &i, path);
@@ -467,7 +408,7 @@ SG_API nvmlReturn_t nvmlDeviceGetMemoryLimits_v1(nvmlDevice_t device,
 	int i;
 
 	if (!limits) {
-		rc = dev_index(device, &i);
+		rc = simgpu_nvml_dev(device, &i);
 		return rc ? rc : NVML_ERROR_INVALID_ARGUMENT;
 	}
 	rc = limit_args(device, limits->nameSpace, &i, path);

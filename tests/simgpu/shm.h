@@ -17,10 +17,14 @@
 #define SG_MAX_WAITERS	1024
 #define SG_CGROUP_LEN	256
 #define SG_MAX_LIMITS	64
+/* A process's kind, from $SIMGPU_PROC_KIND when it registers. */
+#define SG_KIND_COMPUTE	0
+#define SG_KIND_GRAPHICS	1
+#define SG_KIND_MPS	2
 #define SG_NO_LIMIT	(~0ULL)	/* a hard limit that is none */
 
 #define SG_STATE_MAGIC	0x53494d47505531ULL	/* "SIMGPU1" */
-#define SG_STATE_VERSION 6
+#define SG_STATE_VERSION 7
 #define SG_DEFAULT_STATE "/dev/shm/simgpu-state"
 #define SG_DEFAULT_CONFIG "/etc/simgpu.conf"
 #define SG_DEFAULT_PIDD "/dev/shm/simgpu-pidd.sock"
@@ -77,6 +81,7 @@ struct sg_proc_shared {
 	int32_t alive;
 	uint64_t starttime;	/* /proc/PID/stat field 22: guards pid reuse */
 	int32_t cgroup;		/* index in cgroups[] */
+	int32_t kind;		/* SG_KIND_*: which NVML process list (nvmlproc.c) */
 	char comm[20];
 	int32_t ctxs[SG_MAX_GPUS];
 	uint64_t bytes[SG_MAX_GPUS];

@@ -351,6 +351,18 @@ static void read_cgroup(char *out, size_t len)
 	fclose(f);
 }
 
+/* $SIMGPU_PROC_KIND: graphics, mps, or (anything else) compute. */
+static int32_t proc_kind(void)
+{
+	const char *k = getenv("SIMGPU_PROC_KIND");
+
+	if (k && !strcmp(k, "graphics"))
+		return SG_KIND_GRAPHICS;
+	if (k && !strcmp(k, "mps"))
+		return SG_KIND_MPS;
+	return SG_KIND_COMPUTE;
+}
+
 static void read_comm(char *out, size_t len)
 {
 	FILE *f;
@@ -395,6 +407,7 @@ int simgpu_state_register(pid_t pid)
 	read_comm(s->procs[slot].comm, sizeof(s->procs[slot].comm));
 	read_cgroup(cg, sizeof(cg));
 	s->procs[slot].cgroup = cgroup_slot(cg);
+	s->procs[slot].kind = proc_kind();
 	return slot;
 }
 
