@@ -58,6 +58,8 @@ static int have_tenant(struct nlmsghdr *nlh, void *arg)
 	snprintf(t->name, sizeof(t->name), "%s", nla_get_string(tb[VGPU_A_TENANT_NAME]));
 	if (tb[VGPU_A_TENANT_CGROUP])
 		snprintf(t->cgroup, sizeof(t->cgroup), "%s", nla_get_string(tb[VGPU_A_TENANT_CGROUP]));
+	if (tb[VGPU_A_TENANT_ID])
+		t->id = nla_get_u32(tb[VGPU_A_TENANT_ID]);
 	vgpuctl_tenant_conf_from_reply(&t->q, tb);
 	t->q.ephemeral = tb[VGPU_A_TENANT_EPHEMERAL];
 	nla_for_each_attr(a, genlmsg_attrdata(g, 0), genlmsg_attrlen(g, 0), rem) {
@@ -73,10 +75,29 @@ static int have_tenant(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-/* The host and GPUs of @s, and each tenant's registered processes, into @h. */
+/*
+ * A proc-get reply: one more registered process for its tenant (whether
+ * or not it has used a GPU yet: tenant del refuses either).
+ */
+static int have_proc(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *a = nla_find(genlmsg_attrdata(nlmsg_data(nlh), 0),
+				    genlmsg_attrlen(nlmsg_data(nlh), 0), VGPU_A_PROC_TENANT_ID);
+	struct apply_state *h = arg;
+	size_t i;
+
+	if (!a || nla_len(a) < 4)
+		return 0;	/* outside every tenant */
+	for (i = 0; i < h->ntenants; i++)
+		if (h->tenants[i].id == nla_get_u32(a))
+			h->tenants[i].procs++;
+	return 0;
+}
+
+/* The host and GPUs of @s into @h. */
 static int have_from_snap(const struct vgpu_snap *s, struct apply_state *h)
 {
-	size_t i, j, k;
+	size_t i;
 
 	h->has_policy = s->host.has_policy;
 	h->policy = s->host.policy;
@@ -90,18 +111,13 @@ static int have_from_snap(const struct vgpu_snap *s, struct apply_state *h)
 		h->gpus[i].g.vram = s->gpus[i].vram;
 	}
 	h->ngpus = s->ngpus;
-	for (i = 0; i < h->ntenants; i++)
-		for (j = 0; j < s->ntenants; j++)
-			if (!strcmp(s->tenants[j].name, h->tenants[i].name))
-				for (k = 0; k < s->tenants[j].nusage; k++)
-					h->tenants[i].procs += s->tenants[j].usage[k].procs;
 	return 0;
 }
 
 /* What the module holds, into @h (zeroed first). */
 static int read_have(struct apply_state *h)
 {
-	struct vgpu_snap s;
+	struct vgpu_snap s = { 0 };
 	struct vgpu_nl nl;
 	struct nl_msg *msg;
 	int ret, err;
@@ -112,12 +128,18 @@ static int read_have(struct apply_state *h)
 		return ret;
 	msg = vgpuctl_nl_msg(&nl, VGPU_CMD_TENANT_GET, true);
 	err = msg ? vgpuctl_nl_request(&nl, msg, have_tenant, h) : -ENOMEM;
+	if (!err) {
+		msg = vgpuctl_nl_msg(&nl, VGPU_CMD_PROC_GET, true);
+		err = msg ? vgpuctl_nl_request(&nl, msg, have_proc, h) : -ENOMEM;
+	}
 	if (!err)
-		err = vgpuctl_snap_take(&nl, &s, VGPU_SNAP_GPUS | VGPU_SNAP_TENANTS | VGPU_SNAP_PROCS);
+		err = vgpuctl_snap_take(&nl, &s, VGPU_SNAP_GPUS);
 	if (!err)
 		err = have_from_snap(&s, h);
-	if (err)
+	if (err) {
 		vgpuctl_nl_perror(&nl, err);
+		vgpuctl_apply_state_free(h);
+	}
 	vgpuctl_snap_free(&s);
 	vgpuctl_nl_close(&nl);
 	return err ? VGPU_EXIT_ERR : 0;

@@ -21,6 +21,7 @@ struct apply_tenant {
 	char name[VGPU_NAME_LEN_MAX + 1];
 	char cgroup[VGPU_PATH_LEN_MAX + 1];	/* as the kernel holds it */
 	struct tenant_conf q;	/* quotas, labels and ephemeral */
+	uint32_t id;		/* module: its id, for the process dump */
 	unsigned int procs;	/* module: registered processes */
 	const struct vgpuctl_conf_rec *rec;	/* files: where it is declared */
 };
