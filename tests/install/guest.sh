@@ -60,6 +60,9 @@ check "installing does not start the service or load the module" \
 check "libvgpu.so is installed privately" test -f /usr/lib/x86_64-linux-gnu/vgpu/libvgpu.so
 check "the example configuration is /etc/vgpu/vgpu.conf" test -f /etc/vgpu/vgpu.conf
 check "the man page is installed" test -f /usr/share/man/man8/vgpuctl.8.gz
+check "vgpu.service runs /usr/sbin/vgpuctl apply at start and on reload" \
+	sh -c 'systemctl cat vgpu | grep -qx "ExecStart=/usr/sbin/vgpuctl apply" &&
+	       systemctl cat vgpu | grep -qx "ExecReload=/usr/sbin/vgpuctl apply"'
 
 timed "systemctl start vgpu" systemctl start vgpu
 check "the service is active" systemctl is-active -q vgpu
@@ -87,7 +90,7 @@ check "systemctl stop vgpu (before writing the configuration)" systemctl stop vg
 # tenants: the module's tenants as JSON on one line.
 tenants() { vgpuctl -j tenant show | tr -d '\n'; }
 # quotas NAME: a tenant's JSON less its usage (its counters grow).
-quotas() { vgpuctl -j tenant show "$1" | tr -d '\n' | sed 's/"usage":\[[^]]*\]//g'; }
+quotas() { vgpuctl -j tenant show "$1" | tr -d '\n' | sed 's/,\{0,1\}"usage":\[[^]]*\]//g'; }
 # names: the tenants the module holds, sorted, on one line.
 names() { tenants | grep -o '"name":"[^"]*"' | sed 's/"name":"\(.*\)"/\1/' | sort | tr '\n' ' '; }
 # has WHAT OUTFILE STRING...: PASS when OUTFILE holds every STRING.
@@ -140,13 +143,13 @@ check "journalctl -u vgpu shows the reload's one change" \
 # A bad edit: an unknown quota on line 6 (team-b's). The reload fails,
 # nothing changes (not even the good edit on line 4), and the journal
 # names the line.
-tenants | sed 's/"usage":\[[^]]*\]//g' > "$tmp/before"
+tenants | sed 's/,\{0,1\}"usage":\[[^]]*\]//g' > "$tmp/before"
 sed -i 's/weight 70/weight 60/; s/weight 40/weight 40 frobnicate 3/' "$conf"
 check "the unknown quota is on line 6" sh -c "sed -n 6p $conf | grep -q frobnicate"
 if systemctl reload vgpu > "$tmp/out" 2>&1
 then fail "systemctl reload vgpu fails on a bad line" "it succeeded"
 else pass "systemctl reload vgpu fails on a bad line"; fi
-tenants | sed 's/"usage":\[[^]]*\]//g' > "$tmp/after"
+tenants | sed 's/,\{0,1\}"usage":\[[^]]*\]//g' > "$tmp/after"
 if cmp -s "$tmp/before" "$tmp/after"
 then pass "the failed reload changed nothing"
 else fail "the failed reload changed nothing" "$(oneline "$tmp/after")"; fi
