@@ -163,6 +163,18 @@ check "systemctl reload vgpu after the fix" systemctl reload vgpu
 
 # A file of plain vgpuctl commands (vgpuctl -b): a bad line stops the batch
 # there, names FILE:LINE, and the line after it does not run.
+printf 'tenant set team-a weight 50\n\ntenant set team-a weight 0\ntenant set team-b weight 10\n' \
+	> "$tmp/bad"
+vgpuctl -b "$tmp/bad" > /dev/null 2> "$tmp/err"
+rc=$?
+if [ "$rc" -eq 2 ] && grep -qF "Error: $tmp/bad:3: the command failed (exit status 2)." "$tmp/err"
+then pass "a bad batch line fails with status 2 naming FILE:3"
+else fail "a bad batch line fails with status 2 naming FILE:3" "status $rc: $(oneline "$tmp/err")"; fi
+vgpuctl -j tenant show > "$tmp/tenants" 2>&1
+if grep -qF '"weight":50' "$tmp/tenants" && ! grep -qF '"weight":10' "$tmp/tenants"
+then pass "the lines before the bad one ran, the one after did not"
+else fail "the lines before the bad one ran, the one after did not" "$(oneline "$tmp/tenants")"; fi
+
 check "systemctl stop vgpu" systemctl stop vgpu
 check "stopping the service leaves the module loaded" loaded
 check "and the tenants" sh -c 'vgpuctl tenant show | grep -q team-a'
