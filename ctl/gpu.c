@@ -97,20 +97,24 @@ static int gpu_show(int argc, char **argv)
 	return vgpuctl_show(VGPU_CMD_GPU_GET, true, NULL, NULL, gpu_show_one);
 }
 
-static int gpu_add(int argc, char **argv)
+/**
+ * vgpuctl_gpu_add_parse() - the words of gpu add after "add"
+ * @g: filled in
+ * @argc: number of words
+ * @argv: INDEX, then KEY VALUE pairs (gpu add here, a gpu line in apply.c)
+ *
+ * Return: 0, or VGPU_EXIT_USAGE after an error line.
+ */
+int vgpuctl_gpu_add_parse(struct vgpuctl_gpu_add *g, int argc, char **argv)
 {
-	const char *uuid = NULL, *pci = NULL, *key, *val;
+	const char *key, *val;
 	bool has_vram = false, has_numa = false;
-	struct vgpu_nl nl;
-	struct nl_msg *msg;
-	uint64_t vram = 0;
-	uint32_t index;
-	int32_t numa = -1;
-	int ret;
 
+	memset(g, 0, sizeof(*g));
+	g->numa = -1;
 	if (argc < 1)
 		return vgpuctl_usage_error("missing INDEX for gpu add");
-	if (vgpuctl_parse_index(argv[0], &index))
+	if (vgpuctl_parse_index(argv[0], &g->index))
 		return vgpuctl_usage_error("invalid INDEX \"%s\" for gpu add (0-63)", argv[0]);
 	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
 		key = argv[0];
@@ -123,31 +127,45 @@ static int gpu_add(int argc, char **argv)
 		if (!strcmp(key, "vram")) {
 			if (has_vram)
 				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
-			if (vgpuctl_parse_size(val, &vram))
+			if (vgpuctl_parse_size(val, &g->vram))
 				return vgpuctl_usage_error("invalid SIZE \"%s\" for vram", val);
 			has_vram = true;
 		} else if (!strcmp(key, "uuid")) {
-			if (uuid)
+			if (g->uuid)
 				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
 			if (vgpuctl_parse_uuid(val))
 				return vgpuctl_usage_error("invalid UUID \"%s\" for uuid", val);
-			uuid = val;
+			g->uuid = val;
 		} else if (!strcmp(key, "pci")) {
-			if (pci)
+			if (g->pci)
 				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
 			if (vgpuctl_parse_busid(val))
 				return vgpuctl_usage_error("invalid BUSID \"%s\" for pci", val);
-			pci = val;
+			g->pci = val;
 		} else {
 			if (has_numa)
 				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
-			if (vgpuctl_parse_numa(val, &numa))
+			if (vgpuctl_parse_numa(val, &g->numa))
 				return vgpuctl_usage_error("invalid NODE \"%s\" for numa (-1 to 1023)", val);
-			has_numa = true;
+			g->has_numa = has_numa = true;
 		}
 	}
 	if (!has_vram)
 		return vgpuctl_usage_error("vram is required");
+	return 0;
+}
+
+/**
+ * vgpuctl_gpu_add_send() - gpu-add of @g, then the backstop on it
+ * @g: parsed by vgpuctl_gpu_add_parse()
+ *
+ * Return: the exit status.
+ */
+int vgpuctl_gpu_add_send(const struct vgpuctl_gpu_add *g)
+{
+	struct vgpu_nl nl;
+	struct nl_msg *msg;
+	int ret;
 
 	ret = vgpuctl_need_admin();
 	if (ret)
@@ -156,11 +174,11 @@ static int gpu_add(int argc, char **argv)
 	if (ret)
 		return ret;
 	msg = vgpuctl_nl_msg(&nl, VGPU_CMD_GPU_ADD, false);
-	if (msg && (nla_put_u32(msg, VGPU_A_GPU_INDEX, index) < 0 ||
-		    nla_put_u64(msg, VGPU_A_GPU_VRAM, vram) < 0 ||
-		    (uuid && nla_put_string(msg, VGPU_A_GPU_UUID, uuid) < 0) ||
-		    (pci && nla_put_string(msg, VGPU_A_GPU_PCI, pci) < 0) ||
-		    (has_numa && nla_put_s32(msg, VGPU_A_GPU_NUMA, numa) < 0))) {
+	if (msg && (nla_put_u32(msg, VGPU_A_GPU_INDEX, g->index) < 0 ||
+		    nla_put_u64(msg, VGPU_A_GPU_VRAM, g->vram) < 0 ||
+		    (g->uuid && nla_put_string(msg, VGPU_A_GPU_UUID, g->uuid) < 0) ||
+		    (g->pci && nla_put_string(msg, VGPU_A_GPU_PCI, g->pci) < 0) ||
+		    (g->has_numa && nla_put_s32(msg, VGPU_A_GPU_NUMA, g->numa) < 0))) {
 		vgpuctl_nl_close(&nl);
 		return vgpuctl_put_failed(msg);
 	}
@@ -168,11 +186,19 @@ static int gpu_add(int argc, char **argv)
 	if (!ret) {
 		char done[32];
 
-		snprintf(done, sizeof(done), "gpu %u added", index);
-		ret = vgpuctl_backstop_gpu(&nl, index, done);
+		snprintf(done, sizeof(done), "gpu %u added", g->index);
+		ret = vgpuctl_backstop_gpu(&nl, g->index, done);
 	}
 	vgpuctl_nl_close(&nl);
 	return ret;
+}
+
+static int gpu_add(int argc, char **argv)
+{
+	struct vgpuctl_gpu_add g;
+	int ret = vgpuctl_gpu_add_parse(&g, argc, argv);
+
+	return ret ? ret : vgpuctl_gpu_add_send(&g);
 }
 
 /* gpu del, then every tenant's backstop on it cleared (backstop.c). */

@@ -109,8 +109,8 @@ int vgpuctl_cmd_show(int argc, char **argv)
 	return vgpuctl_show_run(&r);
 }
 
-/* GROUP: a group name, a number, or none. Returns 0 or -1. */
-static int parse_group(const char *s, uint32_t *gid)
+/* GROUP: a group name, a number, or none. Returns 0 or -1 (apply.c too). */
+int vgpuctl_host_parse_group(const char *s, uint32_t *gid)
 {
 	struct group *gr;
 	uint32_t v;
@@ -130,8 +130,8 @@ static int parse_group(const char *s, uint32_t *gid)
 	return 0;
 }
 
-/* Send host-set with the settings given. */
-static int host_set(bool has_policy, uint32_t policy, bool has_gid, uint32_t gid)
+/* Send host-set with the settings given (apply.c too). */
+int vgpuctl_host_set(bool has_policy, uint32_t policy, bool has_gid, uint32_t gid)
 {
 	struct vgpu_nl nl;
 	struct nl_msg *msg;
@@ -185,13 +185,13 @@ int vgpuctl_cmd_set(int argc, char **argv)
 							   argv[1]);
 			has_policy = true;
 		} else {
-			if (parse_group(argv[1], &gid))
+			if (vgpuctl_host_parse_group(argv[1], &gid))
 				return vgpuctl_usage_error("invalid GROUP \"%s\" for monitor-group (a group name or number, or none)",
 							   argv[1]);
 			has_gid = true;
 		}
 	}
-	return host_set(has_policy, policy, has_gid, gid);
+	return vgpuctl_host_set(has_policy, policy, has_gid, gid);
 }
 
 /**

@@ -27,7 +27,7 @@ static void usage(FILE *f)
 	      "       vgpuctl [-h | --help | help]\n"
 	      "       vgpuctl [OPTIONS] { ps | show | set KEY VALUE | top [-d SECONDS] [-n N] }\n"
 	      "       vgpuctl { metrics | account } [ARGS]\n"
-	      "OBJECT := { gpu | tenant | host | backstop | monitor | hook | cdi }\n"
+	      "OBJECT := { gpu | tenant | host | backstop | monitor | hook | cdi | apply }\n"
 	      "OPTIONS := { -j[son] | -p[retty] }\n"
 	      "  -j, --json     print JSON\n"
 	      "  -p, --pretty   print indented JSON (implies -j)\n"
@@ -56,6 +56,8 @@ static void usage(FILE *f)
 	vgpuctl_usage_hook(f);
 	fputc('\n', f);
 	vgpuctl_usage_cdi(f);
+	fputc('\n', f);
+	vgpuctl_usage_apply(f);
 }
 
 struct object {
@@ -78,6 +80,7 @@ static const struct object objects[] = {
 	{ "account", vgpuctl_cmd_account },
 	{ "hook", vgpuctl_cmd_hook },
 	{ "cdi", vgpuctl_cmd_cdi },
+	{ "apply", vgpuctl_cmd_apply },
 };
 
 /* The output options, for each line of a batch. */

@@ -183,6 +183,54 @@ void vgpuctl_tenant_conf_clear_unnamed(struct tenant_conf *c)
 	}
 }
 
+/**
+ * vgpuctl_tenant_conf_from_reply() - the quotas a tenant-get reply holds
+ * @c: zeroed; gets seen bits and values of the quotas set (apply.c diffs it)
+ * @tb: the parsed reply; the module puts only the quotas that are set
+ */
+void vgpuctl_tenant_conf_from_reply(struct tenant_conf *c, struct nlattr **tb)
+{
+	size_t i;
+
+	for (i = 0; i < NQUOTAS; i++) {
+		const struct vgpu_spec_quota *q = &vgpu_spec_quotas[i];
+		struct nlattr *a = tb[q->attr];
+
+		if (!a || quota_types[q->attr] == Q_NONE)
+			continue;
+		c->seen |= q->bit;
+		if (quota_types[q->attr] == Q_CPUS || quota_types[q->attr] == Q_MEMS)
+			snprintf(c->list[i], sizeof(c->list[i]), "%s", nla_get_string(a));
+		else if (quota_types[q->attr] == Q_SIZE || quota_types[q->attr] == Q_GPUS)
+			c->u64[i] = nla_get_u64(a);
+		else
+			c->u64[i] = nla_get_u32(a);
+	}
+}
+
+/**
+ * vgpuctl_tenant_quota_same() - whether @a and @b agree on quota number @i
+ * @a: a parsed line or reply
+ * @b: another
+ * @i: index into vgpu_spec_quotas[]
+ *
+ * Return: true when both leave it unset, or both set it to the same value.
+ */
+bool vgpuctl_tenant_quota_same(const struct tenant_conf *a, const struct tenant_conf *b, size_t i)
+{
+	uint32_t bit = vgpu_spec_quotas[i].bit;
+	bool sa = (a->seen & bit) && !(a->clear & bit), sb = (b->seen & bit) && !(b->clear & bit);
+	enum quota_type t = quota_types[vgpu_spec_quotas[i].attr];
+
+	if (t == Q_NONE || (!sa && !sb))
+		return true;
+	if (sa != sb)
+		return false;
+	if (t == Q_CPUS || t == Q_MEMS)
+		return !strcmp(a->list[i], b->list[i]);
+	return a->u64[i] == b->u64[i];
+}
+
 /* Put the quotas set in @c (not the cleared ones) into @msg. */
 static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
 {

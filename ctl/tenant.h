@@ -8,6 +8,7 @@
 #define VGPU_CTL_TENANT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../uapi/vgpu.h"
@@ -39,6 +40,9 @@ int vgpuctl_tenant_resolve_cgroup(const char *path, char *mnt, char *out);
 int vgpuctl_tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 			const struct tenant_conf *c, bool force);
 void vgpuctl_tenant_conf_clear_unnamed(struct tenant_conf *c);
+struct nlattr;
+void vgpuctl_tenant_conf_from_reply(struct tenant_conf *c, struct nlattr **tb);
+bool vgpuctl_tenant_quota_same(const struct tenant_conf *a, const struct tenant_conf *b, size_t i);
 int vgpuctl_tenant_replace(int argc, char **argv);	/* tenant_replace.c */
 
 #endif

@@ -41,6 +41,20 @@ int vgpuctl_cmd_account(int argc, char **argv);
 int vgpuctl_cmd_hook(int argc, char **argv);
 int vgpuctl_cmd_cdi(int argc, char **argv);
 int vgpuctl_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
+int vgpuctl_cmd_apply(int argc, char **argv);	/* apply.c */
+
+/* The words of gpu add, parsed (gpu.c; apply.c reads gpu lines with it). */
+struct vgpuctl_gpu_add {
+	uint32_t index;
+	uint64_t vram;
+	const char *uuid, *pci;	/* NULL: not given */
+	bool has_numa;
+	int32_t numa;
+};
+int vgpuctl_gpu_add_parse(struct vgpuctl_gpu_add *g, int argc, char **argv);
+int vgpuctl_gpu_add_send(const struct vgpuctl_gpu_add *g);
+int vgpuctl_host_parse_group(const char *s, uint32_t *gid);	/* host.c */
+int vgpuctl_host_set(bool has_policy, uint32_t policy, bool has_gid, uint32_t gid);
 
 /* Usage texts, also printed by "help". */
 void vgpuctl_usage_gpu(FILE *f);
@@ -48,6 +62,7 @@ void vgpuctl_usage_tenant(FILE *f);
 void vgpuctl_usage_monitor(FILE *f);
 void vgpuctl_usage_ps(FILE *f);
 void vgpuctl_usage_host(FILE *f);
+void vgpuctl_usage_apply(FILE *f);
 void vgpuctl_usage_top(FILE *f);
 void vgpuctl_usage_metrics(FILE *f);
 void vgpuctl_usage_account(FILE *f);

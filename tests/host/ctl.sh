@@ -146,6 +146,27 @@ for mode in print print-asan; do
 	fi
 done
 
+# test_apply: apply's reader and diff, with the parsers they reuse.
+APPLY_SRCS=(tests/unit/test_apply.c ctl/apply_load.c ctl/apply_diff.c ctl/conf.c ctl/flavour.c
+	    ctl/host.c "${PRINT_SRCS[@]:1}")
+for mode in apply apply-asan; do
+	if [ "$mode" = apply ]; then
+		flags=(-O2 -g) out=build/unit/test_apply what="with -Wall -Wextra -Werror"
+	else
+		flags=(-O1 -g "${SAN[@]}") out=build/asan/test_apply what="with ASan and UBSan"
+	fi
+	# shellcheck disable=SC2046
+	if [ "$tools_ok" = 1 ] &&
+	   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
+		-I"${NVML_INC:-build/deps/nvml/usr/include}" "${APPLY_SRCS[@]}" -o "$out" \
+		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err"; then
+		pass "$mode" "test_apply builds $what"
+		run_unit "$mode" "$out" apply
+	else
+		fail "$mode" "test_apply builds $what" "$(oneline "$tmp/cc.err")"
+	fi
+done
+
 # --- builds of vgpuctl and vgpu-nlsend ------------------------------------------
 built=0
 if [ "$tools_ok" = 1 ] && make -s -C ctl > "$tmp/make.out" 2>&1 &&
@@ -168,7 +189,7 @@ if [ "$tools_ok" = 1 ]; then
 		ctl/backstop_nvml.c ctl/dmem.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
 		ctl/snap.c ctl/prom.c ctl/httpd.c ctl/file.c ctl/metrics.c ctl/acct_state.c \
 		ctl/acct_record.c ctl/account.c \
-		ctl/conf.c ctl/flavour.c ctl/cdi.c ctl/oci.c ctl/cgpath.c ctl/hook.c ctl/hook_tenant.c \
+		ctl/conf.c ctl/flavour.c ctl/cdi.c ctl/apply.c ctl/apply_load.c ctl/apply_diff.c ctl/oci.c ctl/cgpath.c ctl/hook.c ctl/hook_tenant.c \
 		-o build/asan/ctl/vgpuctl \
 		$(pkg-config --libs libnl-genl-3.0 libcap jansson) -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \

@@ -4,7 +4,8 @@
 # The install test inside the Debian 12 image (tests/install/run copies it
 # to the test disk as /srv/vgputest/run; the image's vgpu-install-test
 # unit runs it once systemd is up). It installs the built packages, lets
-# DKMS build vgpu.ko for the image's kernel, drives vgpu.service and
+# DKMS build vgpu.ko for the image's kernel, drives vgpu.service with
+# /etc/vgpu/vgpu.conf (vgpuctl apply at start and on reload) and runs
 # vgpuctl -b, then removes and purges the packages. One line per check,
 # "PASS: install: what" or "FAIL: install: what: detail"; the last line is
 # "install-guest: done".
@@ -59,6 +60,9 @@ check "installing does not start the service or load the module" \
 check "libvgpu.so is installed privately" test -f /usr/lib/x86_64-linux-gnu/vgpu/libvgpu.so
 check "the example configuration is /etc/vgpu/vgpu.conf" test -f /etc/vgpu/vgpu.conf
 check "the man page is installed" test -f /usr/share/man/man8/vgpuctl.8.gz
+check "vgpu.service runs /usr/sbin/vgpuctl apply at start and on reload" \
+	sh -c 'systemctl cat vgpu | grep -qx "ExecStart=/usr/sbin/vgpuctl apply" &&
+	       systemctl cat vgpu | grep -qx "ExecReload=/usr/sbin/vgpuctl apply"'
 
 timed "systemctl start vgpu" systemctl start vgpu
 check "the service is active" systemctl is-active -q vgpu
@@ -69,30 +73,96 @@ check "vgpuctl -j show answers with a JSON object" \
 # shellcheck disable=SC2016 # expanded by sh -c
 check "vgpuctl -j tenant show: no tenant yet" sh -c 'test "$(vgpuctl -j tenant show)" = "[]"'
 
-# A file of commands through the service, as the unit's comment shows.
-mkdir -p /sys/fs/cgroup/team-a /sys/fs/cgroup/team-b /etc/systemd/system/vgpu.service.d
-cat > /etc/vgpu/commands <<'EOF'
-# The GPUs and tenants of this test host.
-gpu add 0 vram 8G
-tenant replace team-a cgroup /sys/fs/cgroup/team-a vram-max 2G weight 70 \
-	label owner=research
-tenant replace team-b cgroup team-b vram-max 1G weight 30   # relative to /sys/fs/cgroup
-EOF
-printf '[Service]\nExecStart=/usr/sbin/vgpuctl -b /etc/vgpu/commands\n' \
-	> /etc/systemd/system/vgpu.service.d/commands.conf
-systemctl daemon-reload
-check "systemctl restart vgpu runs vgpuctl -b FILE under the unit's hardening" \
-	systemctl restart vgpu
-vgpuctl -j tenant show > "$tmp/tenants" 2>&1
-for want in '"name":"team-a"' '"name":"team-b"' '"owner":"research"' '"vram_max":2147483648' \
-	    '"vram_max":1073741824' '"weight":70'; do
-	if grep -qF "$want" "$tmp/tenants"; then pass "tenant show after the batch has $want"
-	else fail "tenant show after the batch has $want" "$(oneline "$tmp/tenants")"; fi
-done
-check "vgpuctl gpu show lists GPU 0" sh -c 'vgpuctl -j gpu show | grep -q "\"index\":0"'
+# The configuration: /etc/vgpu/vgpu.conf, applied by the service at start
+# and on reload (vgpuctl apply). The image has no GPU: it is declared.
+conf=/etc/vgpu/vgpu.conf
+mkdir -p /sys/fs/cgroup/team-a /sys/fs/cgroup/team-b /sys/fs/cgroup/team-c
+check "systemctl stop vgpu (before writing the configuration)" systemctl stop vgpu
+{
+	printf '# The GPUs and tenants of this test host.\n'
+	printf 'gpu 0 vram 8G\n'
+	printf 'host default allow\n'
+	printf 'tenant team-a cgroup /sys/fs/cgroup/team-a vram-max 2G weight 70 \\\n'
+	printf '\tlabel owner=research\n'
+	printf 'tenant team-b cgroup team-b vram-max 1G weight 30   # relative to /sys/fs/cgroup\n'
+	printf 'tenant team-c cgroup team-c vram-max 512M priority high label owner=ops\n'
+} > "$conf"
+# tenants: the module's tenants as JSON on one line.
+tenants() { vgpuctl -j tenant show | tr -d '\n'; }
+# quotas NAME: a tenant's JSON less its usage (its counters grow).
+quotas() { vgpuctl -j tenant show "$1" | tr -d '\n' | sed 's/,\{0,1\}"usage":\[[^]]*\]//g'; }
+# names: the tenants the module holds, sorted, on one line.
+names() { tenants | grep -o '"name":"[^"]*"' | sed 's/"name":"\(.*\)"/\1/' | sort | tr '\n' ' '; }
+# has WHAT OUTFILE STRING...: PASS when OUTFILE holds every STRING.
+has() {
+	local what=$1 file=$2 want
+	shift 2
+	for want in "$@"; do
+		if ! grep -qF -- "$want" "$file"; then
+			fail "$what" "no $want in: $(oneline "$file")"
+			return
+		fi
+	done
+	pass "$what"
+}
 
-# A bad line stops the batch there, names FILE:LINE, and the line after it
-# does not run.
+timed "systemctl start vgpu applies $conf under the unit's hardening" systemctl start vgpu
+check "the service is active after applying" systemctl is-active -q vgpu
+names > "$tmp/names"
+if [ "$(cat "$tmp/names")" = "team-a team-b team-c " ]
+then pass "vgpuctl -j tenant show has exactly the file's tenants"
+else fail "vgpuctl -j tenant show has exactly the file's tenants" "$(oneline "$tmp/names")"; fi
+quotas team-a > "$tmp/a"
+quotas team-b > "$tmp/b"
+quotas team-c > "$tmp/c"
+has "team-a has its quotas and label" "$tmp/a" '"vram_max":2147483648' '"weight":70' \
+	'"labels":{"owner":"research"}' '"cgroup":"/team-a"'
+has "team-b has its quotas" "$tmp/b" '"vram_max":1073741824' '"weight":30' '"cgroup":"/team-b"'
+has "team-c has its quotas and label" "$tmp/c" '"vram_max":536870912' '"priority":"high"' \
+	'"labels":{"owner":"ops"}'
+check "vgpuctl gpu show lists the declared GPU 0 (8G)" \
+	sh -c 'vgpuctl -j gpu show 0 | tr -d "\n" | grep -q "\"vram\":8589934592"'
+check "journalctl -u vgpu shows what apply changed" \
+	sh -c 'journalctl -u vgpu --no-pager | grep -q "tenant add team-a"'
+check "applying again changes nothing" \
+	sh -c 'vgpuctl apply | grep -q "^# nothing to change"'
+
+# An edit of one tenant's quota: systemctl reload changes only that one.
+sed -i 's/weight 30/weight 40/' "$conf"
+check "systemctl reload vgpu after editing team-b's weight" systemctl reload vgpu
+quotas team-b > "$tmp/b2"
+has "team-b's weight changed" "$tmp/b2" '"weight":40' '"vram_max":1073741824'
+quotas team-a > "$tmp/a2"
+quotas team-c > "$tmp/c2"
+if cmp -s "$tmp/a" "$tmp/a2" && cmp -s "$tmp/c" "$tmp/c2"
+then pass "the other tenants are as they were"
+else fail "the other tenants are as they were" "$(oneline "$tmp/a2") $(oneline "$tmp/c2")"; fi
+check "journalctl -u vgpu shows the reload's one change" \
+	sh -c 'journalctl -u vgpu --no-pager | grep -q "tenant set team-b weight 40"'
+
+# A bad edit: an unknown quota on line 6 (team-b's). The reload fails,
+# nothing changes (not even the good edit on line 4), and the journal
+# names the line.
+tenants | sed 's/,\{0,1\}"usage":\[[^]]*\]//g' > "$tmp/before"
+sed -i 's/weight 70/weight 60/; s/weight 40/weight 40 frobnicate 3/' "$conf"
+check "the unknown quota is on line 6" sh -c "sed -n 6p $conf | grep -q frobnicate"
+if systemctl reload vgpu > "$tmp/out" 2>&1
+then fail "systemctl reload vgpu fails on a bad line" "it succeeded"
+else pass "systemctl reload vgpu fails on a bad line"; fi
+tenants | sed 's/,\{0,1\}"usage":\[[^]]*\]//g' > "$tmp/after"
+if cmp -s "$tmp/before" "$tmp/after"
+then pass "the failed reload changed nothing"
+else fail "the failed reload changed nothing" "$(oneline "$tmp/after")"; fi
+sleep 1
+journalctl -u vgpu --no-pager > "$tmp/journal" 2>&1
+has "journalctl -u vgpu names vgpu.conf:6 and says nothing was changed" "$tmp/journal" \
+	"Error: $conf:6: unknown key \"frobnicate\"" "apply: nothing was changed"
+check "the service stays active after a failed reload" systemctl is-active -q vgpu
+sed -i 's/ frobnicate 3//; s/weight 60/weight 70/' "$conf"
+check "systemctl reload vgpu after the fix" systemctl reload vgpu
+
+# A file of plain vgpuctl commands (vgpuctl -b): a bad line stops the batch
+# there, names FILE:LINE, and the line after it does not run.
 printf 'tenant set team-a weight 50\n\ntenant set team-a weight 0\ntenant set team-b weight 10\n' \
 	> "$tmp/bad"
 vgpuctl -b "$tmp/bad" > /dev/null 2> "$tmp/err"
@@ -122,7 +192,6 @@ else fail "removing vgpu-dkms while /dev/vgpu is open fails and says why" "statu
 kill "$holder"
 wait "$holder" 2> /dev/null
 
-rm -rf /etc/systemd/system/vgpu.service.d
 timed "apt-get remove vgpu-dkms vgpuctl libvgpu" apt-get remove -y vgpu-dkms vgpuctl libvgpu
 check "removing unloaded the module" not loaded
 check "no vgpu.ko is left under /lib/modules/$rel" \
