@@ -28,9 +28,6 @@
 #define NAME_OF(f)	NAME_STR(f)
 #define NAME_STR(f)	#f
 
-/* Tries of an inventory dump interrupted by concurrent changes. */
-#define INVENTORY_TRIES	5
-
 struct nvml {
 	void *lib;
 	nvmlReturn_t (*init)(void);
@@ -193,41 +190,29 @@ static int nvml_list(struct probed *gpus, unsigned int *count)
 	return ret;
 }
 
-static int inventory_one(struct nlmsghdr *nlh, void *arg)
-{
-	struct nlattr *tb[VGPU_A_GPU_MAX + 1];
-	struct probed *inv = arg, *g;
-	uint32_t i;
-
-	if (vgpuctl_gpu_parse(nlh, tb) || !tb[VGPU_A_GPU_INDEX])
-		return -EPROTO;
-	i = nla_get_u32(tb[VGPU_A_GPU_INDEX]);
-	if (i >= VGPU_GPU_MAX)
-		return -EPROTO;
-	g = &inv[i];
-	g->present = true;
-	g->index = i;
-	if (tb[VGPU_A_GPU_UUID])
-		snprintf(g->uuid, sizeof(g->uuid), "%s", nla_get_string(tb[VGPU_A_GPU_UUID]));
-	if (tb[VGPU_A_GPU_PCI])
-		snprintf(g->pci, sizeof(g->pci), "%s", nla_get_string(tb[VGPU_A_GPU_PCI]));
-	return 0;
-}
-
-/* Read the inventory into @inv (VGPU_GPU_MAX slots). Returns 0 or -errno. */
+/*
+ * Read the inventory into @inv (VGPU_GPU_MAX slots) through the backstop's
+ * reader (backstop_read.c), which retries a dump the module interrupted.
+ * Returns 0 or -errno.
+ */
 static int inventory(struct vgpu_nl *nl, struct probed *inv)
 {
-	struct nl_msg *msg;
-	int err = -EINTR, try;
+	static struct vgpu_bs_gpu bs[VGPU_GPU_MAX];
+	int err = vgpuctl_bs_inventory(nl, bs);
+	uint32_t i;
 
-	for (try = 0; err == -EINTR && try < INVENTORY_TRIES; try++) {
-		memset(inv, 0, VGPU_GPU_MAX * sizeof(*inv));
-		msg = vgpuctl_nl_msg(nl, VGPU_CMD_GPU_GET, true);
-		if (!msg)
-			return -ENOMEM;
-		err = vgpuctl_nl_request(nl, msg, inventory_one, inv);
+	memset(inv, 0, VGPU_GPU_MAX * sizeof(*inv));
+	if (err)
+		return err;
+	for (i = 0; i < VGPU_GPU_MAX; i++) {
+		if (!bs[i].present)
+			continue;
+		inv[i].present = true;
+		inv[i].index = i;
+		snprintf(inv[i].uuid, sizeof(inv[i].uuid), "%s", bs[i].uuid);
+		snprintf(inv[i].pci, sizeof(inv[i].pci), "%s", bs[i].pci);
 	}
-	return err;
+	return 0;
 }
 
 /* The slot of @inv holding a GPU with @g's UUID, or -1. */
