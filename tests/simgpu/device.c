@@ -189,6 +189,14 @@ SG_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 	return CUDA_SUCCESS;
 }
 
+/*
+ * Peer access follows the configured topology (topo.c): NVLink pairs, and
+ * GPUs below one PCIe switch. CUDA Driver API, "Peer Context Memory
+ * Access": cuDeviceCanAccessPeer answers 0 or 1 for any two valid devices;
+ * cuDeviceGetP2PAttribute refuses one device with itself
+ * (CUDA_ERROR_INVALID_DEVICE) and an unknown attribute
+ * (CUDA_ERROR_INVALID_VALUE).
+ */
 SG_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
 	CUresult rc = simgpu_check_dev(dev);
@@ -199,7 +207,7 @@ SG_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice
 		return rc;
 	if (!canAccessPeer)
 		return CUDA_ERROR_INVALID_VALUE;
-	*canAccessPeer = 0;
+	*canAccessPeer = simgpu_topo_peer_ok(&simgpu_cfg, dev, peerDev);
 	return CUDA_SUCCESS;
 }
 
@@ -207,14 +215,34 @@ SG_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib
 					CUdevice srcDevice, CUdevice dstDevice)
 {
 	CUresult rc = simgpu_check_dev(srcDevice);
+	int peer, nvlink;
 
-	(void)attrib;
 	if (!rc)
 		rc = simgpu_check_dev(dstDevice);
 	if (rc)
 		return rc;
+	if (srcDevice == dstDevice)
+		return CUDA_ERROR_INVALID_DEVICE;
 	if (!value)
 		return CUDA_ERROR_INVALID_VALUE;
-	*value = 0;
+	peer = simgpu_topo_peer_ok(&simgpu_cfg, srcDevice, dstDevice);
+	nvlink = simgpu_cfg.gpu[srcDevice].nvlink[dstDevice] != 0;
+	switch ((int)attrib) {
+	case 1:		/* PERFORMANCE_RANK: simgpu's, 1 NVLink, 2 PCIe, 0 none */
+		*value = !peer ? 0 : nvlink ? 1 : 2;
+		break;
+	case 2:		/* ACCESS_SUPPORTED */
+	case 4:		/* CUDA_ARRAY_ACCESS_SUPPORTED */
+		*value = peer;
+		break;
+	case 3:		/* NATIVE_ATOMIC_SUPPORTED: over NVLink */
+		*value = nvlink;
+		break;
+	case 5:		/* ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED */
+		*value = 0;
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	return CUDA_SUCCESS;
 }

@@ -100,6 +100,22 @@ nvmlReturn_t simgpu_nvml_dev(nvmlDevice_t d, int *i)
 	return NVML_SUCCESS;
 }
 
+nvmlReturn_t simgpu_nvml_ready(void)
+{
+	CHECK_INIT();
+	return NVML_SUCCESS;
+}
+
+const struct sg_config *simgpu_nvml_cfg(void)
+{
+	return &cfg;
+}
+
+nvmlDevice_t simgpu_nvml_handle(int i)
+{
+	return &devs[i];
+}
+
 static nvmlReturn_t copy_str(char *dst, unsigned int len, const char *src)
 {
 	if (!dst)
@@ -229,17 +245,10 @@ SG_API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *
 	return nvmlDeviceGetIndex(device, minor);
 }
 
-SG_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+void simgpu_nvml_pci(int i, nvmlPciInfo_t *pci)
 {
-	const struct sg_gpu_config *g;
-	int i;
-	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
+	const struct sg_gpu_config *g = &cfg.gpu[i];
 
-	if (rc)
-		return rc;
-	if (!pci)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	g = &cfg.gpu[i];
 	memset(pci, 0, sizeof(*pci));
 	snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.%X",
 		 g->domain, g->bus, g->device, g->function);
@@ -250,6 +259,18 @@ SG_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *
 	pci->device = g->device;
 	pci->pciDeviceId = 0x233010de;
 	pci->pciSubSystemId = 0x16c110de;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+{
+	int i;
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
+
+	if (rc)
+		return rc;
+	if (!pci)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	simgpu_nvml_pci(i, pci);
 	return NVML_SUCCESS;
 }
 
