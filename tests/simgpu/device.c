@@ -12,7 +12,7 @@
 CUresult simgpu_check_dev(CUdevice dev)
 {
 	SG_INIT_CHECK();
-	if (dev < 0 || dev >= simgpu_cfg.ngpus)
+	if (dev < 0 || dev >= simgpu_nvis)
 		return CUDA_ERROR_INVALID_DEVICE;
 	return CUDA_SUCCESS;
 }
@@ -22,7 +22,7 @@ SG_API CUresult cuDeviceGetCount(int *count)
 	SG_INIT_CHECK();
 	if (!count)
 		return CUDA_ERROR_INVALID_VALUE;
-	*count = simgpu_cfg.ngpus;
+	*count = simgpu_nvis;
 	return CUDA_SUCCESS;
 }
 
@@ -58,7 +58,7 @@ SG_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 		return rc;
 	if (!uuid)
 		return CUDA_ERROR_INVALID_VALUE;
-	simgpu_uuid_parse(simgpu_cfg.gpu[dev].uuid, (unsigned char *)uuid->bytes);
+	simgpu_uuid_parse(simgpu_cfg.gpu[simgpu_phys(dev)].uuid, (unsigned char *)uuid->bytes);
 	return CUDA_SUCCESS;
 }
 
@@ -75,7 +75,7 @@ SG_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 		return rc;
 	if (!pciBusId || len <= 0)
 		return CUDA_ERROR_INVALID_VALUE;
-	snprintf(pciBusId, (size_t)len, "%s", simgpu_cfg.gpu[dev].pci);
+	snprintf(pciBusId, (size_t)len, "%s", simgpu_cfg.gpu[simgpu_phys(dev)].pci);
 	return CUDA_SUCCESS;
 }
 
@@ -94,8 +94,8 @@ SG_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 		if (sscanf(pciBusId, "%x:%x.%x", &b, &s, &f) < 2)
 			return CUDA_ERROR_INVALID_VALUE;
 	}
-	for (int i = 0; i < simgpu_cfg.ngpus; i++) {
-		const struct sg_gpu_config *g = &simgpu_cfg.gpu[i];
+	for (int i = 0; i < simgpu_nvis; i++) {
+		const struct sg_gpu_config *g = &simgpu_cfg.gpu[simgpu_phys(i)];
 
 		if (g->domain == d && g->bus == b && g->device == s) {
 			*dev = i;
@@ -113,7 +113,7 @@ SG_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 		return rc;
 	if (!bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	*bytes = simgpu_cfg.gpu[dev].vram;
+	*bytes = simgpu_cfg.gpu[simgpu_phys(dev)].vram;
 	return CUDA_SUCCESS;
 }
 
@@ -160,7 +160,7 @@ SG_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevic
 		return rc;
 	if (!pi || a <= 0 || a >= (int)CU_DEVICE_ATTRIBUTE_MAX)
 		return CUDA_ERROR_INVALID_VALUE;
-	g = &simgpu_cfg.gpu[dev];
+	g = &simgpu_cfg.gpu[simgpu_phys(dev)];
 	switch (a) {
 	case 16: *pi = g->sms; break;				/* MULTIPROCESSOR_COUNT */
 	case 33: *pi = (int)g->bus; break;			/* PCI_BUS_ID */
@@ -207,7 +207,7 @@ SG_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice
 		return rc;
 	if (!canAccessPeer)
 		return CUDA_ERROR_INVALID_VALUE;
-	*canAccessPeer = simgpu_topo_peer_ok(&simgpu_cfg, dev, peerDev);
+	*canAccessPeer = simgpu_topo_peer_ok(&simgpu_cfg, simgpu_phys(dev), simgpu_phys(peerDev));
 	return CUDA_SUCCESS;
 }
 
@@ -225,6 +225,8 @@ SG_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib
 		return CUDA_ERROR_INVALID_DEVICE;
 	if (!value)
 		return CUDA_ERROR_INVALID_VALUE;
+	srcDevice = simgpu_phys(srcDevice);
+	dstDevice = simgpu_phys(dstDevice);
 	peer = simgpu_topo_peer_ok(&simgpu_cfg, srcDevice, dstDevice);
 	nvlink = simgpu_cfg.gpu[srcDevice].nvlink[dstDevice] != 0;
 	switch ((int)attrib) {

@@ -188,6 +188,41 @@ SG_API nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *de
 	return NVML_ERROR_NOT_FOUND;
 }
 
+/* The board serial number: simgpu's are 1650923000000 + the GPU's index. */
+static void serial_of(int i, char *out, size_t len)
+{
+	snprintf(out, len, "%llu", 1650923000000ULL + (unsigned long long)i);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)
+{
+	char s[NVML_DEVICE_SERIAL_BUFFER_SIZE];
+
+	CHECK_INIT();
+	if (!serial || !device)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (int i = 0; i < cfg.ngpus; i++) {
+		serial_of(i, s, sizeof(s));
+		if (!strcmp(serial, s)) {
+			*device = &devs[i];
+			return NVML_SUCCESS;
+		}
+	}
+	return NVML_ERROR_NOT_FOUND;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)
+{
+	char s[NVML_DEVICE_SERIAL_BUFFER_SIZE];
+	int i;
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
+
+	if (rc)
+		return rc;
+	serial_of(i, s, sizeof(s));
+	return copy_str(serial, length, s);
+}
+
 SG_API nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
 {
 	unsigned int d, b, s, f;

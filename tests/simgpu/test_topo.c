@@ -83,19 +83,51 @@ static void config_checks(void)
 	      "asan: topo: default GPUs share nothing (no peer access)", "peer");
 }
 
+/* CUDA_VISIBLE_DEVICES on topo4 (in simgpu_cfg). */
+static void visible_checks(void)
+{
+	const struct sg_config *c = &simgpu_cfg;
+	char uuid3[16], detail[64];
+	int v[SG_MAX_GPUS], peer = -1;
+	CUdevice d = -1;
+
+	snprintf(uuid3, sizeof(uuid3), "%.12s", c->gpu[3].uuid);
+	check(simgpu_visible_parse(c, "3,1", v) == 2 && v[0] == 3 && v[1] == 1 &&
+	      simgpu_visible_parse(c, "2, 7, 1", v) == 1 && v[0] == 2 &&
+	      simgpu_visible_parse(c, "1,1", v) == 1 && !simgpu_visible_parse(c, "", v) &&
+	      !simgpu_visible_parse(c, "-1", v) && !simgpu_visible_parse(c, "MIG-abc", v) &&
+	      simgpu_visible_parse(c, NULL, v) == 4,
+	      "asan: visible: indices in order, stop at an invalid or repeated entry, unset all",
+	      "wrong set");
+	check(simgpu_visible_parse(c, c->gpu[2].uuid, v) == 1 && v[0] == 2 &&
+	      simgpu_visible_parse(c, uuid3, v) == 1 && v[0] == 3 &&
+	      !simgpu_visible_parse(c, "GPU-", v),
+	      "asan: visible: full UUIDs and unique prefixes", uuid3);
+	simgpu_nvis = simgpu_visible_parse(c, "3,2", simgpu_vis);
+	cuDeviceCanAccessPeer(&peer, 0, 1);
+	snprintf(detail, sizeof(detail), "peer %d, by pci %d", peer, d);
+	check(!cuDeviceGetByPCIBusId(&d, c->gpu[2].pci) && d == 1 && peer == 1 &&
+	      cuDeviceGetByPCIBusId(&d, c->gpu[0].pci) == CUDA_ERROR_INVALID_DEVICE &&
+	      cuDeviceGet(&d, 2) == CUDA_ERROR_INVALID_DEVICE,
+	      "asan: visible: devices 0,1 are GPUs 3,2 (PCI ids, peers); GPU 0 is absent", detail);
+}
+
 /* The driver's P2P queries, on topo4 in place of the loaded configuration. */
 static void driver_checks(void)
 {
 	struct sg_config saved = simgpu_cfg;
+	int saved_nvis = simgpu_nvis, saved_vis[SG_MAX_GPUS];
 	char err[256], detail[160];
 	int p01 = -1, p23 = -1, p02 = -1, p00 = -1, acc = -1, atom = -1, rank = -1, nacc = -1;
 	CUresult self, bad;
 
+	memcpy(saved_vis, simgpu_vis, sizeof(saved_vis));
 	if (parse(topo4, &simgpu_cfg, err)) {
 		check(0, "asan: topo: driver P2P", err);
 		simgpu_cfg = saved;
 		return;
 	}
+	simgpu_nvis = simgpu_visible_parse(&simgpu_cfg, NULL, simgpu_vis);
 	cuDeviceCanAccessPeer(&p01, 0, 1);
 	cuDeviceCanAccessPeer(&p23, 3, 2);
 	cuDeviceCanAccessPeer(&p02, 0, 2);
@@ -115,7 +147,10 @@ static void driver_checks(void)
 	check(acc == 1 && atom == 1 && rank == 1 && nacc == 0 &&
 	      self == CUDA_ERROR_INVALID_DEVICE && bad == CUDA_ERROR_INVALID_VALUE,
 	      "asan: topo: cuDeviceGetP2PAttribute over NVLink, none across sockets, errors", detail);
+	visible_checks();
 	simgpu_cfg = saved;
+	simgpu_nvis = saved_nvis;
+	memcpy(simgpu_vis, saved_vis, sizeof(saved_vis));
 }
 
 static int is(nvmlDevice_t *arr, unsigned int n, unsigned int want_n, const int *want)
