@@ -225,13 +225,13 @@ static void check_passthrough(void *cu, void *nv)
 	const char *s1, *s2, *s3;
 	const char *i1 = where(dlsym(cu, "cuLaunchHostFunc"), &s1);
 	const char *i2 = where(dlsym(RTLD_DEFAULT, "cuMemAlloc_v2"), &s2);
-	const char *i3 = where(dlsym(nv, "nvmlDeviceGetCount_v2"), &s3);
+	const char *i3 = where(dlsym(nv, "nvmlDeviceGetName"), &s3);
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 	void *vm = libc ? dlvsym(libc, "malloc", "GLIBC_2.2.5") : NULL;
 
 	if (strcmp(i1, "cuda") || strcmp(i2, "vgpu") || strcmp(i3, "nvml") || !vm)
 		fail("dlsym", "cuLaunchHostFunc in %s, RTLD_DEFAULT cuMemAlloc_v2 in %s, "
-		     "nvmlDeviceGetCount_v2 in %s, dlvsym malloc %p", i1, i2, i3, vm);
+		     "nvmlDeviceGetName in %s, dlvsym malloc %p", i1, i2, i3, vm);
 	else
 		printf("PASS: libvgpu: dlsym and dlvsym pass unhooked names through and "
 		       "answer RTLD_DEFAULT with wrappers\n");
