@@ -112,7 +112,8 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDev
 	return keep_own(real(serial, device), device);
 }
 
-VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
+VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId,
+							  nvmlDevice_t *device)
 {
 	vgpu_pfn_nvmlDeviceGetHandleByPciBusId_v2 real = REAL(nvmlDeviceGetHandleByPciBusId_v2);
 

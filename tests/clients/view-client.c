@@ -19,7 +19,8 @@
  *   cuda count N
  *   cuda dev D uuid U pci P bypci D2 peers X,Y..   (cuDeviceCanAccessPeer 0/1 per device)
  *   nvml count N count1 N1                          (_v2 and unversioned)
- *   nvml index I uuid U serial S pci P getindex I2 byuuid I3 byserial I4 bypci I5 byindex1 I6 nearest N7
+ *   nvml index I uuid U serial S pci P getindex I2 byuuid I3 byserial I4 bypci I5
+ *        byindex1 I6 nearest N7
  *   nvml gpuset cpu0 N
  * (the by* numbers: nvmlDeviceGetIndex of the handle found; nearest: the
  * count of nvmlDeviceGetTopologyNearestGpus at NVML_TOPOLOGY_SYSTEM).
