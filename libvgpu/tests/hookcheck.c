@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cuda.h>
@@ -38,11 +39,22 @@ static void fail(const char *what, const char *fmt, ...)
 	failed = 1;
 }
 
-/* "vgpu" if p lies in libvgpu.so, "cuda"/"nvml" in the drivers, else "?". */
+/* simgpu's sg_entry_target: the function a distinct entry point
+ * (SIMGPU_PROCADDR=distinct) jumps to, or NULL. */
+static void *(*entry_target)(const void *);
+static int entries_seen;
+
+/* "vgpu" if p lies in libvgpu.so, "cuda"/"nvml" in the drivers, else "?";
+ * a distinct entry point of simgpu counts as the function it jumps to. */
 static const char *where(const void *p, const char **sname)
 {
+	void *t = p && entry_target ? entry_target(p) : NULL;
 	Dl_info di;
 
+	if (t) {
+		entries_seen++;
+		p = t;
+	}
 	*sname = "?";
 	if (!p || !dladdr(p, &di) || !di.dli_fname)
 		return "?";
@@ -289,6 +301,23 @@ static void check_export_table(void *cu)
 		       "answer passes through\n");
 }
 
+/* Were the driver's answers what SIMGPU_PROCADDR asked for? */
+static void check_entry_mode(void)
+{
+	const char *mode = getenv("SIMGPU_PROCADDR");
+	int distinct = mode && !strcmp(mode, "distinct");
+
+	if (!entry_target)
+		fail("entry points", "simgpu has no sg_entry_target");
+	else if (distinct != (entries_seen > 0))
+		fail("entry points", "SIMGPU_PROCADDR=%s but %d answers were distinct "
+		     "entry points", mode ? mode : "", entries_seen);
+	else
+		printf("PASS: libvgpu: the driver answered %s (%d distinct entry points "
+		       "seen)\n", distinct ? "distinct entry points, not its exports" :
+		       "its exports", entries_seen);
+}
+
 int main(int argc, char **argv)
 {
 	const char *s, *in;
@@ -306,6 +335,7 @@ int main(int argc, char **argv)
 		fail("hookcheck", "dlopen: %s", dlerror());
 		return 1;
 	}
+	entry_target = (void *(*)(const void *))dlsym(cu, "sg_entry_target");
 	check_dlsym_rows(cu, nv);
 	check_passthrough(cu, nv);
 	gpa = (gpa_fn)dlsym(cu, "cuGetProcAddress_v2");
@@ -317,5 +347,6 @@ int main(int argc, char **argv)
 	check_procaddr(gpa);
 	check_launch_entries(cu, gpa);
 	check_export_table(cu);
+	check_entry_mode();
 	return failed;
 }
