@@ -43,6 +43,9 @@
 
 #define VGPU_QUEUE_DEPTH_MAX 16		/* K */
 #define VGPU_QUEUE_SPARE (2 * VGPU_MARK_MAX)
+/* libvgpu's defer_ns: the target / VGPU_QUEUE_DEFER_DIV (1 ms at the
+ * default 40 ms). */
+#define VGPU_QUEUE_DEFER_DIV 40
 
 struct vgpu_queue_ops {
 	/* The calling thread's current context, or NULL. */
@@ -56,6 +59,8 @@ struct vgpu_queue_ops {
 	void (*destroy)(void *arg, void *ev);
 	/* Events cannot be created (err): no bound any more, said once. */
 	void (*failed)(void *arg, int gpu, int err);
+	/* Monotonic ns for deferring marks; NULL: CLOCK_MONOTONIC. */
+	uint64_t (*now)(void *arg);
 };
 
 struct vgpu_qev {
@@ -104,6 +109,10 @@ struct vgpu_queue {
 	 * this long; with launches longer than it, a mark per launch and
 	 * none kept pending (each launch waited for at its mark). */
 	uint64_t target_ns;
+	/* 0: a mark records every M launches. Otherwise (with a target
+	 * and a measured device time per launch) a thread's mark may be
+	 * deferred while its last recorded one is younger than this. */
+	uint64_t defer_ns;
 	int off;			/* event creation failed: no bound */
 	unsigned int gen;		/* bumped when a context goes away */
 	struct vgpu_qgpu *gpu[VGPU_DEV_GPUS];	/* allocated at the first mark */
