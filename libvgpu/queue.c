@@ -371,10 +371,10 @@ static int merge(void *const *a, int na, void *const *b, int nb, void **d)
 }
 
 /*
- * May this mark of m launches be deferred (queue.h)? Only with a target,
- * a measured device time per launch, the thread's last recorded mark here
- * less than defer_ns ago, and the launches since
- * plus one more window within the target / (K + 1) of device time. Then the window's streams
+ * May this mark of m launches be deferred (queue.h)? Only with a
+ * measured device time per launch, the thread's last recorded mark here
+ * less than defer_ns ago, and the launches since plus one more window
+ * within min(defer_ns, target / (K + 1)) of device time. Then the window's streams
  * join the deferred ones (u, nu: their union) and it returns 1.
  */
 static int defer(struct vgpu_queue *q, struct vgpu_qgpu *qg, int depth, int m,
@@ -383,9 +383,13 @@ static int defer(struct vgpu_queue *q, struct vgpu_qgpu *qg, int depth, int m,
 	struct vgpu_qdefer *p = &vgpu_qdefer;
 	uint64_t per = __atomic_load_n(&qg->launch_ns, __ATOMIC_RELAXED), now;
 
+	uint64_t span = q->target_ns / (uint64_t)(depth + 1);
+
+	if (q->defer_ns < span)
+		span = q->defer_ns;
 	/* The mark that ends the deferral covers these and one more window. */
-	if (!q->defer_ns || !q->target_ns || !per || nu > VGPU_MARK_MAX ||
-	    p->launches + 2 * (uint64_t)m > q->target_ns / ((uint64_t)(depth + 1) * per))
+	if (!q->defer_ns || !per || nu > VGPU_MARK_MAX ||
+	    p->launches + 2 * (uint64_t)m > span / per)
 		return 0;
 	now = qnow(q);
 	if (now - p->since_ns >= q->defer_ns)

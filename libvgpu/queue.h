@@ -17,6 +17,32 @@
  * threads on a GPU has at most K x M + T x M launches queued there that
  * are not known complete (K x M + M with one thread: 20 at M = K = 4).
  *
+ * Deferred marks (defer_ns, with a target): on NVIDIA's driver an event
+ * record costs of the order of a microsecond, so recording a mark every
+ * M-th launch (M up to 16) adds several percent to programs bound by the
+ * launch rate of short kernels. So a thread's M-th launch records only
+ * if its last recorded mark on that GPU (same context) is defer_ns old
+ * (target / VGPU_QUEUE_DEFER_DIV: 1 ms at the default 40 ms), or if the
+ * launches since, plus one more window, would exceed C = min(defer_ns,
+ * target / (K + 1)) / device time per launch (the launches of defer_ns
+ * of device time), or if the streams since would not
+ * fit in one mark (more than VGPU_MARK_MAX: the deferred ones are then
+ * recorded as a mark of their own first). Otherwise the mark is deferred:
+ * its window's streams join the thread's deferred set (thread-local) and
+ * the next recorded mark covers them all, so every launch is still
+ * followed on its stream by an event of some mark. A mark then covers at
+ * most C launches, and with one thread at most (K + 1) x C launches,
+ * (K + 1) x defer_ns of device time (5 ms by default), are not known
+ * complete; a thread records at most a mark per defer_ns of its time and
+ * per defer_ns of device time its launches take, whatever its launch
+ * rate. With launches longer than defer_ns / (2 M) nothing is deferred
+ * (C < 2 M): a mark every M-th
+ * launch, as before. A thread that moves to another GPU or context starts
+ * afresh: launches of deferred marks on the GPU it left are covered only
+ * by the drain at the next hand-over (at most C of them). Without a
+ * measured time per launch, nothing is deferred. Checking costs a
+ * CLOCK_MONOTONIC read every M-th launch, not per launch.
+ *
  * The same events measure: when the oldest mark is waited for, the time
  * from the previous mark completed on the same stream (and within the
  * same grant, by the gate page's seq) to this one (cuEventElapsedTime)

@@ -473,11 +473,13 @@ static void test_q_adapt_10us(void)
 	PASSED(what);
 }
 
-/* Deferred marks: 10 us launches on one stream, adapting to 20 ms (C =
- * 20 ms / (5 x 10 us) = 400 launches), the clock advancing tick_ns per
- * launch; 40 launches to measure, then n more. Returns the records made
- * during those n. */
-static int q_defer(uint64_t tick_ns, int n)
+/* Deferred marks: 10 us launches on one stream, adapting to 20 ms,
+ * deferred up to 500 us (C = 500 us / 10 us = 50 launches: a mark that
+ * would cover more than 50 - 16 is not deferred, so one covers at most
+ * 48), the clock advancing tick_ns per
+ * launch; 40 launches to measure, then n more, checked against bound.
+ * Returns the records made during those n. */
+static int q_defer(uint64_t tick_ns, int n, uint64_t bound)
 {
 	int r0;
 
@@ -489,6 +491,7 @@ static int q_defer(uint64_t tick_ns, int n)
 		qlaunch(3);
 	qf.tick_ns = tick_ns;
 	qf.max_out = 0;
+	qf.bound = bound;
 	r0 = qf.records;
 	for (int i = 0; i < n; i++)
 		qlaunch(3);
@@ -497,13 +500,13 @@ static int q_defer(uint64_t tick_ns, int n)
 
 static void test_q_defer_time(void)
 {
-	static const char what[] = "deferred marks: 10 us launches at the GPU's pace record "
-		"a mark at the first window 500 us after the last (every 64 launches), not "
+	static const char what[] = "deferred marks: 10 us launches made every 20 us record "
+		"a mark at the first window 500 us after the last (every 32 launches), not "
 		"every 16";
-	int rec = q_defer(10000, 960);
+	int rec = q_defer(20000, 960, ~0ULL);
 
-	/* 960 launches: 15 recorded marks, not 60. */
-	CHECK(rec == 15 && qgt.mark_mask == 15 && !qf.errors, what,
+	/* 960 launches: 30 recorded marks, not 60. */
+	CHECK(rec == 30 && qgt.mark_mask == 15 && !qf.errors, what,
 	      "%d records over 960 launches, M = %u", rec, qgt.mark_mask + 1);
 	PASSED(what);
 }
@@ -511,14 +514,13 @@ static void test_q_defer_time(void)
 static void test_q_defer_cap(void)
 {
 	static const char what[] = "deferred marks: launches faster than the clock moves are "
-		"marked every 400 launches (20 ms over K + 1 marks) and never more than "
-		"5 x 400 + 16 queued";
+		"marked every 48 launches (500 us of device time at most) and never more "
+		"than 5 x 48 queued";
 	int rec;
 
-	qf.bound = 5 * 400 + 16;
-	rec = q_defer(0, 4000);
-	/* 4000 launches, 400 a mark: 10 marks. */
-	CHECK(rec == 10 && !qf.over && qf.max_out <= 5 * 400 + 16 && !qf.errors, what,
+	rec = q_defer(0, 4800, 5 * 48);
+	/* 4800 launches, 48 a mark: 100 marks, not 300. */
+	CHECK(rec == 100 && !qf.over && qf.max_out == 5 * 48 && !qf.errors, what,
 	      "%d records, up to %llu queued", rec, (unsigned long long)qf.max_out);
 	PASSED(what);
 }
@@ -529,7 +531,7 @@ static void test_q_defer_streams(void)
 		"covers their streams too";
 	int rec, r5, r6;
 
-	q_defer(0, 0);
+	q_defer(0, 0, ~0ULL);
 	for (int i = 0; i < 16; i++)	/* deferred: stream 5 only */
 		qlaunch(5);
 	qf.now_ns += 1000000;		/* 1 ms: the next mark records */
