@@ -8,6 +8,10 @@
  * small jump stub of its own in an anonymous executable mapping, so the
  * answer behaves as the export but is not its address. Built once, all at
  * once (the mapping is never writable and executable at the same time).
+ * A stub is 16 bytes: on x86-64 "movabs $fn, %r11; jmp *%r11" (49 bb
+ * <fn, 8 bytes> 41 ff e3, int3 padding), on arm64 "ldr x16, #8; br x16"
+ * then fn; libvgpu's hookcheck decodes them to name what an answer is
+ * (simgpu exports driver names only).
  *
  * The stubs jump to simgpu's own definitions: the addresses in procaddr.c's
  * table are bound by the dynamic linker, so under an LD_PRELOADed libvgpu
@@ -30,7 +34,6 @@
 #define SG_STUB_BYTES 16
 
 static void *const *sg_targets;	/* the table's addresses, index i -> stub i */
-static void **sg_dests;		/* where stub i jumps: simgpu's definition */
 static unsigned char *sg_stubs;
 static size_t sg_nstubs;
 
@@ -112,24 +115,17 @@ int sg_entry_build(void *const *fns, size_t n)
 
 	if (!mode_distinct() || !n)
 		return 0;
-	sg_dests = calloc(n, sizeof(*sg_dests));
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (!sg_dests || m == MAP_FAILED) {
-		if (m != MAP_FAILED)
-			munmap(m, len);
+	if (m == MAP_FAILED)
 		goto fail;
-	}
 	self = dladdr((void *)&sg_entry_build, &di) ?
 		dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD) : NULL;
 	real = libc_dlsym();
 	for (size_t i = 0; i < n; i++) {
-		sg_dests[i] = own_definition(self, real, fns[i]);
-		if (!write_stub(m + i * SG_STUB_BYTES, sg_dests[i])) {
+		if (!write_stub(m + i * SG_STUB_BYTES, own_definition(self, real, fns[i]))) {
 			munmap(m, len);
 			if (self)
 				dlclose(self);
-			free(sg_dests);
-			sg_dests = NULL;
 			fprintf(stderr, "simgpu: SIMGPU_PROCADDR=distinct: no stubs for this "
 				"architecture; answering exports\n");
 			return -1;
@@ -149,8 +145,6 @@ int sg_entry_build(void *const *fns, size_t n)
 	sg_nstubs = n;
 	return 0;
 fail:
-	free(sg_dests);
-	sg_dests = NULL;
 	fprintf(stderr, "simgpu: SIMGPU_PROCADDR=distinct: cannot map the stubs: %m; "
 		"answering exports\n");
 	return -1;
@@ -162,14 +156,4 @@ void *sg_entry_point(void *fn)
 		if (sg_targets[i] == fn)
 			return sg_stubs + i * SG_STUB_BYTES;
 	return fn;
-}
-
-/* For tests: the function a distinct entry point jumps to, or NULL. */
-SG_API void *sg_entry_target(const void *p)
-{
-	const unsigned char *c = p;
-
-	if (!sg_stubs || c < sg_stubs || c >= sg_stubs + sg_nstubs * SG_STUB_BYTES)
-		return NULL;
-	return sg_dests[(size_t)(c - sg_stubs) / SG_STUB_BYTES];
 }
