@@ -404,7 +404,7 @@ int libvgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const 
 {
 	struct vgpu_qdefer *p = &vgpu_qdefer;
 	void *d[VGPU_MARK_MAX], *u[2 * VGPU_MARK_MAX], *ctx;
-	int nd, nu, depth = q->depth, newm;
+	int nd, nu, depth = q->depth, newm, fresh;
 	struct vgpu_qgpu *qg;
 	unsigned int gen;
 
@@ -419,15 +419,17 @@ int libvgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const 
 	if (!qg || !ctx)
 		return m;
 	gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
-	if (p->q != q || p->gpu != g || p->ctx != ctx || p->gen != gen) {
+	fresh = p->q != q || p->gpu != g || p->ctx != ctx || p->gen != gen;
+	if (fresh) {
 		/* Another GPU or context, or a context gone: start afresh
-		 * (queue.h: what a thread switching GPUs leaves). */
-		*p = (struct vgpu_qdefer){ .q = q, .gpu = g, .ctx = ctx, .gen = gen,
-					   .since_ns = qnow(q) };
+		 * with a recorded mark (queue.h: what a thread switching
+		 * GPUs leaves), so that a thread taking turns on GPUs
+		 * records every mark. */
+		*p = (struct vgpu_qdefer){ .q = q, .gpu = g, .ctx = ctx, .gen = gen };
 	}
 	nd = distinct(win, m, d);
 	nu = merge(p->streams, p->n, d, nd, u);
-	if (defer(q, qg, depth, m, u, nu))
+	if (!fresh && defer(q, qg, depth, m, u, nu))
 		return m;
 	if (nu > VGPU_MARK_MAX) {
 		/* Too many streams for one mark: the deferred ones first. */

@@ -38,8 +38,9 @@
  * rate. With launches longer than defer_ns / (2 M) nothing is deferred
  * (C < 2 M): a mark every M-th
  * launch, as before. A thread that moves to another GPU or context starts
- * afresh: launches of deferred marks on the GPU it left are covered only
- * by the drain at the next hand-over (at most C of them). Without a
+ * afresh with a recorded mark (a thread taking turns on GPUs defers
+ * nothing); launches of deferred marks on the GPU it left are covered
+ * only by the drain at the next hand-over (at most C of them). Without a
  * measured time per launch, nothing is deferred. Checking costs a
  * CLOCK_MONOTONIC read every M-th launch, not per launch.
  *

@@ -547,6 +547,26 @@ static void test_q_defer_streams(void)
 	PASSED(what);
 }
 
+static void test_q_defer_gpus(void)
+{
+	static const char what[] = "deferred marks: a thread taking turns on two GPUs "
+		"records every mark";
+	void *win[VGPU_MARK_MAX];
+	int rec;
+
+	q_defer(0, 0, ~0ULL);
+	for (int i = 0; i < VGPU_MARK_MAX; i++)
+		win[i] = &qstreams[4];
+	rec = qf.records;
+	__atomic_add_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 8; i++)
+		libvgpu_queue_mark(&q, (i + 1) & 1, qgpage.gpu[0].seq, win, VGPU_MARK_MAX);
+	__atomic_sub_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
+	CHECK(qf.records - rec == 8 && !qf.errors, what, "%d records for 8 marks",
+	      qf.records - rec);
+	PASSED(what);
+}
+
 /* One check per scenario, each from qsetup(): a failure stops only its
  * own. */
 int test_queue_all(void)
@@ -563,6 +583,7 @@ int test_queue_all(void)
 	test_q_defer_time();
 	test_q_defer_cap();
 	test_q_defer_streams();
+	test_q_defer_gpus();
 	qsetup();
 	return failures ? 1 : 0;
 }
