@@ -36,6 +36,25 @@ static CUresult ctx_device(CUcontext c, CUdevice *dev)
 	return rc;
 }
 
+int libvgpu_stream_device(CUstream h, CUdevice *dev)
+{
+	vgpu_pfn_cuStreamGetCtx getctx = REAL(cuStreamGetCtx);
+	vgpu_pfn_cuCtxGetDevice cur = REAL(cuCtxGetDevice);
+	CUcontext c = NULL;
+
+	if (default_stream(h))
+		return !cur || cur(dev) ? -1 : 0;
+#if CUDA_VERSION >= 12080
+	vgpu_pfn_cuStreamGetDevice getdev = REAL(cuStreamGetDevice);
+
+	if (getdev && getdev(h, dev) == CUDA_SUCCESS)
+		return 0;
+#endif
+	if (!getctx || getctx(h, &c) || !c || ctx_device(c, dev))
+		return -1;
+	return 0;
+}
+
 int libvgpu_stream_gpu(CUstream h)
 {
 	vgpu_pfn_cuStreamGetCtx getctx = REAL(cuStreamGetCtx);

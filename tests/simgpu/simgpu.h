@@ -123,12 +123,15 @@ struct CUlib_st {
 	struct CUmod_st *mod;
 };
 
+struct sg_chunk;
+
 struct CUmemPoolHandle_st {
 	uint32_t magic;
 	int dev;		/* < 0: host memory (HOST, HOST_NUMA) */
 	int is_default;
 	uint64_t threshold;
 	uint64_t reserved, reserved_high, used, used_high;
+	struct sg_chunk *chunks;	/* what it reserves (pool.c) */
 	CUmemPoolProps props;
 };
 
@@ -190,7 +193,7 @@ struct sg_range {
 	size_t mapsize;		/* bytes mapped */
 	enum sg_mem_kind kind;
 	int dev;
-	int in_use;		/* pool chunks: handed out */
+	int in_use;		/* pool memory: handed out (always, while listed) */
 	uint64_t charged;
 	struct CUctx_st *ctx;
 	struct CUmemPoolHandle_st *pool;
@@ -201,8 +204,6 @@ void simgpu_unmap(void *p, size_t size);
 struct sg_range *simgpu_range_add(const struct sg_range *r);
 struct sg_range *simgpu_range_find(uintptr_t p, int exact);	/* simgpu_lk held */
 void simgpu_range_del(struct sg_range *r);			/* simgpu_lk held */
-/* A free chunk of pool p of mapsize len (0: any); simgpu_lk held. */
-struct sg_range *simgpu_pool_chunk(struct CUmemPoolHandle_st *p, size_t len);
 CUresult simgpu_dev_ptr(CUdeviceptr p, size_t n);
 CUresult simgpu_mem_alloc(CUdeviceptr *out, size_t size, enum sg_mem_kind kind,
 			  int low32);
