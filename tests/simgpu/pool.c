@@ -90,9 +90,9 @@ static void pool_uncharge(struct CUmemPoolHandle_st *p, uint64_t len)
 		simgpu_uncharge(p->dev, len);
 }
 
-/* Give back empty chunks until the pool reserves at most keep bytes
- * ("until the pool contains fewer than minBytesToKeep reserved bytes, or
- * there is no more memory that the allocator can safely release"). */
+/* Give back empty chunks while the pool reserves more than keep, never
+ * going below it (cuMemPoolTrimTo: "Otherwise the pool will be guaranteed
+ * to have at least minBytesToKeep bytes reserved after the operation"). */
 static void pool_release(struct CUmemPoolHandle_st *p, uint64_t keep)
 {
 	for (;;) {
@@ -101,7 +101,7 @@ static void pool_release(struct CUmemPoolHandle_st *p, uint64_t keep)
 		pthread_mutex_lock(&simgpu_lk);
 		if (p->reserved > keep)
 			for (pc = &p->chunks; *pc; pc = &(*pc)->next)
-				if (!(*pc)->used) {
+				if (!(*pc)->used && p->reserved - (*pc)->size >= keep) {
 					c = *pc;
 					*pc = c->next;
 					p->reserved -= c->size;
