@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pool-client: stream-ordered allocation through memory pools, step by
- * step, so that what libvgpu charges can be compared with what the pool
- * reserves after each step. It loads libcuda.so.1 the way NVIDIA's runtime
+ * pool-client: stream-ordered allocation through memory pools, and context
+ * memory that grows (modules, libraries, limits), step by step, so that
+ * what libvgpu charges can be compared with what the driver holds after
+ * each step. It loads libcuda.so.1 the way NVIDIA's runtime
  * does (cuload.c). Commands are separated by "," arguments; each prints
  * one line, "CMD ARGS ok" or "CMD ARGS CUDA_ERROR_..." (exit status 0
  * when all succeeded, 1 when one failed, 2 on a usage error, 3 when cuInit
@@ -21,6 +22,12 @@
  *   trim SIZE       cuMemPoolTrimTo(the pool, SIZE)
  *   reserved        "reserved R used U" of the pool
  *   destroy         cuMemPoolDestroy(the created pool)
+ *   module          cuModuleLoadData (any image: simgpu's)
+ *   library         cuLibraryLoadData
+ *   function NAME   cuModuleGetFunction / cuLibraryGetKernel of the last
+ *                   module or library loaded (lazy loading loads it here)
+ *   unload          cuModuleUnload / cuLibraryUnload of the last one
+ *   limit L SIZE    cuCtxSetLimit: L is stack, fifo or heap
  *   pause FILE      print "pausing FILE", wait until FILE exists (a test
  *                   looks at the process between steps)
  *   hold MS         sleep, holding everything
@@ -45,6 +52,12 @@ static int failed;
 static CUresult (*set_attr)(CUmemoryPool, CUmemPool_attribute, void *);
 static CUresult (*set_pool)(CUdevice, CUmemoryPool);
 static CUresult (*get_pool)(CUmemoryPool *, CUdevice);
+static CUresult (*mod_load)(CUmodule *, const void *);
+static CUresult (*mod_func)(CUfunction *, CUmodule, const char *);
+static CUresult (*mod_unload)(CUmodule);
+static CUresult (*set_limit)(CUlimit, size_t);
+static CUmodule module;
+static CUlibrary library;
 
 static int resolve(const char *name, void *out)
 {
@@ -156,6 +169,44 @@ static CUresult pool_cmd(const char *cmd, uint64_t a)
 	return rc;
 }
 
+static const char image[] = "simgpu accepts any image";
+
+static CUresult code_cmd(const char *cmd, const char *name)
+{
+	CUfunction f;
+	CUkernel k;
+	CUresult rc;
+
+	if (!strcmp(cmd, "module")) {
+		library = NULL;
+		return mod_load(&module, image);
+	}
+	if (!strcmp(cmd, "library")) {
+		module = NULL;
+		return cu.cuLibraryLoadData(&library, image, NULL, NULL, 0, NULL, NULL, 0);
+	}
+	if (!module && !library)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!strcmp(cmd, "function"))
+		return module ? mod_func(&f, module, name) : cu.cuLibraryGetKernel(&k, library, name);
+	rc = module ? mod_unload(module) : cu.cuLibraryUnload(library);	/* unload */
+	module = NULL;
+	library = NULL;
+	return rc;
+}
+
+static CUresult limit_cmd(const char *which, uint64_t size)
+{
+	if (!strcmp(which, "stack"))
+		return set_limit(CU_LIMIT_STACK_SIZE, size);
+	if (!strcmp(which, "fifo"))
+		return set_limit(CU_LIMIT_PRINTF_FIFO_SIZE, size);
+	if (!strcmp(which, "heap"))
+		return set_limit(CU_LIMIT_MALLOC_HEAP_SIZE, size);
+	fprintf(stderr, "pool-client: no limit %s (stack, fifo or heap)\n", which);
+	exit(2);
+}
+
 static int run(char **av, int ac)
 {
 	char what[256];
@@ -168,7 +219,15 @@ static int run(char **av, int ac)
 		strcat(what, " ");
 		strncat(what, av[i], 40);
 	}
-	if (strcmp(cmd, "pause") &&
+	if (!strcmp(cmd, "limit") && ac == 3) {
+		if (cu_size_arg(av[2], &a)) {
+			fprintf(stderr, "pool-client: bad number in: %s\n", what);
+			exit(2);
+		}
+		rc = limit_cmd(av[1], a);
+		goto done;
+	}
+	if (strcmp(cmd, "pause") && strcmp(cmd, "function") &&
 	    ((ac > 1 && cu_size_arg(av[1], &a)) || (ac > 2 && cu_size_arg(av[2], &b)))) {
 		fprintf(stderr, "pool-client: bad number in: %s\n", what);
 		exit(2);
@@ -193,6 +252,11 @@ static int run(char **av, int ac)
 		rc = pool || !strcmp(cmd, "setpool") ? pool_cmd(cmd, 0) : CUDA_ERROR_INVALID_VALUE;
 	} else if (!strcmp(cmd, "reserved") && ac == 1) {
 		rc = reserved(what, sizeof(what));
+	} else if ((!strcmp(cmd, "module") || !strcmp(cmd, "library") ||
+		    !strcmp(cmd, "unload")) && ac == 1) {
+		rc = code_cmd(cmd, NULL);
+	} else if (!strcmp(cmd, "function") && ac == 2) {
+		rc = code_cmd(cmd, av[1]);
 	} else if (!strcmp(cmd, "pause") && ac == 2) {
 		struct timespec ts = { 0, 10000000L };
 
@@ -210,6 +274,7 @@ static int run(char **av, int ac)
 		fprintf(stderr, "pool-client: bad command: %s\n", what);
 		exit(2);
 	}
+done:
 	printf("%s %s\n", what, rc ? cu_err(rc) : "ok");
 	fflush(stdout);
 	if (rc)
@@ -227,7 +292,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (cu_load(0) || resolve("cuMemPoolSetAttribute", &set_attr) ||
-	    resolve("cuDeviceSetMemPool", &set_pool) || resolve("cuDeviceGetMemPool", &get_pool))
+	    resolve("cuDeviceSetMemPool", &set_pool) || resolve("cuDeviceGetMemPool", &get_pool) ||
+	    resolve("cuModuleLoadData", &mod_load) || resolve("cuModuleGetFunction", &mod_func) ||
+	    resolve("cuModuleUnload", &mod_unload) || resolve("cuCtxSetLimit", &set_limit))
 		return 3;
 	rc = cu.cuInit(0);
 	if (!rc)

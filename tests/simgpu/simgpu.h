@@ -27,6 +27,10 @@
 #define SG_DRIVER_VERSION (CUDA_VERSION > 13000 ? CUDA_VERSION : 13000)
 #define SG_GRANULARITY (2ULL << 20)
 #define SG_PAGE 4096ULL
+/* cuCtxGetLimit's defaults: stack per thread, printf FIFO, malloc heap */
+#define SG_STACK 1024ULL
+#define SG_FIFO (1ULL << 20)
+#define SG_HEAP (8ULL << 20)
 #define SG_ROUND(x, a) (((x) + (a) - 1) / (a) * (a))
 
 enum sg_magic {
@@ -46,6 +50,7 @@ struct CUctx_st {
 	int alive;
 	uint64_t id;
 	uint64_t charged;
+	uint64_t stack, fifo, heap;	/* cuCtxSetLimit's; 0: the default */
 	struct CUstream_st *streams;	/* all streams, linked by next */
 	struct CUstream_st *null_stream;
 };
@@ -113,6 +118,9 @@ struct sg_global {
 struct CUmod_st {
 	uint32_t magic;
 	struct CUctx_st *ctx;
+	int lazy;		/* CUDA_MODULE_LOADING is not EAGER */
+	uint64_t charged;	/* its code and data in VRAM, once loaded */
+	struct CUmod_st *all;	/* every module, linked (module.c) */
 	struct CUfunc_st *funcs;
 	struct sg_global *globals;
 	pthread_mutex_t lk;
@@ -217,6 +225,7 @@ CUresult simgpu_pool_alloc(struct CUmemPoolHandle_st *pool, size_t size,
 			   CUdeviceptr *out);
 
 /* ---- module.c ---- */
+void simgpu_module_release_ctx(struct CUctx_st *ctx);
 uint64_t simgpu_kernel_ns(struct CUfunc_st *f, void **params, void **extra);
 CUresult simgpu_func_check(CUfunction f);
 

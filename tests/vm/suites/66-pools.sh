@@ -6,6 +6,8 @@
 # the pool reserves: small allocations share the pool's chunks, freed
 # memory stays charged while the pool caches it, and trimming or a
 # synchronisation above the release threshold gives it back.
+# Then context memory that grows (part 5): modules and libraries loaded
+# (lazily or eagerly), cuCtxSetLimit.
 suite=pools
 . /tests/suite-lib.sh
 
@@ -139,4 +141,54 @@ esac
 check_eq "after exit: nothing charged" 0 "$(usage c 0 vram_current)"
 check_eq "after exit: simgpu holds nothing" 0 "$(truth /c 0)"
 check_eq "and no budget kept" 0 "$(usage c 0 vram_budget)"
+rm -f /tmp/p[0-9]*
+
+# --- context memory that grows: each module takes 6M once loaded
+/tmp/in_cg c env SIMGPU_MODULE_VRAM=6M pool-client module , pause /tmp/p1 , function k , \
+	pause /tmp/p2 , function k2 , unload , pause /tmp/p3 , library , function x , \
+	pause /tmp/p4 , limit heap 24M , pause /tmp/p5 , limit heap 8M , pause /tmp/p6 , \
+	module , function k , limit fifo 9M , pause /tmp/p7 > /tmp/pc 2>&1 &
+pc=$!
+step 1
+same "lazy loading: a module loaded, no kernel asked" 0 0
+go 1; step 2
+same "lazy loading: its first kernel loads it" 0 $((6 * M))
+go 2; step 3
+check_out "a second kernel, then unload" "unload ok" cat /tmp/pc
+same "unloaded" 0 0
+go 3; step 4
+same "a library's first kernel" 0 $((6 * M))
+go 4; step 5
+same "cuCtxSetLimit heap 24M: 16M over the default" 0 $((22 * M))
+go 5; step 6
+same "heap back to 8M" 0 $((6 * M))
+go 6; step 7
+same "a module and a printf FIFO of 9M more" 0 $((20 * M))
+kill -9 $pc
+wait $pc 2>/dev/null
+check_eq "kill -9: loaded modules and limits uncharged" 0 "$(usage c 0 vram_current)"
+check_eq "kill -9: simgpu holds nothing" 0 "$(truth /c 0)"
+rm -f /tmp/p[0-9]*
+
+/tmp/in_cg c env SIMGPU_MODULE_VRAM=6M CUDA_MODULE_LOADING=EAGER pool-client module , \
+	pause /tmp/p1 > /tmp/pc 2>&1 &
+pc=$!
+step 1
+same "eager loading: charged at load" 0 $((6 * M))
+kill $pc
+wait $pc 2>/dev/null
+rm -f /tmp/p[0-9]*
+
+# --- growth past the limit is refused and undone
+/tmp/in_cg c env SIMGPU_MODULE_VRAM=80M CUDA_MODULE_LOADING=EAGER pool-client module , \
+	limit heap 100M , limit stack 2048 , pause /tmp/p1 > /tmp/pc 2>&1 &
+pc=$!
+step 1
+check_out "an 80M module under 64M is refused" "module CUDA_ERROR_OUT_OF_MEMORY" cat /tmp/pc
+check_out "a 100M heap is refused" "limit heap 100M CUDA_ERROR_OUT_OF_MEMORY" cat /tmp/pc
+check_out "a stack of 2048 per thread (264M more) is refused" \
+	"limit stack 2048 CUDA_ERROR_OUT_OF_MEMORY" cat /tmp/pc
+same "refused growth: unloaded and set back" 0 0
+kill $pc
+wait $pc 2>/dev/null
 suite_end
