@@ -9,8 +9,10 @@
  * charged, on the GPU of its location.
  *
  * An allocation (cuMemAllocAsync: the current pool of the stream's
- * device; cuMemAllocFromPoolAsync: the pool given), under the record's
- * lock:
+ * device; cuMemAllocFromPoolAsync: the pool given), under one lock for
+ * all pools (so that the reservation read around the real call shows this
+ * allocation's growth only: a process's stream-ordered allocations are
+ * serialised):
  *   1. re-read the reservation (what a release since gave back);
  *   2. charge ahead what the reservation may grow: nothing when the pool's
  *      unused reserved memory has room (USED_MEM_CURRENT + size <=
@@ -119,7 +121,7 @@ void libvgpu_pools_sync(void)
 		return;
 	pthread_mutex_lock(&pools_lk);
 	for (size_t i = 0; i < nrecs; i++)
-		if (recs[i].charged)
+		if (recs[i].pool && recs[i].charged)
 			reread(&recs[i]);
 	pthread_mutex_unlock(&pools_lk);
 }
