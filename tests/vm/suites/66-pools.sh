@@ -65,6 +65,16 @@ check_eq "kill -9: nothing charged" 0 "$(usage c 0 vram_current)"
 check_eq "kill -9: simgpu holds nothing" 0 "$(truth /c 0)"
 rm -f /tmp/p[0-9]*
 
+# --- with a context of its own (32M): the pool's chunk on top of it
+/tmp/in_cg c env SIMGPU_CTX_VRAM=32M pool-client alloc 4K 32 , pause /tmp/p1 > /tmp/pc 2>&1 &
+pc=$!
+step 1
+same "32 x 4K beside a 32M context" 0 $((34 * M))
+kill -9 $pc
+wait $pc 2>/dev/null
+check_eq "kill -9: the context and the pool uncharged" 0 "$(usage c 0 vram_current)"
+rm -f /tmp/p[0-9]*
+
 # --- cached memory is charged until trimmed; what it takes is refused to
 # another process of the tenant
 /tmp/in_cg c pool-client threshold 64M , alloc 4K 32 , alloc 40M , free , sync , reserved , \
