@@ -57,19 +57,12 @@ int libvgpu_stream_device(CUstream h, CUdevice *dev)
 
 int libvgpu_stream_gpu(CUstream h)
 {
-	vgpu_pfn_cuStreamGetCtx getctx = REAL(cuStreamGetCtx);
 	CUcontext c = NULL;
 	CUdevice dev;
 
 	if (default_stream(h))
 		return libvgpu_cur_gpu(&c);
-#if CUDA_VERSION >= 12080
-	vgpu_pfn_cuStreamGetDevice getdev = REAL(cuStreamGetDevice);
-
-	if (getdev && getdev(h, &dev) == CUDA_SUCCESS)
-		return libvgpu_dev_gpu(dev);
-#endif
-	if (!getctx || getctx(h, &c) || !c || ctx_device(c, &dev))
+	if (libvgpu_stream_device(h, &dev))
 		return VGPU_GPU_SKIP;	/* a bad stream: the driver answers */
 	return libvgpu_dev_gpu(dev);
 }
