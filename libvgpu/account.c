@@ -120,6 +120,13 @@ void libvgpu_tx_commit(struct vgpu_tx *tx, uint32_t kind, uint64_t key, void *ct
 	}
 }
 
+void libvgpu_tx_keep(struct vgpu_tx *tx)
+{
+	if (tx->gpu >= 0)
+		libvgpu_charge_commit(&libvgpu_proc.charger, tx->gpu, tx->bytes);
+	tx->gpu = -1;
+}
+
 void libvgpu_tx_abort(struct vgpu_tx *tx)
 {
 	if (tx->gpu >= 0)

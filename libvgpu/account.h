@@ -28,6 +28,9 @@ CUresult libvgpu_tx_begin_cur(struct vgpu_tx *tx, uint64_t bytes, CUcontext *ctx
 int libvgpu_tx_adjust(struct vgpu_tx *tx, uint64_t bytes);
 void libvgpu_tx_commit(struct vgpu_tx *tx, uint32_t kind, uint64_t key, void *ctx);
 void libvgpu_tx_abort(struct vgpu_tx *tx);
+/* Commit without an entry in the map: the charge belongs to something the
+ * caller keeps (a pool's reservation, poolcharge.c). */
+void libvgpu_tx_keep(struct vgpu_tx *tx);
 /* Give back what an entry of the map was charged. */
 void libvgpu_release(const struct vgpu_alloc *a);
 void libvgpu_release_cb(const struct vgpu_alloc *a, void *arg);

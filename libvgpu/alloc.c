@@ -10,23 +10,21 @@
  *   is corrected to the returned pitch times Height (more charged, or the
  *   difference given back; if the extra is refused the allocation is
  *   freed and the call fails with CUDA_ERROR_OUT_OF_MEMORY);
- * - cuMemAllocAsync, cuMemAllocFromPoolAsync (and _ptsz): the size rounded
- *   up to the pools' 2 MiB chunk, charged per allocation and given back at
- *   cuMemFreeAsync / cuMemFree (on the GPU it was charged on). The GPU is
- *   the stream's device for cuMemAllocAsync (streamdev.c: no current
+ * - cuMemAllocAsync, cuMemAllocFromPoolAsync (and _ptsz): by what the pool
+ *   reserves, its growth charged before it is kept (poolcharge.c). The GPU
+ *   is the stream's device for cuMemAllocAsync (streamdev.c: no current
  *   context is needed), the pool's location for cuMemAllocFromPoolAsync
- *   (pools.c: a host pool is not charged). What a pool keeps cached after
- *   a free is not charged, so cuMemPoolTrimTo needs nothing.
+ *   (pools.c: a host pool is not charged).
  *
  * Allocations of contexts-bound kinds (cuMemAlloc, pitch, managed) are
  * also released when their context is destroyed (ctx.c); stream-ordered
  * ones outlive contexts, as in the driver.
  */
 #include "account.h"
+#include "poolcharge.h"
 #include "hooks.h"
 #include "ptrmap.h"
 #include "register.h"
-#include "streamdev.h"
 
 static CUresult alloc_dev(CUresult (*real)(CUdeviceptr *, size_t), CUdeviceptr *dptr,
 			  size_t bytesize, uint64_t charge, int ctx_bound)
@@ -160,56 +158,27 @@ VGPU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsig
 	return rc;
 }
 
-/* Stream-ordered: not bound to a context; the device is the stream's or
- * the pool's, not the current context's. */
-typedef CUresult (*async_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream, void *);
-
-static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
-			    CUstream h, void *real, int from_pool)
-{
-	struct vgpu_tx tx;
-	CUresult rc;
-	int gpu;
-
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	libvgpu_ensure();	/* the device look-ups need the registration */
-	gpu = from_pool ? libvgpu_pool_gpu(pool, h) : libvgpu_stream_gpu(h);
-	rc = libvgpu_tx_begin(&tx, gpu, VGPU_ROUND(bytesize, VGPU_CHUNK));
-	if (rc)
-		return rc;
-	if (from_pool)
-		rc = ((vgpu_pfn_cuMemAllocFromPoolAsync)real)(dptr, bytesize, pool, h);
-	else
-		rc = ((vgpu_pfn_cuMemAllocAsync)real)(dptr, bytesize, h);
-	if (rc || !dptr) {
-		libvgpu_tx_abort(&tx);
-		return rc;
-	}
-	libvgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, NULL);
-	return rc;
-}
-
+/* Stream-ordered: charged by the pool's reservation (poolcharge.c). */
 VGPU_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-	return alloc_async(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync), 0);
+	return libvgpu_pool_alloc(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync), 0);
 }
 
 VGPU_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-	return alloc_async(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync_ptsz), 0);
+	return libvgpu_pool_alloc(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync_ptsz), 0);
 }
 
 VGPU_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
 					     CUmemoryPool pool, CUstream hStream)
 {
-	return alloc_async(dptr, bytesize, pool, hStream,
+	return libvgpu_pool_alloc(dptr, bytesize, pool, hStream,
 			   (void *)REAL(cuMemAllocFromPoolAsync), 1);
 }
 
 VGPU_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
 						  CUmemoryPool pool, CUstream hStream)
 {
-	return alloc_async(dptr, bytesize, pool, hStream,
+	return libvgpu_pool_alloc(dptr, bytesize, pool, hStream,
 			   (void *)REAL(cuMemAllocFromPoolAsync_ptsz), 1);
 }

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "ctxgrow.h"
 #include "ctxmap.h"
 #include "devmap.h"
 #include "hooks.h"
@@ -84,8 +85,8 @@ static int own_used(nvmlDevice_t h, uint64_t *used)
 }
 
 /* Used bytes of CUDA device dev, this process's where NVML tells them,
- * else the whole device's; 0 on success. */
-static int dev_used(CUdevice dev, uint64_t *used)
+ * else the whole device's; 0 on success (also ctxgrow.c's measure). */
+int libvgpu_dev_used(CUdevice dev, uint64_t *used)
 {
 	vgpu_pfn_cuDeviceGetUuid_v2 uuidf = REAL(cuDeviceGetUuid_v2);
 	CUuuid u;
@@ -144,7 +145,7 @@ static CUresult measure_start(struct measure *m, CUdevice dev)
 	if (rc)
 		return rc;
 	if (m->gpu >= 0)
-		m->ok = !dev_used(dev, &m->before);
+		m->ok = !libvgpu_dev_used(dev, &m->before);
 	return CUDA_SUCCESS;
 }
 
@@ -157,7 +158,7 @@ static CUresult measure_end(struct measure *m, CUcontext c)
 
 	if (m->gpu < 0)
 		return CUDA_SUCCESS;
-	if (m->ok && !dev_used(m->dev, &after) && after > m->before)
+	if (m->ok && !libvgpu_dev_used(m->dev, &after) && after > m->before)
 		took = after - m->before;
 	if (!m->ok)
 		libvgpu_log(VGPU_LOG_INFO, "cannot measure the new context on device %d: "

@@ -10,11 +10,14 @@
  * inventory GPU, or VGPU_GPU_SKIP for host memory (HOST, HOST_NUMA,
  * HOST_NUMA_CURRENT: not VRAM, not charged). A pool of another location
  * type (NONE: managed) or not seen made (imported from another process)
- * is charged on the allocating stream's device.
+ * is charged on the allocating stream's device. What a pool is charged
+ * (its reservation) is poolcharge.c's; cuMemPoolTrimTo and cuMemPoolDestroy
+ * tell it when the reservation shrinks.
  */
 #include "account.h"
 #include "devmap.h"
 #include "hooks.h"
+#include "poolcharge.h"
 #include "ptrmap.h"
 #include "register.h"
 #include "streamdev.h"
@@ -62,18 +65,43 @@ VGPU_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *p
 	return rc;
 }
 
+/*
+ * The pool's unused memory goes with it: trimmed first (as the destruction
+ * would), so that what is given back can be read; what stays reserved for
+ * allocations not yet freed stays charged until the process ends
+ * (poolcharge.c).
+ */
 VGPU_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
 {
 	vgpu_pfn_cuMemPoolDestroy real = REAL(cuMemPoolDestroy);
+	vgpu_pfn_cuMemPoolTrimTo trim = REAL(cuMemPoolTrimTo);
 	struct vgpu_alloc a;
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	if (trim && pool && trim(pool, 0) == CUDA_SUCCESS)
+		libvgpu_pool_reread(pool);
 	rc = real(pool);
 	/* Allocations still out keep the GPU they were charged on. */
-	if (rc == CUDA_SUCCESS)
+	if (rc == CUDA_SUCCESS) {
 		libvgpu_ptrmap_take(VGPU_K_POOL, (uint64_t)(uintptr_t)pool, &a);
+		libvgpu_pool_gone(pool);
+	}
+	return rc;
+}
+
+/* What the trim released is given back. */
+VGPU_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
+{
+	vgpu_pfn_cuMemPoolTrimTo real = REAL(cuMemPoolTrimTo);
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(pool, minBytesToKeep);
+	if (rc == CUDA_SUCCESS)
+		libvgpu_pool_reread(pool);
 	return rc;
 }
 

@@ -18,6 +18,8 @@ enum vgpu_kind {
 	VGPU_K_MIPMAP,		/* CUmipmappedArray */
 	VGPU_K_CTX,		/* a context's own memory */
 	VGPU_K_POOL,		/* a memory pool's GPU (0 bytes: a note, pools.c) */
+	VGPU_K_MOD,		/* a module's or library's loaded code and data */
+	VGPU_K_LIMIT,		/* a context's growth by cuCtxSetLimit */
 };
 
 struct vgpu_alloc {

@@ -36,21 +36,33 @@ static CUresult ctx_device(CUcontext c, CUdevice *dev)
 	return rc;
 }
 
-int libvgpu_stream_gpu(CUstream h)
+int libvgpu_stream_device(CUstream h, CUdevice *dev)
 {
 	vgpu_pfn_cuStreamGetCtx getctx = REAL(cuStreamGetCtx);
+	vgpu_pfn_cuCtxGetDevice cur = REAL(cuCtxGetDevice);
+	CUcontext c = NULL;
+
+	if (default_stream(h))
+		return !cur || cur(dev) ? -1 : 0;
+#if CUDA_VERSION >= 12080
+	vgpu_pfn_cuStreamGetDevice getdev = REAL(cuStreamGetDevice);
+
+	if (getdev && getdev(h, dev) == CUDA_SUCCESS)
+		return 0;
+#endif
+	if (!getctx || getctx(h, &c) || !c || ctx_device(c, dev))
+		return -1;
+	return 0;
+}
+
+int libvgpu_stream_gpu(CUstream h)
+{
 	CUcontext c = NULL;
 	CUdevice dev;
 
 	if (default_stream(h))
 		return libvgpu_cur_gpu(&c);
-#if CUDA_VERSION >= 12080
-	vgpu_pfn_cuStreamGetDevice getdev = REAL(cuStreamGetDevice);
-
-	if (getdev && getdev(h, &dev) == CUDA_SUCCESS)
-		return libvgpu_dev_gpu(dev);
-#endif
-	if (!getctx || getctx(h, &c) || !c || ctx_device(c, &dev))
+	if (libvgpu_stream_device(h, &dev))
 		return VGPU_GPU_SKIP;	/* a bad stream: the driver answers */
 	return libvgpu_dev_gpu(dev);
 }

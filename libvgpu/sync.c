@@ -13,8 +13,13 @@
  * knows the process has nothing queued there, and when it revokes the
  * grant of a tenant that finished its work it hands the GPU over at once
  * instead of waiting drain_timeout_us for a drain that never comes.
+ *
+ * A synchronisation is also where memory pools release what they hold
+ * above their release threshold: the charged pools are re-read
+ * (poolcharge.c).
  */
 #include "hooks.h"
+#include "poolcharge.h"
 #include "synced.h"
 
 #define SYNC(sym, params, args, whole)						\
@@ -30,6 +35,7 @@ VGPU_EXPORT CUresult sym params							\
 	g = libvgpu_sync_begin(&launches);						\
 	rc = real args;								\
 	libvgpu_sync_end(g, launches, whole, rc);					\
+	libvgpu_pools_sync();	/* pools release above their threshold */	\
 	return rc;								\
 }
 

@@ -2,8 +2,8 @@
 /*
  * simgpu configuration: defaults, then a small key = value file
  * ($SIMGPU_CONFIG, default /etc/simgpu.conf), then the environment
- * (SIMGPU_GPUS, SIMGPU_VRAM, SIMGPU_SMS, SIMGPU_CTX_VRAM, SIMGPU_KERNEL_NS,
- * SIMGPU_MEMORY_LIMITS).
+ * (SIMGPU_GPUS, SIMGPU_VRAM, SIMGPU_SMS, SIMGPU_CTX_VRAM, SIMGPU_MODULE_VRAM,
+ * SIMGPU_KERNEL_NS, SIMGPU_MEMORY_LIMITS).
  * Pure logic: no shared state, no CUDA types.
  */
 #include <ctype.h>
@@ -167,6 +167,7 @@ void simgpu_config_defaults(struct sg_config *cfg, int ngpus)
 	cfg->ngpus = ngpus;
 	cfg->kernel_ns = 10000;
 	cfg->ctx_vram = 0;
+	cfg->module_vram = 0;
 	cfg->memory_limits = 1;
 	cfg->vram = 16ULL << 30;
 	cfg->sms = 132;
@@ -268,6 +269,10 @@ static int set_key(struct sg_config *cfg, const char *key, const char *val,
 		if (simgpu_parse_size(val, &sz))
 			return fail(err, errlen, "%s: bad ctx_vram '%s'", where, val);
 		cfg->ctx_vram = sz;
+	} else if (!strcmp(key, "module_vram")) {
+		if (simgpu_parse_size(val, &sz))
+			return fail(err, errlen, "%s: bad module_vram '%s'", where, val);
+		cfg->module_vram = sz;
 	} else if (!strcmp(key, "memory_limits")) {
 		if (!strcmp(val, "on"))
 			cfg->memory_limits = 1;
@@ -390,6 +395,7 @@ int simgpu_config_load(struct sg_config *cfg, char *err, size_t errlen)
 	    env_override(cfg, "SIMGPU_VRAM", "vram", err, errlen) ||
 	    env_override(cfg, "SIMGPU_SMS", "sms", err, errlen) ||
 	    env_override(cfg, "SIMGPU_CTX_VRAM", "ctx_vram", err, errlen) ||
+	    env_override(cfg, "SIMGPU_MODULE_VRAM", "module_vram", err, errlen) ||
 	    env_override(cfg, "SIMGPU_KERNEL_NS", "kernel_ns", err, errlen) ||
 	    env_override(cfg, "SIMGPU_MEMORY_LIMITS", "memory_limits", err, errlen))
 		return -1;

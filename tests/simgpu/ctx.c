@@ -68,6 +68,7 @@ static void ctx_stop(struct CUctx_st *c)
 	simgpu_ctx_sync(c);
 	simgpu_stream_destroy_all(c);
 	simgpu_mem_release_ctx(c);
+	simgpu_module_release_ctx(c);
 	simgpu_uncharge(c->dev, c->charged);
 	simgpu_ctx_count(c->dev, -1);
 	c->charged = 0;
@@ -424,9 +425,9 @@ SG_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 	if (!pvalue)
 		return CUDA_ERROR_INVALID_VALUE;
 	switch (limit) {
-	case CU_LIMIT_STACK_SIZE: *pvalue = 1024; break;
-	case CU_LIMIT_PRINTF_FIFO_SIZE: *pvalue = 1 << 20; break;
-	case CU_LIMIT_MALLOC_HEAP_SIZE: *pvalue = 8 << 20; break;
+	case CU_LIMIT_STACK_SIZE: *pvalue = c->stack ? c->stack : SG_STACK; break;
+	case CU_LIMIT_PRINTF_FIFO_SIZE: *pvalue = c->fifo ? c->fifo : SG_FIFO; break;
+	case CU_LIMIT_MALLOC_HEAP_SIZE: *pvalue = c->heap ? c->heap : SG_HEAP; break;
 	case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: *pvalue = 2; break;
 	case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: *pvalue = 2048; break;
 	case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: *pvalue = 64; break;
@@ -436,15 +437,57 @@ SG_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 	return CUDA_SUCCESS;
 }
 
+/*
+ * What the stack, printf FIFO and malloc heap take beyond their defaults
+ * (which SIMGPU_CTX_VRAM covers): the stack is per thread
+ * (CU_LIMIT_STACK_SIZE "controls the stack size in bytes of each GPU
+ * thread", cuCtxSetLimit), for every thread the GPU can hold (2048 per SM).
+ */
+static uint64_t limits_extra(int dev, uint64_t stack, uint64_t fifo, uint64_t heap)
+{
+	uint64_t threads = (uint64_t)simgpu_cfg.gpu[dev].sms * 2048;
+	uint64_t want = (stack ? stack : SG_STACK) * threads + (fifo ? fifo : SG_FIFO) +
+			(heap ? heap : SG_HEAP);
+	uint64_t base = SG_STACK * threads + SG_FIFO + SG_HEAP;
+
+	return want > base ? SG_ROUND(want - base, SG_PAGE) : 0;
+}
+
+/* The context's memory grows or shrinks with the limits; a growth that
+ * does not fit the GPU fails with CUDA_ERROR_OUT_OF_MEMORY, nothing changed. */
 SG_API CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 {
 	struct CUctx_st *c;
+	uint64_t s, f, h, before, after;
 	CUresult rc = simgpu_ctx_get(&c);
 
-	(void)value;
 	if (rc)
 		return rc;
-	return (int)limit < 0 || (int)limit > 0x6 ? CUDA_ERROR_UNSUPPORTED_LIMIT : CUDA_SUCCESS;
+	if ((int)limit < 0 || (int)limit > 0x6)
+		return CUDA_ERROR_UNSUPPORTED_LIMIT;
+	s = c->stack;
+	f = c->fifo;
+	h = c->heap;
+	switch (limit) {
+	case CU_LIMIT_STACK_SIZE: s = value; break;
+	case CU_LIMIT_PRINTF_FIFO_SIZE: f = value; break;
+	case CU_LIMIT_MALLOC_HEAP_SIZE: h = value; break;
+	default: return CUDA_SUCCESS;
+	}
+	before = limits_extra(c->dev, c->stack, c->fifo, c->heap);
+	after = limits_extra(c->dev, s, f, h);
+	if (after > before) {
+		rc = simgpu_charge(c->dev, after - before);
+		if (rc)
+			return rc;
+	} else if (after < before) {
+		simgpu_uncharge(c->dev, before - after);
+	}
+	c->charged = c->charged - before + after;
+	c->stack = s;
+	c->fifo = f;
+	c->heap = h;
+	return CUDA_SUCCESS;
 }
 
 SG_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)

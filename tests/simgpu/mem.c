@@ -349,15 +349,3 @@ SG_API CUresult cuMemHostUnregister(void *p)
 	SG_INIT_CHECK();
 	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
-
-struct sg_range *simgpu_pool_chunk(struct CUmemPoolHandle_st *p, size_t len)
-{
-	for (size_t i = 0; i < nranges; i++) {
-		struct sg_range *r = &ranges[i];
-
-		if (r->kind == SG_MEM_POOL && r->pool == p && !r->in_use &&
-		    (!len || r->mapsize == len))
-			return r;
-	}
-	return NULL;
-}

@@ -4,6 +4,16 @@
  * name resolves. A function whose name contains "simgpu_spin" keeps the
  * GPU busy for *(uint64_t *)kernelParams[0] nanoseconds; any other kernel
  * for SIMGPU_KERNEL_NS (10 us by default).
+ *
+ * A module's code and data take SIMGPU_MODULE_VRAM bytes of its context's
+ * GPU once loaded (Programming Guide, "Lazy Loading"): with
+ * CUDA_MODULE_LOADING=EAGER at cuModuleLoad* / cuLibraryLoad*; otherwise
+ * (LAZY, the default since CUDA 12.2 on Linux) "loading a module
+ * (cuModuleLoad*() family of functions) will not be loading kernels
+ * immediately, instead it will delay loading of a kernel until
+ * cuModuleGetFunction() is called": at the first cuModuleGetFunction /
+ * cuLibraryGetKernel of the module (its kernels load together here). The
+ * charge goes at unload or with the context.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,22 +22,89 @@
 
 #include "simgpu.h"
 
+static struct CUmod_st *modules;	/* under simgpu_lk */
+
+static int lazy_loading(void)
+{
+	const char *v = getenv("CUDA_MODULE_LOADING");
+
+	return !v || strcmp(v, "EAGER");
+}
+
+/* Load the module's code and data into VRAM, once. */
+static CUresult mod_charge(struct CUmod_st *m)
+{
+	CUresult rc = CUDA_SUCCESS;
+
+	pthread_mutex_lock(&m->lk);
+	if (!m->ctx)	/* a library loaded with no context current */
+		m->ctx = simgpu_ctx_current();
+	if (!m->charged && simgpu_cfg.module_vram && m->ctx) {
+		rc = simgpu_charge(m->ctx->dev, simgpu_cfg.module_vram);
+		if (!rc)
+			m->charged = simgpu_cfg.module_vram;
+	}
+	pthread_mutex_unlock(&m->lk);
+	return rc;
+}
+
+static void mod_uncharge(struct CUmod_st *m)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&m->lk);
+	n = m->charged;
+	m->charged = 0;
+	pthread_mutex_unlock(&m->lk);
+	if (n)
+		simgpu_uncharge(m->ctx->dev, n);
+}
+
+static void mod_free(struct CUmod_st *m);
+
 static CUresult mod_new(struct CUmod_st **out)
 {
 	struct CUmod_st *m = calloc(1, sizeof(*m));
+	CUresult rc;
 
 	if (!m)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	m->magic = SG_MOD_MAGIC;
 	m->ctx = simgpu_ctx_current();
+	m->lazy = lazy_loading();
 	pthread_mutex_init(&m->lk, NULL);
+	pthread_mutex_lock(&simgpu_lk);
+	m->all = modules;
+	modules = m;
+	pthread_mutex_unlock(&simgpu_lk);
+	rc = m->lazy ? CUDA_SUCCESS : mod_charge(m);
+	if (rc) {
+		mod_free(m);
+		return rc;
+	}
 	*out = m;
 	return CUDA_SUCCESS;
+}
+
+void simgpu_module_release_ctx(struct CUctx_st *ctx)
+{
+	for (;;) {
+		struct CUmod_st *m;
+
+		pthread_mutex_lock(&simgpu_lk);
+		for (m = modules; m && (m->ctx != ctx || !m->charged); m = m->all)
+			;
+		pthread_mutex_unlock(&simgpu_lk);
+		if (!m)
+			return;
+		mod_uncharge(m);
+	}
 }
 
 static void mod_free(struct CUmod_st *m)
 {
 	/* Functions stay allocated: launches may still be queued. */
+	mod_uncharge(m);
 	m->magic = 0;
 	for (struct sg_global *g = m->globals, *n; g; g = n) {
 		n = g->next;
@@ -93,6 +170,8 @@ static CUresult get_function(struct CUfunc_st **out, struct CUmod_st *m, const c
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (!out || !name || !*name)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (mod_charge(m))	/* lazy loading: the first kernel asked */
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&m->lk);
 	for (f = m->funcs; f; f = f->next)
 		if (!strcmp(f->name, name))

@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stream-ordered allocation: memory pools. A pool keeps freed chunks
- * (charged to the GPU) for reuse; chunks above the pool's release threshold
- * (default 0) go back at the next synchronisation or cuMemPoolTrimTo, as
- * with the real driver. Chunks are 2 MiB multiples. A pool's memory is on
- * its location: a device (charged to that GPU, whichever stream allocates:
- * "the specified memory pool may be from a device different than that of
- * the specified hStream"), or host memory (CU_MEM_LOCATION_TYPE_HOST,
- * HOST_NUMA: charged to no GPU), per cuMemPoolCreate's reference.
+ * Stream-ordered allocation: memory pools, as the Driver API reference
+ * ("Stream Ordered Memory Allocator", CUmemPool_attribute, cuMemPoolTrimTo)
+ * and the Programming Guide ("Stream Ordered Memory Allocator") describe
+ * them. A pool reserves memory in chunks (2 MiB multiples, charged to the
+ * pool's location) and sub-allocates from them in 4 KiB pages, so small
+ * allocations share a chunk: RESERVED_MEM_CURRENT is what the chunks hold,
+ * USED_MEM_CURRENT what is handed out. A free returns the pages to their
+ * chunk; the pool keeps the chunk ("cached") until a synchronisation
+ * (stream, event or context) releases empty chunks above the pool's
+ * release threshold (default 0), or cuMemPoolTrimTo releases empty chunks
+ * down to its argument. A pool's memory is on its location: a device
+ * (charged to that GPU, whichever stream allocates: "the specified memory
+ * pool may be from a device different than that of the specified
+ * hStream"), or host memory (CU_MEM_LOCATION_TYPE_HOST, HOST_NUMA: charged
+ * to no GPU), per cuMemPoolCreate's reference. Each allocation handed out
+ * is a range of the registry (mem.c, not charged: its chunk is); chunks
+ * are the pool's own.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +24,14 @@
 #include "simgpu.h"
 
 #define MAX_POOLS 256
+
+struct sg_chunk {
+	struct sg_chunk *next;
+	uintptr_t base;
+	uint64_t size;
+	uint64_t used;		/* bytes handed out */
+	uint8_t *pg;		/* per 4 KiB page: 1 handed out */
+};
 
 static struct CUmemPoolHandle_st *pools[MAX_POOLS];
 static int npools;
@@ -61,25 +78,42 @@ static int valid(struct CUmemPoolHandle_st *p)
 	return p && p->magic == SG_POOL_MAGIC;
 }
 
-/* Give back free chunks until the pool reserves at most keep bytes. */
+/* Host pools (dev < 0) hold no VRAM. */
+static CUresult pool_charge(struct CUmemPoolHandle_st *p, uint64_t len)
+{
+	return p->dev < 0 ? CUDA_SUCCESS : simgpu_charge(p->dev, len);
+}
+
+static void pool_uncharge(struct CUmemPoolHandle_st *p, uint64_t len)
+{
+	if (p->dev >= 0)
+		simgpu_uncharge(p->dev, len);
+}
+
+/* Give back empty chunks while the pool reserves more than keep, never
+ * going below it (cuMemPoolTrimTo: "Otherwise the pool will be guaranteed
+ * to have at least minBytesToKeep bytes reserved after the operation"). */
 static void pool_release(struct CUmemPoolHandle_st *p, uint64_t keep)
 {
 	for (;;) {
-		struct sg_range *r = NULL, copy;
+		struct sg_chunk **pc, *c = NULL;
 
 		pthread_mutex_lock(&simgpu_lk);
 		if (p->reserved > keep)
-			r = simgpu_pool_chunk(p, 0);	/* any free chunk */
-		if (!r) {
-			pthread_mutex_unlock(&simgpu_lk);
-			return;
-		}
-		copy = *r;
-		p->reserved -= copy.mapsize;
-		simgpu_range_del(r);
+			for (pc = &p->chunks; *pc; pc = &(*pc)->next)
+				if (!(*pc)->used && p->reserved - (*pc)->size >= keep) {
+					c = *pc;
+					*pc = c->next;
+					p->reserved -= c->size;
+					break;
+				}
 		pthread_mutex_unlock(&simgpu_lk);
-		simgpu_unmap((void *)copy.base, copy.mapsize);
-		simgpu_uncharge(copy.dev, copy.charged);
+		if (!c)
+			return;
+		simgpu_unmap((void *)c->base, c->size);
+		pool_uncharge(p, c->size);
+		free(c->pg);
+		free(c);
 	}
 }
 
@@ -93,91 +127,146 @@ void simgpu_pool_trim_all(void)
 	}
 }
 
-/* Host pools (dev < 0) hold no VRAM. */
-static CUresult pool_charge(struct CUmemPoolHandle_st *p, uint64_t len)
+/* First fit of n free pages in c; the page index or -1. simgpu_lk held. */
+static long chunk_fit(const struct sg_chunk *c, uint64_t n)
 {
-	return p->dev < 0 ? CUDA_SUCCESS : simgpu_charge(p->dev, len);
+	uint64_t pages = c->size / SG_PAGE, run = 0;
+
+	if (c->size - c->used < n * SG_PAGE)
+		return -1;
+	for (uint64_t i = 0; i < pages; i++) {
+		run = c->pg[i] ? 0 : run + 1;
+		if (run == n)
+			return (long)(i + 1 - n);
+	}
+	return -1;
 }
 
-static void pool_uncharge(struct CUmemPoolHandle_st *p, uint64_t len)
+static void chunk_mark(struct sg_chunk *c, uint64_t first, uint64_t n, uint8_t v)
 {
-	if (p->dev >= 0)
-		simgpu_uncharge(p->dev, len);
+	memset(c->pg + first, v, n);
+	if (v)
+		c->used += n * SG_PAGE;
+	else
+		c->used -= n * SG_PAGE;
+}
+
+/* Hand out len bytes from a chunk with room; the address or 0. */
+static uintptr_t pool_take(struct CUmemPoolHandle_st *p, uint64_t len)
+{
+	uintptr_t out = 0;
+
+	pthread_mutex_lock(&simgpu_lk);
+	for (struct sg_chunk *c = p->chunks; c && !out; c = c->next) {
+		long first = chunk_fit(c, len / SG_PAGE);
+
+		if (first < 0)
+			continue;
+		chunk_mark(c, (uint64_t)first, len / SG_PAGE, 1);
+		out = c->base + (uint64_t)first * SG_PAGE;
+	}
+	if (out) {
+		p->used += len;
+		if (p->used > p->used_high)
+			p->used_high = p->used;
+	}
+	pthread_mutex_unlock(&simgpu_lk);
+	return out;
+}
+
+/* The pages of [base, base + len) go back to their chunk. */
+static void pool_put(struct CUmemPoolHandle_st *p, uintptr_t base, uint64_t len)
+{
+	pthread_mutex_lock(&simgpu_lk);
+	for (struct sg_chunk *c = p->chunks; c; c = c->next)
+		if (base >= c->base && base < c->base + c->size) {
+			chunk_mark(c, (base - c->base) / SG_PAGE, len / SG_PAGE, 0);
+			p->used -= len;
+			break;
+		}
+	pthread_mutex_unlock(&simgpu_lk);
+}
+
+/* Reserve a chunk of at least len bytes: the reservation grows. */
+static CUresult pool_grow(struct CUmemPoolHandle_st *p, uint64_t len)
+{
+	uint64_t size = SG_ROUND(len, SG_GRANULARITY);
+	struct sg_chunk *c = calloc(1, sizeof(*c));
+	CUresult rc;
+
+	if (!c || !(c->pg = calloc(size / SG_PAGE, 1))) {
+		free(c);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	rc = pool_charge(p, size);
+	if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
+		pool_release(p, 0);	/* empty chunks too small */
+		rc = pool_charge(p, size);
+	}
+	if (!rc && !(c->base = (uintptr_t)simgpu_map(size, SG_GRANULARITY, 0))) {
+		pool_uncharge(p, size);
+		rc = CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	if (rc) {
+		free(c->pg);
+		free(c);
+		return rc;
+	}
+	c->size = size;
+	pthread_mutex_lock(&simgpu_lk);
+	c->next = p->chunks;
+	p->chunks = c;
+	p->reserved += size;
+	if (p->reserved > p->reserved_high)
+		p->reserved_high = p->reserved;
+	pthread_mutex_unlock(&simgpu_lk);
+	return CUDA_SUCCESS;
 }
 
 CUresult simgpu_pool_alloc(struct CUmemPoolHandle_st *p, size_t size, CUdeviceptr *out)
 {
-	uint64_t len = SG_ROUND((uint64_t)size, SG_GRANULARITY);
-	struct sg_range r = { 0 }, *hit;
+	uint64_t len = SG_ROUND((uint64_t)size, SG_PAGE);
+	struct sg_range r = { 0 };
 	CUresult rc;
-	void *m;
 
 	if (!size || !out)
 		return CUDA_ERROR_INVALID_VALUE;
-	pthread_mutex_lock(&simgpu_lk);
-	hit = simgpu_pool_chunk(p, len);
-	if (hit) {
-		hit->in_use = 1;
-		hit->size = size;
-		*out = (CUdeviceptr)hit->base;
+	r.base = pool_take(p, len);
+	if (!r.base) {
+		rc = pool_grow(p, len);
+		if (rc)
+			return rc;
+		r.base = pool_take(p, len);
+		if (!r.base)
+			return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	pthread_mutex_unlock(&simgpu_lk);
-	if (hit)
-		goto used;
-	rc = pool_charge(p, len);
-	if (rc == CUDA_ERROR_OUT_OF_MEMORY) {
-		pool_release(p, 0);	/* free chunks of other sizes */
-		rc = pool_charge(p, len);
-	}
-	if (rc)
-		return rc;
-	m = simgpu_map(len, SG_GRANULARITY, 0);
-	if (!m) {
-		pool_uncharge(p, len);
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	}
-	r.base = (uintptr_t)m;
 	r.size = size;
 	r.mapsize = len;
 	r.kind = SG_MEM_POOL;
 	r.dev = p->dev < 0 ? 0 : p->dev;
 	r.in_use = 1;
-	r.charged = p->dev < 0 ? 0 : len;
 	r.pool = p;
 	if (!simgpu_range_add(&r)) {
-		simgpu_unmap(m, len);
-		pool_uncharge(p, len);
+		pool_put(p, r.base, len);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	pthread_mutex_lock(&simgpu_lk);
-	p->reserved += len;
-	if (p->reserved > p->reserved_high)
-		p->reserved_high = p->reserved;
-	pthread_mutex_unlock(&simgpu_lk);
 	*out = (CUdeviceptr)r.base;
-used:
-	pthread_mutex_lock(&simgpu_lk);
-	p->used += len;
-	if (p->used > p->used_high)
-		p->used_high = p->used;
-	pthread_mutex_unlock(&simgpu_lk);
 	return CUDA_SUCCESS;
 }
 
-/* Runs in stream order: a pool chunk returns to its pool; other memory
+/* Runs in stream order: pool memory returns to its pool; other memory
  * (graph allocations, cuMemAlloc) is freed. */
 void simgpu_pool_free_op(CUdeviceptr ptr)
 {
-	struct sg_range *r;
+	struct sg_range *r, copy;
 
 	pthread_mutex_lock(&simgpu_lk);
 	r = simgpu_range_find((uintptr_t)ptr, 1);
 	if (r && r->kind == SG_MEM_POOL) {
-		if (r->in_use) {
-			r->in_use = 0;
-			r->pool->used -= r->mapsize;
-		}
+		copy = *r;
+		simgpu_range_del(r);
 		pthread_mutex_unlock(&simgpu_lk);
+		pool_put(copy.pool, copy.base, copy.mapsize);
 		return;
 	}
 	pthread_mutex_unlock(&simgpu_lk);

@@ -27,6 +27,10 @@
 #define SG_DRIVER_VERSION (CUDA_VERSION > 13000 ? CUDA_VERSION : 13000)
 #define SG_GRANULARITY (2ULL << 20)
 #define SG_PAGE 4096ULL
+/* cuCtxGetLimit's defaults: stack per thread, printf FIFO, malloc heap */
+#define SG_STACK 1024ULL
+#define SG_FIFO (1ULL << 20)
+#define SG_HEAP (8ULL << 20)
 #define SG_ROUND(x, a) (((x) + (a) - 1) / (a) * (a))
 
 enum sg_magic {
@@ -46,6 +50,7 @@ struct CUctx_st {
 	int alive;
 	uint64_t id;
 	uint64_t charged;
+	uint64_t stack, fifo, heap;	/* cuCtxSetLimit's; 0: the default */
 	struct CUstream_st *streams;	/* all streams, linked by next */
 	struct CUstream_st *null_stream;
 };
@@ -113,6 +118,9 @@ struct sg_global {
 struct CUmod_st {
 	uint32_t magic;
 	struct CUctx_st *ctx;
+	int lazy;		/* CUDA_MODULE_LOADING is not EAGER */
+	uint64_t charged;	/* its code and data in VRAM, once loaded */
+	struct CUmod_st *all;	/* every module, linked (module.c) */
 	struct CUfunc_st *funcs;
 	struct sg_global *globals;
 	pthread_mutex_t lk;
@@ -123,12 +131,15 @@ struct CUlib_st {
 	struct CUmod_st *mod;
 };
 
+struct sg_chunk;
+
 struct CUmemPoolHandle_st {
 	uint32_t magic;
 	int dev;		/* < 0: host memory (HOST, HOST_NUMA) */
 	int is_default;
 	uint64_t threshold;
 	uint64_t reserved, reserved_high, used, used_high;
+	struct sg_chunk *chunks;	/* what it reserves (pool.c) */
 	CUmemPoolProps props;
 };
 
@@ -200,7 +211,7 @@ struct sg_range {
 	size_t mapsize;		/* bytes mapped */
 	enum sg_mem_kind kind;
 	int dev;
-	int in_use;		/* pool chunks: handed out */
+	int in_use;		/* pool memory: handed out (always, while listed) */
 	uint64_t charged;
 	struct CUctx_st *ctx;
 	struct CUmemPoolHandle_st *pool;
@@ -211,8 +222,6 @@ void simgpu_unmap(void *p, size_t size);
 struct sg_range *simgpu_range_add(const struct sg_range *r);
 struct sg_range *simgpu_range_find(uintptr_t p, int exact);	/* simgpu_lk held */
 void simgpu_range_del(struct sg_range *r);			/* simgpu_lk held */
-/* A free chunk of pool p of mapsize len (0: any); simgpu_lk held. */
-struct sg_range *simgpu_pool_chunk(struct CUmemPoolHandle_st *p, size_t len);
 CUresult simgpu_dev_ptr(CUdeviceptr p, size_t n);
 CUresult simgpu_mem_alloc(CUdeviceptr *out, size_t size, enum sg_mem_kind kind,
 			  int low32);
@@ -226,6 +235,7 @@ CUresult simgpu_pool_alloc(struct CUmemPoolHandle_st *pool, size_t size,
 			   CUdeviceptr *out);
 
 /* ---- module.c ---- */
+void simgpu_module_release_ctx(struct CUctx_st *ctx);
 uint64_t simgpu_kernel_ns(struct CUfunc_st *f, void **params, void **extra);
 CUresult simgpu_func_check(CUfunction f);
 
