@@ -209,6 +209,7 @@ static const struct sg_proc table[] = {
 	{ "cuMemPoolSetAttribute", 11020, F(cuMemPoolSetAttribute), NULL },
 	{ "cuMemPoolTrimTo", 11020, F(cuMemPoolTrimTo), NULL },
 	{ "cuMemRelease", 10020, F(cuMemRelease), NULL },
+	{ "cuMemRetainAllocationHandle", 11000, F(cuMemRetainAllocationHandle), NULL },
 	{ "cuMemSetAccess", 10020, F(cuMemSetAccess), NULL },
 	{ "cuMemUnmap", 10020, F(cuMemUnmap), NULL },
 	{ "cuMemcpy", 4000, F(cuMemcpy), F(cuMemcpy_ptds) },

@@ -3,8 +3,11 @@
  * Virtual memory management (cuMemCreate / cuMemMap / ...). A physical
  * allocation is a memfd charged to the GPU; a reservation is a PROT_NONE
  * MAP_NORESERVE range; cuMemMap maps the memfd into it and cuMemSetAccess
- * opens it for reading and writing. The charge ends when the handle is
- * released and no mapping of it is left, as with the real driver.
+ * opens it for reading and writing. A physical allocation lives while a
+ * reference to it does: its handle from cuMemCreate, each handle from
+ * cuMemRetainAllocationHandle (each released by its own cuMemRelease) and
+ * each mapping; the charge ends with the last one, as the CUDA Driver API
+ * reference documents for cuMemRelease and cuMemUnmap.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +20,7 @@ struct sg_vmm {
 	uint32_t magic;
 	int dev;
 	int fd;
-	int released;
+	int refs;	/* cuMemCreate, each cuMemRetainAllocationHandle */
 	int maps;
 	size_t size;
 	CUmemAllocationProp prop;
@@ -58,10 +61,10 @@ SG_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAl
 	return CUDA_SUCCESS;
 }
 
-/* Called with vmm_lk held: the last reference is gone. */
+/* Called with vmm_lk held: free the allocation if no reference is left. */
 static void vmm_put(struct sg_vmm *v)
 {
-	if (!v->released || v->maps)
+	if (v->refs || v->maps)
 		return;
 	simgpu_uncharge(v->dev, v->size);
 	close(v->fd);
@@ -98,6 +101,7 @@ SG_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle_out, size_t siz
 	v->magic = SG_VMM_MAGIC;
 	v->dev = prop->location.id;
 	v->fd = fd;
+	v->refs = 1;
 	v->size = size;
 	v->prop = *prop;
 	*handle_out = (CUmemGenericAllocationHandle)(uintptr_t)v;
@@ -111,11 +115,11 @@ SG_API CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 	SG_INIT_CHECK();
 	pthread_mutex_lock(&vmm_lk);
 	v = handle(h);
-	if (!v || v->released) {
+	if (!v || !v->refs) {
 		pthread_mutex_unlock(&vmm_lk);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	v->released = 1;
+	v->refs--;
 	vmm_put(v);
 	pthread_mutex_unlock(&vmm_lk);
 	return CUDA_SUCCESS;
@@ -124,13 +128,43 @@ SG_API CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 SG_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
 						       CUmemGenericAllocationHandle h)
 {
-	struct sg_vmm *v = handle(h);
+	struct sg_vmm *v;
+	CUresult rc = CUDA_ERROR_INVALID_VALUE;
 
 	SG_INIT_CHECK();
-	if (!prop || !v)
+	pthread_mutex_lock(&vmm_lk);
+	v = handle(h);
+	if (prop && v && v->refs) {
+		*prop = v->prop;
+		rc = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&vmm_lk);
+	return rc;
+}
+
+/*
+ * The handle of the allocation mapped at any address of a mapping, the
+ * same value cuMemMap was given, with one more reference that its own
+ * cuMemRelease drops; an address that is not mapped fails.
+ */
+SG_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle_out, void *addr)
+{
+	uintptr_t va = (uintptr_t)addr;
+	struct sg_mapping *m;
+
+	SG_INIT_CHECK();
+	if (!handle_out)
 		return CUDA_ERROR_INVALID_VALUE;
-	*prop = v->prop;
-	return CUDA_SUCCESS;
+	pthread_mutex_lock(&vmm_lk);
+	for (m = mappings; m; m = m->next)
+		if (va >= m->va && va < m->va + m->size)
+			break;
+	if (m) {
+		m->h->refs++;
+		*handle_out = (CUmemGenericAllocationHandle)(uintptr_t)m->h;
+	}
+	pthread_mutex_unlock(&vmm_lk);
+	return m ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 SG_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
@@ -205,7 +239,7 @@ SG_API CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&vmm_lk);
 	v = handle(h);
-	if (!v || v->released || offset + size > v->size) {
+	if (!v || !v->refs || offset + size > v->size) {
 		pthread_mutex_unlock(&vmm_lk);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
