@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# VMM allocations charged by reference (issue 13, part 1): a physical
+# allocation (cuMemCreate) stays charged while its handle, a retained handle
+# (cuMemRetainAllocationHandle) or a mapping (cuMemMap) lives, and is given
+# back when the last goes. Each scenario is run step by step: a process runs
+# a prefix of the scenario and holds; the tenant's charge must equal what
+# simgpu holds for the cgroup (its per-cgroup truth) and the bytes the
+# driver semantics say are alive; kill -9 then leaves nothing.
+suite=vmm
+. /tests/suite-lib.sh
+
+cg=/sys/fs/cgroup
+M=1048576
+export LD_PRELOAD=/usr/lib/libvgpu.so
+
+mkdir -p $cg/v $cg/l
+check_out "gpu probe registers simgpu's GPUs" "gpu 1" vgpuctl gpu probe
+check "tenant v: 1G" vgpuctl tenant add v cgroup v vram-max 1G
+check "tenant l: 64M" vgpuctl tenant add l cgroup l vram-max 64M
+
+# step TENANT WHAT BYTES CMD...: vmm-client CMD..., then hold; the tenant
+# is charged BYTES, what simgpu holds; kill -9 leaves zero in both.
+step() {
+	local t=$1 what=$2 want=$3 out sp
+	shift 3
+	bg_hold "$t" /tmp/step vmm-client "$@" , hold 600000 && sp=$!
+	out=$(cat /tmp/step)
+	case $out in
+	*CUDA_ERROR*) fail "$what: every call succeeds" "$(echo "$out" | tr '\n' ' ')" ;;
+	esac
+	check_eq "$what: $((want / M))M charged" "$want" "$(usage "$t" 0 vram_current)"
+	check_eq "$what: charged what simgpu holds" "$(truth /"$t" 0)" "$(usage "$t" 0 vram_current)"
+	kill -9 "$sp"
+	wait "$sp" 2>/dev/null
+	check_eq "$what: zero charged after kill -9" 0 "$(usage "$t" 0 vram_current)"
+	check_eq "$what: simgpu holds zero after kill -9" 0 "$(truth /"$t" 0)"
+}
+
+# run_to_end TENANT WHAT EXPECTED CMD...: the whole scenario runs and exits
+# 0, its output contains EXPECTED; nothing is charged or held after.
+run_to_end() {
+	local t=$1 what=$2 want=$3
+	shift 3
+	check_out "$what: runs to the end" "$want" /tmp/in_cg "$t" vmm-client "$@"
+	check_eq "$what: zero charged after exit" 0 "$(usage "$t" 0 vram_current)"
+	check_eq "$what: simgpu holds zero after exit" 0 "$(truth /"$t" 0)"
+}
+
+# --- NVIDIA's vectorAddMMAP: create, map, release at once (three x 48M)
+s="reserve 1G , sample 48M"
+step v "sample: one release-after-map" $((48 * M)) $s
+s="$s , sample 48M , sample 48M"
+step v "sample: three release-after-map" $((144 * M)) $s
+step v "sample: unmap of the first" $((96 * M)) $s , unmap 0 48M
+step v "sample: unmap of the other two in one range" 0 $s , unmap 0 48M , unmap 48M 96M
+run_to_end v "sample" "afree ok" $s , unmap 0 144M , afree
+out=$(/tmp/in_cg l vmm-client reserve 1G , sample 48M , sample 48M)
+case $out in
+*"sample 48M ok"*"sample 48M CUDA_ERROR_OUT_OF_MEMORY"*)
+	pass "sample under 64M: the second 48M is refused though the first was released" ;;
+*) fail "sample under 64M: the second 48M is refused though the first was released" "$out" ;;
+esac
+check_eq "sample under 64M: nothing left after" 0 "$(usage l 0 vram_current)"
+
+# --- PyTorch's expandable segments: reserve, create the handles of a
+# growth, map each, set access on the new range; shrink: unmap, release
+s="reserve 1G , grow 20M 3"
+step v "segment: grown by 3 x 20M" $((60 * M)) $s
+s="$s , grow 20M 2"
+step v "segment: grown by 2 more" $((100 * M)) $s
+s="$s , memset 0 100M , shrink 1"
+step v "segment: shrunk by one" $((80 * M)) $s
+s="$s , shrink 4"
+step v "segment: shrunk to nothing" 0 $s
+step v "segment: grown again" $((40 * M)) $s , grow 20M 2
+run_to_end v "segment" "afree ok" $s , grow 20M 2 , shrink 2 , afree
+s="reserve 1G , grow 20M 2 , grow 20M 2"
+out=$(/tmp/in_cg l vmm-client $s)
+case $out in
+*"grow 20M 2 ok"*"grow 20M 2 CUDA_ERROR_OUT_OF_MEMORY"*)
+	pass "segment under 64M: the growth past 64M is refused" ;;
+*) fail "segment under 64M: the growth past 64M is refused" "$out" ;;
+esac
+bg_hold l /tmp/seg vmm-client $s , hold 600000 && sp=$!
+check_eq "segment under 64M: the refused growth leaks nothing (40M)" $((40 * M)) \
+	"$(usage l 0 vram_current)"
+check_eq "segment under 64M: charged what simgpu holds" "$(truth /l 0)" "$(usage l 0 vram_current)"
+kill -9 $sp
+wait $sp 2>/dev/null
+check_eq "segment under 64M: zero after kill -9" 0 "$(usage l 0 vram_current)"
+
+# --- NCCL: allocate (create, map, access; the handle is kept), register a
+# buffer (retain the handle at an address, query, release), free (retain,
+# release, unmap, release)
+s="reserve 64M , create 32M , map 0 0 , access 0 32M"
+step v "nccl: allocated" $((32 * M)) $s
+step v "nccl: registered" $((32 * M)) $s , register 16M
+check_out "nccl: the retained handle is the mapped one" "retain 16M = h1 (h0)" \
+	/tmp/in_cg v vmm-client $s , retain 16M , release 1
+step v "nccl: a retained handle outlives the creator's release" $((32 * M)) \
+	$s , retain 8M , release 0
+step v "nccl: and the unmap" $((32 * M)) $s , retain 8M , release 0 , unmap 0 32M
+step v "nccl: its release frees" 0 $s , retain 8M , release 0 , unmap 0 32M , release 1
+step v "nccl: free (retain, release, unmap, release)" 0 \
+	$s , register 0 , retain 0 , release 1 , unmap 0 32M , release 0
+run_to_end v "nccl" "afree ok" $s , register 0 , retain 0 , release 1 , unmap 0 32M , \
+	release 0 , afree
+s="reserve 64M , create 48M , map 0 0 , access 0 48M , register 0"
+f0=$(usage l 0 vram_failures)
+out=$(/tmp/in_cg l vmm-client $s , create 32M)
+case $out in
+*"register 0 = h1 (h0)"*"ok"*"create 32M CUDA_ERROR_OUT_OF_MEMORY"*)
+	pass "nccl under 64M: registered; the create past 64M fails with out of memory" ;;
+*) fail "nccl under 64M: registered; the create past 64M fails with out of memory" "$out" ;;
+esac
+step l "nccl under 64M: nothing leaks" $((48 * M)) $s , register 0
+check_eq "nccl under 64M: the refusal is counted" $((f0 + 1)) "$(usage l 0 vram_failures)"
+
+# --- bad input loses nothing: a failed release or unmap keeps the charge
+s="reserve 64M , create 32M , map 0 0"
+bg_hold v /tmp/bad vmm-client $s , release 0 , release 0 , unmap 2M 2M , unmap 0 30M , \
+	hold 600000 && sp=$!
+case $(cat /tmp/bad) in
+*"release 0 ok"*"release 0 CUDA_ERROR_INVALID_VALUE"*"unmap 2M 2M CUDA_ERROR_INVALID_VALUE"*"unmap 0 30M CUDA_ERROR_INVALID_VALUE"*)
+	pass "bad input: a second release and partial unmaps are refused" ;;
+*) fail "bad input: a second release and partial unmaps are refused" "$(cat /tmp/bad)" ;;
+esac
+check_eq "bad input: the mapping keeps its 32M charged" $((32 * M)) "$(usage v 0 vram_current)"
+check_eq "bad input: as simgpu holds" "$(truth /v 0)" "$(usage v 0 vram_current)"
+kill -9 $sp
+wait $sp 2>/dev/null
+check_eq "bad input: zero after kill -9" 0 "$(usage v 0 vram_current)"
+check_eq "no budget left behind" 0 "$(usage v 0 vram_budget)"
+suite_end
