@@ -29,6 +29,7 @@
  *                       segment: unmap each, then release it
  *   register OFF        NCCL's buffer registration: retain the handle
  *                       mapped at OFF, query its properties, release it
+ *   info                cuMemGetInfo: "info free F"
  *   hold MS             print "holding", sleep, holding everything
  */
 #include <inttypes.h>
@@ -222,6 +223,13 @@ static CUresult dispatch(const char *cmd, int ac, const uint64_t *a, char *what,
 		return shrink(a[1]);
 	} else if (!strcmp(cmd, "register") && ac == 2) {
 		return do_register(a[1], what, len);
+	} else if (!strcmp(cmd, "info") && ac == 1) {
+		size_t f = 0, t = 0;
+		CUresult rc = cu.cuMemGetInfo(&f, &t);
+
+		if (!rc)
+			snprintf(what + strlen(what), len - strlen(what), " free %zu", f);
+		return rc;
 	} else if (!strcmp(cmd, "hold") && ac == 2) {
 		struct timespec ts = { (time_t)(a[1] / 1000), (long)(a[1] % 1000) * 1000000L };
 

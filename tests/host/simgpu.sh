@@ -153,6 +153,18 @@ check "memcpy, vmm, pool and graph patterns" "got: $(tr '\n' ' ' <<<"$out")" \
 	bash -c '! grep -q CUDA_ERROR <<<"$1" && grep -q "vmm mapped 33554432" <<<"$1" &&
 		grep -q "pool created reserved 0" <<<"$1" &&
 		grep -q "info free 17179869184 total 17179869184" <<<"$1"' _ "$out"
+# VMM by reference: a released handle's memory lives while mapped; a
+# retained handle is the mapped one and holds the memory past the unmap.
+out=$("$cli/vmm-client" reserve 1G , sample 48M , info , unmap 0 48M , info , create 2M , \
+	map 1 0 , retain 1M , release 1 , unmap 0 2M , info , map 2 0 , release 2 , info , \
+	unmap 0 2M , info , release 2 2>&1)
+G16=17179869184 M=1048576
+check "vmm: memory lives until the last handle or mapping goes" "got: $(tr '\n' ' ' <<<"$out")" \
+	bash -c 'grep -q "^info free $(($2 - 48 * $3)) ok" <<<"$1" &&
+		grep -q "^unmap 0 48M ok" <<<"$1" && grep -q "^retain 1M = h2 (h1) ok" <<<"$1" &&
+		[ "$(grep -c "^info free $(($2 - 2 * $3)) ok" <<<"$1")" = 2 ] &&
+		[ "$(grep -c "^info free $2 ok" <<<"$1")" = 2 ] &&
+		grep -q "^release 2 CUDA_ERROR_INVALID_VALUE" <<<"$1"' _ "$out" $G16 $M
 out=$("$C" -p launch 1000000 count 4 , memcpy 1M 2>&1)
 check "per-thread default stream look-ups (-p) work" "got: $out" \
 	bash -c '! grep -q CUDA_ERROR <<<"$1"' _ "$out"
