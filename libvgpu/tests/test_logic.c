@@ -81,10 +81,32 @@ static void test_ptrmap(void)
 	PASSED(what);
 }
 
+/* One thread of NCCL-like traffic: retain and release a shared handle
+ * while creating, mapping, unmapping and releasing handles of its own. */
+static void *vref_worker(void *arg)
+{
+	uint64_t t = (uint64_t)(uintptr_t)arg, bad = 0;
+	struct vgpu_vref g, buf[2], *m;
+
+	for (uint64_t i = 0; i < 20000; i++) {
+		uint64_t h = (t << 32) | i, va = (t << 40) | (i << 21);
+
+		bad |= libvgpu_vref_get(0x5a) != 1;
+		bad |= libvgpu_vref_create(h, 0, 2, &g) != 0;
+		bad |= libvgpu_vref_map(va, 2, h, &g) != 1;
+		bad |= libvgpu_vref_put(h, &g) != 1;
+		bad |= libvgpu_vref_unmap_take(va, 2, buf, 2, &m) != 1;
+		bad |= libvgpu_vref_put(m[0].handle, &g) != 2 || g.key != h;
+		bad |= libvgpu_vref_put(0x5a, &g) != 1;
+	}
+	return bad ? (void *)1 : NULL;
+}
+
 /* VMM references: a handle lives while its handle, retains and mappings do. */
 static void test_vref(void)
 {
-	static const char what[] = "VMM references (release after map, retain, ranges)";
+	static const char what[] =
+		"VMM references (release after map, retain, ranges, 8 threads)";
 	struct vgpu_vref g, buf[2], *m;
 	size_t n, nm;
 
@@ -116,6 +138,23 @@ static void test_vref(void)
 	free(m);
 	CHECK(n == 20 && libvgpu_vref_count(&nm) == 0 && nm == 0, what,
 	      "%zu unmapped, %zu handles and %zu mappings left", n, libvgpu_vref_count(NULL), nm);
+	/* 8 threads: the shared handle's count comes back to its creator's. */
+	{
+		pthread_t t[MAP_THREADS];
+		int bad = 0;
+
+		libvgpu_vref_create(0x5a, 0, 8, &g);
+		for (long i = 0; i < MAP_THREADS; i++)
+			pthread_create(&t[i], NULL, vref_worker, (void *)(i + 1));
+		for (int i = 0; i < MAP_THREADS; i++) {
+			void *r;
+
+			pthread_join(t[i], &r);
+			bad |= r != NULL;
+		}
+		CHECK(!bad && libvgpu_vref_put(0x5a, &g) == 2 && libvgpu_vref_count(&nm) == 0 &&
+		      nm == 0, what, "8 threads of retain/release and map/unmap lost a reference");
+	}
 	libvgpu_vref_reset();
 	PASSED(what);
 }
