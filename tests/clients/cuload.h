@@ -56,6 +56,8 @@ struct cu {
 	CU_FN(cuMemGetAllocationGranularity);
 	CU_FN(cuMemRetainAllocationHandle);
 	CU_FN(cuMemGetAllocationPropertiesFromHandle);
+	CU_FN(cuMemExportToShareableHandle);
+	CU_FN(cuMemImportFromShareableHandle);
 	CU_FN(cuMemAllocAsync);
 	CU_FN(cuMemAllocFromPoolAsync);
 	CU_FN(cuMemFreeAsync);

@@ -29,14 +29,26 @@
  *                       segment: unmap each, then release it
  *   register OFF        NCCL's buffer registration: retain the handle
  *                       mapped at OFF, query its properties, release it
+ *   ecreate SIZE        cuMemCreate exportable as a POSIX file descriptor
+ *   export N            cuMemExportToShareableHandle of hN as a file
+ *                       descriptor, kept open: "export N = fd F (eK)",
+ *                       K counting the exports
+ *   close K             close the descriptor of export K
+ *   import PID F SIZE   cuMemImportFromShareableHandle of descriptor F of
+ *                       process PID (opened as /proc/PID/fd/F and closed
+ *                       after), or with PID 0 of this process's export F:
+ *                       "import PID F SIZE = hN (hK)", SIZE the size the
+ *                       exporter said (a handle does not tell)
  *   info                cuMemGetInfo: "info free F"
  *   hold MS             print "holding", sleep, holding everything
  */
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cuload.h"
 
@@ -50,8 +62,9 @@ static uint64_t hsize[MAX_HANDLES];
 static int nh;
 static int seg[MAX_HANDLES], nseg;	/* the segment's handles, bottom up */
 static int failed;
+static int efd[MAX_HANDLES], ne;	/* exported descriptors */
 
-static CUresult create(uint64_t size, int *idx)
+static CUresult create_as(uint64_t size, int *idx, CUmemAllocationHandleType types)
 {
 	CUmemAllocationProp prop = { 0 };
 	CUresult rc;
@@ -61,12 +74,18 @@ static CUresult create(uint64_t size, int *idx)
 	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
 	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	prop.location.id = dev;
+	prop.requestedHandleTypes = types;
 	rc = cu.cuMemCreate(&hv[nh], size, &prop, 0);
 	if (!rc) {
 		hsize[nh] = size;
 		*idx = nh++;
 	}
 	return rc;
+}
+
+static CUresult create(uint64_t size, int *idx)
+{
+	return create_as(size, idx, CU_MEM_HANDLE_TYPE_NONE);
 }
 
 static CUresult access_rw(uint64_t off, uint64_t size)
@@ -172,6 +191,54 @@ static CUresult props(uint64_t n, char *what, size_t len)
 	return rc;
 }
 
+static CUresult export_fd(uint64_t n, char *what, size_t len)
+{
+	CUresult rc;
+	int fd = -1;
+
+	if (n >= (uint64_t)nh || ne == MAX_HANDLES)
+		return CUDA_ERROR_INVALID_HANDLE;
+	rc = cu.cuMemExportToShareableHandle(&fd, hv[n], CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+	if (!rc) {
+		snprintf(what + strlen(what), len - strlen(what), " = fd %d (e%d)", fd, ne);
+		efd[ne++] = fd;
+	}
+	return rc;
+}
+
+/* "= hN (hK)" as for retain. */
+static CUresult import_fd(uint64_t pid, uint64_t f, uint64_t size, char *what, size_t len)
+{
+	char path[64];
+	CUresult rc;
+	int fd, k = 0;
+
+	if (nh == MAX_HANDLES)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (!pid && f >= (uint64_t)ne)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%" PRIu64 "/fd/%" PRIu64, pid, f);
+	else
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", efd[f]);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "vmm-client: %s: cannot open\n", path);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	rc = cu.cuMemImportFromShareableHandle(&hv[nh], (void *)(intptr_t)fd,
+					       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	close(fd);
+	if (rc)
+		return rc;
+	while (k < nh && hv[k] != hv[nh])
+		k++;
+	hsize[nh] = size;
+	snprintf(what + strlen(what), len - strlen(what), " = h%d (h%d)", nh, k);
+	nh++;
+	return rc;
+}
+
 static CUresult do_register(uint64_t off, char *what, size_t len)
 {
 	CUresult rc = retain(off, what, len);
@@ -223,6 +290,22 @@ static CUresult dispatch(const char *cmd, int ac, const uint64_t *a, char *what,
 		return shrink(a[1]);
 	} else if (!strcmp(cmd, "register") && ac == 2) {
 		return do_register(a[1], what, len);
+	} else if (!strcmp(cmd, "ecreate") && ac == 2) {
+		CUresult rc = create_as(a[1], &idx, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+
+		if (!rc)
+			snprintf(what + strlen(what), len - strlen(what), " = h%d", idx);
+		return rc;
+	} else if (!strcmp(cmd, "export") && ac == 2) {
+		return export_fd(a[1], what, len);
+	} else if (!strcmp(cmd, "close") && ac == 2) {
+		if (a[1] >= (uint64_t)ne || efd[a[1]] < 0)
+			return CUDA_ERROR_INVALID_HANDLE;
+		close(efd[a[1]]);
+		efd[a[1]] = -1;
+		return CUDA_SUCCESS;
+	} else if (!strcmp(cmd, "import") && ac == 4) {
+		return import_fd(a[1], a[2], a[3], what, len);
 	} else if (!strcmp(cmd, "info") && ac == 1) {
 		size_t f = 0, t = 0;
 		CUresult rc = cu.cuMemGetInfo(&f, &t);

@@ -178,6 +178,47 @@ wait_for() {
 gpu_used() { "$STAT" | awk -v g="$1" '$1 == "gpu" && $2 == g {print $4}'; }
 used_is() { [ "$(gpu_used 0)" = "$1" ]; }
 
+# ---- VMM shareable handles across processes ----
+# The importer maps the exported memory and releases its handle; the
+# memory lives while either process holds a reference or the exporter's
+# descriptor is open, and is attributed to the exporter only while it
+# holds a handle or mapping of its own.
+"$STAT" reset
+"$cli/vmm-client" reserve 64M , ecreate 32M , export 0 , hold 60000 >"$work/e.out" 2>&1 &
+e=$!
+pids+=($e)
+if wait_for grep -q holding "$work/e.out"; then
+	fd=$(sed -n 's/^export 0 = fd \([0-9]*\) (e0) ok$/\1/p' "$work/e.out")
+	"$cli/vmm-client" reserve 64M , import $e "${fd:-none}" 32M , map 0 0 , access 0 32M , \
+		memset 0 32M , release 0 , hold 60000 >"$work/i.out" 2>&1 &
+	i=$!
+	pids+=($i)
+	wait_for grep -q holding "$work/i.out"
+	st=$("$STAT")
+	check "vmm ipc: the importer maps the exported memory, counted once, the exporter's" \
+		"got: $(cat "$work/i.out" | tr '\n' ' ') $st" \
+		bash -c 'grep -q "memset 0 32M ok" <<<"$1" && grep -q "^gpu 0 used 33554432 " <<<"$2" &&
+			grep -q "^proc $3 gpu 0 alive 1 bytes 33554432 " <<<"$2" &&
+			grep -q "^proc $4 gpu 0 alive 1 bytes 0 " <<<"$2"' _ "$(cat "$work/i.out")" "$st" $e $i
+	kill -9 $e
+	wait $e 2>/dev/null
+	check "vmm ipc: the importer's mapping keeps it after the exporter's kill -9" \
+		"used $(gpu_used 0)" used_is 33554432
+	kill -9 $i
+	wait $i 2>/dev/null
+	check "vmm ipc: freed after the importer's kill -9" "used $(gpu_used 0)" used_is 0
+else
+	fail "vmm ipc" "exporter never held: $(cat "$work/e.out")"
+fi
+out=$("$cli/vmm-client" reserve 64M , create 2M , export 0 , ecreate 32M , export 1 , \
+	import 0 0 32M , release 1 , release 2 , info , close 0 , info 2>&1)
+check "vmm ipc: export needs the descriptor type; an open descriptor alone keeps the memory" \
+	"got: $(tr '\n' ' ' <<<"$out")" \
+	bash -c 'grep -q "^export 0 CUDA_ERROR_INVALID_VALUE" <<<"$1" &&
+		grep -q "^import 0 0 32M = h2 (h1) ok" <<<"$1" &&
+		grep -q "^info free $(($2 - 34 * $3)) ok" <<<"$1" &&
+		grep -q "^info free $(($2 - 2 * $3)) ok" <<<"$1"' _ "$out" $G16 $M
+
 # ---- memory exhaustion across processes ----
 # (the querying client holds a context too: NVML lists 2 processes)
 "$STAT" reset

@@ -179,6 +179,7 @@ static const struct sg_proc table[] = {
 	{ "cuMemAllocPitch", 2000, F(cuMemAllocPitch), NULL },
 	{ "cuMemAllocPitch", 3020, F(cuMemAllocPitch_v2), NULL },
 	{ "cuMemCreate", 10020, F(cuMemCreate), NULL },
+	{ "cuMemExportToShareableHandle", 10020, F(cuMemExportToShareableHandle), NULL },
 	{ "cuMemFree", 2000, F(cuMemFree), NULL },
 	{ "cuMemFree", 3020, F(cuMemFree_v2), NULL },
 	{ "cuMemFreeAsync", 11020, F(cuMemFreeAsync), F(cuMemFreeAsync_ptsz) },
@@ -196,6 +197,7 @@ static const struct sg_proc table[] = {
 	{ "cuMemHostRegister", 4000, F(cuMemHostRegister), NULL },
 	{ "cuMemHostRegister", 6050, F(cuMemHostRegister_v2), NULL },
 	{ "cuMemHostUnregister", 4000, F(cuMemHostUnregister), NULL },
+	{ "cuMemImportFromShareableHandle", 10020, F(cuMemImportFromShareableHandle), NULL },
 	{ "cuMemMap", 10020, F(cuMemMap), NULL },
 #if CUDA_VERSION >= 13000
 	{ "cuMemGetDefaultMemPool", 13000, F(cuMemGetDefaultMemPool), NULL },
