@@ -3,8 +3,9 @@
  * Virtual memory management. A physical allocation is charged once, at
  * cuMemCreate (its size is a multiple of the allocation granularity), to
  * the GPU of prop->location, and given back when its last reference goes
- * (vmmref.c): its handle, each handle cuMemRetainAllocationHandle returns
- * and each mapping; cuMemRelease of a handle that is still mapped frees
+ * (vmmref.c): its handle, each handle cuMemRetainAllocationHandle (or an
+ * import of its exported descriptor in this process) returns and each
+ * mapping; cuMemRelease of a handle that is still mapped frees
  * nothing, as the CUDA Driver API reference says of cuMemRelease.
  * Reserving address space and setting access take no memory and are not
  * hooked. Physical allocations are not bound to a context. Memory located
@@ -121,6 +122,28 @@ VGPU_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(handle, addr);
+	if (rc == CUDA_SUCCESS && handle && vmm_tracking())
+		libvgpu_vref_get((uint64_t)*handle);
+	return rc;
+}
+
+/*
+ * An imported handle the process holds already (the driver may return the
+ * handle of an allocation this process created, simgpu does) is one more
+ * reference to it; any other is not charged: the memory is the creator's
+ * allocation, charged to the creator while it holds a reference of its
+ * own (Documentation/vram.md, "VMM allocations").
+ */
+VGPU_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
+						    void *os_handle,
+						    CUmemAllocationHandleType type)
+{
+	vgpu_pfn_cuMemImportFromShareableHandle real = REAL(cuMemImportFromShareableHandle);
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(handle, os_handle, type);
 	if (rc == CUDA_SUCCESS && handle && vmm_tracking())
 		libvgpu_vref_get((uint64_t)*handle);
 	return rc;

@@ -131,5 +131,70 @@ check_eq "bad input: as simgpu holds" "$(truth /v 0)" "$(usage v 0 vram_current)
 kill -9 $sp
 wait $sp 2>/dev/null
 check_eq "bad input: zero after kill -9" 0 "$(usage v 0 vram_current)"
+# --- shareable handles (NVIDIA's memMapIPCDrv): the exporter (tenant v)
+# creates with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR and exports a
+# descriptor; the importer (tenant l) imports it (through /proc/PID/fd),
+# maps it and releases its handle. The memory lives on the GPU while any
+# reference does, in either process, or an open descriptor; it is charged
+# to the exporter while the exporter holds a handle or mapping of its own,
+# never to the importer (simgpu attributes it the same way).
+gpu_used() { simgpu-stat | awk '$1 == "gpu" && $2 == 0 { print $4 }'; }
+base=$(gpu_used)
+# both_hold EXP_CMDS...: exporter and importer both holding; $ep, $ip.
+both_hold() {
+	local fd
+	bg_hold v /tmp/exp vmm-client reserve 64M , ecreate 32M , "$@" , hold 600000 && ep=$!
+	fd=$(sed -n 's/^export 0 = fd \([0-9]*\) (e0) ok$/\1/p' /tmp/exp)
+	bg_hold l /tmp/imp vmm-client reserve 64M , import "$ep" "${fd:-none}" 32M , map 0 0 , \
+		access 0 32M , memset 0 32M , release 0 , hold 600000 && ip=$!
+	case $(cat /tmp/imp) in
+	*"import $ep $fd 32M = h0 (h0) ok"*"memset 0 32M ok"*"release 0 ok"*)
+		pass "ipc: the importer imports, maps and uses the memory" ;;
+	*) fail "ipc: the importer imports, maps and uses the memory" "$(cat /tmp/exp /tmp/imp | tr '\n' ' ')" ;;
+	esac
+}
+# shared WHAT V_BYTES GPU_BYTES: v charged V_BYTES as simgpu holds for v,
+# l nothing, the GPU holds GPU_BYTES more than at the start.
+shared() {
+	check_eq "$1: $(($2 / M))M charged to the exporter" "$2" "$(usage v 0 vram_current)"
+	check_eq "$1: as simgpu holds for the exporter" "$(truth /v 0)" "$(usage v 0 vram_current)"
+	check_eq "$1: nothing charged to the importer" 0 "$(usage l 0 vram_current)"
+	check_eq "$1: as simgpu holds for the importer" "$(truth /l 0)" "$(usage l 0 vram_current)"
+	check_eq "$1: the GPU holds $(($3 / M))M" $((base + $3)) "$(gpu_used)"
+}
+s="reserve 64M , create 2M , export 0"
+check_out "ipc: a handle created without the descriptor type does not export" \
+	"export 0 CUDA_ERROR_INVALID_VALUE" sh -c "/tmp/in_cg v vmm-client $s || true"
+both_hold map 0 0 , export 0
+shared "ipc: both hold" $((32 * M)) $((32 * M))
+kill -9 $ep
+wait $ep 2>/dev/null
+shared "ipc: exporter killed, importer maps" 0 $((32 * M))
+kill -9 $ip
+wait $ip 2>/dev/null
+shared "ipc: importer killed too" 0 0
+both_hold map 0 0 , export 0
+kill -9 $ip
+wait $ip 2>/dev/null
+shared "ipc: importer killed first" $((32 * M)) $((32 * M))
+kill -9 $ep
+wait $ep 2>/dev/null
+shared "ipc: then the exporter" 0 0
+both_hold export 0 , release 0
+shared "ipc: the exporter released its handle, the importer maps" 0 $((32 * M))
+kill -9 $ip
+wait $ip 2>/dev/null
+shared "ipc: the exporter's open descriptor alone keeps the memory" 0 $((32 * M))
+kill -9 $ep
+wait $ep 2>/dev/null
+shared "ipc: its exit closes it" 0 0
+bg_hold v /tmp/exp vmm-client reserve 64M , ecreate 32M , export 0 , import 0 0 32M , \
+	release 0 , hold 600000 && ep=$!
+shared "ipc: an import in the exporter is its handle again (one released)" $((32 * M)) $((32 * M))
+kill -9 $ep
+wait $ep 2>/dev/null
+run_to_end v "ipc: release, then close the descriptor" "close 0 ok" \
+	reserve 64M , ecreate 32M , export 0 , import 0 0 32M , release 0 , release 1 , close 0
+shared "ipc: after release and close" 0 0
 check_eq "no budget left behind" 0 "$(usage v 0 vram_budget)"
 suite_end
