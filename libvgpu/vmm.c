@@ -46,7 +46,8 @@ static void vmm_gone(const struct vgpu_vref *r)
 {
 	struct vgpu_alloc a = { r->key, r->bytes, NULL, r->gpu, VGPU_K_VMM };
 
-	libvgpu_release(&a);
+	if (r->bytes)	/* 0: an import never mapped, never charged */
+		libvgpu_release(&a);
 }
 
 static int vmm_tracking(void)
@@ -129,36 +130,77 @@ VGPU_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h
 
 /*
  * An imported handle the process holds already (the driver may return the
- * handle of an allocation this process created, simgpu does) is one more
- * reference to it; any other is not charged: the memory is the creator's
- * allocation, charged to the creator while it holds a reference of its
- * own (Documentation/vram.md, "VMM allocations").
+ * handle of an allocation this process created or imported, simgpu does)
+ * is one more reference to it. Any other is recorded uncharged: no driver
+ * call tells its size, so its first mapping charges the mapped bytes
+ * (cuMemMap below); the memory is then charged to the creator and to each
+ * importer that maps it (Documentation/vram.md, "VMM allocations").
  */
 VGPU_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
 						    void *os_handle,
 						    CUmemAllocationHandleType type)
 {
 	vgpu_pfn_cuMemImportFromShareableHandle real = REAL(cuMemImportFromShareableHandle);
+	vgpu_pfn_cuMemGetAllocationPropertiesFromHandle props =
+		REAL(cuMemGetAllocationPropertiesFromHandle);
+	CUmemAllocationProp prop;
+	struct vgpu_vref old;
+	int gpu = VGPU_GPU_SKIP;
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(handle, os_handle, type);
-	if (rc == CUDA_SUCCESS && handle && vmm_tracking())
-		libvgpu_vref_get((uint64_t)*handle);
+	if (rc != CUDA_SUCCESS || !handle || !vmm_tracking() ||
+	    libvgpu_vref_get((uint64_t)*handle))
+		return rc;
+	if (props && props(&prop, *handle) == CUDA_SUCCESS)
+		gpu = vmm_gpu(&prop.location);
+	if (gpu < 0)
+		return rc;
+	switch (libvgpu_vref_create((uint64_t)*handle, gpu, 0, &old)) {
+	case 1:
+		vmm_gone(&old);
+		break;
+	case -1:
+		libvgpu_log(VGPU_LOG_WARN, "out of memory recording an imported VMM "
+			    "allocation: it is not charged");
+		break;
+	default:
+		break;
+	}
 	return rc;
 }
 
+/*
+ * The first mapping of an imported handle (recorded with 0 bytes) charges
+ * what it maps before the real call; a refusal fails the map with
+ * CUDA_ERROR_OUT_OF_MEMORY, nothing mapped.
+ */
 VGPU_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			      CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
 	vgpu_pfn_cuMemMap real = REAL(cuMemMap);
+	struct vgpu_tx tx = { VGPU_GPU_SKIP, 0 };
 	struct vgpu_vref gone;
+	int32_t gpu;
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	if (vmm_tracking() && libvgpu_vref_pending((uint64_t)handle, &gpu)) {
+		rc = libvgpu_tx_begin(&tx, gpu, VGPU_ROUND(size, VGPU_PAGE));
+		if (rc)
+			return rc;
+	}
 	rc = real(ptr, size, offset, handle, flags);
+	if (tx.gpu >= 0) {
+		/* Another thread's first mapping may have been charged. */
+		if (rc == CUDA_SUCCESS && libvgpu_vref_claim((uint64_t)handle, tx.bytes))
+			libvgpu_charge_commit(&libvgpu_proc.charger, tx.gpu, tx.bytes);
+		else
+			libvgpu_tx_abort(&tx);
+	}
 	if (rc != CUDA_SUCCESS || !vmm_tracking())
 		return rc;
 	switch (libvgpu_vref_map((uint64_t)ptr, size, (uint64_t)handle, &gone)) {

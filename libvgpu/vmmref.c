@@ -244,6 +244,36 @@ void libvgpu_vref_unmap_restore(const struct vgpu_vref *m, size_t n)
 	pthread_mutex_unlock(&vref_lk);
 }
 
+int libvgpu_vref_pending(uint64_t handle, int32_t *gpu)
+{
+	struct vgpu_vref *e;
+	int rc = 0;
+
+	pthread_mutex_lock(&vref_lk);
+	e = find(&handles, handle);
+	if (e && !e->bytes) {
+		*gpu = e->gpu;
+		rc = 1;
+	}
+	pthread_mutex_unlock(&vref_lk);
+	return rc;
+}
+
+int libvgpu_vref_claim(uint64_t handle, uint64_t bytes)
+{
+	struct vgpu_vref *e;
+	int rc = 0;
+
+	pthread_mutex_lock(&vref_lk);
+	e = find(&handles, handle);
+	if (e && !e->bytes) {
+		e->bytes = bytes;
+		rc = 1;
+	}
+	pthread_mutex_unlock(&vref_lk);
+	return rc;
+}
+
 void libvgpu_vref_reset(void)
 {
 	pthread_mutex_init(&vref_lk, NULL);

@@ -43,6 +43,11 @@ size_t libvgpu_vref_unmap_take(uint64_t va, uint64_t bytes, struct vgpu_vref *bu
 			       size_t cap, struct vgpu_vref **out);
 /* Put back mappings taken out (the driver refused the unmap). */
 void libvgpu_vref_unmap_restore(const struct vgpu_vref *m, size_t n);
+/* An imported handle is recorded with 0 bytes until its first mapping is
+ * charged: 1 and its GPU in *gpu when handle is such a record, else 0. */
+int libvgpu_vref_pending(uint64_t handle, int32_t *gpu);
+/* Set the bytes of such a record: 1, or 0 when it is not one (any more). */
+int libvgpu_vref_claim(uint64_t handle, uint64_t bytes);
 /* Forget everything (a forked child; tests). */
 void libvgpu_vref_reset(void);
 size_t libvgpu_vref_count(size_t *mappings);

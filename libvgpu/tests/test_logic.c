@@ -106,7 +106,7 @@ static void *vref_worker(void *arg)
 static void test_vref(void)
 {
 	static const char what[] =
-		"VMM references (release after map, retain, ranges, 8 threads)";
+		"VMM references (release after map, retain, imports, ranges, 8 threads)";
 	struct vgpu_vref g, buf[2], *m;
 	size_t n, nm;
 
@@ -122,6 +122,19 @@ static void test_vref(void)
 	CHECK(libvgpu_vref_put(0x10, &g) == 2 && g.bytes == 48 && g.gpu == 0, what,
 	      "the last reference gives the record back");
 	CHECK(libvgpu_vref_put(0x10, &g) == 0, what, "gone");
+	/* An imported handle: 0 bytes until its first mapping is charged. */
+	{
+		int32_t gpu = -1;
+
+		CHECK(libvgpu_vref_create(0x20, 1, 0, &g) == 0 &&
+		      libvgpu_vref_pending(0x20, &gpu) == 1 && gpu == 1, what, "import pending");
+		CHECK(libvgpu_vref_claim(0x20, 32) == 1 && libvgpu_vref_claim(0x20, 32) == 0 &&
+		      libvgpu_vref_pending(0x20, &gpu) == 0, what, "charged once");
+		CHECK(libvgpu_vref_pending(0x10, &gpu) == 0 && libvgpu_vref_claim(0x10, 1) == 0,
+		      what, "no record: nothing pending");
+		CHECK(libvgpu_vref_put(0x20, &g) == 2 && g.bytes == 32, what,
+		      "the import gives back what its mapping charged");
+	}
 	/* Segments grown one handle at a time, unmapped in one call. */
 	for (uint64_t i = 0; i < 20; i++) {
 		libvgpu_vref_create(0x1000 + i, 1, 2, &g);

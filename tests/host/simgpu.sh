@@ -181,8 +181,8 @@ used_is() { [ "$(gpu_used 0)" = "$1" ]; }
 # ---- VMM shareable handles across processes ----
 # The importer maps the exported memory and releases its handle; the
 # memory lives while either process holds a reference or the exporter's
-# descriptor is open, and is attributed to the exporter only while it
-# holds a handle or mapping of its own.
+# descriptor is open; it is attributed to each process while that process
+# holds a handle or mapping of its own, and counted once on the GPU.
 "$STAT" reset
 "$cli/vmm-client" reserve 64M , ecreate 32M , export 0 , hold 60000 >"$work/e.out" 2>&1 &
 e=$!
@@ -195,11 +195,11 @@ if wait_for grep -q holding "$work/e.out"; then
 	pids+=($i)
 	wait_for grep -q holding "$work/i.out"
 	st=$("$STAT")
-	check "vmm ipc: the importer maps the exported memory, counted once, the exporter's" \
+	check "vmm ipc: the importer maps the exported memory: both hold it, the GPU once" \
 		"got: $(cat "$work/i.out" | tr '\n' ' ') $st" \
 		bash -c 'grep -q "memset 0 32M ok" <<<"$1" && grep -q "^gpu 0 used 33554432 " <<<"$2" &&
 			grep -q "^proc $3 gpu 0 alive 1 bytes 33554432 " <<<"$2" &&
-			grep -q "^proc $4 gpu 0 alive 1 bytes 0 " <<<"$2"' _ "$(cat "$work/i.out")" "$st" $e $i
+			grep -q "^proc $4 gpu 0 alive 1 bytes 33554432 " <<<"$2"' _ "$(cat "$work/i.out")" "$st" $e $i
 	kill -9 $e
 	wait $e 2>/dev/null
 	check "vmm ipc: the importer's mapping keeps it after the exporter's kill -9" \

@@ -117,7 +117,7 @@ struct sg_export_shared {
 	uint64_t fdev, ino;	/* the backing memfd's identity; ino 0: free */
 	uint64_t size;
 	int32_t gpu;
-	int32_t creator;	/* its slot in procs[] while it holds a reference; -1 */
+	int32_t pad;
 	uint64_t holders[SG_MAX_PROCS / 64];	/* slots holding CUDA references */
 };
 

@@ -415,8 +415,9 @@ SG_API CUresult cuMemExportToShareableHandle(void *shareable, CUmemGenericAlloca
  * A handle to the allocation an exported descriptor refers to, in this or
  * another process: a new reference, released with cuMemRelease. A process
  * that holds the allocation already gets the same handle with one more
- * reference (the reference allows either). The memory is not charged to
- * the importer: it stays the creator's allocation (vmmshare.c).
+ * reference (the reference allows either). The importer is attributed
+ * the allocation's bytes while it holds a reference, as the creator is;
+ * the GPU counts them once (vmmshare.c).
  */
 SG_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle_out,
 					       void *os_handle, CUmemAllocationHandleType type)

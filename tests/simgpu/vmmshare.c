@@ -7,9 +7,9 @@
  * open shareable handle ("Once all shareable handles are closed and the
  * allocation is released, the allocated memory referenced will be
  * released back to the OS", cuMemExportToShareableHandle). So its bytes
- * are counted in the GPU's used memory by its entry here, not by a
- * process, and are attributed to the creating process only while that
- * process holds a reference of its own (it was charged at cuMemCreate).
+ * are counted in the GPU's used memory once, by its entry here, and are
+ * attributed to each process while it holds a reference of its own (the
+ * creator was charged at cuMemCreate; an importer from its import on).
  * The descriptor is a dup of the memfd backing the memory: an entry is
  * known by the memfd's inode, and a descriptor is open while a process's
  * /proc/PID/fd names that inode. The lock is held for every call.
@@ -50,7 +50,6 @@ int simgpu_export_add(uint64_t fdev, uint64_t ino, int gpu, uint64_t size, int s
 	e->ino = ino;
 	e->size = size;
 	e->gpu = gpu;
-	e->creator = slot;
 	if (slot >= 0) {
 		simgpu_shm->procs[slot].shared[gpu] += size;
 		e->holders[slot / 64] |= 1ULL << (slot % 64);
@@ -107,7 +106,6 @@ static void export_put(int i)
 	g = &simgpu_shm->gpus[e->gpu];
 	g->used -= e->size <= g->used ? e->size : g->used;
 	memset(e, 0, sizeof(*e));
-	e->creator = -1;
 }
 
 void simgpu_export_hold(int idx, int slot, int on)
@@ -115,21 +113,21 @@ void simgpu_export_hold(int idx, int slot, int on)
 	struct sg_export_shared *e = &simgpu_shm->exports[idx];
 	uint64_t bit = 1ULL << (slot % 64);
 
-	if (slot < 0 || !e->ino)
+	struct sg_proc_shared *p = &simgpu_shm->procs[slot < 0 ? 0 : slot];
+	int g = e->gpu;
+
+	if (slot < 0 || !e->ino || !(e->holders[slot / 64] & bit) == !on)
 		return;
 	if (on) {
+		/* An importer: its bytes, but not the GPU's again. */
 		e->holders[slot / 64] |= bit;
+		p->bytes[g] += e->size;
+		p->shared[g] += e->size;
 		return;
 	}
 	e->holders[slot / 64] &= ~bit;
-	if (e->creator == slot) {
-		/* The creator's own last reference went: so does its charge. */
-		struct sg_proc_shared *p = &simgpu_shm->procs[slot];
-
-		p->bytes[e->gpu] -= e->size <= p->bytes[e->gpu] ? e->size : p->bytes[e->gpu];
-		p->shared[e->gpu] -= e->size <= p->shared[e->gpu] ? e->size : p->shared[e->gpu];
-		e->creator = -1;
-	}
+	p->bytes[g] -= e->size <= p->bytes[g] ? e->size : p->bytes[g];
+	p->shared[g] -= e->size <= p->shared[g] ? e->size : p->shared[g];
 	export_put(idx);
 }
 
