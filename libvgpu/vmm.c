@@ -9,7 +9,9 @@
  * nothing, as the CUDA Driver API reference says of cuMemRelease.
  * Reserving address space and setting access take no memory and are not
  * hooked. Physical allocations are not bound to a context. Memory located
- * on the host (not a device) is not charged.
+ * on the host (not a device) is not charged. An allocation imported from
+ * another process is charged to this one from its first mapping, for the
+ * bytes mapped (cuMemImportFromShareableHandle below).
  */
 #include <stdlib.h>
 
