@@ -26,6 +26,17 @@ printf '%-28s %10s %10s\n' libvgpu "$vm" "$vp"
 printf '%-28s %10s %10s\n' added "$((vm - bm))" "$((vp - bp))"
 
 echo
+echo "== cuMemCreate+cuMemMap+cuMemUnmap+cuMemRelease rounds of 2 MiB, one process, $N rounds =="
+bare=$($B vmmpairs $N 2097152)
+vg=$(LD_PRELOAD=$PRE $B vmmpairs $N 2097152)
+bm=$(echo "$bare" | field median_ns); bp=$(echo "$bare" | field p99_ns)
+vm=$(echo "$vg" | field median_ns); vp=$(echo "$vg" | field p99_ns)
+printf '%-28s %10s %10s\n' path median_ns p99_ns
+printf '%-28s %10s %10s\n' bare "$bm" "$bp"
+printf '%-28s %10s %10s\n' libvgpu "$vm" "$vp"
+printf '%-28s %10s %10s\n' added "$((vm - bm))" "$((vp - bp))"
+
+echo
 echo "== 8 processes of one tenant allocating at once, $N pairs each =="
 for mode in bare libvgpu; do
 	rm -f /tmp/r.*

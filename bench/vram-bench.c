@@ -5,6 +5,8 @@
  * Run it bare and under libvgpu in the same boot and compare.
  *
  *   vram-bench pairs N SIZE     N alloc+free pairs: median, p99 in ns
+ *   vram-bench vmmpairs N SIZE  N cuMemCreate + cuMemMap + cuMemUnmap +
+ *                               cuMemRelease rounds (one reservation)
  *   vram-bench init             time of cuInit (registration happens there)
  *   vram-bench hold MS          cuInit, then sleep MS (for mass start-up)
  *   vram-bench now              CLOCK_MONOTONIC in ns (for shell timing)
@@ -29,6 +31,13 @@ static CUresult (*p_free)(CUdeviceptr);
 static CUresult (*p_devget)(CUdevice *, int);
 static CUresult (*p_retain)(CUcontext *, CUdevice);
 static CUresult (*p_setcur)(CUcontext);
+static CUresult (*p_reserve)(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+static CUresult (*p_create)(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *,
+			    unsigned long long);
+static CUresult (*p_map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle,
+			 unsigned long long);
+static CUresult (*p_unmap)(CUdeviceptr, size_t);
+static CUresult (*p_release)(CUmemGenericAllocationHandle);
 
 static uint64_t now_ns(void)
 {
@@ -61,8 +70,57 @@ static int load(void)
 	    gp("cuMemFree", (void **)&p_free, 3020, 0, &st) ||
 	    gp("cuDeviceGet", (void **)&p_devget, 2000, 0, &st) ||
 	    gp("cuDevicePrimaryCtxRetain", (void **)&p_retain, 7000, 0, &st) ||
-	    gp("cuCtxSetCurrent", (void **)&p_setcur, 4000, 0, &st))
+	    gp("cuCtxSetCurrent", (void **)&p_setcur, 4000, 0, &st) ||
+	    gp("cuMemAddressReserve", (void **)&p_reserve, 10020, 0, &st) ||
+	    gp("cuMemCreate", (void **)&p_create, 10020, 0, &st) ||
+	    gp("cuMemMap", (void **)&p_map, 10020, 0, &st) ||
+	    gp("cuMemUnmap", (void **)&p_unmap, 10020, 0, &st) ||
+	    gp("cuMemRelease", (void **)&p_release, 10020, 0, &st))
 		return -1;
+	return 0;
+}
+
+/* One alloc+free pair, or one create+map+unmap+release round at va. */
+static int pair(int vmm, size_t size, CUdevice dev, CUdeviceptr va)
+{
+	CUmemAllocationProp prop = { 0 };
+	CUmemGenericAllocationHandle h;
+	CUdeviceptr p;
+
+	if (!vmm)
+		return p_alloc(&p, size) || p_free(p);
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = dev;
+	if (p_create(&h, size, &prop, 0))
+		return 1;
+	if (p_map(va, size, 0, h, 0)) {
+		p_release(h);
+		return 1;
+	}
+	return p_unmap(va, size) || p_release(h);
+}
+
+static int timed(int vmm, size_t n, size_t size, CUdevice dev)
+{
+	uint64_t *lat = calloc(n ? n : 1, sizeof(*lat)), t0;
+	CUdeviceptr va = 0;
+
+	if (!lat || !n || (vmm && p_reserve(&va, size, 0, 0, 0)))
+		return 1;
+	for (size_t i = 0; i < n / 10 + 1; i++)	/* warm up */
+		if (pair(vmm, size, dev, va))
+			return 1;
+	for (size_t i = 0; i < n; i++) {
+		t0 = now_ns();
+		if (pair(vmm, size, dev, va))
+			return 1;
+		lat[i] = now_ns() - t0;
+	}
+	qsort(lat, n, sizeof(*lat), cmp);
+	printf("%s %zu size %zu median_ns %llu p99_ns %llu\n", vmm ? "vmmpairs" : "pairs", n,
+	       size, (unsigned long long)lat[n / 2], (unsigned long long)lat[n * 99 / 100]);
+	free(lat);
 	return 0;
 }
 
@@ -95,7 +153,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2 || load()) {
-		fprintf(stderr, "usage: vram-bench pairs N SIZE | init | hold MS\n");
+		fprintf(stderr, "usage: vram-bench pairs|vmmpairs N SIZE | init | hold MS\n");
 		return 2;
 	}
 	t0 = now_ns();
@@ -114,32 +172,10 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		return 0;
 	}
-	if (strcmp(argv[1], "pairs") || argc != 4)
+	if ((strcmp(argv[1], "pairs") && strcmp(argv[1], "vmmpairs")) || argc != 4)
 		return 2;
 	if (p_devget(&dev, 0) || p_retain(&ctx, dev) || p_setcur(ctx))
 		return 1;
-	{
-		size_t n = strtoull(argv[2], NULL, 0), size = strtoull(argv[3], NULL, 0);
-		uint64_t *lat = calloc(n, sizeof(*lat));
-		CUdeviceptr p;
-
-		if (!lat)
-			return 1;
-		for (size_t i = 0; i < n / 10 + 1; i++) {	/* warm up */
-			if (p_alloc(&p, size) || p_free(p))
-				return 1;
-		}
-		for (size_t i = 0; i < n; i++) {
-			t0 = now_ns();
-			if (p_alloc(&p, size))
-				return 1;
-			p_free(p);
-			lat[i] = now_ns() - t0;
-		}
-		qsort(lat, n, sizeof(*lat), cmp);
-		printf("pairs %zu size %zu median_ns %llu p99_ns %llu\n", n, size,
-		       (unsigned long long)lat[n / 2], (unsigned long long)lat[n * 99 / 100]);
-		free(lat);
-	}
-	return 0;
+	return timed(argv[1][0] == 'v', strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
+		     dev);
 }

@@ -27,6 +27,7 @@
 #include "ptrmap.h"
 #include "register.h"
 #include "state.h"
+#include "vmmref.h"
 
 struct vgpu_proc libvgpu_proc = {
 	.nlfd = -1,
@@ -281,6 +282,7 @@ static void atfork_child(void)
 	pthread_mutex_init(&vgpu_reg_lk, NULL);
 	pthread_mutex_init(&libvgpu_proc.nl_lk, NULL);
 	libvgpu_ptrmap_reset();
+	libvgpu_vref_reset();
 	libvgpu_devmap_reset();
 	libvgpu_gate_reset();
 	libvgpu_placement_reset();

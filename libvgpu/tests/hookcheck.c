@@ -174,7 +174,10 @@ static const struct want wants[] = {
 	{ "cuEventQuery", 2000, 0, "cuEventQuery", "cuda" },
 	{ "cuMemAllocHost", 3020, 0, "cuMemAllocHost_v2", "cuda" },
 	{ "cuGetExportTable", 3000, 0, "cuGetExportTable", "cuda" },
-	{ "cuMemMap", 10020, 0, "cuMemMap", "cuda" },
+	{ "cuMemSetAccess", 10020, 0, "cuMemSetAccess", "cuda" },
+	/* VMM references (vmm.c). */
+	{ "cuMemMap", 10020, 0, "cuMemMap", "vgpu" },
+	{ "cuMemRetainAllocationHandle", 11000, 0, "cuMemRetainAllocationHandle", "vgpu" },
 };
 
 static void check_procaddr(gpa_fn gpa)

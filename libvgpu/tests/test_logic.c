@@ -22,6 +22,7 @@
 #include "../netlink.h"
 #include "../nodelist.h"
 #include "../ptrmap.h"
+#include "../vmmref.h"
 #include "../views.h"
 #include "check.h"
 #include "test_gate.h"
@@ -77,6 +78,97 @@ static void test_ptrmap(void)
 	a.bytes = 20;
 	CHECK(libvgpu_ptrmap_put(&a, &old) == 1 && old.bytes == 10, what, "replace");
 	libvgpu_ptrmap_reset();
+	PASSED(what);
+}
+
+/* One thread of NCCL-like traffic: retain and release a shared handle
+ * while creating, mapping, unmapping and releasing handles of its own. */
+static void *vref_worker(void *arg)
+{
+	uint64_t t = (uint64_t)(uintptr_t)arg, bad = 0;
+	struct vgpu_vref g, buf[2], *m;
+
+	for (uint64_t i = 0; i < 20000; i++) {
+		uint64_t h = (t << 32) | i, va = (t << 40) | (i << 21);
+
+		bad |= libvgpu_vref_get(0x5a) != 1;
+		bad |= libvgpu_vref_create(h, 0, 2, &g) != 0;
+		bad |= libvgpu_vref_map(va, 2, h, &g) != 1;
+		bad |= libvgpu_vref_put(h, &g) != 1;
+		bad |= libvgpu_vref_unmap_take(va, 2, buf, 2, &m) != 1;
+		bad |= libvgpu_vref_put(m[0].handle, &g) != 2 || g.key != h;
+		bad |= libvgpu_vref_put(0x5a, &g) != 1;
+	}
+	return bad ? (void *)1 : NULL;
+}
+
+/* VMM references: a handle lives while its handle, retains and mappings do. */
+static void test_vref(void)
+{
+	static const char what[] =
+		"VMM references (release after map, retain, imports, ranges, 8 threads)";
+	struct vgpu_vref g, buf[2], *m;
+	size_t n, nm;
+
+	libvgpu_vref_reset();
+	CHECK(libvgpu_vref_create(0x10, 0, 48, &g) == 0, what, "create");
+	CHECK(libvgpu_vref_map(0x100000, 48, 0x10, &g) == 1, what, "map");
+	CHECK(libvgpu_vref_map(0x200000, 48, 0x99, &g) == 0, what, "map of an unknown handle");
+	CHECK(libvgpu_vref_put(0x10, &g) == 1, what, "release while mapped frees nothing");
+	CHECK(libvgpu_vref_get(0x10) == 1, what, "retain");
+	CHECK(libvgpu_vref_put(0x10, &g) == 1, what, "release of the retained handle");
+	n = libvgpu_vref_unmap_take(0x100000, 48, buf, 2, &m);
+	CHECK(n == 1 && m == buf && buf[0].handle == 0x10, what, "unmap takes %zu", n);
+	CHECK(libvgpu_vref_put(0x10, &g) == 2 && g.bytes == 48 && g.gpu == 0, what,
+	      "the last reference gives the record back");
+	CHECK(libvgpu_vref_put(0x10, &g) == 0, what, "gone");
+	/* An imported handle: 0 bytes until its first mapping is charged. */
+	{
+		int32_t gpu = -1;
+
+		CHECK(libvgpu_vref_create(0x20, 1, 0, &g) == 0 &&
+		      libvgpu_vref_pending(0x20, &gpu) == 1 && gpu == 1, what, "import pending");
+		CHECK(libvgpu_vref_claim(0x20, 32) == 1 && libvgpu_vref_claim(0x20, 32) == 0 &&
+		      libvgpu_vref_pending(0x20, &gpu) == 0, what, "charged once");
+		CHECK(libvgpu_vref_pending(0x10, &gpu) == 0 && libvgpu_vref_claim(0x10, 1) == 0,
+		      what, "no record: nothing pending");
+		CHECK(libvgpu_vref_put(0x20, &g) == 2 && g.bytes == 32, what,
+		      "the import gives back what its mapping charged");
+	}
+	/* Segments grown one handle at a time, unmapped in one call. */
+	for (uint64_t i = 0; i < 20; i++) {
+		libvgpu_vref_create(0x1000 + i, 1, 2, &g);
+		libvgpu_vref_map(0x4000000 + i * 2, 2, 0x1000 + i, &g);
+		libvgpu_vref_put(0x1000 + i, &g);
+	}
+	n = libvgpu_vref_unmap_take(0x4000000 + 10, 20, buf, 2, &m);
+	CHECK(n == 10 && m != buf, what, "a range unmap takes %zu of 10", n);
+	libvgpu_vref_unmap_restore(m, n);
+	free(m);
+	n = libvgpu_vref_unmap_take(0x4000000, 40, buf, 2, &m);
+	for (size_t i = 0; i < n; i++)
+		CHECK(libvgpu_vref_put(m[i].handle, &g) == 2, what, "segment %zu", i);
+	free(m);
+	CHECK(n == 20 && libvgpu_vref_count(&nm) == 0 && nm == 0, what,
+	      "%zu unmapped, %zu handles and %zu mappings left", n, libvgpu_vref_count(NULL), nm);
+	/* 8 threads: the shared handle's count comes back to its creator's. */
+	{
+		pthread_t t[MAP_THREADS];
+		int bad = 0;
+
+		libvgpu_vref_create(0x5a, 0, 8, &g);
+		for (long i = 0; i < MAP_THREADS; i++)
+			pthread_create(&t[i], NULL, vref_worker, (void *)(i + 1));
+		for (int i = 0; i < MAP_THREADS; i++) {
+			void *r;
+
+			pthread_join(t[i], &r);
+			bad |= r != NULL;
+		}
+		CHECK(!bad && libvgpu_vref_put(0x5a, &g) == 2 && libvgpu_vref_count(&nm) == 0 &&
+		      nm == 0, what, "8 threads of retain/release and map/unmap lost a reference");
+	}
+	libvgpu_vref_reset();
 	PASSED(what);
 }
 
@@ -376,6 +468,7 @@ int main(void)
 {
 	test_ptrmap();
 	test_ptrmap_ctx();
+	test_vref();
 	test_charge();
 	test_sizes();
 	test_netlink();

@@ -116,6 +116,10 @@ int cu_load(unsigned long long flags)
 	bad |= GET(cuMemUnmap, 10020);
 	bad |= GET(cuMemSetAccess, 10020);
 	bad |= GET(cuMemGetAllocationGranularity, 10020);
+	bad |= GET(cuMemRetainAllocationHandle, 11000);
+	bad |= GET(cuMemGetAllocationPropertiesFromHandle, 10020);
+	bad |= GET(cuMemExportToShareableHandle, 10020);
+	bad |= GET(cuMemImportFromShareableHandle, 10020);
 	bad |= GET(cuMemAllocAsync, 11020);
 	bad |= GET(cuMemAllocFromPoolAsync, 11020);
 	bad |= GET(cuMemFreeAsync, 11020);

@@ -54,6 +54,10 @@ struct cu {
 	CU_FN(cuMemUnmap);
 	CU_FN(cuMemSetAccess);
 	CU_FN(cuMemGetAllocationGranularity);
+	CU_FN(cuMemRetainAllocationHandle);
+	CU_FN(cuMemGetAllocationPropertiesFromHandle);
+	CU_FN(cuMemExportToShareableHandle);
+	CU_FN(cuMemImportFromShareableHandle);
 	CU_FN(cuMemAllocAsync);
 	CU_FN(cuMemAllocFromPoolAsync);
 	CU_FN(cuMemFreeAsync);

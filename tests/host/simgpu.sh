@@ -158,6 +158,18 @@ check "memcpy, vmm, pool and graph patterns" "got: $(tr '\n' ' ' <<<"$out")" \
 	bash -c '! grep -q CUDA_ERROR <<<"$1" && grep -q "vmm mapped 33554432" <<<"$1" &&
 		grep -q "pool created reserved 0" <<<"$1" &&
 		grep -q "info free 17179869184 total 17179869184" <<<"$1"' _ "$out"
+# VMM by reference: a released handle's memory lives while mapped; a
+# retained handle is the mapped one and holds the memory past the unmap.
+out=$("$cli/vmm-client" reserve 1G , sample 48M , info , unmap 0 48M , info , create 2M , \
+	map 1 0 , retain 1M , release 1 , unmap 0 2M , info , map 2 0 , release 2 , info , \
+	unmap 0 2M , info , release 2 2>&1)
+G16=17179869184 M=1048576
+check "vmm: memory lives until the last handle or mapping goes" "got: $(tr '\n' ' ' <<<"$out")" \
+	bash -c 'grep -q "^info free $(($2 - 48 * $3)) ok" <<<"$1" &&
+		grep -q "^unmap 0 48M ok" <<<"$1" && grep -q "^retain 1M = h2 (h1) ok" <<<"$1" &&
+		[ "$(grep -c "^info free $(($2 - 2 * $3)) ok" <<<"$1")" = 2 ] &&
+		[ "$(grep -c "^info free $2 ok" <<<"$1")" = 2 ] &&
+		grep -q "^release 2 CUDA_ERROR_INVALID_VALUE" <<<"$1"' _ "$out" $G16 $M
 out=$("$C" -p launch 1000000 count 4 , memcpy 1M 2>&1)
 check "per-thread default stream look-ups (-p) work" "got: $out" \
 	bash -c '! grep -q CUDA_ERROR <<<"$1"' _ "$out"
@@ -170,6 +182,47 @@ wait_for() {
 }
 gpu_used() { "$STAT" | awk -v g="$1" '$1 == "gpu" && $2 == g {print $4}'; }
 used_is() { [ "$(gpu_used 0)" = "$1" ]; }
+
+# ---- VMM shareable handles across processes ----
+# The importer maps the exported memory and releases its handle; the
+# memory lives while either process holds a reference or the exporter's
+# descriptor is open; it is attributed to each process while that process
+# holds a handle or mapping of its own, and counted once on the GPU.
+"$STAT" reset
+"$cli/vmm-client" reserve 64M , ecreate 32M , export 0 , hold 60000 >"$work/e.out" 2>&1 &
+e=$!
+pids+=($e)
+if wait_for grep -q holding "$work/e.out"; then
+	fd=$(sed -n 's/^export 0 = fd \([0-9]*\) (e0) ok$/\1/p' "$work/e.out")
+	"$cli/vmm-client" reserve 64M , import $e "${fd:-none}" 32M , map 0 0 , access 0 32M , \
+		memset 0 32M , release 0 , hold 60000 >"$work/i.out" 2>&1 &
+	i=$!
+	pids+=($i)
+	wait_for grep -q holding "$work/i.out"
+	st=$("$STAT")
+	check "vmm ipc: the importer maps the exported memory: both hold it, the GPU once" \
+		"got: $(cat "$work/i.out" | tr '\n' ' ') $st" \
+		bash -c 'grep -q "memset 0 32M ok" <<<"$1" && grep -q "^gpu 0 used 33554432 " <<<"$2" &&
+			grep -q "^proc $3 gpu 0 alive 1 bytes 33554432 " <<<"$2" &&
+			grep -q "^proc $4 gpu 0 alive 1 bytes 33554432 " <<<"$2"' _ "$(cat "$work/i.out")" "$st" $e $i
+	kill -9 $e
+	wait $e 2>/dev/null
+	check "vmm ipc: the importer's mapping keeps it after the exporter's kill -9" \
+		"used $(gpu_used 0)" used_is 33554432
+	kill -9 $i
+	wait $i 2>/dev/null
+	check "vmm ipc: freed after the importer's kill -9" "used $(gpu_used 0)" used_is 0
+else
+	fail "vmm ipc" "exporter never held: $(cat "$work/e.out")"
+fi
+out=$("$cli/vmm-client" reserve 64M , create 2M , export 0 , ecreate 32M , export 1 , \
+	import 0 0 32M , release 1 , release 2 , info , close 0 , info 2>&1)
+check "vmm ipc: export needs the descriptor type; an open descriptor alone keeps the memory" \
+	"got: $(tr '\n' ' ' <<<"$out")" \
+	bash -c 'grep -q "^export 0 CUDA_ERROR_INVALID_VALUE" <<<"$1" &&
+		grep -q "^import 0 0 32M = h2 (h1) ok" <<<"$1" &&
+		grep -q "^info free $(($2 - 34 * $3)) ok" <<<"$1" &&
+		grep -q "^info free $(($2 - 2 * $3)) ok" <<<"$1"' _ "$out" $G16 $M
 
 # ---- memory exhaustion across processes ----
 # (the querying client holds a context too: NVML lists 2 processes)

@@ -243,6 +243,7 @@ SG_API CUresult cuMemGetInfo_v2(size_t *free_, size_t *total)
 		return CUDA_ERROR_INVALID_VALUE;
 	g = &simgpu_shm->gpus[simgpu_phys(ctx->dev)];
 	simgpu_state_lock();
+	simgpu_export_scan(1);	/* exported memory whose descriptors closed */
 	*total = g->total;
 	*free_ = g->used < g->total ? g->total - g->used : 0;
 	simgpu_state_unlock();

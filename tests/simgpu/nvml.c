@@ -332,6 +332,7 @@ SG_API nvmlReturn_t nvmlDeviceGetPciInfo(nvmlDevice_t device, nvmlPciInfo_t *pci
 static void mem(int i, unsigned long long *total, unsigned long long *used)
 {
 	simgpu_state_lock();
+	simgpu_export_scan(1);	/* exported memory whose descriptors closed */
 	*total = simgpu_shm->gpus[i].total;
 	*used = simgpu_shm->gpus[i].used;
 	simgpu_state_unlock();

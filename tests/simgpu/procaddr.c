@@ -184,6 +184,7 @@ static const struct sg_proc table[] = {
 	{ "cuMemAllocPitch", 2000, F(cuMemAllocPitch), NULL },
 	{ "cuMemAllocPitch", 3020, F(cuMemAllocPitch_v2), NULL },
 	{ "cuMemCreate", 10020, F(cuMemCreate), NULL },
+	{ "cuMemExportToShareableHandle", 10020, F(cuMemExportToShareableHandle), NULL },
 	{ "cuMemFree", 2000, F(cuMemFree), NULL },
 	{ "cuMemFree", 3020, F(cuMemFree_v2), NULL },
 	{ "cuMemFreeAsync", 11020, F(cuMemFreeAsync), F(cuMemFreeAsync_ptsz) },
@@ -201,6 +202,7 @@ static const struct sg_proc table[] = {
 	{ "cuMemHostRegister", 4000, F(cuMemHostRegister), NULL },
 	{ "cuMemHostRegister", 6050, F(cuMemHostRegister_v2), NULL },
 	{ "cuMemHostUnregister", 4000, F(cuMemHostUnregister), NULL },
+	{ "cuMemImportFromShareableHandle", 10020, F(cuMemImportFromShareableHandle), NULL },
 	{ "cuMemMap", 10020, F(cuMemMap), NULL },
 #if CUDA_VERSION >= 13000
 	{ "cuMemGetDefaultMemPool", 13000, F(cuMemGetDefaultMemPool), NULL },
@@ -214,6 +216,7 @@ static const struct sg_proc table[] = {
 	{ "cuMemPoolSetAttribute", 11020, F(cuMemPoolSetAttribute), NULL },
 	{ "cuMemPoolTrimTo", 11020, F(cuMemPoolTrimTo), NULL },
 	{ "cuMemRelease", 10020, F(cuMemRelease), NULL },
+	{ "cuMemRetainAllocationHandle", 11000, F(cuMemRetainAllocationHandle), NULL },
 	{ "cuMemSetAccess", 10020, F(cuMemSetAccess), NULL },
 	{ "cuMemUnmap", 10020, F(cuMemUnmap), NULL },
 	{ "cuMemcpy", 4000, F(cuMemcpy), F(cuMemcpy_ptds) },

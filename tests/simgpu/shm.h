@@ -17,6 +17,7 @@
 #define SG_MAX_WAITERS	1024
 #define SG_CGROUP_LEN	256
 #define SG_MAX_LIMITS	64
+#define SG_MAX_EXPORTS	256
 /* A process's kind, from $SIMGPU_PROC_KIND when it registers. */
 #define SG_KIND_COMPUTE	0
 #define SG_KIND_GRAPHICS	1
@@ -26,7 +27,7 @@
 #define SG_PCI_DEPTH	4	/* host bridge, then up to 3 PCIe switches */
 
 #define SG_STATE_MAGIC	0x53494d47505531ULL	/* "SIMGPU1" */
-#define SG_STATE_VERSION 7
+#define SG_STATE_VERSION 8
 #define SG_DEFAULT_STATE "/dev/shm/simgpu-state"
 #define SG_DEFAULT_CONFIG "/etc/simgpu.conf"
 #define SG_DEFAULT_PIDD "/dev/shm/simgpu-pidd.sock"
@@ -110,6 +111,8 @@ struct sg_proc_shared {
 	uint64_t bytes[SG_MAX_GPUS];
 	uint64_t busy_ns[SG_MAX_GPUS];
 	uint64_t kernels[SG_MAX_GPUS];
+	uint64_t shared[SG_MAX_GPUS];	/* part of bytes[] in exports[]: its
+					 * GPU memory is counted there */
 	uint64_t seq;		/* registration order: oldest dead goes first */
 };
 
@@ -126,6 +129,19 @@ struct sg_limit_shared {
 	uint64_t view_dev, view_ino;	/* SG_CGROUP_MOUNT's, as the setter saw it */
 	uint64_t soft[SG_MAX_GPUS];	/* bytes; 0: none */
 	uint64_t hard[SG_MAX_GPUS];	/* bytes; SG_NO_LIMIT: none */
+};
+
+/*
+ * A VMM allocation exported as a file descriptor (vmmshare.c): its memory
+ * is counted in the GPU's used bytes here, not through a process, because
+ * it outlives its creator while an importer or an open descriptor holds it.
+ */
+struct sg_export_shared {
+	uint64_t fdev, ino;	/* the backing memfd's identity; ino 0: free */
+	uint64_t size;
+	int32_t gpu;
+	int32_t pad;
+	uint64_t holders[SG_MAX_PROCS / 64];	/* slots holding CUDA references */
 };
 
 struct sg_waiter {
@@ -149,6 +165,8 @@ struct sg_state {
 	struct sg_cgroup_shared cgroups[SG_MAX_CGROUPS];
 	struct sg_waiter waiters[SG_MAX_WAITERS];
 	struct sg_limit_shared limits[SG_MAX_LIMITS];
+	uint64_t last_export_scan;	/* ns of the last look for closed descriptors */
+	struct sg_export_shared exports[SG_MAX_EXPORTS];
 };
 
 extern struct sg_state *simgpu_shm;
@@ -173,6 +191,19 @@ void simgpu_state_reset(void);
  * kernel's end (lock held). */
 void simgpu_engine_drop(int gpu, uint64_t now, int completed);
 int simgpu_pid_alive(pid_t pid, uint64_t starttime);
+/* ---- exported VMM allocations (vmmshare.c; lock held for all) ---- */
+/* Publish the allocation backed by memfd (fdev, ino) that process slot
+ * created, its bytes already charged to it: the entry's index, or -1. */
+int simgpu_export_add(uint64_t fdev, uint64_t ino, int gpu, uint64_t size, int slot);
+/* The entry of an exported memfd, or -1. */
+int simgpu_export_find(uint64_t fdev, uint64_t ino);
+/* Process slot holds (1) or no longer holds (0) CUDA references to it. */
+void simgpu_export_hold(int idx, int slot, int on);
+/* Drop every hold of a dead process slot. */
+void simgpu_export_release_slot(int slot);
+/* Free the entries that no reference and no open descriptor keep. */
+void simgpu_export_scan(int force);
+
 /* ---- host pids (hostpid.c) ---- */
 /* True in the initial pid namespace, where the recorded pids are ours. */
 int simgpu_pidns_initial(void);

@@ -249,11 +249,14 @@ void simgpu_state_release_pid(pid_t pid)
 
 		if (p->pid != pid || !p->alive)
 			continue;
+		simgpu_export_release_slot(i);
 		for (g = 0; g < SG_MAX_GPUS; g++) {
-			uint64_t b = p->bytes[g];
+			/* Exported memory is counted by its entry. */
+			uint64_t b = p->bytes[g] - (p->shared[g] <= p->bytes[g] ? p->shared[g] : p->bytes[g]);
 
 			s->gpus[g].used -= b <= s->gpus[g].used ? b : s->gpus[g].used;
 			p->bytes[g] = 0;
+			p->shared[g] = 0;
 			p->ctxs[g] = 0;
 		}
 		p->alive = 0;
@@ -281,6 +284,7 @@ void simgpu_state_reclaim(int force)
 			s->reclaimed++;
 		}
 	}
+	simgpu_export_scan(force);
 	/* Engine owners and waiters without a live process entry. */
 	for (i = 0; i < SG_MAX_GPUS; i++) {
 		pid_t o = s->gpus[i].owner_pid;

@@ -3,12 +3,17 @@
  * Virtual memory management (cuMemCreate / cuMemMap / ...). A physical
  * allocation is a memfd charged to the GPU; a reservation is a PROT_NONE
  * MAP_NORESERVE range; cuMemMap maps the memfd into it and cuMemSetAccess
- * opens it for reading and writing. The charge ends when the handle is
- * released and no mapping of it is left, as with the real driver.
+ * opens it for reading and writing. A physical allocation lives while a
+ * reference to it does: its handle from cuMemCreate, each handle from
+ * cuMemRetainAllocationHandle (each released by its own cuMemRelease) and
+ * each mapping; the charge ends with the last one, as the CUDA Driver API
+ * reference documents for cuMemRelease and cuMemUnmap.
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "simgpu.h"
@@ -17,10 +22,12 @@ struct sg_vmm {
 	uint32_t magic;
 	int dev;
 	int fd;
-	int released;
+	int refs;	/* cuMemCreate or import, each cuMemRetainAllocationHandle */
 	int maps;
+	int exp;	/* its entry in the shared exports (vmmshare.c), or -1 */
 	size_t size;
 	CUmemAllocationProp prop;
+	struct sg_vmm *next_shared;	/* exported or imported ones */
 };
 
 struct sg_mapping {
@@ -31,6 +38,7 @@ struct sg_mapping {
 };
 
 static struct sg_mapping *mappings;
+static struct sg_vmm *shared_list;
 static pthread_mutex_t vmm_lk = PTHREAD_MUTEX_INITIALIZER;
 
 static struct sg_vmm *handle(CUmemGenericAllocationHandle h)
@@ -58,13 +66,24 @@ SG_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAl
 	return CUDA_SUCCESS;
 }
 
-/* Called with vmm_lk held: the last reference is gone. */
+/* Called with vmm_lk held: free the allocation if no reference is left. */
 static void vmm_put(struct sg_vmm *v)
 {
-	if (!v->released || v->maps)
+	struct sg_vmm **pp;
+
+	if (v->refs || v->maps)
 		return;
-	simgpu_uncharge(v->dev, v->size);
-	close(v->fd);
+	close(v->fd);	/* before the export's look for open descriptors */
+	if (v->exp >= 0) {
+		for (pp = &shared_list; *pp != v; pp = &(*pp)->next_shared)
+			;
+		*pp = v->next_shared;
+		simgpu_state_lock();
+		simgpu_export_hold(v->exp, simgpu_slot, 0);
+		simgpu_state_unlock();
+	} else {
+		simgpu_uncharge(v->dev, v->size);
+	}
 	v->magic = 0;
 	free(v);
 }
@@ -79,6 +98,9 @@ SG_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle_out, size_t siz
 	SG_INIT_CHECK();
 	if (!handle_out || !prop_ok(prop) || !size || size % SG_GRANULARITY || flags)
 		return CUDA_ERROR_INVALID_VALUE;
+	/* Only POSIX file descriptors are shareable here (Linux). */
+	if (prop->requestedHandleTypes & ~CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+		return CUDA_ERROR_NOT_SUPPORTED;
 	rc = simgpu_charge(prop->location.id, size);
 	if (rc)
 		return rc;
@@ -98,6 +120,8 @@ SG_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle_out, size_t siz
 	v->magic = SG_VMM_MAGIC;
 	v->dev = prop->location.id;
 	v->fd = fd;
+	v->refs = 1;
+	v->exp = -1;
 	v->size = size;
 	v->prop = *prop;
 	*handle_out = (CUmemGenericAllocationHandle)(uintptr_t)v;
@@ -111,11 +135,11 @@ SG_API CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 	SG_INIT_CHECK();
 	pthread_mutex_lock(&vmm_lk);
 	v = handle(h);
-	if (!v || v->released) {
+	if (!v || !v->refs) {
 		pthread_mutex_unlock(&vmm_lk);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	v->released = 1;
+	v->refs--;
 	vmm_put(v);
 	pthread_mutex_unlock(&vmm_lk);
 	return CUDA_SUCCESS;
@@ -124,13 +148,43 @@ SG_API CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 SG_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
 						       CUmemGenericAllocationHandle h)
 {
-	struct sg_vmm *v = handle(h);
+	struct sg_vmm *v;
+	CUresult rc = CUDA_ERROR_INVALID_VALUE;
 
 	SG_INIT_CHECK();
-	if (!prop || !v)
+	pthread_mutex_lock(&vmm_lk);
+	v = handle(h);
+	if (prop && v && v->refs) {
+		*prop = v->prop;
+		rc = CUDA_SUCCESS;
+	}
+	pthread_mutex_unlock(&vmm_lk);
+	return rc;
+}
+
+/*
+ * The handle of the allocation mapped at any address of a mapping, the
+ * same value cuMemMap was given, with one more reference that its own
+ * cuMemRelease drops; an address that is not mapped fails.
+ */
+SG_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle_out, void *addr)
+{
+	uintptr_t va = (uintptr_t)addr;
+	struct sg_mapping *m;
+
+	SG_INIT_CHECK();
+	if (!handle_out)
 		return CUDA_ERROR_INVALID_VALUE;
-	*prop = v->prop;
-	return CUDA_SUCCESS;
+	pthread_mutex_lock(&vmm_lk);
+	for (m = mappings; m; m = m->next)
+		if (va >= m->va && va < m->va + m->size)
+			break;
+	if (m) {
+		m->h->refs++;
+		*handle_out = (CUmemGenericAllocationHandle)(uintptr_t)m->h;
+	}
+	pthread_mutex_unlock(&vmm_lk);
+	return m ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 SG_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
@@ -205,7 +259,7 @@ SG_API CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&vmm_lk);
 	v = handle(h);
-	if (!v || v->released || offset + size > v->size) {
+	if (!v || !v->refs || offset + size > v->size) {
 		pthread_mutex_unlock(&vmm_lk);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
@@ -302,5 +356,122 @@ SG_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *l
 	if (!flags || !in_reservation((uintptr_t)ptr, 1))
 		return CUDA_ERROR_INVALID_VALUE;
 	*flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+	return CUDA_SUCCESS;
+}
+
+/*
+ * The shareable handle of an allocation created with
+ * CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR in its requestedHandleTypes: a
+ * new descriptor of the memfd backing it (an int, as the type says), which
+ * the caller closes. It is a reference of its own (vmmshare.c): from the
+ * first export on, the allocation's memory is counted in the shared state.
+ */
+SG_API CUresult cuMemExportToShareableHandle(void *shareable, CUmemGenericAllocationHandle h,
+					     CUmemAllocationHandleType type,
+					     unsigned long long flags)
+{
+	struct sg_vmm *v;
+	struct stat st;
+	CUresult rc = CUDA_SUCCESS;
+	int fd;
+
+	SG_INIT_CHECK();
+	if (!shareable || flags)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	pthread_mutex_lock(&vmm_lk);
+	v = handle(h);
+	if (!v || !v->refs || !(v->prop.requestedHandleTypes & type)) {
+		pthread_mutex_unlock(&vmm_lk);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	if (v->exp < 0) {
+		if (fstat(v->fd, &st))
+			rc = CUDA_ERROR_OPERATING_SYSTEM;
+		if (!rc) {
+			simgpu_state_lock();
+			v->exp = simgpu_export_add((uint64_t)st.st_dev, (uint64_t)st.st_ino,
+						   v->dev, v->size, simgpu_slot);
+			simgpu_state_unlock();
+			if (v->exp < 0)
+				rc = CUDA_ERROR_OUT_OF_MEMORY;
+		}
+		if (!rc) {
+			v->next_shared = shared_list;
+			shared_list = v;
+		}
+	}
+	fd = rc ? -1 : fcntl(v->fd, F_DUPFD_CLOEXEC, 0);
+	if (!rc && fd < 0)
+		rc = CUDA_ERROR_OPERATING_SYSTEM;
+	if (!rc)
+		*(int *)shareable = fd;
+	pthread_mutex_unlock(&vmm_lk);
+	return rc;
+}
+
+/*
+ * A handle to the allocation an exported descriptor refers to, in this or
+ * another process: a new reference, released with cuMemRelease. A process
+ * that holds the allocation already gets the same handle with one more
+ * reference (the reference allows either). The importer is attributed
+ * the allocation's bytes while it holds a reference, as the creator is;
+ * the GPU counts them once (vmmshare.c).
+ */
+SG_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle_out,
+					       void *os_handle, CUmemAllocationHandleType type)
+{
+	int fd = (int)(intptr_t)os_handle, idx = -1;
+	struct sg_vmm *v;
+	struct stat st;
+
+	SG_INIT_CHECK();
+	if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	if (!handle_out || fstat(fd, &st))
+		return CUDA_ERROR_INVALID_VALUE;
+	pthread_mutex_lock(&vmm_lk);
+	simgpu_state_lock();
+	idx = simgpu_export_find((uint64_t)st.st_dev, (uint64_t)st.st_ino);
+	for (v = idx >= 0 ? shared_list : NULL; v; v = v->next_shared)
+		if (v->exp == idx)
+			break;
+	if (idx >= 0 && !v)
+		simgpu_export_hold(idx, simgpu_slot, 1);
+	simgpu_state_unlock();
+	if (v) {
+		v->refs++;
+		goto out;
+	}
+	v = idx >= 0 ? calloc(1, sizeof(*v)) : NULL;
+	if (v)
+		v->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (!v || v->fd < 0) {
+		free(v);
+		if (idx >= 0) {
+			simgpu_state_lock();
+			simgpu_export_hold(idx, simgpu_slot, 0);
+			simgpu_state_unlock();
+		}
+		pthread_mutex_unlock(&vmm_lk);
+		return idx < 0 ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	v->magic = SG_VMM_MAGIC;
+	v->refs = 1;
+	v->exp = idx;
+	v->size = (size_t)st.st_size;
+	simgpu_state_lock();
+	v->dev = simgpu_shm->exports[idx].gpu;
+	simgpu_state_unlock();
+	v->prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	v->prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	v->prop.location.id = v->dev;
+	v->prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	v->next_shared = shared_list;
+	shared_list = v;
+out:
+	*handle_out = (CUmemGenericAllocationHandle)(uintptr_t)v;
+	pthread_mutex_unlock(&vmm_lk);
 	return CUDA_SUCCESS;
 }
