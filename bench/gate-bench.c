@@ -63,9 +63,10 @@ static launch_fn real_slot = stub;	/* as libvgpu's libvgpu_real[] */
 static struct vgpu_dev_page page;
 static struct vgpu_dev_gate gpage;
 
-static int no_gpu(void *ctx)
+static int no_gpu(void *ctx, void *stream)
 {
 	(void)ctx;
+	(void)stream;
 	return -1;
 }
 
@@ -153,7 +154,7 @@ static void ev_failed(void *arg, int gpu, int err)
 }
 
 static const struct vgpu_queue_ops qops = {
-	ev_ctx, ev_create, ev_record, ev_sync, ev_elapsed, ev_destroy, ev_failed,
+	ev_ctx, ev_create, ev_record, ev_sync, ev_elapsed, ev_destroy, ev_failed, NULL,
 };
 static struct vgpu_queue queue = { .ops = &qops, .mark = 4, .depth = 4 };	/* fixed M */
 static unsigned long marks;

@@ -10,6 +10,8 @@
 #include "qevents.h"
 #include "register.h"
 
+#define VGPU_CROSS_LAUNCHES 64
+
 void libvgpu_launch_slow(void *stream)
 {
 	if (__atomic_load_n(&libvgpu_proc.state, __ATOMIC_ACQUIRE) == VGPU_ST_UNSET)
@@ -36,7 +38,11 @@ void libvgpu_launch_mark(CUresult rc)
 		return;
 	for (unsigned int i = 0; i < m; i++)
 		win[i] = libvgpu_gate_tls.win[(libvgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
-	/* The module must not take this thread's wait for an idle holder. */
+	/* The module must not take this thread's wait for an idle holder. A
+	 * thread that changed GPU within its last VGPU_CROSS_LAUNCHES launches
+	 * waits a bounded time (queue.h: no self-deadlock). */
+	libvgpu_queue_cross = libvgpu_gate_tls.moved &&
+			      libvgpu_gate_tls.n - libvgpu_gate_tls.moved < VGPU_CROSS_LAUNCHES;
 	__atomic_fetch_add(&libvgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
 	m2 = (unsigned int)libvgpu_queue_mark(&libvgpu_queue, g,
 					      __atomic_load_n(&gp->gpu[g].seq, __ATOMIC_RELAXED),

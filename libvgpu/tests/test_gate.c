@@ -35,9 +35,10 @@ static struct fake {
 	int last_drains;
 } fk = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, .order_ok = 1 };
 
-static int f_gpu(void *ctx)
+static int f_gpu(void *ctx, void *stream)
 {
 	(void)ctx;
+	(void)stream;
 	__atomic_add_fetch(&fk.resolves, 1, __ATOMIC_RELAXED);
 	return fk.resolve_gpu;
 }
