@@ -9,9 +9,9 @@
  *
  *   xstream NS COUNT DEV   COUNT simgpu_spin kernels of NS ns launched as
  *                          CUkernels on a stream of device DEV with no
- *                          context current (synchronised every 8)
+ *                          context current, then synchronise
  *   copy BYTES COUNT       COUNT device-to-device copies of BYTES on a
- *                          stream of device 0 (synchronised every 4)
+ *                          stream of device 0, then synchronise
  *   pingpong NS COUNT      one thread, devices 0 and 1: per round, device
  *                          0's stream waits for device 1's last event,
  *                          runs a host function that waits until the
@@ -81,11 +81,8 @@ static CUresult cmd_xstream(uint64_t ns, uint64_t count, int dev)
 		rc = dev_stream(dev, &c, &s);
 	if (!rc)
 		rc = spin_kernel(&k);
-	for (uint64_t i = 0; i < count && !rc; i++) {
+	for (uint64_t i = 0; i < count && !rc; i++)
 		rc = launch(k, ns, s);
-		if (!rc && i % 8 == 7)
-			rc = cu.cuStreamSynchronize(s);
-	}
 	return rc ? rc : cu.cuStreamSynchronize(s);
 }
 
@@ -102,11 +99,8 @@ static CUresult cmd_copy(uint64_t bytes, uint64_t count)
 		rc = cu.cuMemAlloc(&a, bytes);
 	if (!rc)
 		rc = cu.cuMemAlloc(&b, bytes);
-	for (uint64_t i = 0; i < count && !rc; i++) {
+	for (uint64_t i = 0; i < count && !rc; i++)
 		rc = cu.cuMemcpyDtoDAsync(i & 1 ? a : b, i & 1 ? b : a, bytes, s);
-		if (!rc && i % 4 == 3)
-			rc = cu.cuStreamSynchronize(s);
-	}
 	if (!rc)
 		rc = cu.cuStreamSynchronize(s);
 	if (a)
