@@ -126,6 +126,19 @@ static inline int vgpu_gate_gpu(struct vgpu_gate *gt, void *stream)
 	       libvgpu_gate_tls.st_gpu : -1;
 }
 
+/* Launches within which a thread that changed GPU counts as driving
+ * several (queue.h, gatedev.c: no self-deadlock). */
+#define VGPU_CROSS_LAUNCHES 64
+
+/* Whether the calling thread changed GPU within its last
+ * VGPU_CROSS_LAUNCHES launches: its work on one GPU may wait for work it
+ * has yet to submit on another. */
+static inline int vgpu_gate_cross(void)
+{
+	return libvgpu_gate_tls.moved &&
+	       libvgpu_gate_tls.n - libvgpu_gate_tls.moved < VGPU_CROSS_LAUNCHES;
+}
+
 /*
  * The fast path of a launch on stream, inlined into each launch wrapper,
  * without a call: 1 when the tenant holds the launch's GPU (the launch is

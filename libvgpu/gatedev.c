@@ -89,10 +89,20 @@ static void gate_drain(void *ctx, int gpu)
 {
 	uint64_t launches = __atomic_load_n(&libvgpu_gate.page->gpu[gpu].launches, __ATOMIC_RELAXED);
 	CUcontext c[8];
-	int n = libvgpu_gpu_ctxs(gpu, c, 8);
-	CUresult rc = n ? CUDA_SUCCESS : ctx_sync(NULL);
+	int n;
+	CUresult rc = CUDA_SUCCESS;
 
 	(void)ctx;
+	if (vgpu_gate_cross()) {
+		/* A thread on several GPUs may have queued work here that waits
+		 * for work it has yet to submit elsewhere: no drain, the module
+		 * hands over after drain_timeout_us at worst. */
+		libvgpu_log(VGPU_LOG_DEBUG, "no drain on GPU %d: the thread drives several GPUs", gpu);
+		return;
+	}
+	n = libvgpu_gpu_ctxs(gpu, c, 8);
+	if (!n)
+		rc = ctx_sync(NULL);
 	for (int i = 0; i < n; i++) {
 		CUresult r = ctx_sync(c[i]);
 

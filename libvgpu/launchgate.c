@@ -11,8 +11,6 @@
 #include "qevents.h"
 #include "register.h"
 
-#define VGPU_CROSS_LAUNCHES 64
-
 void libvgpu_launch_slow(void *stream)
 {
 	if (__atomic_load_n(&libvgpu_proc.state, __ATOMIC_ACQUIRE) == VGPU_ST_UNSET)
@@ -59,8 +57,7 @@ void libvgpu_launch_mark(CUresult rc)
 	/* The module must not take this thread's wait for an idle holder. A
 	 * thread that changed GPU within its last VGPU_CROSS_LAUNCHES launches
 	 * waits a bounded time (queue.h: no self-deadlock). */
-	libvgpu_queue_cross = libvgpu_gate_tls.moved &&
-			      libvgpu_gate_tls.n - libvgpu_gate_tls.moved < VGPU_CROSS_LAUNCHES;
+	libvgpu_queue_cross = vgpu_gate_cross();
 	__atomic_fetch_add(&libvgpu_gate.page->gpu[g].bound, 1, __ATOMIC_RELAXED);
 	pushed = push_gpu_ctx(g);
 	m2 = (unsigned int)libvgpu_queue_mark(&libvgpu_queue, g,
