@@ -83,9 +83,13 @@ rm -f /tmp/x.out
 vgpuctl tenant del x >/dev/null
 vgpuctl tenant add x cgroup x >/dev/null
 vgpuctl tenant set x priority low >/dev/null
-VGPU_QUEUE_US=1000 /tmp/in_cg x engine-client pingpong 5000000 200 >/tmp/x.out 2>&1 &
-for g in 0 1 0 1; do
-	/tmp/in_cg y simgpu-client device $g , launch 2000000 count 100 >/dev/null 2>&1
+VGPU_QUEUE_US=1000 /tmp/in_cg x engine-client pingpong 5000000 400 >/tmp/x.out 2>&1 &
+sleep 0.3
+for r in 1 2 3; do
+	/tmp/in_cg y simgpu-client device 0 , launch 2000000 count 50 >/dev/null 2>&1 &
+	y0=$!
+	/tmp/in_cg y simgpu-client device 1 , launch 2000000 count 50 >/dev/null 2>&1 &
+	wait $y0 $!
 	sleep 0.3
 done
 if wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
