@@ -85,10 +85,13 @@ vgpuctl tenant add x cgroup x >/dev/null
 vgpuctl tenant set x priority low >/dev/null
 VGPU_QUEUE_US=1000 /tmp/in_cg x engine-client pingpong 5000000 400 >/tmp/x.out 2>&1 &
 sleep 0.3
-for r in 1 2 3; do
-	/tmp/in_cg y simgpu-client device 0 , launch 2000000 count 50 >/dev/null 2>&1 &
+# y's bursts (300 ms) on the two GPUs overlap, one starting later, so that
+# x, blocked at one gate, meets the other closed too when it is let go.
+for g in 1 0 1; do
+	/tmp/in_cg y simgpu-client device $g , launch 2000000 count 150 >/dev/null 2>&1 &
 	y0=$!
-	/tmp/in_cg y simgpu-client device 1 , launch 2000000 count 50 >/dev/null 2>&1 &
+	sleep 0.15
+	/tmp/in_cg y simgpu-client device $((1 - g)) , launch 2000000 count 150 >/dev/null 2>&1 &
 	wait $y0 $!
 	sleep 0.3
 done
