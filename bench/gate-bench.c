@@ -69,9 +69,10 @@ static launch_fn real_slot = stub;	/* as libvgpu's libvgpu_real[] */
 static struct vgpu_dev_page page;
 static struct vgpu_dev_gate gpage;
 
-static int no_gpu(void *ctx)
+static int no_gpu(void *ctx, void *stream)
 {
 	(void)ctx;
+	(void)stream;
 	return -1;
 }
 
@@ -177,7 +178,7 @@ static uint64_t virtual_now(void *arg)
 }
 
 static struct vgpu_queue_ops qops = {
-	ev_ctx, ev_create, ev_record, ev_sync, ev_elapsed, ev_destroy, ev_failed, NULL,
+	ev_ctx, ev_create, ev_record, ev_sync, ev_elapsed, ev_destroy, ev_failed, NULL, NULL,
 };
 /* libvgpu's defaults (qevents.c) */
 static struct vgpu_queue queue = {

@@ -12,8 +12,10 @@
  * context reset, invalidates every thread's cache (a generation counter);
  * the next launch asks the driver (cuCtxGetCurrent, cuCtxGetDevice).
  *
- * A launch into a stream of another context than the current one is
- * gated on the current context's GPU.
+ * A launch into a stream other than a default one is gated on the
+ * stream's GPU (streamdev.c), cached per thread for the last such stream
+ * under the same generation (cuStreamDestroy bumps it: a handle may come
+ * back as another device's stream).
  */
 #include <string.h>
 
@@ -162,6 +164,23 @@ int libvgpu_current_gpu(void)
 	int g = __atomic_load_n(&libvgpu_gate.one_gpu, __ATOMIC_RELAXED);
 
 	return g >= 0 ? g : libvgpu_ctx_gpu();
+}
+
+int libvgpu_gpu_ctxs(int gpu, CUcontext *out, int max)
+{
+	int n = 0;
+
+	pthread_mutex_lock(&vgpu_ctxmap_lk);
+	for (int i = 0; i < VGPU_CTXMAP && n < max; i++)
+		if (vgpu_ctxmap[i].ctx && vgpu_ctxmap[i].gpu == gpu)
+			out[n++] = vgpu_ctxmap[i].ctx;
+	pthread_mutex_unlock(&vgpu_ctxmap_lk);
+	return n;
+}
+
+void libvgpu_ctxmap_stale(void)
+{
+	bump_gen();
 }
 
 void libvgpu_ctxmap_reset(void)

@@ -24,6 +24,12 @@ int libvgpu_ctx_gpu(void);
 /* The same, without even the thread's cache while the process has used
  * one GPU only. */
 int libvgpu_current_gpu(void);
+/* Up to max known contexts of inventory GPU gpu into out; their count
+ * (the gate's drain synchronises them). */
+int libvgpu_gpu_ctxs(int gpu, CUcontext *out, int max);
+/* Streams may have changed hands (one destroyed): every thread asks
+ * again for the GPU of a stream it launches on. */
+void libvgpu_ctxmap_stale(void);
 /* fork (the child is single-threaded) or a failed registration. */
 void libvgpu_ctxmap_reset(void);
 

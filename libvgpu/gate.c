@@ -35,7 +35,7 @@ int libvgpu_gate_slow(struct vgpu_gate *gt, void *stream)
 		return 0;	/* the fast path counted it (a mark is due), or no gate */
 	gpu = __atomic_load_n(&gt->one_gpu, __ATOMIC_RELAXED);
 	if (gpu < 0)
-		gpu = gt->ops->gpu(gt->ctx);
+		gpu = gt->ops->gpu(gt->ctx, stream);
 	if (gpu < 0 || gpu >= VGPU_DEV_GPUS)
 		return 0;
 	launches = (uint64_t *)&gt->page->gpu[gpu].launches;
@@ -61,7 +61,7 @@ int libvgpu_gate_slow(struct vgpu_gate *gt, void *stream)
 		break;	/* granted (the module said so), or no gate any more */
 	}
 	__atomic_fetch_add(launches, 1, __ATOMIC_RELAXED);
-	if (!__atomic_load_n(&gt->off[gpu], __ATOMIC_RELAXED) && vgpu_gate_note(gt, stream))
+	if (!__atomic_load_n(&gt->off[gpu], __ATOMIC_RELAXED) && vgpu_gate_note(gt, gpu, stream))
 		libvgpu_gate_tls.mark = gpu + 1;
 	return waited;
 }

@@ -33,10 +33,11 @@
 #define VGPU_MARK_OFF (~0U)
 
 struct vgpu_gate_ops {
-	/* The inventory GPU of a launch from this thread (its current
-	 * context's), or < 0: not gated (outside the inventory, unknown);
+	/* The inventory GPU of a launch from this thread on stream (a
+	 * default stream: the current context's; another: the stream's
+	 * device), or < 0: not gated (outside the inventory, unknown);
 	 * may refresh libvgpu_gate_tls. */
-	int (*gpu)(void *ctx);
+	int (*gpu)(void *ctx, void *stream);
 	/* Wait until the work the process queued on gpu has completed. */
 	void (*drain)(void *ctx, int gpu);
 	/* ioctl(VGPU_IOC_WAIT): 0 once the tenant is granted, or -errno. */
@@ -66,26 +67,76 @@ struct vgpu_gate {
 };
 
 /* Per thread: the current context and its GPU (< 0: not gated); the
- * thread's gated launches, the streams of the last VGPU_MARK_MAX (by n),
- * and a mark due after the launch in progress (its GPU + 1, 0: none). */
+ * last other stream launched on and its device's GPU (valid while st_gen
+ * is the gate's gen); the thread's gated launches, the streams of the
+ * last VGPU_MARK_MAX (by n), and a mark due after the launch in progress
+ * (its GPU + 1, 0: none). */
 struct libvgpu_gate_tls {
 	void *cur;
 	int gpu;
 	unsigned int gen;	/* 0 never matches */
+	void *st;
+	int st_gpu;
+	unsigned int st_gen;
+	int last;		/* GPU + 1 of the last gated launch, 0: none */
+	unsigned int moved;	/* n when the thread last changed GPU + 1 */
 	unsigned int n;
 	int mark;
 	void *win[VGPU_MARK_MAX];
 };
 extern __thread struct libvgpu_gate_tls libvgpu_gate_tls __attribute__((tls_model("initial-exec")));
 
-/* Note a gated launch on stream in the thread's window; 1 when it is the
- * M-th (a mark is due after it). */
-static inline int vgpu_gate_note(struct vgpu_gate *gt, void *stream)
+/* Note a gated launch on stream of GPU g in the thread's window (and
+ * whether the thread changed GPU); 1 when it is the M-th (a mark is due
+ * after it). */
+static inline int vgpu_gate_note(struct vgpu_gate *gt, int g, void *stream)
 {
 	unsigned int n = libvgpu_gate_tls.n++, m = __atomic_load_n(&gt->mark_mask, __ATOMIC_RELAXED);
 
+	if (__builtin_expect(libvgpu_gate_tls.last != g + 1, 0)) {
+		if (libvgpu_gate_tls.last)
+			libvgpu_gate_tls.moved = n + 1;
+		libvgpu_gate_tls.last = g + 1;
+	}
+
 	libvgpu_gate_tls.win[n & (VGPU_MARK_MAX - 1)] = stream;
 	return (n & m) == m;
+}
+
+/* The default streams (0, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD: the
+ * handles 0 to 2) run in the current context; any other in its own. */
+static inline int vgpu_default_stream(const void *stream)
+{
+	return (uintptr_t)stream <= 2;
+}
+
+/* The launch's GPU from the process's only GPU or the thread's cache
+ * (the current context's, or the last other stream's); < 0: ask. */
+static inline int vgpu_gate_gpu(struct vgpu_gate *gt, void *stream)
+{
+	int g = __atomic_load_n(&gt->one_gpu, __ATOMIC_RELAXED);
+	unsigned int gen;
+
+	if (g >= 0)
+		return g;
+	gen = __atomic_load_n(&gt->gen, __ATOMIC_RELAXED);
+	if (vgpu_default_stream(stream))
+		return libvgpu_gate_tls.gen == gen ? libvgpu_gate_tls.gpu : -1;
+	return libvgpu_gate_tls.st == stream && libvgpu_gate_tls.st_gen == gen ?
+	       libvgpu_gate_tls.st_gpu : -1;
+}
+
+/* Launches within which a thread that changed GPU counts as driving
+ * several (queue.h, gatedev.c: no self-deadlock). */
+#define VGPU_CROSS_LAUNCHES 64
+
+/* Whether the calling thread changed GPU within its last
+ * VGPU_CROSS_LAUNCHES launches: its work on one GPU may wait for work it
+ * has yet to submit on another. */
+static inline int vgpu_gate_cross(void)
+{
+	return libvgpu_gate_tls.moved &&
+	       libvgpu_gate_tls.n - libvgpu_gate_tls.moved < VGPU_CROSS_LAUNCHES;
 }
 
 /*
@@ -94,21 +145,20 @@ static inline int vgpu_gate_note(struct vgpu_gate *gt, void *stream)
  * counted in the page and may go), 0 when libvgpu_gate_slow() must decide:
  * the gate closed, or the launch was counted and is the thread's M-th
  * (libvgpu_gate_tls.mark set). Loads: the gate pointer, one_gpu (else the
- * thread's cache and gen), the grant word, mark_mask; one relaxed
+ * thread's cache for the current context or the stream, and gen), the
+ * grant word, mark_mask; one relaxed
  * increment; the thread's counter and one store in its window.
  */
 static inline int vgpu_gate_pass(struct vgpu_gate *gt, void *stream)
 {
 	const struct vgpu_dev_gate *gp = __atomic_load_n(&gt->gate, __ATOMIC_ACQUIRE);
-	int g = __atomic_load_n(&gt->one_gpu, __ATOMIC_RELAXED);
+	int g = vgpu_gate_gpu(gt, stream);
 
-	if (g < 0 && libvgpu_gate_tls.gen == __atomic_load_n(&gt->gen, __ATOMIC_RELAXED))
-		g = libvgpu_gate_tls.gpu;
 	if (__builtin_expect(!gp || g < 0 ||
 			     !__atomic_load_n(&gp->gpu[g].granted, __ATOMIC_RELAXED), 0))
 		return 0;
 	__atomic_fetch_add(&gt->page->gpu[g].launches, 1, __ATOMIC_RELAXED);
-	if (__builtin_expect(!vgpu_gate_note(gt, stream), 1))
+	if (__builtin_expect(!vgpu_gate_note(gt, g, stream), 1))
 		return 1;
 	libvgpu_gate_tls.mark = g + 1;
 	return 0;

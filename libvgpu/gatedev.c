@@ -1,24 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The gate's operations (gate.h) for the real process: the launch's GPU
- * is the current context's (ctxmap.c); the drain synchronises the current
- * context (cuCtxSynchronize_v2(NULL) where the driver has the 13.0 form,
- * else cuCtxSynchronize); the wait is VGPU_IOC_WAIT on /dev/vgpu. No lock
- * is held across either.
+ * is its stream's (streamdev.c), the current context's for a default
+ * stream (ctxmap.c); the drain synchronises the process's contexts of
+ * that GPU (cuCtxSynchronize_v2(ctx) where the driver has the 13.0 form,
+ * else cuCtxSynchronize between a push and a pop), the current context
+ * if none is known; the wait is VGPU_IOC_WAIT on /dev/vgpu. No lock is
+ * held across either.
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
 
 #include "ctxmap.h"
+#include "devmap.h"
 #include "gatedev.h"
 #include "hooks.h"
 #include "log.h"
 #include "qevents.h"
 #include "state.h"
+#include "streamdev.h"
 #include "synced.h"
 
-static int gate_gpu(void *ctx);
+static int gate_gpu(void *ctx, void *stream);
 static void gate_drain(void *ctx, int gpu);
 static int gate_wait(void *ctx, struct vgpu_dev_wait *w);
 static void gate_failed(void *ctx, int gpu, int err);
@@ -38,20 +42,73 @@ struct vgpu_gate libvgpu_gate = {
 	.ops = &vgpu_gate_ops,
 };
 
-static int gate_gpu(void *ctx)
+static int gate_gpu(void *ctx, void *stream)
 {
+	unsigned int gen = __atomic_load_n(&libvgpu_gate.gen, __ATOMIC_ACQUIRE);
+	int g;
+
 	(void)ctx;
-	return libvgpu_ctx_gpu();
+	if (vgpu_default_stream(stream))
+		return libvgpu_ctx_gpu();
+	g = libvgpu_stream_gpu(stream);
+	if (g == VGPU_GPU_SKIP)
+		return g;	/* not cached: a bad stream, the driver answers */
+	libvgpu_gate_tls.st = stream;
+	libvgpu_gate_tls.st_gpu = g;
+	libvgpu_gate_tls.st_gen = gen;
+	return g;
+}
+
+/* Synchronise context c (NULL: the current one). */
+static CUresult ctx_sync(CUcontext c)
+{
+	vgpu_pfn_cuCtxSynchronize_v2 sync2 = REAL(cuCtxSynchronize_v2);
+	vgpu_pfn_cuCtxSynchronize sync1 = REAL(cuCtxSynchronize);
+	vgpu_pfn_cuCtxPushCurrent_v2 push = REAL(cuCtxPushCurrent_v2);
+	vgpu_pfn_cuCtxPopCurrent_v2 pop = REAL(cuCtxPopCurrent_v2);
+	CUcontext popped;
+	CUresult rc;
+
+	if (sync2)
+		return sync2(c);
+	if (!sync1)
+		return CUDA_ERROR_NOT_FOUND;
+	if (!c)
+		return sync1();
+	if (!push || !pop)
+		return CUDA_ERROR_NOT_FOUND;
+	rc = push(c);
+	if (rc)
+		return rc;
+	rc = sync1();
+	pop(&popped);
+	return rc;
 }
 
 static void gate_drain(void *ctx, int gpu)
 {
-	vgpu_pfn_cuCtxSynchronize_v2 sync2 = REAL(cuCtxSynchronize_v2);
-	vgpu_pfn_cuCtxSynchronize sync1 = REAL(cuCtxSynchronize);
 	uint64_t launches = __atomic_load_n(&libvgpu_gate.page->gpu[gpu].launches, __ATOMIC_RELAXED);
-	CUresult rc = sync2 ? sync2(NULL) : sync1 ? sync1() : CUDA_ERROR_NOT_FOUND;
+	CUcontext c[8];
+	int n;
+	CUresult rc = CUDA_SUCCESS;
 
 	(void)ctx;
+	if (vgpu_gate_cross()) {
+		/* A thread on several GPUs may have queued work here that waits
+		 * for work it has yet to submit elsewhere: no drain, the module
+		 * hands over after drain_timeout_us at worst. */
+		libvgpu_log(VGPU_LOG_DEBUG, "no drain on GPU %d: the thread drives several GPUs", gpu);
+		return;
+	}
+	n = libvgpu_gpu_ctxs(gpu, c, 8);
+	if (!n)
+		rc = ctx_sync(NULL);
+	for (int i = 0; i < n; i++) {
+		CUresult r = ctx_sync(c[i]);
+
+		if (r && r != CUDA_ERROR_INVALID_CONTEXT)	/* destroyed meanwhile */
+			rc = r;
+	}
 	if (!rc && gpu >= 0 && gpu < VGPU_DEV_GPUS)
 		libvgpu_sync_complete(gpu, launches);
 	if (rc)

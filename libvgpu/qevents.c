@@ -49,6 +49,14 @@ static int q_sync(void *arg, void *ev)
 	return f ? (int)f((CUevent)ev) : (int)CUDA_ERROR_NOT_FOUND;
 }
 
+static int q_query(void *arg, void *ev)
+{
+	vgpu_pfn_cuEventQuery f = REAL(cuEventQuery);
+
+	(void)arg;
+	return f && f((CUevent)ev) == CUDA_ERROR_NOT_READY;
+}
+
 static int q_elapsed(void *arg, float *ms, void *a, void *b)
 {
 	vgpu_pfn_cuEventElapsedTime_v2 f2 = REAL(cuEventElapsedTime_v2);
@@ -83,6 +91,7 @@ static const struct vgpu_queue_ops vgpu_queue_ops = {
 	.elapsed = q_elapsed,
 	.destroy = q_destroy,
 	.failed = q_failed,
+	.query = q_query,
 };
 
 

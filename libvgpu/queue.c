@@ -29,14 +29,39 @@ struct vgpu_qdefer {
 };
 static __thread struct vgpu_qdefer vgpu_qdefer;
 
-static uint64_t qnow(struct vgpu_queue *q)
+__thread int libvgpu_queue_cross;
+
+static uint64_t mono_ns(void)
 {
 	struct timespec t;
 
-	if (q->ops->now)
-		return q->ops->now(q->arg);
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+static uint64_t qnow(struct vgpu_queue *q)
+{
+	if (q->ops->now)
+		return q->ops->now(q->arg);
+	return mono_ns();
+}
+
+/* Whether the n events e complete within VGPU_QUEUE_CROSS_NS (polled). */
+static int settles(struct vgpu_queue *q, const struct vgpu_qev *e, int n)
+{
+	const struct timespec nap = { 0, 50000 };
+	uint64_t t0 = mono_ns();
+	int i = 0;
+
+	for (;;) {
+		while (i < n && !q->ops->query(q->arg, e[i].ev))
+			i++;
+		if (i == n)
+			return 1;
+		if (mono_ns() - t0 >= VGPU_QUEUE_CROSS_NS)
+			return 0;
+		nanosleep(&nap, NULL);
+	}
 }
 
 static struct vgpu_qgpu *qgpu(struct vgpu_queue *q, int g)
@@ -102,11 +127,49 @@ static int to_spares(struct vgpu_qgpu *qg, struct vgpu_qev *avail, int navail)
 }
 
 /*
+ * The oldest mark s (BUSY, its prv taken) did not complete in time for a
+ * thread on several GPUs: put it back pending, or forget it (its events
+ * to the spares: recording a pending event again is allowed) when its
+ * slot is needed; 1 if forgotten.
+ */
+static int unsettled(struct vgpu_queue *q, struct vgpu_qgpu *qg, struct vgpu_qslot *s,
+		     unsigned int gen, const struct vgpu_qev *prv, int forget)
+{
+	struct vgpu_qev avail[VGPU_QAVAIL];
+	int navail = 0, nold = s->n;
+
+	pthread_mutex_lock(&qg->lk);
+	pthread_cond_broadcast(&qg->cv);
+	if (gen != __atomic_load_n(&q->gen, __ATOMIC_RELAXED)) {
+		s->state = VGPU_QS_EMPTY;	/* a context went away: forget */
+		s->n = 0;
+		pthread_mutex_unlock(&qg->lk);
+		return 1;
+	}
+	for (int i = 0; i < nold; i++)
+		if (prv[i].ev)
+			put_prev(qg, prv[i], avail, &navail);
+	if (forget) {
+		for (int i = 0; i < nold; i++)
+			avail[navail++] = s->e[i];
+		s->n = 0;
+	}
+	s->state = forget ? VGPU_QS_EMPTY : VGPU_QS_FULL;
+	navail = to_spares(qg, avail, navail);
+	pthread_mutex_unlock(&qg->lk);
+	for (int i = 0; i < navail; i++)
+		q->ops->destroy(q->arg, avail[i].ev);
+	return forget;
+}
+
+/*
  * If more than keep marks are pending on qg, wait for the oldest (its
  * events, sleeping), measure it from the previous mark of each of its
- * streams within the same grant, and free its slot; 1 if it waited.
+ * streams within the same grant, and free its slot; 1 if it waited. A
+ * thread on several GPUs waits a bounded time (libvgpu_queue_cross),
+ * then leaves the mark pending (0) or, with forget, drops it (1).
  */
-static int wait_oldest(struct vgpu_queue *q, struct vgpu_qgpu *qg, int keep)
+static int wait_oldest(struct vgpu_queue *q, struct vgpu_qgpu *qg, int keep, int forget)
 {
 	struct vgpu_qev old[VGPU_MARK_MAX], prv[VGPU_MARK_MAX], avail[VGPU_QAVAIL];
 	struct vgpu_qslot *s = NULL;
@@ -137,6 +200,8 @@ static int wait_oldest(struct vgpu_queue *q, struct vgpu_qgpu *qg, int keep)
 	qg->waits++;
 	pthread_mutex_unlock(&qg->lk);
 
+	if (libvgpu_queue_cross && q->ops->query && !settles(q, old, nold))
+		return unsettled(q, qg, s, gen, prv, forget);
 	for (int i = 0; i < nold; i++)
 		q->ops->sync(q->arg, old[i].ev);
 	for (int i = 0; i < nold; i++) {
@@ -246,7 +311,7 @@ static struct vgpu_qslot *take_slot(struct vgpu_queue *q, struct vgpu_qgpu *qg, 
 			break;
 		if (full) {
 			pthread_mutex_unlock(&qg->lk);
-			wait_oldest(q, qg, 0);
+			wait_oldest(q, qg, 0, 1);
 			pthread_mutex_lock(&qg->lk);
 		} else {
 			qg->slept++;
@@ -349,7 +414,7 @@ static int mark_streams(struct vgpu_queue *q, struct vgpu_qgpu *qg, int g, uint3
 	/* Keep at most keep marks pending (fewer than K when the launches
 	 * are long). */
 	plan(q, qg, depth, &newm, &keep);
-	for (int i = 0; i <= depth && wait_oldest(q, qg, keep); i++)
+	for (int i = 0; i <= depth && wait_oldest(q, qg, keep, 0); i++)
 		;
 	return newm;
 }

@@ -88,7 +88,23 @@ struct vgpu_queue_ops {
 	void (*failed)(void *arg, int gpu, int err);
 	/* Monotonic ns for deferring marks; NULL: CLOCK_MONOTONIC. */
 	uint64_t (*now)(void *arg);
+	/* 1 while ev has not completed, else 0 (done, or an error); NULL:
+	 * marks of threads on several GPUs wait unbounded like others. */
+	int (*query)(void *arg, void *ev);
 };
+
+/* How long a mark of a thread that drives several GPUs waits for a mark
+ * before it goes on (queue.c: no self-deadlock). */
+#define VGPU_QUEUE_CROSS_NS 2000000ULL
+
+/* Set by the caller around libvgpu_queue_mark(): the calling thread
+ * launched on another GPU lately. Its work on this GPU may then wait for
+ * work it has yet to submit on the other (a collective's partner kernel,
+ * a host function or a stream memory operation waiting for a later
+ * write): its waits for marks are bounded by VGPU_QUEUE_CROSS_NS (polled
+ * with ops->query), and a mark not complete by then is left pending, or
+ * forgotten when its slot is needed. */
+extern __thread int libvgpu_queue_cross;
 
 struct vgpu_qev {
 	void *ev, *ctx, *stream;

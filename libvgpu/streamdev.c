@@ -6,8 +6,11 @@
  * 12.8) or else cuStreamGetCtx, then that context's device (pushed and
  * popped with the real functions, so the current-context tracking of
  * curctx.c never sees it). The default streams stand for the current
- * context's.
+ * context's. The compute gate asks the same for a launch's stream (its
+ * GPU cached per thread, gatedev.c); a stream destroyed makes every
+ * thread ask again, since the handle may return as another GPU's stream.
  */
+#include "ctxmap.h"
 #include "devmap.h"
 #include "hooks.h"
 #include "streamdev.h"
@@ -66,3 +69,20 @@ int libvgpu_stream_gpu(CUstream h)
 		return VGPU_GPU_SKIP;	/* a bad stream: the driver answers */
 	return libvgpu_dev_gpu(dev);
 }
+
+#define DESTROY(sym)							\
+VGPU_EXPORT CUresult sym(CUstream hStream)				\
+{									\
+	vgpu_pfn_##sym real = REAL(sym);				\
+	CUresult rc;							\
+									\
+	if (!real)							\
+		return CUDA_ERROR_NOT_INITIALIZED;			\
+	rc = real(hStream);						\
+	if (rc == CUDA_SUCCESS)						\
+		libvgpu_ctxmap_stale();					\
+	return rc;							\
+}
+
+DESTROY(cuStreamDestroy)
+DESTROY(cuStreamDestroy_v2)

@@ -53,8 +53,8 @@
  *	0), increased by VGPU_IOC_CHARGE and frees, exchanged with 0 by the
  *	module to take the budget back
  * @used: bytes the process holds on the GPU
- * @launches: kernels and graphs the process submitted to the GPU (the
- *	process increments it; the module reads it to tell an idle holder)
+ * @launches: kernels, graphs, copies and memsets the process submitted to
+ *	the GPU (the process increments it; the module reads it to tell an idle holder)
  * @bound: threads of the process waiting for their own queued work on the
  *	GPU to advance (the library's queue bound): the process is busy
  *	there, not idle, though it does not launch. Only a holder's own

@@ -166,11 +166,17 @@ static const struct want wants[] = {
 	{ "cuStreamSynchronize", 2000, 0, "cuStreamSynchronize", "vgpu" },
 	{ "cuStreamSynchronize", 7000, 2, "cuStreamSynchronize_ptsz", "vgpu" },
 	{ "cuEventSynchronize", 2000, 0, "cuEventSynchronize", "vgpu" },
+	/* Copies and memsets pass the gate, in every ABI version. */
+	{ "cuMemcpyHtoD", 3020, 2, "cuMemcpyHtoD_v2_ptds", "vgpu" },
+	{ "cuMemcpyHtoD", 3020, 0, "cuMemcpyHtoD_v2", "vgpu" },
+	{ "cuMemcpyHtoD", 2000, 0, "cuMemcpyHtoD", "vgpu" },
+	{ "cuMemcpyAsync", 7000, 2, "cuMemcpyAsync_ptsz", "vgpu" },
+	{ "cuMemsetD32Async", 3020, 0, "cuMemsetD32Async", "vgpu" },
+	{ "cuStreamDestroy", 4000, 0, "cuStreamDestroy_v2", "vgpu" },
 	/* Unhooked: the driver's own. */
 	{ "cuLaunchHostFunc", 10000, 0, "cuLaunchHostFunc", "cuda" },
 	{ "cuLaunchHostFunc", 10000, 2, "cuLaunchHostFunc_ptsz", "cuda" },
 	{ "cuStreamQuery", 2000, 0, "cuStreamQuery", "cuda" },
-	{ "cuMemcpyHtoD", 3020, 2, "cuMemcpyHtoD_v2_ptds", "cuda" },
 	{ "cuEventQuery", 2000, 0, "cuEventQuery", "cuda" },
 	{ "cuMemAllocHost", 3020, 0, "cuMemAllocHost_v2", "cuda" },
 	{ "cuGetExportTable", 3000, 0, "cuGetExportTable", "cuda" },

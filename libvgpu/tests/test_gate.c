@@ -26,6 +26,7 @@ static struct fake {
 	pthread_cond_t cv;
 	int resolve_gpu;		/* what ops->gpu answers */
 	int resolves, drains, waits, fails, fail_err;
+	void *asked;			/* the stream ops->gpu was asked about */
 	int eintr;			/* WAIT answers EINTR this many times */
 	int wait_err;			/* WAIT fails with this (0: it works) */
 	int block;			/* WAIT sleeps until the test grants */
@@ -35,9 +36,10 @@ static struct fake {
 	int last_drains;
 } fk = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, .order_ok = 1 };
 
-static int f_gpu(void *ctx)
+static int f_gpu(void *ctx, void *stream)
 {
 	(void)ctx;
+	fk.asked = stream;
 	__atomic_add_fetch(&fk.resolves, 1, __ATOMIC_RELAXED);
 	return fk.resolve_gpu;
 }
@@ -256,6 +258,44 @@ static void test_gate_resolve(void)
 	PASSED(what);
 }
 
+/* A stream other than a default one: its own GPU (ops->gpu asked with
+ * it), then the thread's stream cache while the generation holds; the
+ * current context's GPU for the default streams. */
+static void test_gate_stream(void)
+{
+	static const char what[] = "launch gate: a non-default stream's GPU from ops->gpu "
+		"with that stream, then from the thread's stream cache; default streams "
+		"take the current context's";
+	static char s1;
+	void *st = &s1;
+
+	gate_fresh();
+	gt.one_gpu = VGPU_GATE_RESOLVE;
+	gpage.gpu[3].granted = 1;
+	gpage.gpu[5].granted = 1;
+	libvgpu_gate_tls.gen = gt.gen;
+	libvgpu_gate_tls.gpu = 3;
+	libvgpu_gate_tls.st = NULL;
+	fk.resolve_gpu = 5;
+	if (!vgpu_gate_pass(&gt, st))
+		libvgpu_gate_slow(&gt, st);
+	CHECK(fk.resolves == 1 && fk.asked == st && page.gpu[5].launches == 1, what,
+	      "first launch: %d resolves, asked %p, GPU 5 launches %llu", fk.resolves,
+	      fk.asked, (unsigned long long)page.gpu[5].launches);
+	libvgpu_gate_tls.st = st;	/* as gatedev.c caches it */
+	libvgpu_gate_tls.st_gpu = 5;
+	libvgpu_gate_tls.st_gen = gt.gen;
+	CHECK(vgpu_gate_pass(&gt, st) && fk.resolves == 1 && page.gpu[5].launches == 2, what,
+	      "cached: %d resolves, GPU 5 launches %llu", fk.resolves,
+	      (unsigned long long)page.gpu[5].launches);
+	CHECK(vgpu_gate_pass(&gt, (void *)2) && page.gpu[3].launches == 1, what,
+	      "CU_STREAM_PER_THREAD: GPU 3 launches %llu", (unsigned long long)page.gpu[3].launches);
+	gt.gen++;
+	CHECK(!vgpu_gate_pass(&gt, st), what, "a stale stream cache was used");
+	libvgpu_gate_tls.st = NULL;
+	PASSED(what);
+}
+
 /* WAIT failing (an older module: ENOTTY): said once, then launches pass
  * through without blocking. */
 static void test_gate_enotty(void)
@@ -283,6 +323,7 @@ static void test_gate_paths(void)
 	test_gate_eintr();
 	test_gate_threads();
 	test_gate_resolve();
+	test_gate_stream();
 	test_gate_enotty();
 }
 

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "../gate.h"
 #include "../queue.h"
@@ -33,7 +34,7 @@ static struct qfake {
 		int stream;
 		uint64_t target;
 	} ev[QEV];
-	int nev, creates, destroys, records, syncs, elapseds, calls_off_mark, errors;
+	int nev, creates, destroys, records, syncs, elapseds, queries, calls_off_mark, errors;
 	int create_err, failed_said;
 	float ms_per_launch;		/* device time of a launch */
 	uint64_t launch_n;		/* the launch the calls come after */
@@ -172,16 +173,34 @@ static uint64_t q_now(void *arg)
 	return __atomic_load_n(&qf.now_ns, __ATOMIC_RELAXED);
 }
 
+/* Not complete until waited for: the fake GPU runs nothing by itself. */
+static int q_query(void *arg, void *ev)
+{
+	struct fev *e = ev;
+	int busy;
+
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	q_call();
+	if (!e->live || !e->recorded)
+		qf.errors++;
+	busy = qf.done[e->stream] < e->target;
+	qf.queries++;
+	pthread_mutex_unlock(&qf.lk);
+	return busy;
+}
+
 static const struct vgpu_queue_ops q_ops = {
-	q_ctx, q_create, q_record, q_sync, q_elapsed, q_destroy, q_failed, q_now,
+	q_ctx, q_create, q_record, q_sync, q_elapsed, q_destroy, q_failed, q_now, q_query,
 };
 static struct vgpu_queue q = { .ops = &q_ops, .mark = 4, .depth = 4 };
 static struct vgpu_dev_page qpage;
 static struct vgpu_dev_gate qgpage;
 /* The gate stays granted: its ops are never called. */
-static int qg_gpu(void *ctx)
+static int qg_gpu(void *ctx, void *stream)
 {
 	(void)ctx;
+	(void)stream;
 	return 0;
 }
 
@@ -266,7 +285,7 @@ static void qreset(void)
 	memset(qf.rec_on, 0, sizeof(qf.rec_on));
 	qf.max_out = 0;
 	qf.over = 0;
-	qf.creates = qf.destroys = qf.records = qf.syncs = qf.elapseds = 0;
+	qf.creates = qf.destroys = qf.records = qf.syncs = qf.elapseds = qf.queries = 0;
 	qf.calls_off_mark = 0;
 	qf.nev = 0;
 	memset(qf.ev, 0, sizeof(qf.ev));
@@ -564,6 +583,25 @@ static void test_q_defer_gpus(void)
 	__atomic_sub_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
 	CHECK(qf.records - rec == 8 && !qf.errors, what, "%d records for 8 marks",
 	      qf.records - rec);
+static void test_q_cross(void)
+{
+	static const char what[] = "queue bound on a fake GPU: a thread on several GPUs whose "
+		"marks never complete by themselves makes its 100 launches, each wait bounded "
+		"(no event synchronised, under 1 s)";
+	struct timespec t0, t1;
+	uint64_t ms;
+
+	qsetup();
+	libvgpu_queue_cross = 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	q_burst2();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	libvgpu_queue_cross = 0;
+	ms = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000 +
+	     (uint64_t)((t1.tv_nsec - t0.tv_nsec) / 1000000);
+	CHECK(!qf.syncs && qf.queries && !qf.errors && ms < 1000 && ms >= 21 *
+	      VGPU_QUEUE_CROSS_NS / 1000000, what, "%d syncs, %d queries, %d errors, %llu ms",
+	      qf.syncs, qf.queries, qf.errors, (unsigned long long)ms);
 	PASSED(what);
 }
 
@@ -584,6 +622,7 @@ int test_queue_all(void)
 	test_q_defer_cap();
 	test_q_defer_streams();
 	test_q_defer_gpus();
+	test_q_cross();
 	qsetup();
 	return failures ? 1 : 0;
 }

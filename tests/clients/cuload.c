@@ -150,5 +150,10 @@ int cu_load(unsigned long long flags)
 #endif
 	bad |= GET(cuCtxDestroy, 4000);
 	bad |= GET(cuDeviceGetUuid, 11040);
+	bad |= GET(cuMemcpyDtoDAsync, 3020);
+	bad |= GET(cuEventCreate, 2000);
+	bad |= GET(cuEventRecord, 2000);
+	bad |= GET(cuStreamWaitEvent, 3020);
+	bad |= GET(cuLaunchHostFunc, 10000);
 	return bad ? -1 : 0;
 }

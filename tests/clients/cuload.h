@@ -84,6 +84,11 @@ struct cu {
 	CU_FN(cuCtxCreate);
 	CU_FN(cuCtxDestroy);
 	CU_FN(cuDeviceGetUuid);
+	CU_FN(cuMemcpyDtoDAsync);
+	CU_FN(cuEventCreate);
+	CU_FN(cuEventRecord);
+	CU_FN(cuStreamWaitEvent);
+	CU_FN(cuLaunchHostFunc);
 };
 
 extern struct cu cu;

@@ -166,6 +166,7 @@ void simgpu_config_defaults(struct sg_config *cfg, int ngpus)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->ngpus = ngpus;
 	cfg->kernel_ns = 10000;
+	cfg->copy_bw = 16ULL << 30;
 	cfg->ctx_vram = 0;
 	cfg->module_vram = 0;
 	cfg->memory_limits = 1;
@@ -265,6 +266,11 @@ static int set_key(struct sg_config *cfg, const char *key, const char *val,
 		if (simgpu_parse_size(val, &sz))
 			return fail(err, errlen, "%s: bad kernel_ns '%s'", where, val);
 		cfg->kernel_ns = sz;
+	} else if (!strcmp(key, "copy_bw")) {
+		if (simgpu_parse_size(val, &sz) || !sz)
+			return fail(err, errlen, "%s: bad copy_bw '%s' (bytes per second, > 0)",
+				    where, val);
+		cfg->copy_bw = sz;
 	} else if (!strcmp(key, "ctx_vram")) {
 		if (simgpu_parse_size(val, &sz))
 			return fail(err, errlen, "%s: bad ctx_vram '%s'", where, val);
@@ -397,6 +403,7 @@ int simgpu_config_load(struct sg_config *cfg, char *err, size_t errlen)
 	    env_override(cfg, "SIMGPU_CTX_VRAM", "ctx_vram", err, errlen) ||
 	    env_override(cfg, "SIMGPU_MODULE_VRAM", "module_vram", err, errlen) ||
 	    env_override(cfg, "SIMGPU_KERNEL_NS", "kernel_ns", err, errlen) ||
+	    env_override(cfg, "SIMGPU_COPY_BW", "copy_bw", err, errlen) ||
 	    env_override(cfg, "SIMGPU_MEMORY_LIMITS", "memory_limits", err, errlen))
 		return -1;
 	/* The environment's VRAM and SM counts win over per-GPU file keys. */

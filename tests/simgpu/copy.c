@@ -4,7 +4,9 @@
  * versions: legacy 32-bit (v1), _v2, and the per-thread default stream
  * variants (_ptds for synchronous, _ptsz for asynchronous calls).
  * Device memory is host memory underneath, so a copy is a memmove done
- * in stream order.
+ * in stream order; it then holds the device's engine for its bytes at
+ * copy_bw (engine.c), a memset for the bytes it writes, as DMA engines
+ * and memset kernels take device time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,27 @@
 #include "simgpu.h"
 
 enum { H = 0, D = 1 };
+
+void simgpu_move(const struct sg_op *op)
+{
+	if (op->kind == SG_OP_COPY) {
+		memmove(op->dst, op->src, op->n);
+		return;
+	}
+	for (size_t i = 0; i < op->n; i++) {
+		if (op->elsize == 1)
+			((unsigned char *)op->dst)[i] = (unsigned char)op->val;
+		else if (op->elsize == 2)
+			((uint16_t *)op->dst)[i] = (uint16_t)op->val;
+		else
+			((uint32_t *)op->dst)[i] = op->val;
+	}
+}
+
+uint64_t simgpu_op_copy_ns(const struct sg_op *op)
+{
+	return simgpu_copy_ns(op->kind == SG_OP_COPY ? op->n : op->n * (uint64_t)op->elsize);
+}
 
 static CUresult check(int kind, const void *p, size_t n)
 {
@@ -36,20 +59,8 @@ static CUresult issue(CUstream h, int ptds, int sync, struct sg_op *op)
 		pthread_mutex_unlock(&simgpu_lk);
 		if (idle) {
 			/* Nothing queued ahead of it: do it here. */
-			if (op->kind == SG_OP_COPY) {
-				memmove(op->dst, op->src, op->n);
-			} else {
-				struct sg_op *o = op;
-
-				for (size_t i = 0; i < o->n; i++) {
-					if (o->elsize == 1)
-						((unsigned char *)o->dst)[i] = (unsigned char)o->val;
-					else if (o->elsize == 2)
-						((uint16_t *)o->dst)[i] = (uint16_t)o->val;
-					else
-						((uint32_t *)o->dst)[i] = o->val;
-				}
-			}
+			simgpu_move(op);
+			simgpu_engine_run(s->ctx->dev, simgpu_op_copy_ns(op), simgpu_now_ns());
 			free(op);
 			return CUDA_SUCCESS;
 		}

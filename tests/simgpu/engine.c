@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The shared device: VRAM charging and the execution engine. Each GPU has
- * one engine; a kernel holds it for its whole duration. Waiters queue in
+ * one engine; a kernel holds it for its whole duration, a copy or memset
+ * for its bytes at copy_bw (one engine for all work: the share tests
+ * measure a tenant's device time, whatever the work). Waiters queue in
  * arrival order (across all processes), so contexts take turns kernel by
  * kernel. A kernel ends at its deadline whether or not the host thread
  * that runs it has woken yet (the next waiter takes the engine over then),
@@ -217,4 +219,20 @@ void simgpu_kernel_finish(int ord, uint64_t token, uint64_t end)
 		return;
 	simgpu_sleep_until(end);
 	engine_release(dev, token);
+}
+
+uint64_t simgpu_copy_ns(uint64_t bytes)
+{
+	uint64_t bw = simgpu_cfg.copy_bw ? simgpu_cfg.copy_bw : 1;
+
+	/* bytes x 1e9 / bw without overflow for any size under 2^64 / 1e3 */
+	return bytes / bw * 1000000000ULL + bytes % bw * 1000000000ULL / bw;
+}
+
+uint64_t simgpu_engine_run(int dev, uint64_t ns, uint64_t ready_ns)
+{
+	uint64_t token, end = simgpu_kernel_begin(dev, ns, ready_ns, &token);
+
+	simgpu_kernel_finish(dev, token, end);
+	return end;
 }

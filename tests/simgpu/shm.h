@@ -48,6 +48,7 @@ struct sg_gpu_config {
 struct sg_config {
 	int ngpus;
 	uint64_t kernel_ns;	/* duration of kernels other than simgpu_spin */
+	uint64_t copy_bw;	/* bytes per second a copy or memset moves */
 	uint64_t ctx_vram;	/* VRAM charged per context */
 	uint64_t module_vram;	/* VRAM charged per loaded module (module.c) */
 	int memory_limits;	/* 1: per-cgroup memory limits (NVML, memlimit.c) */

@@ -236,6 +236,14 @@ CUresult simgpu_pool_alloc(struct CUmemPoolHandle_st *pool, size_t size,
 
 /* ---- module.c ---- */
 void simgpu_module_release_ctx(struct CUctx_st *ctx);
+/* A copy's or memset's bytes moved (copy.c), and its device time. */
+void simgpu_move(const struct sg_op *op);
+uint64_t simgpu_op_copy_ns(const struct sg_op *op);
+/* Device time of a copy or memset of bytes (copy_bw). */
+uint64_t simgpu_copy_ns(uint64_t bytes);
+/* Hold dev's engine for ns from ready_ns on (queued behind other work);
+ * returns the device end. */
+uint64_t simgpu_engine_run(int dev, uint64_t ns, uint64_t ready_ns);
 uint64_t simgpu_kernel_ns(struct CUfunc_st *f, void **params, void **extra);
 CUresult simgpu_func_check(CUfunction f);
 

@@ -55,21 +55,10 @@ static void run_op(struct CUstream_st *s, struct sg_op *op)
 		break;
 	}
 	case SG_OP_COPY:
-		memmove(op->dst, op->src, op->n);
+	case SG_OP_SET:
+		simgpu_move(op);
+		s->clock_ns = simgpu_engine_run(s->ctx->dev, simgpu_op_copy_ns(op), s->clock_ns);
 		break;
-	case SG_OP_SET: {
-		unsigned char *d = op->dst;
-
-		for (size_t i = 0; i < op->n; i++) {
-			if (op->elsize == 1)
-				d[i] = (unsigned char)op->val;
-			else if (op->elsize == 2)
-				((uint16_t *)d)[i] = (uint16_t)op->val;
-			else
-				((uint32_t *)d)[i] = op->val;
-		}
-		break;
-	}
 	case SG_OP_RECORD:
 		pthread_mutex_lock(&simgpu_lk);
 		if (op->ev->done < op->seq) {

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Copies and memsets pass the compute gate (gate.h) like kernel launches
+ * (launch.c): the cuMemcpy* and cuMemset* families in their legacy (v1),
+ * _v2 and per-thread default stream (_ptds, _ptsz) forms. A tenant's
+ * share of a GPU is its time on the whole device, copy engines included:
+ * a tenant that only copies waits at the closed gate like one that only
+ * launches kernels, and its copies count in the page's launches, which
+ * the module reads to tell a holder at work from an idle one. The cost of
+ * a gated copy is a launch's: the same inlined fast path.
+ *
+ * The GPU of a copy is its stream's (launchgate.h: the current context's
+ * for a default stream). Synchronous copies (no stream: the legacy or,
+ * for _ptds, the per-thread default stream) also count the thread in the
+ * page's bound while the driver copies (synced.h), as a synchronisation
+ * does: the process is busy on the GPU though it makes no launch.
+ */
+#include "hooks.h"
+#include "launchgate.h"
+#include "state.h"
+#include "synced.h"
+
+/* Asynchronous: exactly a launch's wrapper (launch.c). */
+#define ENGINE(sym, params, args, stream)					\
+static __attribute__((noinline)) CUresult sym##_slow params			\
+{										\
+	vgpu_pfn_##sym real = REAL(sym);					\
+										\
+	if (!real)								\
+		return CUDA_ERROR_NOT_INITIALIZED;				\
+	libvgpu_launch_slow(stream);						\
+	return vgpu_launch_done(real args);					\
+}										\
+										\
+VGPU_EXPORT CUresult sym params							\
+{										\
+	vgpu_pfn_##sym real = (vgpu_pfn_##sym)					\
+		__atomic_load_n(&libvgpu_real[VGPU_HOOK_##sym], __ATOMIC_RELAXED);	\
+										\
+	if (__builtin_expect(real && vgpu_gate_pass(&libvgpu_gate, stream), 1))	\
+		return real args;						\
+	return sym##_slow args;							\
+}
+
+/* Synchronous: gated, then the thread counted busy while it copies. */
+#define ENGINE_SYNC(sym, params, args, stream)					\
+VGPU_EXPORT CUresult sym params							\
+{										\
+	vgpu_pfn_##sym real = REAL(sym);					\
+	uint64_t launches = 0;							\
+	CUresult rc;								\
+	int g;									\
+										\
+	if (!real)								\
+		return CUDA_ERROR_NOT_INITIALIZED;				\
+	vgpu_launch_gate(stream);						\
+	g = libvgpu_sync_begin(&launches);					\
+	rc = vgpu_launch_done(real args);					\
+	libvgpu_sync_end(g, launches, 0, rc);					\
+	return rc;								\
+}
+
+#define ST(h) ((void *)(h))
+#define ST_PT(h) ((void *)((h) ? (h) : CU_STREAM_PER_THREAD))
+
+ENGINE_SYNC(cuMemcpyHtoD, (CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount),
+       (dstDevice, srcHost, ByteCount), ST(NULL))
+ENGINE_SYNC(cuMemcpyDtoH, (void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount),
+       (dstHost, srcDevice, ByteCount), ST(NULL))
+ENGINE_SYNC(cuMemcpyDtoD, (CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice,
+	unsigned int ByteCount),
+       (dstDevice, srcDevice, ByteCount), ST(NULL))
+ENGINE_SYNC(cuMemcpyHtoD_v2, (CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount),
+       (dstDevice, srcHost, ByteCount), ST(NULL))
+ENGINE_SYNC(cuMemcpyDtoH_v2, (void *dstHost, CUdeviceptr srcDevice, size_t ByteCount),
+       (dstHost, srcDevice, ByteCount), ST(NULL))
+ENGINE_SYNC(cuMemcpyDtoD_v2, (CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount),
+       (dstDevice, srcDevice, ByteCount), ST(NULL))
+ENGINE_SYNC(cuMemcpyHtoD_v2_ptds, (CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount),
+       (dstDevice, srcHost, ByteCount), ST_PT(NULL))
+ENGINE_SYNC(cuMemcpyDtoH_v2_ptds, (void *dstHost, CUdeviceptr srcDevice, size_t ByteCount),
+       (dstHost, srcDevice, ByteCount), ST_PT(NULL))
+ENGINE_SYNC(cuMemcpyDtoD_v2_ptds, (CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount),
+       (dstDevice, srcDevice, ByteCount), ST_PT(NULL))
+ENGINE(cuMemcpyHtoDAsync, (CUdeviceptr_v1 dstDevice, const void *srcHost,
+	unsigned int ByteCount, CUstream hStream),
+       (dstDevice, srcHost, ByteCount, hStream), ST(hStream))
+ENGINE(cuMemcpyDtoHAsync, (void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount,
+	CUstream hStream),
+       (dstHost, srcDevice, ByteCount, hStream), ST(hStream))
+ENGINE(cuMemcpyDtoDAsync, (CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice,
+	unsigned int ByteCount, CUstream hStream),
+       (dstDevice, srcDevice, ByteCount, hStream), ST(hStream))
+ENGINE(cuMemcpyHtoDAsync_v2, (CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,
+	CUstream hStream),
+       (dstDevice, srcHost, ByteCount, hStream), ST(hStream))
+ENGINE(cuMemcpyDtoHAsync_v2, (void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+	CUstream hStream),
+       (dstHost, srcDevice, ByteCount, hStream), ST(hStream))
+ENGINE(cuMemcpyDtoDAsync_v2, (CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+	CUstream hStream),
+       (dstDevice, srcDevice, ByteCount, hStream), ST(hStream))
+ENGINE(cuMemcpyHtoDAsync_v2_ptsz, (CUdeviceptr dstDevice, const void *srcHost,
+	size_t ByteCount, CUstream hStream),
+       (dstDevice, srcHost, ByteCount, hStream), ST_PT(hStream))
+ENGINE(cuMemcpyDtoHAsync_v2_ptsz, (void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,
+	CUstream hStream),
+       (dstHost, srcDevice, ByteCount, hStream), ST_PT(hStream))
+ENGINE(cuMemcpyDtoDAsync_v2_ptsz, (CUdeviceptr dstDevice, CUdeviceptr srcDevice,
+	size_t ByteCount, CUstream hStream),
+       (dstDevice, srcDevice, ByteCount, hStream), ST_PT(hStream))
+ENGINE_SYNC(cuMemcpy, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount),
+       (dst, src, ByteCount), ST(NULL))
+ENGINE_SYNC(cuMemcpy_ptds, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount),
+       (dst, src, ByteCount), ST_PT(NULL))
+ENGINE(cuMemcpyAsync, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream),
+       (dst, src, ByteCount, hStream), ST(hStream))
+ENGINE(cuMemcpyAsync_ptsz, (CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream),
+       (dst, src, ByteCount, hStream), ST_PT(hStream))
+ENGINE_SYNC(cuMemsetD8, (CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N),
+       (dstDevice, uc, N), ST(NULL))
+ENGINE_SYNC(cuMemsetD16, (CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N),
+       (dstDevice, us, N), ST(NULL))
+ENGINE_SYNC(cuMemsetD32, (CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N),
+       (dstDevice, ui, N), ST(NULL))
+ENGINE_SYNC(cuMemsetD8_v2, (CUdeviceptr dstDevice, unsigned char uc, size_t N),
+       (dstDevice, uc, N), ST(NULL))
+ENGINE_SYNC(cuMemsetD16_v2, (CUdeviceptr dstDevice, unsigned short us, size_t N),
+       (dstDevice, us, N), ST(NULL))
+ENGINE_SYNC(cuMemsetD32_v2, (CUdeviceptr dstDevice, unsigned int ui, size_t N),
+       (dstDevice, ui, N), ST(NULL))
+ENGINE_SYNC(cuMemsetD8_v2_ptds, (CUdeviceptr dstDevice, unsigned char uc, size_t N),
+       (dstDevice, uc, N), ST_PT(NULL))
+ENGINE_SYNC(cuMemsetD16_v2_ptds, (CUdeviceptr dstDevice, unsigned short us, size_t N),
+       (dstDevice, us, N), ST_PT(NULL))
+ENGINE_SYNC(cuMemsetD32_v2_ptds, (CUdeviceptr dstDevice, unsigned int ui, size_t N),
+       (dstDevice, ui, N), ST_PT(NULL))
+ENGINE(cuMemsetD8Async, (CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream),
+       (dstDevice, uc, N, hStream), ST(hStream))
+ENGINE(cuMemsetD16Async, (CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream),
+       (dstDevice, us, N, hStream), ST(hStream))
+ENGINE(cuMemsetD32Async, (CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream),
+       (dstDevice, ui, N, hStream), ST(hStream))
+ENGINE(cuMemsetD8Async_ptsz, (CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream),
+       (dstDevice, uc, N, hStream), ST_PT(hStream))
+ENGINE(cuMemsetD16Async_ptsz, (CUdeviceptr dstDevice, unsigned short us, size_t N,
+	CUstream hStream),
+       (dstDevice, us, N, hStream), ST_PT(hStream))
+ENGINE(cuMemsetD32Async_ptsz, (CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream),
+       (dstDevice, ui, N, hStream), ST_PT(hStream))

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The compute gate beyond kernels on the current context (issue #14):
+# launches on another device's stream with no context current, copies,
+# and one thread driving two GPUs whose work depends on each other. A
+# closed gate is made by a high-priority tenant (y) with work on the GPU:
+# the low-priority tenant (x) must then make no progress there, and finish
+# once y's work is done. simgpu's engine records the device time each
+# cgroup got (simgpu-stat), copies included (bytes / copy_bw).
+suite=engines
+. /tests/suite-lib.sh
+
+cg=/sys/fs/cgroup
+export LD_PRELOAD=/usr/lib/libvgpu.so
+vgpuctl gpu probe >/dev/null
+mkdir -p $cg/x $cg/y
+vgpuctl tenant add x cgroup x >/dev/null
+vgpuctl tenant add y cgroup y >/dev/null
+vgpuctl tenant set x priority low >/dev/null
+vgpuctl tenant set y priority high >/dev/null
+
+# busy CGROUP GPU: device ns the cgroup's work took on GPU (simgpu-stat).
+busy() {
+	simgpu-stat | awk -v c="/$1" -v g="$2" \
+		'$1 == "cgroup" && $2 == c && $4 == g { v = $8 } END { print v + 0 }'
+}
+
+# wait_line FILE SECONDS: until FILE has a result line (" ok" or an
+# error); 0 if it came.
+wait_line() {
+	local i
+	for i in $(seq 1 $(($2 * 10))); do
+		grep -q '^[a-z]* ' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# stalls WHAT GPU CMD...: x runs CMD (an engine-client command) while y
+# keeps GPU busy for 3 s with 2 ms kernels; over y's second second x's
+# work must take under 2% of the GPU (the gate is closed to it), and x's
+# command must finish ok after y's work.
+stalls() {
+	local what=$1 gpu=$2 b0 b1 out=/tmp/x.out
+	shift 2
+	rm -f $out
+	/tmp/in_cg y simgpu-client device "$gpu" , launch 2000000 count 1500 streams 2 \
+		>/tmp/y.out 2>&1 &
+	sleep 0.5
+	/tmp/in_cg x engine-client "$@" >$out 2>&1 &
+	sleep 1
+	b0=$(busy x "$gpu")
+	sleep 1
+	b1=$(busy x "$gpu")
+	if [ $((b1 - b0)) -lt 20000000 ]; then
+		pass "$what: stalls while the gate is closed ($((b1 - b0)) ns in 1 s)"
+	else
+		fail "$what: stalls while the gate is closed" "$((b1 - b0)) ns of GPU $gpu in 1 s"
+	fi
+	if wait_line $out 60 && grep -q ' ok$' $out; then
+		pass "$what: finishes once the gate opens ($(busy x "$gpu") ns on GPU $gpu)"
+	else
+		fail "$what: finishes once the gate opens" "$(cat $out)"
+	fi
+	wait
+}
+
+# --- a stream of GPU 1, no current context: gated on GPU 1, not GPU 0
+stalls "kernels on GPU 1's stream with no current context" 1 xstream 2000000 400 1
+# --- copies pass the gate: 1 MiB device-to-device copies, 2 ms each at
+# 512 MiB/s (small, so that the emulated CPU's memmove is no bottleneck)
+export SIMGPU_COPY_BW=512M
+stalls "a copy-only tenant" 0 copy 1M 400
+unset SIMGPU_COPY_BW
+
+# --- one thread, two GPUs, cross-device waits, closed and reopened gate.
+# Marks are asked to wait for the newest launch (VGPU_QUEUE_US=1000 with
+# 5 ms kernels): without the bounded wait of a thread on several GPUs,
+# the mark after a launch on GPU 0 waits for work that runs only after
+# the thread's next launch on GPU 1. y closes x's gates on both GPUs in
+# turn meanwhile.
+rm -f /tmp/x.out
+vgpuctl tenant del x >/dev/null
+vgpuctl tenant add x cgroup x >/dev/null
+vgpuctl tenant set x priority low >/dev/null
+VGPU_QUEUE_US=1000 /tmp/in_cg x engine-client pingpong 5000000 400 >/tmp/x.out 2>&1 &
+sleep 0.3
+# y's bursts (300 ms) on the two GPUs overlap, one starting later, so that
+# x, blocked at one gate, meets the other closed too when it is let go.
+for g in 1 0 1; do
+	/tmp/in_cg y simgpu-client device $g , launch 2000000 count 150 >/dev/null 2>&1 &
+	y0=$!
+	sleep 0.15
+	/tmp/in_cg y simgpu-client device $((1 - g)) , launch 2000000 count 150 >/dev/null 2>&1 &
+	wait $y0 $!
+	sleep 0.3
+done
+if wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
+	pass "one thread on two GPUs with cross-device waits completes under a closed and reopened gate"
+else
+	fail "one thread on two GPUs with cross-device waits completes under a closed and reopened gate" \
+		"$(cat /tmp/x.out)"
+fi
+for g in 0 1; do
+	check_gate="$(vgpuctl tenant show x | awk -v g=$g '$1 == "gpu" && $2 == g {
+		for (i = 3; i < NF; i++) if ($i == "throttled") print $(i + 1) }')"
+	case $check_gate in
+	""|0|0ns|0s) fail "x waited at GPU $g's closed gate" "throttled '$check_gate'" ;;
+	*) pass "x waited at GPU $g's closed gate (throttled $check_gate)" ;;
+	esac
+done
+kill $(jobs -p) 2>/dev/null
+wait
+
+suite_end
