@@ -583,6 +583,9 @@ static void test_q_defer_gpus(void)
 	__atomic_sub_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
 	CHECK(qf.records - rec == 8 && !qf.errors, what, "%d records for 8 marks",
 	      qf.records - rec);
+	PASSED(what);
+}
+
 static void test_q_cross(void)
 {
 	static const char what[] = "queue bound on a fake GPU: a thread on several GPUs whose "
