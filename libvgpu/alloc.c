@@ -26,6 +26,7 @@
 #include "hooks.h"
 #include "ptrmap.h"
 #include "register.h"
+#include "capture.h"
 #include "streamdev.h"
 
 static CUresult alloc_dev(CUresult (*real)(CUdeviceptr *, size_t), CUdeviceptr *dptr,
@@ -164,6 +165,11 @@ VGPU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsig
  * the pool's, not the current context's. */
 typedef CUresult (*async_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream, void *);
 
+static void *key_stream(CUstream h, int ptsz)
+{
+	return ptsz && !h ? (void *)CU_STREAM_PER_THREAD : (void *)h;
+}
+
 static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 			    CUstream h, void *real, int from_pool)
 {
@@ -173,6 +179,13 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool poo
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	/* Captured: an allocation node, charged when its graph is launched
+	 * (graph.c). */
+	if (vgpu_capture_live() &&
+	    libvgpu_capture_stream(key_stream(h, real == (void *)REAL(cuMemAllocAsync_ptsz) ||
+					      real == (void *)REAL(cuMemAllocFromPoolAsync_ptsz))))
+		return from_pool ? ((vgpu_pfn_cuMemAllocFromPoolAsync)real)(dptr, bytesize, pool, h)
+				 : ((vgpu_pfn_cuMemAllocAsync)real)(dptr, bytesize, h);
 	libvgpu_ensure();	/* the device look-ups need the registration */
 	gpu = from_pool ? libvgpu_pool_gpu(pool, h) : libvgpu_stream_gpu(h);
 	rc = libvgpu_tx_begin(&tx, gpu, VGPU_ROUND(bytesize, VGPU_CHUNK));

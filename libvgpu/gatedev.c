@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "capture.h"
 #include "ctxmap.h"
 #include "gatedev.h"
 #include "hooks.h"
@@ -49,9 +50,14 @@ static void gate_drain(void *ctx, int gpu)
 	vgpu_pfn_cuCtxSynchronize_v2 sync2 = REAL(cuCtxSynchronize_v2);
 	vgpu_pfn_cuCtxSynchronize sync1 = REAL(cuCtxSynchronize);
 	uint64_t launches = __atomic_load_n(&libvgpu_gate.page->gpu[gpu].launches, __ATOMIC_RELAXED);
-	CUresult rc = sync2 ? sync2(NULL) : sync1 ? sync1() : CUDA_ERROR_NOT_FOUND;
+	CUresult rc;
 
 	(void)ctx;
+	/* Illegal while a stream of the context captures (capture.c): the
+	 * gate waits without draining. */
+	if (vgpu_capture_live())
+		return;
+	rc = sync2 ? sync2(NULL) : sync1 ? sync1() : CUDA_ERROR_NOT_FOUND;
 	if (!rc && gpu >= 0 && gpu < VGPU_DEV_GPUS)
 		libvgpu_sync_complete(gpu, launches);
 	if (rc)

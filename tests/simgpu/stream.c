@@ -173,6 +173,8 @@ CUresult simgpu_stream_submit(struct CUstream_st *s, struct sg_op *op)
 
 	if (!op)
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (__atomic_load_n(&simgpu_captures, __ATOMIC_RELAXED) && simgpu_capture_op(s, op, &rc))
+		return rc;	/* captured (capture.c) */
 	pthread_mutex_lock(&simgpu_lk);
 	if (!s->started) {
 		pthread_t t;
@@ -429,6 +431,8 @@ SG_API CUresult name(CUstream h)					\
 {									\
 	struct CUstream_st *s;						\
 	CUresult rc = simgpu_stream_resolve(h, ptds, &s);		\
+	if (!rc)							\
+		rc = simgpu_capture_sync_stream(s);			\
 	return rc ? rc : BODY(s);					\
 }
 
