@@ -10,11 +10,14 @@
  * N times, synchronises, says "holding" and sleeps HOLD ms.
  *
  *   capture-client MODE NS K SIZE N HOLD [keep] [side S] [sidens NS]
- *                  [pause MS] [forbid WHAT]
+ *                  [pause MS] [fork unjoined|joined] [forbid WHAT]
  *
  * MODE: global, thread (thread-local) or relaxed. SIZE takes K/M/G.
  * side S: S side launches of sidens NS (default 2 of NS) after each
  * captured kernel. pause MS: after the capture, say "captured" and sleep.
+ * fork: a third stream joins the capture (waits on an event recorded in
+ * it) and runs a kernel; joined: the capture stream then waits on an event
+ * recorded after it (else the fork is left unjoined).
  * forbid WHAT: during the capture the client itself makes a call that
  * CUDA forbids there: sync (cuCtxSynchronize), alloc (cuMemAlloc),
  * query (cuEventQuery of an event recorded outside the capture); it
@@ -41,6 +44,7 @@ static struct {
 	__typeof__(&cuEventRecord) record;
 	__typeof__(&cuEventQuery) query;
 	__typeof__(&cuGraphGetNodes) nodes;
+	__typeof__(&cuStreamWaitEvent) wait;
 } cx;
 
 static int get(const char *name, int version, void **out)
@@ -66,7 +70,8 @@ static int load(void)
 	       get("cuEventCreate", 2000, (void **)&cx.evcreate) |
 	       get("cuEventRecord", 2000, (void **)&cx.record) |
 	       get("cuEventQuery", 2000, (void **)&cx.query) |
-	       get("cuGraphGetNodes", 10000, (void **)&cx.nodes);
+	       get("cuGraphGetNodes", 10000, (void **)&cx.nodes) |
+	       get("cuStreamWaitEvent", 3020, (void **)&cx.wait);
 }
 
 static int step(const char *what, CUresult rc)
@@ -111,6 +116,7 @@ struct opts {
 	CUstreamCaptureMode mode;
 	uint64_t ns, k, size, n, hold, side, sidens, pause;
 	int keep;
+	int fork;		/* 1 unjoined, 2 joined */
 	const char *forbid;
 };
 
@@ -124,6 +130,31 @@ static CUresult forbidden(const char *what, CUevent ev)
 	if (!strcmp(what, "alloc"))
 		return cu.cuMemAlloc(&p, 1 << 20);
 	return cx.query(ev);
+}
+
+/* A third stream forks from s's capture, runs a kernel, and is joined
+ * back if asked. */
+static CUresult fork_join(const struct opts *o, CUstream s)
+{
+	CUevent a, b;
+	CUstream s3;
+	CUresult rc = cu.cuStreamCreate(&s3, CU_STREAM_NON_BLOCKING);
+
+	if (!rc)
+		rc = cx.evcreate(&a, 0);
+	if (!rc)
+		rc = cx.evcreate(&b, 0);
+	if (!rc)
+		rc = cx.record(a, s);
+	if (!rc)
+		rc = cx.wait(s3, a, 0);
+	if (!rc)
+		rc = kernel(o->ns, s3);
+	if (!rc && o->fork == 2)
+		rc = cx.record(b, s3);
+	if (!rc && o->fork == 2)
+		rc = cx.wait(s, b, 0);
+	return rc;
 }
 
 /* Capture the graph on s (side launches on s2); 0 or the failing rc. */
@@ -160,6 +191,8 @@ static CUresult capture(const struct opts *o, CUstream s, CUstream s2, CUgraph *
 		step("end", cx.end(s, g));
 		return CUDA_SUCCESS;	/* the results printed are the test */
 	}
+	if (!rc && o->fork)
+		rc = fork_join(o, s);
 	if (!rc && !o->keep)
 		rc = cu.cuMemFreeAsync(p, s);
 	if (step("capture", rc))
@@ -248,6 +281,11 @@ int main(int argc, char **argv)
 			o.side = strtoull(argv[++i], &end, 0);
 		else if (!strcmp(argv[i], "sidens") && i + 1 < argc)
 			o.sidens = strtoull(argv[++i], &end, 0);
+		else if (!strcmp(argv[i], "fork") && i + 1 < argc && !strcmp(argv[i + 1], "joined"))
+			o.fork = 2, i++;
+		else if (!strcmp(argv[i], "fork") && i + 1 < argc &&
+			 !strcmp(argv[i + 1], "unjoined"))
+			o.fork = 1, i++;
 		else if (!strcmp(argv[i], "pause") && i + 1 < argc)
 			o.pause = strtoull(argv[++i], &end, 0);
 		else if (!strcmp(argv[i], "forbid") && i + 1 < argc &&

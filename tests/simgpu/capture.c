@@ -46,9 +46,7 @@ struct sg_capture {
 int simgpu_captures;			/* atomic: captures in the list */
 static struct sg_capture *live;		/* simgpu_lk */
 static uint64_t next_id = 1;
-static int global_live;			/* GLOBAL-mode captures */
 static __thread CUstreamCaptureMode tls_mode;	/* GLOBAL: 0 */
-static __thread int tls_strict;		/* this thread's non-relaxed captures */
 
 static struct sg_capture *by_id(uint64_t id)
 {
@@ -138,8 +136,6 @@ int simgpu_capture_op(struct CUstream_st *s, struct sg_op *op, CUresult *rc)
 		}
 	}
 	if (!c) {
-		if (op->kind == SG_OP_RECORD)
-			op->ev->cap_id = 0;
 		pthread_mutex_unlock(&simgpu_lk);
 		return 0;
 	}
@@ -152,18 +148,20 @@ int simgpu_capture_op(struct CUstream_st *s, struct sg_op *op, CUresult *rc)
 int simgpu_capture_alloc(struct CUstream_st *s, size_t size, CUdeviceptr *dptr, CUresult *rc)
 {
 	struct CUgraph_st *g = NULL;
+	int capturing;
 	CUgraphNode n;
 
 	if (!__atomic_load_n(&simgpu_captures, __ATOMIC_RELAXED))
 		return 0;
 	pthread_mutex_lock(&simgpu_lk);
-	if (s->cap && s->cap->invalid)
+	capturing = s->cap != NULL;
+	if (capturing && s->cap->invalid)
 		*rc = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
-	else if (s->cap)
+	else if (capturing)
 		g = s->cap->graph;
 	pthread_mutex_unlock(&simgpu_lk);
 	if (!g)
-		return s->cap != NULL;
+		return capturing;
 	*rc = simgpu_graph_add_alloc(g, NULL, 0, s->ctx->dev, size, &n);
 	if (*rc)
 		return 1;
@@ -278,11 +276,7 @@ static CUresult begin(CUstream h, int ptds, CUstreamCaptureMode mode, struct CUg
 	s->cap = c;
 	s->cap_ops = s->cap_joined = 0;
 	__atomic_add_fetch(&simgpu_captures, 1, __ATOMIC_RELAXED);
-	if (mode == CU_STREAM_CAPTURE_MODE_GLOBAL)
-		global_live++;
 	pthread_mutex_unlock(&simgpu_lk);
-	if (mode != CU_STREAM_CAPTURE_MODE_RELAXED)
-		tls_strict++;
 	return CUDA_SUCCESS;
 }
 
@@ -352,8 +346,6 @@ static int finish(struct sg_capture *c)
 		}
 	}
 	__atomic_sub_fetch(&simgpu_captures, 1, __ATOMIC_RELAXED);
-	if (c->mode == CU_STREAM_CAPTURE_MODE_GLOBAL)
-		global_live--;
 	return unjoined;
 }
 
@@ -382,8 +374,6 @@ static CUresult end(CUstream h, CUgraph *out, int ptds)
 	}
 	unjoined = finish(c);
 	pthread_mutex_unlock(&simgpu_lk);
-	if (c->mode != CU_STREAM_CAPTURE_MODE_RELAXED)
-		tls_strict--;
 	*out = NULL;
 	if (c->invalid || unjoined) {
 		if (!c->into)

@@ -189,6 +189,8 @@ CUresult simgpu_stream_submit(struct CUstream_st *s, struct sg_op *op)
 		pthread_attr_destroy(&a);
 	}
 	if (!rc) {
+		if (op->kind == SG_OP_RECORD)
+			op->ev->cap_id = 0;	/* recorded outside any capture */
 		op->ready_ns = simgpu_now_ns();
 		if (s->tail)
 			s->tail->next = op;
