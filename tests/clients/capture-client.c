@@ -20,12 +20,14 @@
  * recorded after it (else the fork is left unjoined).
  * forbid WHAT: during the capture the client itself makes a call that
  * CUDA forbids there: sync (cuCtxSynchronize), alloc (cuMemAlloc),
- * query (cuEventQuery of an event recorded outside the capture); it
+ * query (cuEventQuery of an event recorded outside the capture), other
+ * (cuMemAlloc from another thread, in the default GLOBAL mode); it
  * prints that call's result and cuStreamEndCapture's, and stops.
  *
  * One line per step: "STEP ok ..." or "STEP CUDA_ERROR_..."; exit 0 when
  * every step succeeded, 1 otherwise, 2 on a usage error.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,11 +84,11 @@ static int step(const char *what, CUresult rc)
 }
 
 static CUfunction spin;
+static CUcontext ctx;
 
 static CUresult setup(void)
 {
 	static const char image[] = "simgpu test image: any bytes will do";
-	CUcontext ctx;
 	CUlibrary lib;
 	CUkernel k;
 	CUdevice d;
@@ -120,10 +122,30 @@ struct opts {
 	const char *forbid;
 };
 
+static void *other_thread(void *arg)
+{
+	CUdeviceptr p;
+	CUresult rc = cu.cuCtxSetCurrent(ctx);
+
+	if (!rc)
+		rc = cu.cuMemAlloc(&p, 1 << 20);
+	*(CUresult *)arg = rc;
+	return NULL;
+}
+
 /* The app's own forbidden call during the capture: its result. */
 static CUresult forbidden(const char *what, CUevent ev)
 {
+	CUresult rc = CUDA_ERROR_UNKNOWN;
 	CUdeviceptr p;
+	pthread_t t;
+
+	if (!strcmp(what, "other")) {
+		if (pthread_create(&t, NULL, other_thread, &rc))
+			return CUDA_ERROR_OUT_OF_MEMORY;
+		pthread_join(t, NULL);
+		return rc;
+	}
 
 	if (!strcmp(what, "sync"))
 		return cu.cuCtxSynchronize(NULL);
@@ -289,7 +311,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "pause") && i + 1 < argc)
 			o.pause = strtoull(argv[++i], &end, 0);
 		else if (!strcmp(argv[i], "forbid") && i + 1 < argc &&
-			 strstr(" sync alloc query ", argv[i + 1]) && strlen(argv[i + 1]) > 3)
+			 strstr(" sync alloc query other ", argv[i + 1]) && strlen(argv[i + 1]) > 3)
 			o.forbid = argv[++i];
 		else
 			return usage();

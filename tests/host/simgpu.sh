@@ -302,6 +302,13 @@ out=$($K relaxed 100000 2 4M 1 0 forbid sync 2>&1)
 check "capture: relaxed mode: cuCtxSynchronize is still illegal" \
 	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" \
 	"sync CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" "end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+out=$($K global 100000 2 4M 1 0 forbid other 2>&1)
+check "capture: global mode: another thread's cuMemAlloc fails and invalidates it" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" \
+	"other CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" "end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+out=$($K thread 100000 2 4M 1 0 forbid other 2>&1)
+check "capture: thread-local mode: another thread's cuMemAlloc is allowed" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "other ok" "end ok"
 out=$($K global 100000 2 4M 2 0 fork joined 2>&1)
 check "capture: a fork joined back ends well (the forked kernel is a node)" \
 	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "end ok" "nodes ok 7" "replays 2 ok"
