@@ -67,6 +67,7 @@ int libvgpu_capture_stream(void *stream)
 static void begun(CUstream h, int ptsz)
 {
 	struct cap *c = calloc(1, sizeof(*c));
+	int n;
 
 	if (!c) {
 		libvgpu_log(VGPU_LOG_WARN, "capture: out of memory: drains and marks go on");
@@ -77,8 +78,9 @@ static void begun(CUstream h, int ptsz)
 	pthread_mutex_lock(&vgpu_cap_lk);
 	c->next = vgpu_caps;
 	vgpu_caps = c;
-	__atomic_add_fetch(&libvgpu_captures, 1, __ATOMIC_RELAXED);
+	n = __atomic_add_fetch(&libvgpu_captures, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&vgpu_cap_lk);
+	libvgpu_log(VGPU_LOG_DEBUG, "capture begun on stream %p: %d live", c->stream, n);
 }
 
 /* After cuStreamEndCapture on h: forget the capture if h left it. */
@@ -89,8 +91,10 @@ static void ended(CUstream h, int ptsz)
 	void *k = key(h, ptsz);
 	struct cap **pp, *c = NULL;
 
-	if (is && is((CUstream)k, &st) == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE)
+	if (is && is((CUstream)k, &st) == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE) {
+		libvgpu_log(VGPU_LOG_DEBUG, "capture on stream %p goes on", k);
 		return;
+	}
 	pthread_mutex_lock(&vgpu_cap_lk);
 	for (pp = &vgpu_caps; *pp; pp = &(*pp)->next) {
 		if ((*pp)->stream == k && (k != (void *)CU_STREAM_PER_THREAD ||
@@ -102,6 +106,8 @@ static void ended(CUstream h, int ptsz)
 		}
 	}
 	pthread_mutex_unlock(&vgpu_cap_lk);
+	libvgpu_log(VGPU_LOG_DEBUG, "capture on stream %p ended: %d live", k,
+		    __atomic_load_n(&libvgpu_captures, __ATOMIC_RELAXED));
 	free(c);
 }
 
