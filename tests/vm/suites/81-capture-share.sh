@@ -67,6 +67,10 @@ for m in global thread; do
 	grep -q '^end ok' /tmp/g.out ||
 		fail "$m mode: the capture" "$(tr '\n' ' ' < /tmp/g.out | tail -c 200)"
 done
+# A graph of one 2 ms kernel (each replay as heavy as one launch of the
+# control below): separates the graph's weight from the graph path.
+share "global mode: replays of a captured graph (1 kernel of 2 ms)" \
+	capture-client global 2000000 1 4M 1000000 0 side 0
 # The same tenant launching 2 ms kernels on one stream, for comparison.
 share "control: kernels of 2 ms on one stream" \
 	simgpu-client launch 2000000 count 1000000000 streams 1
