@@ -3,7 +3,9 @@
  * capture-client: stream capture and graph replay, reached like NVIDIA's
  * runtime does (cuload.c). It captures on a stream, in a capture mode,
  * a graph of an allocation (cuMemAllocAsync), a memset and a host-to-device
- * copy into it, K simgpu_spin kernels of NS ns and (unless keep) the
+ * copy of its first 4 KiB (simgpu runs them on the host: a whole-size
+ * memset would hold the stream up), K simgpu_spin kernels of NS ns and
+ * (unless keep) the
  * allocation's free, while the same thread keeps launching kernels on a
  * second, uncaptured stream (side launches: they meet libvgpu's gate,
  * its drains and queue marks). Then it instantiates the graph, replays it
@@ -199,7 +201,7 @@ static CUresult capture(const struct opts *o, CUstream s, CUstream s2, CUgraph *
 		return rc;
 	rc = cu.cuMemAllocAsync(&p, o->size, s);
 	if (!rc)
-		rc = cx.set(p, 0x5a, o->size, s);
+		rc = cx.set(p, 0x5a, sizeof(host), s);
 	if (!rc)
 		rc = cx.copy(p, host, sizeof(host), s);
 	for (uint64_t i = 0; i < o->k && !rc; i++) {
