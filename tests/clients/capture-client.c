@@ -5,8 +5,7 @@
  * a graph of an allocation (cuMemAllocAsync), a memset and a host-to-device
  * copy of its first 4 KiB (simgpu runs them on the host: a whole-size
  * memset would hold the stream up), K simgpu_spin kernels of NS ns and
- * (unless keep) the
- * allocation's free, while the same thread keeps launching kernels on a
+ * (unless keep) the allocation's free, while the same thread keeps launching kernels on a
  * second, uncaptured stream (side launches: they meet libvgpu's gate,
  * its drains and queue marks). Then it instantiates the graph, replays it
  * N times, synchronises, says "holding" and sleeps HOLD ms.
