@@ -23,10 +23,10 @@
  * ones outlive contexts, as in the driver.
  */
 #include "account.h"
+#include "capture.h"
 #include "hooks.h"
 #include "ptrmap.h"
 #include "register.h"
-#include "capture.h"
 #include "streamdev.h"
 
 static CUresult alloc_dev(CUresult (*real)(CUdeviceptr *, size_t), CUdeviceptr *dptr,
@@ -165,11 +165,6 @@ VGPU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsig
  * the pool's, not the current context's. */
 typedef CUresult (*async_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream, void *);
 
-static void *key_stream(CUstream h, int ptsz)
-{
-	return ptsz && !h ? (void *)CU_STREAM_PER_THREAD : (void *)h;
-}
-
 static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
 			    CUstream h, void *real, int from_pool)
 {
@@ -182,7 +177,7 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool poo
 	/* Captured: an allocation node, charged when its graph is launched
 	 * (graph.c). */
 	if (vgpu_capture_live() &&
-	    libvgpu_capture_stream(key_stream(h, real == (void *)REAL(cuMemAllocAsync_ptsz) ||
+	    libvgpu_capture_stream(vgpu_capture_key(h, real == (void *)REAL(cuMemAllocAsync_ptsz) ||
 					      real == (void *)REAL(cuMemAllocFromPoolAsync_ptsz))))
 		return from_pool ? ((vgpu_pfn_cuMemAllocFromPoolAsync)real)(dptr, bytesize, pool, h)
 				 : ((vgpu_pfn_cuMemAllocAsync)real)(dptr, bytesize, h);

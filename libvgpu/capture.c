@@ -45,11 +45,6 @@ struct cap {
 static struct cap *vgpu_caps;
 static pthread_mutex_t vgpu_cap_lk = PTHREAD_MUTEX_INITIALIZER;
 
-static void *key(CUstream h, int ptsz)
-{
-	return ptsz && !h ? (void *)CU_STREAM_PER_THREAD : (void *)h;
-}
-
 int libvgpu_capture_stream(void *stream)
 {
 	vgpu_pfn_cuStreamIsCapturing is = REAL(cuStreamIsCapturing);
@@ -73,7 +68,7 @@ static void begun(CUstream h, int ptsz)
 		libvgpu_log(VGPU_LOG_WARN, "capture: out of memory: drains and marks go on");
 		return;
 	}
-	c->stream = key(h, ptsz);
+	c->stream = vgpu_capture_key(h, ptsz);
 	c->thread = pthread_self();
 	pthread_mutex_lock(&vgpu_cap_lk);
 	c->next = vgpu_caps;
@@ -88,7 +83,7 @@ static void ended(CUstream h, int ptsz)
 {
 	vgpu_pfn_cuStreamIsCapturing is = REAL(cuStreamIsCapturing);
 	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
-	void *k = key(h, ptsz);
+	void *k = vgpu_capture_key(h, ptsz);
 	struct cap **pp, *c = NULL;
 
 	if (is && is((CUstream)k, &st) == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE) {

@@ -9,12 +9,21 @@
 #ifndef VGPU_CAPTURE_H
 #define VGPU_CAPTURE_H
 
+#include "hooks.h"
+
 /* Captures begun through libvgpu and not yet ended. */
 extern int libvgpu_captures;
 
 static inline int vgpu_capture_live(void)
 {
 	return __atomic_load_n(&libvgpu_captures, __ATOMIC_RELAXED) != 0;
+}
+
+/* The stream a call with stream h made through a _ptsz entry point (or
+ * not) goes to: CU_STREAM_PER_THREAD for the per-thread default stream. */
+static inline void *vgpu_capture_key(CUstream h, int ptsz)
+{
+	return ptsz && !h ? (void *)CU_STREAM_PER_THREAD : (void *)h;
 }
 
 /* Whether work on stream (CU_STREAM_PER_THREAD for a per-thread default

@@ -58,8 +58,7 @@ static CUresult free_async(CUdeviceptr dptr, CUstream h, vgpu_pfn_cuMemFreeAsync
 	/* Captured: a free node, which gives the charge back when its graph
 	 * is launched (graph.c). */
 	if (vgpu_capture_live() &&
-	    libvgpu_capture_stream(!h && real == REAL(cuMemFreeAsync_ptsz) ?
-				   (void *)CU_STREAM_PER_THREAD : (void *)h))
+	    libvgpu_capture_stream(vgpu_capture_key(h, real == REAL(cuMemFreeAsync_ptsz))))
 		return real(dptr, h);
 	taken = dptr ? libvgpu_take(VGPU_K_MEM, (uint64_t)dptr, &a) : 0;
 	rc = real(dptr, h);
