@@ -21,6 +21,7 @@
  * ones outlive contexts, as in the driver.
  */
 #include "account.h"
+#include "capture.h"
 #include "poolcharge.h"
 #include "hooks.h"
 #include "ptrmap.h"
@@ -158,27 +159,39 @@ VGPU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsig
 	return rc;
 }
 
-/* Stream-ordered: charged by the pool's reservation (poolcharge.c). */
+/*
+ * Stream-ordered: charged by the pool's reservation (poolcharge.c), unless
+ * the stream captures: then it is an allocation node, charged when its
+ * graph is launched (graph.c).
+ */
+static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+			    CUstream h, void *real, int from_pool, int ptsz)
+{
+	if (real && vgpu_capture_live() && libvgpu_capture_stream(vgpu_capture_key(h, ptsz)))
+		return from_pool ? ((vgpu_pfn_cuMemAllocFromPoolAsync)real)(dptr, bytesize, pool, h)
+				 : ((vgpu_pfn_cuMemAllocAsync)real)(dptr, bytesize, h);
+	return libvgpu_pool_alloc(dptr, bytesize, pool, h, real, from_pool);
+}
 VGPU_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-	return libvgpu_pool_alloc(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync), 0);
+	return alloc_async(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync), 0, 0);
 }
 
 VGPU_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
-	return libvgpu_pool_alloc(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync_ptsz), 0);
+	return alloc_async(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync_ptsz), 0, 1);
 }
 
 VGPU_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
 					     CUmemoryPool pool, CUstream hStream)
 {
-	return libvgpu_pool_alloc(dptr, bytesize, pool, hStream,
-			   (void *)REAL(cuMemAllocFromPoolAsync), 1);
+	return alloc_async(dptr, bytesize, pool, hStream,
+			   (void *)REAL(cuMemAllocFromPoolAsync), 1, 0);
 }
 
 VGPU_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
 						  CUmemoryPool pool, CUstream hStream)
 {
-	return libvgpu_pool_alloc(dptr, bytesize, pool, hStream,
-			   (void *)REAL(cuMemAllocFromPoolAsync_ptsz), 1);
+	return alloc_async(dptr, bytesize, pool, hStream,
+			   (void *)REAL(cuMemAllocFromPoolAsync_ptsz), 1, 1);
 }

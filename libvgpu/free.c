@@ -9,6 +9,7 @@
  * queued, not when the stream reaches it.
  */
 #include "account.h"
+#include "capture.h"
 #include "hooks.h"
 #include "ptrmap.h"
 
@@ -54,6 +55,11 @@ static CUresult free_async(CUdeviceptr dptr, CUstream h, vgpu_pfn_cuMemFreeAsync
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	/* Captured: a free node, which gives the charge back when its graph
+	 * is launched (graph.c). */
+	if (vgpu_capture_live() &&
+	    libvgpu_capture_stream(vgpu_capture_key(h, real == REAL(cuMemFreeAsync_ptsz))))
+		return real(dptr, h);
 	taken = dptr ? libvgpu_take(VGPU_K_MEM, (uint64_t)dptr, &a) : 0;
 	rc = real(dptr, h);
 	libvgpu_free_done(taken, &a, rc);

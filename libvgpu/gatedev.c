@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 
+#include "capture.h"
 #include "ctxmap.h"
 #include "devmap.h"
 #include "gatedev.h"
@@ -93,6 +94,10 @@ static void gate_drain(void *ctx, int gpu)
 	CUresult rc = CUDA_SUCCESS;
 
 	(void)ctx;
+	/* Illegal while a stream of the context captures (capture.c): the
+	 * gate waits without draining. */
+	if (vgpu_capture_live())
+		return;
 	if (vgpu_gate_cross()) {
 		/* A thread on several GPUs may have queued work here that waits
 		 * for work it has yet to submit elsewhere: no drain, the module

@@ -4,9 +4,12 @@
  * memory-allocation node's address is fixed when the node is added, but
  * its memory is taken when a launch reaches it. So:
  *
- * - cuGraphAddMemAllocNode / cuGraphAddMemFreeNode only record the node
- *   (pointer, size rounded up to the 2 MiB chunk, GPU) in the graph's list;
- * - instantiation snapshots the list into the executable graph;
+ * - instantiation walks the graph (cuGraphGetNodes, cuGraphNodeGetType)
+ *   and child graphs in it, whoever built them: cuGraphAddMemAllocNode,
+ *   cuGraphAddNode(_v2), stream capture of cuMemAllocAsync /
+ *   cuMemFreeAsync, a child graph moved into its parent; it keeps each
+ *   allocation node (pointer, size rounded up to the 2 MiB chunk, GPU)
+ *   and free node (pointer) with the executable graph;
  * - cuGraphLaunch charges, before the real launch, every allocation node
  *   whose pointer is not held already (a launch refused for want of quota
  *   fails with CUDA_ERROR_OUT_OF_MEMORY and launches nothing); after the
@@ -18,7 +21,8 @@
  * - destroying a graph or an executable graph frees nothing: memory still
  *   held stays charged until freed, as in the driver.
  *
- * Graphs built by stream capture or cuGraphAddNode are not seen.
+ * A graph launch is gated like a kernel launch (launchgate.h): that is
+ * where the device time of captured work is spent.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +31,7 @@
 #include "devmap.h"
 #include "hooks.h"
 #include "launchgate.h"
+#include "log.h"
 #include "ptrmap.h"
 #include "register.h"
 
@@ -45,12 +50,11 @@ struct gsnap {
 
 struct grec {
 	struct grec *next;
-	void *key;		/* CUgraph or CUgraphExec */
-	struct gsnap *s;	/* graph: grown as nodes are added */
-	int cap;
+	void *key;		/* CUgraphExec */
+	struct gsnap *s;
 };
 
-static struct grec *vgpu_graphs, *vgpu_execs;
+static struct grec *vgpu_execs;
 static int vgpu_nexecs;
 static pthread_mutex_t vgpu_graph_lk = PTHREAD_MUTEX_INITIALIZER;
 
@@ -69,129 +73,119 @@ static void unref(struct gsnap *s)
 		free(s);
 }
 
-static void record(CUgraph g, const struct gop *op)
+/* Depth of child graphs walked; deeper ones are not accounted. */
+#define VGPU_GRAPH_DEPTH 8
+
+static int push(struct gsnap **s, int *cap, const struct gop *op)
 {
-	struct grec **pp, *r;
+	if (!*s || (*s)->n == *cap) {
+		int ncap = *cap ? *cap * 2 : 8;
+		struct gsnap *t = realloc(*s, sizeof(*t) + (size_t)ncap * sizeof(t->op[0]));
 
-	pthread_mutex_lock(&vgpu_graph_lk);
-	pp = find(&vgpu_graphs, g);
-	r = *pp;
-	if (!r) {
-		r = calloc(1, sizeof(*r));
-		if (!r)
-			goto out;
-		r->key = g;
-		r->next = vgpu_graphs;
-		vgpu_graphs = r;
-	}
-	if (!r->s || r->s->n == r->cap) {
-		int cap = r->cap ? r->cap * 2 : 8;
-		struct gsnap *s = realloc(r->s, sizeof(*s) + (size_t)cap * sizeof(s->op[0]));
-
-		if (!s)
-			goto out;
-		if (!r->s) {
-			s->refs = 1;
-			s->n = 0;
+		if (!t)
+			return -1;
+		if (!*s) {
+			t->refs = 1;
+			t->n = 0;
 		}
-		r->s = s;
-		r->cap = cap;
+		*s = t;
+		*cap = ncap;
 	}
-	r->s->op[r->s->n++] = *op;
-out:
-	pthread_mutex_unlock(&vgpu_graph_lk);
+	(*s)->op[(*s)->n++] = *op;
+	return 0;
 }
 
-VGPU_EXPORT CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph,
-					    const CUgraphNode *dependencies, size_t numDependencies,
-					    CUDA_MEM_ALLOC_NODE_PARAMS *p)
+/* One node: an allocation or free node is kept, a child graph walked. */
+static int walk(CUgraph g, struct gsnap **s, int *cap, int depth);
+static int walk_node(CUgraphNode n, struct gsnap **s, int *cap, int depth)
 {
-	vgpu_pfn_cuGraphAddMemAllocNode real = REAL(cuGraphAddMemAllocNode);
-	CUresult rc;
+	CUgraphNodeType t;
+	CUDA_MEM_ALLOC_NODE_PARAMS p;
+	struct gop op = { 0, 0, -1, 0 };
+	CUgraph child;
 
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = real(phGraphNode, hGraph, dependencies, numDependencies, p);
-	if (rc == CUDA_SUCCESS && p && vgpu_active() &&
-	    p->poolProps.location.type == CU_MEM_LOCATION_TYPE_DEVICE) {
-		struct gop op = {
-			(uint64_t)p->dptr, VGPU_ROUND(p->bytesize, VGPU_CHUNK),
-			libvgpu_dev_gpu(p->poolProps.location.id), 1,
-		};
-
-		record(hGraph, &op);
+	if (REAL(cuGraphNodeGetType)(n, &t) != CUDA_SUCCESS)
+		return 0;
+	switch (t) {
+	case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+		if (REAL(cuGraphMemAllocNodeGetParams)(n, &p) != CUDA_SUCCESS ||
+		    p.poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+			return 0;
+		op = (struct gop){ (uint64_t)p.dptr, VGPU_ROUND(p.bytesize, VGPU_CHUNK),
+				   libvgpu_dev_gpu(p.poolProps.location.id), 1 };
+		return push(s, cap, &op);
+	case CU_GRAPH_NODE_TYPE_MEM_FREE:
+		if (REAL(cuGraphMemFreeNodeGetParams)(n, (CUdeviceptr *)&op.ptr) != CUDA_SUCCESS)
+			return 0;
+		return push(s, cap, &op);
+	case CU_GRAPH_NODE_TYPE_GRAPH:
+		if (REAL(cuGraphChildGraphNodeGetGraph)(n, &child) != CUDA_SUCCESS)
+			return 0;
+		return walk(child, s, cap, depth + 1);
+	default:
+		return 0;
 	}
+}
+
+/* Append g's memory nodes to *s (grown, capacity *cap); -1: no memory. */
+static int walk(CUgraph g, struct gsnap **s, int *cap, int depth)
+{
+	CUgraphNode *nodes;
+	size_t n = 0;
+	int rc = 0;
+
+	if (depth > VGPU_GRAPH_DEPTH) {
+		libvgpu_log(VGPU_LOG_WARN, "graph: child graphs nested deeper than %d are not "
+			    "accounted", VGPU_GRAPH_DEPTH);
+		return 0;
+	}
+	if (REAL(cuGraphGetNodes)(g, NULL, &n) != CUDA_SUCCESS || !n)
+		return 0;
+	nodes = calloc(n, sizeof(*nodes));
+	if (!nodes)
+		return -1;
+	if (REAL(cuGraphGetNodes)(g, nodes, &n) == CUDA_SUCCESS)
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = nodes[i] ? walk_node(nodes[i], s, cap, depth) : 0;
+	free(nodes);
 	return rc;
 }
 
-VGPU_EXPORT CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph,
-					   const CUgraphNode *dependencies, size_t numDependencies,
-					   CUdeviceptr dptr)
-{
-	vgpu_pfn_cuGraphAddMemFreeNode real = REAL(cuGraphAddMemFreeNode);
-	CUresult rc;
-
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = real(phGraphNode, hGraph, dependencies, numDependencies, dptr);
-	if (rc == CUDA_SUCCESS && vgpu_active()) {
-		struct gop op = { (uint64_t)dptr, 0, -1, 0 };
-
-		record(hGraph, &op);
-	}
-	return rc;
-}
-
-VGPU_EXPORT CUresult cuGraphDestroy(CUgraph hGraph)
-{
-	vgpu_pfn_cuGraphDestroy real = REAL(cuGraphDestroy);
-	struct grec **pp, *r = NULL;
-	CUresult rc;
-
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = real(hGraph);
-	if (rc == CUDA_SUCCESS) {
-		pthread_mutex_lock(&vgpu_graph_lk);
-		pp = find(&vgpu_graphs, hGraph);
-		r = *pp;
-		if (r)
-			*pp = r->next;
-		pthread_mutex_unlock(&vgpu_graph_lk);
-		if (r) {
-			unref(r->s);
-			free(r);
-		}
-	}
-	return rc;
-}
-
-/* The executable graph exec was made from graph g: snapshot its nodes. */
+/* The executable graph exec was made from graph g: keep its memory
+ * nodes, if it has any. */
 static void instantiated(CUgraphExec exec, CUgraph g)
 {
-	struct grec *r, *e;
+	struct gsnap *s = NULL;
+	struct grec *e;
+	int cap = 0;
 
-	e = calloc(1, sizeof(*e));
-	if (!e)
+	if (!vgpu_active() || !REAL(cuGraphGetNodes) || !REAL(cuGraphNodeGetType) ||
+	    !REAL(cuGraphMemAllocNodeGetParams) || !REAL(cuGraphMemFreeNodeGetParams) ||
+	    !REAL(cuGraphChildGraphNodeGetGraph)) {
+		libvgpu_log(VGPU_LOG_DEBUG, "graph: not walked (inactive, or the driver lacks "
+			    "the node queries)");
 		return;
-	pthread_mutex_lock(&vgpu_graph_lk);
-	r = *find(&vgpu_graphs, g);
-	if (r && r->s) {
-		size_t sz = sizeof(*r->s) + (size_t)r->s->n * sizeof(r->s->op[0]);
-
-		e->s = malloc(sz);
-		if (e->s) {
-			memcpy(e->s, r->s, sz);
-			e->s->refs = 1;
-			e->key = exec;
-			e->next = vgpu_execs;
-			vgpu_execs = e;
-			vgpu_nexecs++;
-			e = NULL;
-		}
 	}
+	if (walk(g, &s, &cap, 0) < 0) {
+		libvgpu_log(VGPU_LOG_WARN, "graph: out of memory walking graph %p: its "
+			    "allocations are not charged", (void *)g);
+		free(s);
+		return;
+	}
+	if (!s)
+		return;		/* no memory nodes */
+	e = calloc(1, sizeof(*e));
+	if (!e) {
+		free(s);
+		return;
+	}
+	e->s = s;
+	e->key = exec;
+	pthread_mutex_lock(&vgpu_graph_lk);
+	e->next = vgpu_execs;
+	vgpu_execs = e;
+	vgpu_nexecs++;
 	pthread_mutex_unlock(&vgpu_graph_lk);
-	free(e);
 }
 
 /* cuGraphInstantiate and cuGraphInstantiate_v2, which take the same
@@ -304,6 +298,10 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h, i
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
+	/* Into a capturing stream: a child graph node, which runs (and
+	 * allocates) when the graph captured is launched. */
+	if (vgpu_capture_live() && libvgpu_capture_stream(st))
+		return real(e, h);
 	if (!__atomic_load_n(&vgpu_nexecs, __ATOMIC_RELAXED) || !vgpu_active()) {
 		vgpu_launch_gate(st);
 		return vgpu_launch_done(real(e, h));

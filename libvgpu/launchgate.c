@@ -50,6 +50,9 @@ void libvgpu_launch_mark(CUresult rc)
 	int pushed;
 
 	libvgpu_gate_tls.mark = 0;
+	/* Its events could be captured or invalidate a capture (capture.c). */
+	if (vgpu_capture_live())
+		return;
 	if (rc != CUDA_SUCCESS || !gp || !m || m > VGPU_MARK_MAX || g < 0 || g >= VGPU_DEV_GPUS)
 		return;
 	for (unsigned int i = 0; i < m; i++)

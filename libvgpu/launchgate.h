@@ -6,6 +6,7 @@
 #ifndef VGPU_LAUNCHGATE_H
 #define VGPU_LAUNCHGATE_H
 
+#include "capture.h"
 #include "hooks.h"
 #include "state.h"
 
@@ -16,6 +17,9 @@
 void libvgpu_launch_slow(void *stream);
 static inline void vgpu_launch_gate(void *stream)
 {
+	/* Captured, the launch runs when its graph is launched (capture.c). */
+	if (__builtin_expect(vgpu_capture_live(), 0) && libvgpu_capture_stream(stream))
+		return;
 	if (__builtin_expect(!vgpu_gate_pass(&libvgpu_gate, stream), 0))
 		libvgpu_launch_slow(stream);
 }

@@ -181,6 +181,24 @@ else
 	fail "bad VGPU_LOG" "$(head -c 300 "$work/bad.err")"
 fi
 
+# ---- stream capture through libvgpu (module absent): captured, replayed ----
+for m in global thread; do
+	out=$(LD_PRELOAD=$PRE $cli/capture-client $m 100000 4 4M 20 0 2>/dev/null)
+	if echo "$out" | grep -q '^end ok' && echo "$out" | grep -q '^nodes ok 8$' &&
+	   echo "$out" | grep -q '^replays 20 ok'; then
+		pass "module absent: a $m-mode capture (alloc, memset, copy, kernels, free) through libvgpu ends well, 8 nodes, 20 replays"
+	else
+		fail "$m-mode capture through libvgpu" "$(echo "$out" | grep -v ' ok' | tr '\n' ' ')"
+	fi
+	out=$(LD_PRELOAD=$PRE $cli/capture-client $m 100000 2 4M 1 0 forbid query 2>/dev/null)
+	if echo "$out" | grep -q '^query CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED' &&
+	   echo "$out" | grep -q '^end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED'; then
+		pass "module absent: the app's own cuEventQuery during a $m-mode capture still fails and invalidates it"
+	else
+		fail "$m-mode forbidden query through libvgpu" "$(echo "$out" | tr '\n' ' ')"
+	fi
+done
+
 # ---- programs that never touch CUDA pay nothing ----
 out=$(LD_PRELOAD=$PRE "$lib/tests/nocuda" 2>"$work/nocuda.err")
 if ! echo "$out" | grep -q '^libvgpu loaded'; then

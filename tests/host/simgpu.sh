@@ -335,6 +335,45 @@ else
 	fail "kill -9 mid-kernel" "victim never took the engine: $(cat "$work/k.out")"
 fi
 
+# ---- stream capture (capture.c), as CUDA documents it ----
+K=$cli/capture-client
+cap_has() { # cap_has OUTPUT LINE...: every LINE is in OUTPUT
+	local out=$1 l
+	shift
+	for l in "$@"; do grep -qx -- "$l" <<<"$out" || return 1; done
+}
+out=$($K global 100000 3 4M 5 0 2>&1)
+check "capture: alloc, memset, copy, 3 kernels, free captured as 7 nodes, replayed" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "status ok 1" "end ok" "nodes ok 7" "replays 5 ok"
+for m in global thread; do
+	for f in sync alloc query; do
+		out=$($K $m 100000 2 4M 1 0 forbid $f 2>&1)
+		check "capture: $m mode: $f during the capture fails and invalidates it" \
+			"$(tr '\n' ' ' <<<"$out")" cap_has "$out" \
+			"$f CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" "end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+	done
+done
+out=$($K relaxed 100000 2 4M 1 0 forbid alloc 2>&1)
+check "capture: relaxed mode: cuMemAlloc is allowed, the capture ends well" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "alloc ok" "end ok"
+out=$($K relaxed 100000 2 4M 1 0 forbid sync 2>&1)
+check "capture: relaxed mode: cuCtxSynchronize is still illegal" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" \
+	"sync CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" "end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+out=$($K global 100000 2 4M 1 0 forbid other 2>&1)
+check "capture: global mode: another thread's cuMemAlloc fails and invalidates it" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" \
+	"other CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" "end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+out=$($K thread 100000 2 4M 1 0 forbid other 2>&1)
+check "capture: thread-local mode: another thread's cuMemAlloc is allowed" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "other ok" "end ok"
+out=$($K global 100000 2 4M 2 0 fork joined 2>&1)
+check "capture: a fork joined back ends well (the forked kernel is a node)" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "end ok" "nodes ok 7" "replays 2 ok"
+out=$($K global 100000 2 4M 1 0 fork unjoined 2>&1)
+check "capture: a fork left unjoined ends with CUDA_ERROR_STREAM_CAPTURE_UNJOINED" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "end CUDA_ERROR_STREAM_CAPTURE_UNJOINED"
+
 # ---- a program built by nvcc against NVIDIA's cuda.h ----
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 if [ ! -x "$NVCC" ]; then

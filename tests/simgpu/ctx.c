@@ -349,6 +349,8 @@ SG_API CUresult cuCtxSynchronize(void)
 	struct CUctx_st *c;
 	CUresult rc = simgpu_ctx_get(&c);
 
+	if (!rc)
+		rc = simgpu_capture_sync_ctx(c);
 	return rc ? rc : simgpu_ctx_sync(c);
 }
 
@@ -360,7 +362,7 @@ SG_API CUresult cuCtxSynchronize_v2(CUcontext ctx)
 		return cuCtxSynchronize();
 	if (!simgpu_ctx_valid(ctx))
 		return CUDA_ERROR_INVALID_CONTEXT;
-	return simgpu_ctx_sync(ctx);
+	return simgpu_capture_sync_ctx(ctx) ?: simgpu_ctx_sync(ctx);
 }
 #endif
 

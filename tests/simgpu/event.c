@@ -77,6 +77,9 @@ SG_API CUresult cuEventQuery(CUevent ev)
 	SG_INIT_CHECK();
 	if (!ev || ev->magic != SG_EVENT_MAGIC)
 		return CUDA_ERROR_INVALID_HANDLE;
+	rc = simgpu_capture_sync_event(ev);
+	if (rc)
+		return rc;
 	pthread_mutex_lock(&simgpu_lk);
 	rc = ev->done < ev->recorded ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS;
 	pthread_mutex_unlock(&simgpu_lk);
@@ -86,10 +89,14 @@ SG_API CUresult cuEventQuery(CUevent ev)
 SG_API CUresult cuEventSynchronize(CUevent ev)
 {
 	uint64_t target;
+	CUresult rc;
 
 	SG_INIT_CHECK();
 	if (!ev || ev->magic != SG_EVENT_MAGIC)
 		return CUDA_ERROR_INVALID_HANDLE;
+	rc = simgpu_capture_sync_event(ev);
+	if (rc)
+		return rc;
 	pthread_mutex_lock(&simgpu_lk);
 	target = ev->recorded;
 	while (ev->done < target)

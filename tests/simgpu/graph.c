@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Graphs: kernel, memory-allocation, memory-free, memset, host and empty
- * nodes. A launch queues the nodes on the stream in the order they were
- * added (a valid topological order, since dependencies must exist first).
+ * Graphs: kernel, memory-allocation, memory-free, memset, memcpy (from
+ * stream capture), host, empty and child-graph nodes. A launch queues the
+ * nodes on the stream in the order they were added (a valid topological
+ * order, since dependencies must exist first), a child graph's in place.
  * An allocation node's address is fixed when the node is added; its VRAM
  * is charged when a launch reaches it and returned by a free node,
  * cuMemFree/cuMemFreeAsync, or the context's end.
@@ -10,28 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simgpu.h"
-
-enum node_kind { N_KERNEL, N_ALLOC, N_FREE, N_SET, N_HOST, N_EMPTY };
-
-struct CUgraphNode_st {
-	uint32_t magic;
-	enum node_kind kind;
-	struct CUgraphNode_st *next;
-	uint64_t ns;			/* kernel */
-	CUdeviceptr ptr;		/* alloc, free, set */
-	size_t size;			/* alloc; set: elements */
-	int dev;
-	uint32_t val;			/* set */
-	int elsize;
-	CUhostFn fn;			/* host */
-	void *arg;
-};
-
-struct CUgraph_st {
-	uint32_t magic;
-	struct CUgraphNode_st *head, *tail;
-};
+#include "graph.h"
 
 struct CUgraphExec_st {
 	uint32_t magic;
@@ -40,26 +20,29 @@ struct CUgraphExec_st {
 
 SG_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
-	struct CUgraph_st *g;
-
 	SG_INIT_CHECK();
 	if (!phGraph || flags)
 		return CUDA_ERROR_INVALID_VALUE;
-	g = calloc(1, sizeof(*g));
-	if (!g)
-		return CUDA_ERROR_OUT_OF_MEMORY;
-	g->magic = SG_GRAPH_MAGIC;
-	*phGraph = g;
-	return CUDA_SUCCESS;
+	*phGraph = simgpu_graph_new();
+	return *phGraph ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
-static CUresult add(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
-		    struct CUgraphNode_st *proto)
+struct CUgraph_st *simgpu_graph_new(void)
+{
+	struct CUgraph_st *g = calloc(1, sizeof(*g));
+
+	if (g)
+		g->magic = SG_GRAPH_MAGIC;
+	return g;
+}
+
+CUresult simgpu_graph_append(struct CUgraph_st *g, const CUgraphNode *deps, size_t ndeps,
+			     const struct CUgraphNode_st *proto, CUgraphNode *out)
 {
 	struct CUgraphNode_st *n;
 
 	SG_INIT_CHECK();
-	if (!out || !g || g->magic != SG_GRAPH_MAGIC || (ndeps && !deps))
+	if (!g || g->magic != SG_GRAPH_MAGIC || g->owned || (ndeps && !deps))
 		return CUDA_ERROR_INVALID_VALUE;
 	for (size_t i = 0; i < ndeps; i++)
 		if (!deps[i] || deps[i]->magic != SG_NODE_MAGIC)
@@ -75,14 +58,24 @@ static CUresult add(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t
 	else
 		g->head = n;
 	g->tail = n;
-	*out = n;
+	g->n++;
+	if (out)
+		*out = n;
 	return CUDA_SUCCESS;
+}
+
+static CUresult add(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+		    const struct CUgraphNode_st *proto)
+{
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	return simgpu_graph_append(g, deps, ndeps, proto, out);
 }
 
 static CUresult add_kernel(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
 			   CUfunction f, void **params, void **extra)
 {
-	struct CUgraphNode_st proto = { .kind = N_KERNEL };
+	struct CUgraphNode_st proto = { .kind = SG_N_KERNEL };
 
 	SG_INIT_CHECK();
 	if (simgpu_func_check(f))
@@ -112,48 +105,63 @@ SG_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *out, CUgraph g, const CUgra
 }
 #endif
 
-SG_API CUresult cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
-				       size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p)
+CUresult simgpu_graph_add_alloc(struct CUgraph_st *g, const CUgraphNode *deps, size_t ndeps,
+				int dev, size_t bytes, CUgraphNode *out)
 {
-	struct CUgraphNode_st proto = { .kind = N_ALLOC };
+	struct CUgraphNode_st proto = { .kind = SG_N_ALLOC, .dev = dev, .asked = bytes };
 	struct sg_range r = { 0 };
 	CUresult rc;
-	size_t len;
 	void *m;
 
 	SG_INIT_CHECK();
-	if (!p || !p->bytesize || p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+	if (!bytes || simgpu_check_dev(dev))
 		return CUDA_ERROR_INVALID_VALUE;
-	rc = simgpu_check_dev(p->poolProps.location.id);
-	if (rc)
-		return CUDA_ERROR_INVALID_VALUE;
-	len = SG_ROUND(p->bytesize, SG_GRANULARITY);
-	m = simgpu_map(len, SG_GRANULARITY, 0);
+	proto.size = SG_ROUND(bytes, SG_GRANULARITY);
+	m = simgpu_map(proto.size, SG_GRANULARITY, 0);
 	if (!m)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	r.base = (uintptr_t)m;
-	r.size = p->bytesize;
-	r.mapsize = len;
+	r.size = bytes;
+	r.mapsize = proto.size;
 	r.kind = SG_MEM_GRAPH;
-	r.dev = p->poolProps.location.id;
+	r.dev = dev;
 	r.ctx = simgpu_ctx_current();
 	if (!simgpu_range_add(&r)) {
-		simgpu_unmap(m, len);
+		simgpu_unmap(m, proto.size);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
 	proto.ptr = (CUdeviceptr)r.base;
-	proto.size = len;
-	proto.dev = r.dev;
-	rc = add(out, g, deps, ndeps, &proto);
+	rc = simgpu_graph_append(g, deps, ndeps, &proto, out);
+	if (rc) {
+		pthread_mutex_lock(&simgpu_lk);
+		struct sg_range *rr = simgpu_range_find(r.base, 1);
+
+		if (rr)
+			simgpu_range_del(rr);
+		pthread_mutex_unlock(&simgpu_lk);
+		simgpu_unmap(m, proto.size);
+	}
+	return rc;
+}
+
+SG_API CUresult cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+				       size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+	CUresult rc;
+
+	SG_INIT_CHECK();
+	if (!out || !p || p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
+		return CUDA_ERROR_INVALID_VALUE;
+	rc = simgpu_graph_add_alloc(g, deps, ndeps, p->poolProps.location.id, p->bytesize, out);
 	if (!rc)
-		p->dptr = proto.ptr;
+		p->dptr = (*out)->ptr;
 	return rc;
 }
 
 SG_API CUresult cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				      size_t ndeps, CUdeviceptr dptr)
 {
-	struct CUgraphNode_st proto = { .kind = N_FREE, .ptr = dptr };
+	struct CUgraphNode_st proto = { .kind = SG_N_FREE, .ptr = dptr };
 
 	return add(out, g, deps, ndeps, &proto);
 }
@@ -161,7 +169,7 @@ SG_API CUresult cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgraph
 SG_API CUresult cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				     size_t ndeps, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
 {
-	struct CUgraphNode_st proto = { .kind = N_SET };
+	struct CUgraphNode_st proto = { .kind = SG_N_SET };
 
 	(void)ctx;
 	if (!p || (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) ||
@@ -177,7 +185,7 @@ SG_API CUresult cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUgraphN
 SG_API CUresult cuGraphAddHostNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				   size_t ndeps, const CUDA_HOST_NODE_PARAMS *p)
 {
-	struct CUgraphNode_st proto = { .kind = N_HOST };
+	struct CUgraphNode_st proto = { .kind = SG_N_HOST };
 
 	if (!p || !p->fn)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -188,35 +196,47 @@ SG_API CUresult cuGraphAddHostNode(CUgraphNode *out, CUgraph g, const CUgraphNod
 
 SG_API CUresult cuGraphAddEmptyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps)
 {
-	struct CUgraphNode_st proto = { .kind = N_EMPTY };
+	struct CUgraphNode_st proto = { .kind = SG_N_EMPTY };
 
 	return add(out, g, deps, ndeps, &proto);
+}
+
+/* Allocation nodes whose memory is not held give back their address. */
+static void drop_alloc(struct CUgraphNode_st *n)
+{
+	struct sg_range *r;
+	int unmap = 0;
+
+	pthread_mutex_lock(&simgpu_lk);
+	r = simgpu_range_find((uintptr_t)n->ptr, 1);
+	if (r && r->kind == SG_MEM_GRAPH && !r->charged) {
+		simgpu_range_del(r);
+		unmap = 1;
+	}
+	pthread_mutex_unlock(&simgpu_lk);
+	if (unmap)
+		simgpu_unmap((void *)(uintptr_t)n->ptr, n->size);
+}
+
+/* Nodes stay allocated: an instantiated exec may still use them. */
+void simgpu_graph_free(struct CUgraph_st *g)
+{
+	for (struct CUgraphNode_st *n = g->head; n; n = n->next) {
+		if (n->kind == SG_N_ALLOC)
+			drop_alloc(n);
+		else if (n->kind == SG_N_GRAPH)
+			simgpu_graph_free(n->child);
+	}
+	g->magic = 0;
 }
 
 SG_API CUresult cuGraphDestroy(CUgraph g)
 {
 	SG_INIT_CHECK();
-	if (!g || g->magic != SG_GRAPH_MAGIC)
+	/* A graph moved into a parent is the parent's to destroy. */
+	if (!g || g->magic != SG_GRAPH_MAGIC || g->owned)
 		return CUDA_ERROR_INVALID_VALUE;
-	/* Nodes stay allocated: an instantiated exec may still use them.
-	 * Allocation nodes whose memory is not held give back their VA. */
-	for (struct CUgraphNode_st *n = g->head; n; n = n->next) {
-		if (n->kind == N_ALLOC) {
-			struct sg_range *r;
-			int unmap = 0;
-
-			pthread_mutex_lock(&simgpu_lk);
-			r = simgpu_range_find((uintptr_t)n->ptr, 1);
-			if (r && r->kind == SG_MEM_GRAPH && !r->charged) {
-				simgpu_range_del(r);
-				unmap = 1;
-			}
-			pthread_mutex_unlock(&simgpu_lk);
-			if (unmap)
-				simgpu_unmap((void *)(uintptr_t)n->ptr, n->size);
-		}
-	}
-	g->magic = 0;
+	simgpu_graph_free(g);
 	return CUDA_SUCCESS;
 }
 
@@ -317,6 +337,73 @@ static CUresult charge_alloc(struct CUgraphNode_st *n)
 	return CUDA_SUCCESS;
 }
 
+/* A node's operation on the stream, or NULL with *rc set (or 0: none). */
+static struct sg_op *node_op(const struct CUgraphNode_st *n, CUresult *rc)
+{
+	struct sg_op *op = NULL;
+
+	*rc = CUDA_SUCCESS;
+	switch (n->kind) {
+	case SG_N_KERNEL:
+		if ((op = simgpu_op_new(SG_OP_KERNEL)))
+			op->ns = n->ns;
+		break;
+	case SG_N_ALLOC:
+		*rc = charge_alloc((struct CUgraphNode_st *)n);
+		return NULL;
+	case SG_N_FREE:
+		if ((op = simgpu_op_new(SG_OP_POOL_FREE)))
+			op->ptr = n->ptr;
+		break;
+	case SG_N_SET:
+		if ((op = simgpu_op_new(SG_OP_SET))) {
+			op->dst = (void *)(uintptr_t)n->ptr;
+			op->val = n->val;
+			op->elsize = n->elsize;
+			op->n = n->size;
+		}
+		break;
+	case SG_N_COPY:
+		if ((op = simgpu_op_new(SG_OP_COPY))) {
+			op->dst = (void *)(uintptr_t)n->ptr;
+			op->src = n->src;
+			op->n = n->size;
+		}
+		break;
+	case SG_N_HOST:
+		if ((op = simgpu_op_new(SG_OP_HOST))) {
+			op->fn = n->fn;
+			op->arg = n->arg;
+		}
+		break;
+	case SG_N_EMPTY:
+	case SG_N_GRAPH:
+		return NULL;
+	}
+	if (!op)
+		*rc = CUDA_ERROR_OUT_OF_MEMORY;
+	return op;
+}
+
+/* Queue g's nodes on s in order, a child graph's in its place. */
+static CUresult submit_graph(struct CUstream_st *s, const struct CUgraph_st *g)
+{
+	CUresult rc = CUDA_SUCCESS;
+
+	for (struct CUgraphNode_st *n = g->head; n && !rc; n = n->next) {
+		struct sg_op *op;
+
+		if (n->kind == SG_N_GRAPH) {
+			rc = submit_graph(s, n->child);
+			continue;
+		}
+		op = node_op(n, &rc);
+		if (op)
+			rc = simgpu_stream_submit(s, op);
+	}
+	return rc;
+}
+
 static CUresult graph_launch(CUgraphExec e, CUstream h, int ptds)
 {
 	struct CUstream_st *s;
@@ -326,45 +413,7 @@ static CUresult graph_launch(CUgraphExec e, CUstream h, int ptds)
 		return rc;
 	if (!e || e->magic != SG_EXEC_MAGIC)
 		return CUDA_ERROR_INVALID_VALUE;
-	for (struct CUgraphNode_st *n = e->graph->head; n && !rc; n = n->next) {
-		struct sg_op *op = NULL;
-
-		switch (n->kind) {
-		case N_KERNEL:
-			op = simgpu_op_new(SG_OP_KERNEL);
-			if (op)
-				op->ns = n->ns;
-			break;
-		case N_ALLOC:
-			rc = charge_alloc(n);
-			continue;
-		case N_FREE:
-			op = simgpu_op_new(SG_OP_POOL_FREE);
-			if (op)
-				op->ptr = n->ptr;
-			break;
-		case N_SET:
-			op = simgpu_op_new(SG_OP_SET);
-			if (op) {
-				op->dst = (void *)(uintptr_t)n->ptr;
-				op->val = n->val;
-				op->elsize = n->elsize;
-				op->n = n->size;
-			}
-			break;
-		case N_HOST:
-			op = simgpu_op_new(SG_OP_HOST);
-			if (op) {
-				op->fn = n->fn;
-				op->arg = n->arg;
-			}
-			break;
-		case N_EMPTY:
-			continue;
-		}
-		rc = simgpu_stream_submit(s, op);
-	}
-	return rc;
+	return submit_graph(s, e->graph);
 }
 
 SG_API CUresult cuGraphLaunch(CUgraphExec e, CUstream h)

@@ -201,6 +201,10 @@ void simgpu_mem_release_ctx(struct CUctx_st *ctx)
 
 SG_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
+	CUresult rc = simgpu_capture_unsafe();	/* not stream-ordered */
+
+	if (rc)
+		return rc;
 	return simgpu_mem_alloc(dptr, bytesize, SG_MEM_DEVICE, 0);
 }
 

@@ -288,6 +288,10 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t size, struct CUmemPoolHand
 		p = dev_pool(s->ctx->dev, 1);
 	if (!valid(p))
 		return CUDA_ERROR_INVALID_VALUE;
+	if (!dptr || !size)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (simgpu_capture_alloc(s, size, dptr, &rc))
+		return rc;	/* an allocation node of the capture's graph */
 	return simgpu_pool_alloc(p, size, dptr);
 }
 

@@ -31,6 +31,22 @@ CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end);
 CUresult cuStreamGetCtx_v2_ptsz(CUstream h, CUcontext *pctx, CUgreenCtx *pg);
 #endif
 
+/* Defined by capture.c and graphnode.c; cuda.h declares them only
+ * through its version macros. */
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream h, CUstreamCaptureMode mode);
+CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream h, CUstreamCaptureStatus *st, cuuint64_t *id,
+					CUgraph *graph, const CUgraphNode **deps,
+					const CUgraphEdgeData **edges, size_t *ndeps);
+#if CUDA_VERSION >= 12030
+CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream h, CUgraph g, const CUgraphNode *deps,
+					  const CUgraphEdgeData *edges, size_t ndeps,
+					  CUstreamCaptureMode mode);
+#endif
+#if CUDA_VERSION >= 12040
+CUresult cuGraphAddNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
+			   const CUgraphEdgeData *edges, size_t ndeps, CUgraphNodeParams *p);
+#endif
+
 #define F(sym) ((void *)&(sym))
 
 struct sg_proc {
@@ -126,18 +142,25 @@ static const struct sg_proc table[] = {
 #if CUDA_VERSION >= 12000
 	{ "cuGetProcAddress", 12000, F(cuGetProcAddress_v2), NULL },
 #endif
+	{ "cuGraphAddChildGraphNode", 10000, F(cuGraphAddChildGraphNode), NULL },
 	{ "cuGraphAddEmptyNode", 10000, F(cuGraphAddEmptyNode), NULL },
 	{ "cuGraphAddHostNode", 10000, F(cuGraphAddHostNode), NULL },
 	{ "cuGraphAddKernelNode", 10000, F(cuGraphAddKernelNode), NULL },
 #if CUDA_VERSION >= 12000
 	{ "cuGraphAddKernelNode", 12000, F(cuGraphAddKernelNode_v2), NULL },
 #endif
+#if CUDA_VERSION >= 12040
+	{ "cuGraphAddNode", 12020, F(cuGraphAddNode), NULL },
+	{ "cuGraphAddNode", 12030, F(cuGraphAddNode_v2), NULL },
+#endif
 	{ "cuGraphAddMemAllocNode", 11040, F(cuGraphAddMemAllocNode), NULL },
 	{ "cuGraphAddMemFreeNode", 11040, F(cuGraphAddMemFreeNode), NULL },
 	{ "cuGraphAddMemsetNode", 10000, F(cuGraphAddMemsetNode), NULL },
+	{ "cuGraphChildGraphNodeGetGraph", 10000, F(cuGraphChildGraphNodeGetGraph), NULL },
 	{ "cuGraphCreate", 10000, F(cuGraphCreate), NULL },
 	{ "cuGraphDestroy", 10000, F(cuGraphDestroy), NULL },
 	{ "cuGraphExecDestroy", 10000, F(cuGraphExecDestroy), NULL },
+	{ "cuGraphGetNodes", 10000, F(cuGraphGetNodes), NULL },
 	{ "cuGraphInstantiate", 10000, F(cuGraphInstantiate), NULL },
 	{ "cuGraphInstantiate", 11000, F(cuGraphInstantiate_v2), NULL },
 	{ "cuGraphInstantiate", 12000, F(cuGraphInstantiateWithFlags), NULL },
@@ -146,6 +169,9 @@ static const struct sg_proc table[] = {
 	{ "cuGraphInstantiateWithParams", 12000, F(cuGraphInstantiateWithParams), F(cuGraphInstantiateWithParams_ptsz) },
 #endif
 	{ "cuGraphLaunch", 10000, F(cuGraphLaunch), F(cuGraphLaunch_ptsz) },
+	{ "cuGraphMemAllocNodeGetParams", 11040, F(cuGraphMemAllocNodeGetParams), NULL },
+	{ "cuGraphMemFreeNodeGetParams", 11040, F(cuGraphMemFreeNodeGetParams), NULL },
+	{ "cuGraphNodeGetType", 10000, F(cuGraphNodeGetType), NULL },
 	{ "cuInit", 2000, F(cuInit), NULL },
 #if CUDA_VERSION >= 12000
 	{ "cuKernelGetFunction", 12000, F(cuKernelGetFunction), NULL },
@@ -252,10 +278,19 @@ static const struct sg_proc table[] = {
 	{ "cuModuleLoadDataEx", 2010, F(cuModuleLoadDataEx), NULL },
 	{ "cuModuleLoadFatBinary", 2000, F(cuModuleLoadFatBinary), NULL },
 	{ "cuModuleUnload", 2000, F(cuModuleUnload), NULL },
+	{ "cuStreamBeginCapture", 10000, F(cuStreamBeginCapture), F(cuStreamBeginCapture_ptsz) },
+	{ "cuStreamBeginCapture", 10010, F(cuStreamBeginCapture_v2), F(cuStreamBeginCapture_v2_ptsz) },
+#if CUDA_VERSION >= 12030
+	{ "cuStreamBeginCaptureToGraph", 12030, F(cuStreamBeginCaptureToGraph), F(cuStreamBeginCaptureToGraph_ptsz) },
+#endif
 	{ "cuStreamCreate", 2000, F(cuStreamCreate), NULL },
 	{ "cuStreamCreateWithPriority", 5050, F(cuStreamCreateWithPriority), NULL },
 	{ "cuStreamDestroy", 2000, F(cuStreamDestroy), NULL },
 	{ "cuStreamDestroy", 4000, F(cuStreamDestroy_v2), NULL },
+	{ "cuStreamEndCapture", 10000, F(cuStreamEndCapture), F(cuStreamEndCapture_ptsz) },
+	{ "cuStreamGetCaptureInfo", 10010, F(cuStreamGetCaptureInfo), NULL },
+	{ "cuStreamGetCaptureInfo", 11030, F(cuStreamGetCaptureInfo_v2), NULL },
+	{ "cuStreamGetCaptureInfo", 12030, F(cuStreamGetCaptureInfo_v3), F(cuStreamGetCaptureInfo_v3_ptsz) },
 	{ "cuStreamGetCtx", 9020, F(cuStreamGetCtx), F(cuStreamGetCtx_ptsz) },
 #if CUDA_VERSION >= 12050
 	{ "cuStreamGetCtx", 12050, F(cuStreamGetCtx_v2), F(cuStreamGetCtx_v2_ptsz) },
@@ -268,9 +303,11 @@ static const struct sg_proc table[] = {
 	{ "cuStreamGetId", 12000, F(cuStreamGetId), F(cuStreamGetId_ptsz) },
 #endif
 	{ "cuStreamGetPriority", 5050, F(cuStreamGetPriority), F(cuStreamGetPriority_ptsz) },
+	{ "cuStreamIsCapturing", 10000, F(cuStreamIsCapturing), F(cuStreamIsCapturing_ptsz) },
 	{ "cuStreamQuery", 2000, F(cuStreamQuery), F(cuStreamQuery_ptsz) },
 	{ "cuStreamSynchronize", 2000, F(cuStreamSynchronize), F(cuStreamSynchronize_ptsz) },
 	{ "cuStreamWaitEvent", 3020, F(cuStreamWaitEvent), F(cuStreamWaitEvent_ptsz) },
+	{ "cuThreadExchangeStreamCaptureMode", 10010, F(cuThreadExchangeStreamCaptureMode), NULL },
 };
 
 #define NROWS (sizeof(table) / sizeof(table[0]))

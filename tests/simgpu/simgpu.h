@@ -89,6 +89,10 @@ struct CUstream_st {
 	uint64_t clock_ns;	/* device time its last operation ended */
 	uint64_t run_end;	/* device end of the kernel running now, or 0 */
 	int started, destroyed;
+	/* Stream capture (capture.c): the capture it belongs to, its
+	 * operations captured so far and how many of them are joined. */
+	struct sg_capture *cap;
+	uint64_t cap_ops, cap_joined;
 	pthread_cond_t cv;
 	struct CUstream_st *next;
 };
@@ -99,6 +103,10 @@ struct CUevent_st {
 	uint64_t recorded, done;
 	uint64_t t_ns;
 	int destroyed;
+	/* Last recorded in capture cap_id (0: outside any), on stream
+	 * cap_src after its first cap_mark captured operations. */
+	uint64_t cap_id, cap_mark;
+	struct CUstream_st *cap_src;
 };
 
 struct CUfunc_st {
@@ -198,6 +206,22 @@ struct sg_op *simgpu_op_new(enum sg_op_kind kind);
 CUresult simgpu_stream_sync(struct CUstream_st *s);
 extern unsigned int simgpu_sync_waiters;
 void simgpu_stream_destroy_all(struct CUctx_st *ctx);
+
+/* ---- capture.c ---- */
+extern int simgpu_captures;		/* live captures in the process */
+/* An operation for stream s while captures are live: 1 when capture
+ * took it (and freed it; *rc says how), 0 when it is to run. */
+int simgpu_capture_op(struct CUstream_st *s, struct sg_op *op, CUresult *rc);
+/* cuMemAllocAsync on s: 1 when s captures (an allocation node). */
+int simgpu_capture_alloc(struct CUstream_st *s, size_t size, CUdeviceptr *dptr, CUresult *rc);
+/* A potentially unsafe call by this thread: 0, or the error it fails
+ * with (the captures that prohibit it are invalidated). */
+CUresult simgpu_capture_unsafe(void);
+/* Synchronising or querying s (a stream), ctx (all its streams) or an
+ * event: 0, or the error (the capture concerned is invalidated). */
+CUresult simgpu_capture_sync_stream(struct CUstream_st *s);
+CUresult simgpu_capture_sync_ctx(struct CUctx_st *ctx);
+CUresult simgpu_capture_sync_event(struct CUevent_st *ev);
 
 /* ---- mem.c: a registry of every range this process handed out ---- */
 enum sg_mem_kind {

@@ -162,6 +162,8 @@ CUresult simgpu_stream_submit(struct CUstream_st *s, struct sg_op *op)
 
 	if (!op)
 		return CUDA_ERROR_OUT_OF_MEMORY;
+	if (__atomic_load_n(&simgpu_captures, __ATOMIC_RELAXED) && simgpu_capture_op(s, op, &rc))
+		return rc;	/* captured (capture.c) */
 	pthread_mutex_lock(&simgpu_lk);
 	if (!s->started) {
 		pthread_t t;
@@ -176,6 +178,8 @@ CUresult simgpu_stream_submit(struct CUstream_st *s, struct sg_op *op)
 		pthread_attr_destroy(&a);
 	}
 	if (!rc) {
+		if (op->kind == SG_OP_RECORD)
+			op->ev->cap_id = 0;	/* recorded outside any capture */
 		op->ready_ns = simgpu_now_ns();
 		if (s->tail)
 			s->tail->next = op;
@@ -418,6 +422,8 @@ SG_API CUresult name(CUstream h)					\
 {									\
 	struct CUstream_st *s;						\
 	CUresult rc = simgpu_stream_resolve(h, ptds, &s);		\
+	if (!rc)							\
+		rc = simgpu_capture_sync_stream(s);			\
 	return rc ? rc : BODY(s);					\
 }
 

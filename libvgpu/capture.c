@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stream capture (issue #14): the captures the process has live, so that
+ * libvgpu never makes a call that a capture forbids.
+ *
+ * CUDA prohibits, while a stream captures, synchronising or querying it,
+ * its context (cuCtxSynchronize: "a broader handle which encompasses an
+ * active stream capture") or a captured event, whatever the mode; and in
+ * GLOBAL mode (the default) "potentially unsafe" calls such as
+ * cuEventSynchronize / cuEventQuery from any thread not in RELAXED mode
+ * while any GLOBAL capture is live. An illegal call invalidates the
+ * capture, and the application's cuStreamEndCapture then fails. libvgpu's
+ * own such calls are the gate's drain (cuCtxSynchronize, gatedev.c) and
+ * the queue bound's events (queue.c). Rather than weigh each thread's
+ * mode (cuThreadExchangeStreamCaptureMode), libvgpu makes none of them
+ * while any capture is live in the process, which every mode allows:
+ *
+ * - a launch onto a capturing stream is not gated, counted or marked: it
+ *   runs when its graph is launched, and cuGraphLaunch is gated like a
+ *   launch (graph.c), which is where its device time is spent;
+ * - a launch onto another stream still waits at a closed gate, without
+ *   draining first (the work queued before is not waited for);
+ * - no queue-bound mark is made (launchgate.c).
+ *
+ * Captures are counted between a successful cuStreamBeginCapture* and the
+ * cuStreamEndCapture after which the stream no longer captures (the
+ * driver ends a capture even when it fails it as invalidated or
+ * unjoined).
+ */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "capture.h"
+#include "hooks.h"
+#include "log.h"
+
+int libvgpu_captures;
+
+struct cap {
+	struct cap *next;
+	void *stream;		/* CU_STREAM_PER_THREAD: of thread */
+	pthread_t thread;
+};
+
+static struct cap *vgpu_caps;
+static pthread_mutex_t vgpu_cap_lk = PTHREAD_MUTEX_INITIALIZER;
+
+int libvgpu_capture_stream(void *stream)
+{
+	vgpu_pfn_cuStreamIsCapturing is = REAL(cuStreamIsCapturing);
+	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+	CUresult rc;
+
+	if (!vgpu_capture_live() || !is)
+		return 0;
+	rc = is((CUstream)stream, &st);
+	if (rc == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
+		return 1;
+	return rc == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+static void begun(CUstream h, int ptsz)
+{
+	struct cap *c = calloc(1, sizeof(*c));
+	int n;
+
+	if (!c) {
+		libvgpu_log(VGPU_LOG_WARN, "capture: out of memory: drains and marks go on");
+		return;
+	}
+	c->stream = vgpu_capture_key(h, ptsz);
+	c->thread = pthread_self();
+	pthread_mutex_lock(&vgpu_cap_lk);
+	c->next = vgpu_caps;
+	vgpu_caps = c;
+	n = __atomic_add_fetch(&libvgpu_captures, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&vgpu_cap_lk);
+	libvgpu_log(VGPU_LOG_DEBUG, "capture begun on stream %p: %d live", c->stream, n);
+}
+
+/* After cuStreamEndCapture on h: forget the capture if h left it. */
+static void ended(CUstream h, int ptsz)
+{
+	vgpu_pfn_cuStreamIsCapturing is = REAL(cuStreamIsCapturing);
+	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+	void *k = vgpu_capture_key(h, ptsz);
+	struct cap **pp, *c = NULL;
+
+	if (is && is((CUstream)k, &st) == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE) {
+		libvgpu_log(VGPU_LOG_DEBUG, "capture on stream %p goes on", k);
+		return;
+	}
+	pthread_mutex_lock(&vgpu_cap_lk);
+	for (pp = &vgpu_caps; *pp; pp = &(*pp)->next) {
+		if ((*pp)->stream == k && (k != (void *)CU_STREAM_PER_THREAD ||
+					   pthread_equal((*pp)->thread, pthread_self()))) {
+			c = *pp;
+			*pp = c->next;
+			__atomic_sub_fetch(&libvgpu_captures, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&vgpu_cap_lk);
+	libvgpu_log(VGPU_LOG_DEBUG, "capture on stream %p ended: %d live", k,
+		    __atomic_load_n(&libvgpu_captures, __ATOMIC_RELAXED));
+	free(c);
+}
+
+#define BEGIN(sym, params, args, h, ptsz)					\
+VGPU_EXPORT CUresult sym params							\
+{										\
+	vgpu_pfn_##sym real = REAL(sym);					\
+	CUresult rc;								\
+										\
+	if (!real)								\
+		return CUDA_ERROR_NOT_INITIALIZED;				\
+	rc = real args;								\
+	if (rc == CUDA_SUCCESS)							\
+		begun(h, ptsz);							\
+	return rc;								\
+}
+
+BEGIN(cuStreamBeginCapture, (CUstream hStream), (hStream), hStream, 0)
+BEGIN(cuStreamBeginCapture_ptsz, (CUstream hStream), (hStream), hStream, 1)
+BEGIN(cuStreamBeginCapture_v2, (CUstream hStream, CUstreamCaptureMode mode),
+      (hStream, mode), hStream, 0)
+BEGIN(cuStreamBeginCapture_v2_ptsz, (CUstream hStream, CUstreamCaptureMode mode),
+      (hStream, mode), hStream, 1)
+#if CUDA_VERSION >= 12030
+BEGIN(cuStreamBeginCaptureToGraph,
+      (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+       const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode),
+      (hStream, hGraph, dependencies, dependencyData, numDependencies, mode), hStream, 0)
+BEGIN(cuStreamBeginCaptureToGraph_ptsz,
+      (CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+       const CUgraphEdgeData *dependencyData, size_t numDependencies, CUstreamCaptureMode mode),
+      (hStream, hGraph, dependencies, dependencyData, numDependencies, mode), hStream, 1)
+#endif
+
+static CUresult end(vgpu_pfn_cuStreamEndCapture real, CUstream h, CUgraph *g, int ptsz)
+{
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(h, g);
+	if (vgpu_capture_live())
+		ended(h, ptsz);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
+{
+	return end(REAL(cuStreamEndCapture), hStream, phGraph, 0);
+}
+
+VGPU_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
+{
+	return end(REAL(cuStreamEndCapture_ptsz), hStream, phGraph, 1);
+}

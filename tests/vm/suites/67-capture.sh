@@ -1,0 +1,107 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Stream capture and graphs under libvgpu (issue #14 parts 1 and 8, issue
+# #13 part 4). simgpu is strict about capture as CUDA documents it (a
+# forbidden call fails and invalidates the capture), so a capture that
+# succeeds here shows that libvgpu made no forbidden call: its gate closed
+# during the capture (a competing tenant holds the GPU) and the process
+# kept launching on an uncaptured stream, which would have drained with
+# cuCtxSynchronize and marked its queue with event waits.
+suite=capture
+. /tests/suite-lib.sh
+
+cg=/sys/fs/cgroup
+M=$((1024 * 1024))
+export LD_PRELOAD=/usr/lib/libvgpu.so
+vgpuctl gpu probe >/dev/null
+mkdir -p $cg/cap $cg/rival
+vgpuctl tenant add cap cgroup cap >/dev/null
+vgpuctl tenant add rival cgroup rival >/dev/null
+
+# throttled TENANT: its throttled time on GPU 0 (vgpuctl's figure).
+throttled() {
+	vgpuctl tenant show "$1" | awk '$1 == "gpu" && $2 == 0 {
+		for (i = 3; i < NF; i++) if ($i == "throttled") print $(i + 1) }'
+}
+
+# --- simgpu refuses what CUDA forbids during a capture (the app's own calls)
+for m in global thread; do
+	for f in sync alloc query; do
+		out=$(/tmp/in_cg cap capture-client $m 100000 2 4M 1 0 forbid $f 2>&1)
+		check_out "$m mode: the app's own $f during a capture is refused" \
+			"$f CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED" printf '%s\n' "$out"
+		check_out "$m mode: ... and the capture ends invalidated" \
+			"end CUDA_ERROR_STREAM_CAPTURE_INVALIDATED" printf '%s\n' "$out"
+	done
+done
+out=$(/tmp/in_cg cap capture-client relaxed 100000 2 4M 1 0 forbid alloc 2>&1)
+check_out "relaxed mode: cuMemAlloc during a capture is allowed" "alloc ok" printf '%s\n' "$out"
+check_out "relaxed mode: ... and the capture ends well" "end ok" printf '%s\n' "$out"
+
+# --- captures under libvgpu while the gate closes and reopens: a rival
+# tenant keeps the GPU busy during the capture (its share against graph
+# replays is 81-capture-share's), then the graph is replayed 1000 times.
+for m in global thread; do
+	/tmp/in_cg rival simgpu-client launch 2000000 count 1000000000 streams 2 \
+		>/dev/null 2>&1 &
+	rival=$!
+	sleep 1
+	t0=$(throttled cap)
+	rm -f /tmp/cap.out
+	/tmp/in_cg cap capture-client $m 100000 5 8M 1000 0 side 10 sidens 2000000 \
+		pause 100 > /tmp/cap.out 2>&1 &
+	pid=$!
+	for i in $(seq 1 1200); do grep -q '^captured' /tmp/cap.out && break; sleep 0.1; done
+	t1=$(throttled cap)
+	kill -9 $rival
+	wait $rival 2>/dev/null
+	wait $pid
+	out=$(cat /tmp/cap.out)
+	check_out "$m mode: capture with a competing tenant succeeds" "end ok" printf '%s\n' "$out"
+	check_out "$m mode: the graph has its 9 nodes" "nodes ok 9" printf '%s\n' "$out"
+	check_out "$m mode: instantiated and replayed 1000 times" "replays 1000 ok" \
+		printf '%s\n' "$out"
+	if [ -n "$t1" ] && [ "$t1" != "$t0" ]; then
+		pass "$m mode: the gate held the process back during the capture (throttled $t0 -> $t1)"
+	else
+		fail "$m mode: the gate held the process back during the capture" "throttled $t0 -> $t1"
+	fi
+done
+
+# --- graph memory: charged as simgpu holds it, at each step (a graph that
+# keeps its allocation is launched once: CUDA refuses a relaunch before
+# the allocation is freed)
+for m in global thread; do
+	rm -f /tmp/cap.out
+	hold=30000
+	[ $m = global ] || hold=2000
+	/tmp/in_cg cap capture-client $m 100000 2 48M 1 $hold keep pause 1500 \
+		> /tmp/cap.out 2>&1 &
+	pid=$!
+	for i in $(seq 1 300); do grep -q '^captured' /tmp/cap.out && break; sleep 0.1; done
+	check_eq "$m mode: captured, not launched: nothing charged" 0 "$(usage cap 0 vram_current)"
+	check_eq "$m mode: ... as simgpu holds" "$(truth /cap 0)" "$(usage cap 0 vram_current)"
+	for i in $(seq 1 300); do grep -q '^holding' /tmp/cap.out && break; sleep 0.1; done
+	check_eq "$m mode: launched, the allocation node is charged (48M)" $((48 * M)) \
+		"$(usage cap 0 vram_current)"
+	check_eq "$m mode: ... as simgpu holds" "$(truth /cap 0)" "$(usage cap 0 vram_current)"
+	if [ $m = global ]; then
+		kill -9 $pid
+		wait $pid 2>/dev/null
+		check_eq "$m mode: kill -9 gives it back" 0 "$(usage cap 0 vram_current)"
+	else
+		wait $pid 2>/dev/null
+		check_eq "$m mode: exit gives it back" 0 "$(usage cap 0 vram_current)"
+	fi
+	check_eq "$m mode: ... and simgpu holds nothing" 0 "$(truth /cap 0)"
+done
+
+# The graph that frees what it allocates holds nothing after its replays.
+out=$(/tmp/in_cg cap capture-client global 100000 2 48M 5 0 2>&1)
+check_out "a graph freeing its allocation replays" "replays 5 ok" printf '%s\n' "$out"
+check_eq "... and leaves nothing charged" 0 "$(usage cap 0 vram_current)"
+check_eq "... as simgpu holds" 0 "$(truth /cap 0)"
+
+vgpuctl tenant del cap >/dev/null
+vgpuctl tenant del rival >/dev/null
+suite_end
