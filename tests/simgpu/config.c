@@ -155,6 +155,8 @@ static void default_gpu(struct sg_gpu_config *g, int i)
 	snprintf(key, sizeof(key), "0000:%02x:00.0", (i + 1) & 0xff);
 	parse_pci(key, g);
 	g->numa = i % 2;
+	g->path[0] = (unsigned char)i;	/* a host bridge of its own */
+	g->path_len = 1;
 }
 
 void simgpu_config_defaults(struct sg_config *cfg, int ngpus)
@@ -168,6 +170,7 @@ void simgpu_config_defaults(struct sg_config *cfg, int ngpus)
 	cfg->memory_limits = 1;
 	cfg->vram = 16ULL << 30;
 	cfg->sms = 132;
+	cfg->numa_cpus = 8;
 	snprintf(cfg->name, sizeof(cfg->name), "NVIDIA H100 (simgpu)");
 	for (i = 0; i < SG_MAX_GPUS; i++)
 		default_gpu(&cfg->gpu[i], i);
@@ -220,6 +223,13 @@ static int set_key(struct sg_config *cfg, const char *key, const char *val,
 			if (parse_int(val, -1, 1023, &n))
 				return fail(err, errlen, "%s: bad numa node '%s'", where, val);
 			g->numa = (int)n;
+		} else if (!strcmp(key, "nvlink")) {
+			return simgpu_topo_parse_nvlink(cfg, (int)i, val, err, errlen, where);
+		} else if (!strcmp(key, "pci_path")) {
+			if (simgpu_topo_parse_path(g, val))
+				return fail(err, errlen,
+					    "%s: bad pci_path '%s' (want HOSTBRIDGE[/SWITCH...], 0..255, at most %d parts)",
+					    where, val, SG_PCI_DEPTH);
 		} else if (!strcmp(key, "vram")) {
 			if (simgpu_parse_size(val, &sz) || !sz)
 				return fail(err, errlen, "%s: bad vram size '%s'", where, val);
@@ -246,6 +256,10 @@ static int set_key(struct sg_config *cfg, const char *key, const char *val,
 		if (parse_int(val, 1, 4096, &n))
 			return fail(err, errlen, "%s: bad sms count '%s'", where, val);
 		cfg->sms = (int)n;
+	} else if (!strcmp(key, "numa_cpus")) {
+		if (parse_int(val, 1, 65536, &n))
+			return fail(err, errlen, "%s: bad numa_cpus '%s' (1..65536)", where, val);
+		cfg->numa_cpus = (int)n;
 	} else if (!strcmp(key, "kernel_ns")) {
 		if (simgpu_parse_size(val, &sz))
 			return fail(err, errlen, "%s: bad kernel_ns '%s'", where, val);
@@ -326,7 +340,7 @@ static int finish(struct sg_config *cfg, char *err, size_t errlen)
 					    j, i, g->pci);
 		}
 	}
-	return 0;
+	return simgpu_topo_check(cfg, err, errlen);
 }
 
 static int env_override(struct sg_config *cfg, const char *var,

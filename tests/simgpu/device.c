@@ -12,7 +12,7 @@
 CUresult simgpu_check_dev(CUdevice dev)
 {
 	SG_INIT_CHECK();
-	if (dev < 0 || dev >= simgpu_cfg.ngpus)
+	if (dev < 0 || dev >= simgpu_nvis)
 		return CUDA_ERROR_INVALID_DEVICE;
 	return CUDA_SUCCESS;
 }
@@ -22,7 +22,7 @@ SG_API CUresult cuDeviceGetCount(int *count)
 	SG_INIT_CHECK();
 	if (!count)
 		return CUDA_ERROR_INVALID_VALUE;
-	*count = simgpu_cfg.ngpus;
+	*count = simgpu_nvis;
 	return CUDA_SUCCESS;
 }
 
@@ -58,7 +58,7 @@ SG_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 		return rc;
 	if (!uuid)
 		return CUDA_ERROR_INVALID_VALUE;
-	simgpu_uuid_parse(simgpu_cfg.gpu[dev].uuid, (unsigned char *)uuid->bytes);
+	simgpu_uuid_parse(simgpu_cfg.gpu[simgpu_phys(dev)].uuid, (unsigned char *)uuid->bytes);
 	return CUDA_SUCCESS;
 }
 
@@ -75,7 +75,7 @@ SG_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 		return rc;
 	if (!pciBusId || len <= 0)
 		return CUDA_ERROR_INVALID_VALUE;
-	snprintf(pciBusId, (size_t)len, "%s", simgpu_cfg.gpu[dev].pci);
+	snprintf(pciBusId, (size_t)len, "%s", simgpu_cfg.gpu[simgpu_phys(dev)].pci);
 	return CUDA_SUCCESS;
 }
 
@@ -94,8 +94,8 @@ SG_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 		if (sscanf(pciBusId, "%x:%x.%x", &b, &s, &f) < 2)
 			return CUDA_ERROR_INVALID_VALUE;
 	}
-	for (int i = 0; i < simgpu_cfg.ngpus; i++) {
-		const struct sg_gpu_config *g = &simgpu_cfg.gpu[i];
+	for (int i = 0; i < simgpu_nvis; i++) {
+		const struct sg_gpu_config *g = &simgpu_cfg.gpu[simgpu_phys(i)];
 
 		if (g->domain == d && g->bus == b && g->device == s) {
 			*dev = i;
@@ -113,7 +113,7 @@ SG_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 		return rc;
 	if (!bytes)
 		return CUDA_ERROR_INVALID_VALUE;
-	*bytes = simgpu_cfg.gpu[dev].vram;
+	*bytes = simgpu_cfg.gpu[simgpu_phys(dev)].vram;
 	return CUDA_SUCCESS;
 }
 
@@ -160,7 +160,7 @@ SG_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevic
 		return rc;
 	if (!pi || a <= 0 || a >= (int)CU_DEVICE_ATTRIBUTE_MAX)
 		return CUDA_ERROR_INVALID_VALUE;
-	g = &simgpu_cfg.gpu[dev];
+	g = &simgpu_cfg.gpu[simgpu_phys(dev)];
 	switch (a) {
 	case 16: *pi = g->sms; break;				/* MULTIPROCESSOR_COUNT */
 	case 33: *pi = (int)g->bus; break;			/* PCI_BUS_ID */
@@ -189,6 +189,14 @@ SG_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 	return CUDA_SUCCESS;
 }
 
+/*
+ * Peer access follows the configured topology (topo.c): NVLink pairs, and
+ * GPUs below one PCIe switch. CUDA Driver API, "Peer Context Memory
+ * Access": cuDeviceCanAccessPeer answers 0 or 1 for any two valid devices;
+ * cuDeviceGetP2PAttribute refuses one device with itself
+ * (CUDA_ERROR_INVALID_DEVICE) and an unknown attribute
+ * (CUDA_ERROR_INVALID_VALUE).
+ */
 SG_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
 	CUresult rc = simgpu_check_dev(dev);
@@ -199,7 +207,7 @@ SG_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice
 		return rc;
 	if (!canAccessPeer)
 		return CUDA_ERROR_INVALID_VALUE;
-	*canAccessPeer = 0;
+	*canAccessPeer = simgpu_topo_peer_ok(&simgpu_cfg, simgpu_phys(dev), simgpu_phys(peerDev));
 	return CUDA_SUCCESS;
 }
 
@@ -207,14 +215,36 @@ SG_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib
 					CUdevice srcDevice, CUdevice dstDevice)
 {
 	CUresult rc = simgpu_check_dev(srcDevice);
+	int peer, nvlink;
 
-	(void)attrib;
 	if (!rc)
 		rc = simgpu_check_dev(dstDevice);
 	if (rc)
 		return rc;
+	if (srcDevice == dstDevice)
+		return CUDA_ERROR_INVALID_DEVICE;
 	if (!value)
 		return CUDA_ERROR_INVALID_VALUE;
-	*value = 0;
+	srcDevice = simgpu_phys(srcDevice);
+	dstDevice = simgpu_phys(dstDevice);
+	peer = simgpu_topo_peer_ok(&simgpu_cfg, srcDevice, dstDevice);
+	nvlink = simgpu_cfg.gpu[srcDevice].nvlink[dstDevice] != 0;
+	switch ((int)attrib) {
+	case 1:		/* PERFORMANCE_RANK: simgpu's, 1 NVLink, 2 PCIe, 0 none */
+		*value = !peer ? 0 : nvlink ? 1 : 2;
+		break;
+	case 2:		/* ACCESS_SUPPORTED */
+	case 4:		/* CUDA_ARRAY_ACCESS_SUPPORTED */
+		*value = peer;
+		break;
+	case 3:		/* NATIVE_ATOMIC_SUPPORTED: over NVLink */
+		*value = nvlink;
+		break;
+	case 5:		/* ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED */
+		*value = 0;
+		break;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
 	return CUDA_SUCCESS;
 }

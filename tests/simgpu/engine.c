@@ -33,8 +33,9 @@ static int fits(int dev, uint64_t bytes)
 	return !simgpu_cfg.memory_limits || simgpu_limit_allows(simgpu_slot, dev, bytes);
 }
 
-CUresult simgpu_charge(int dev, uint64_t bytes)
+CUresult simgpu_charge(int ord, uint64_t bytes)
 {
+	int dev = simgpu_phys(ord);	/* the shared state's GPU */
 	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
 	CUresult rc = CUDA_SUCCESS;
 
@@ -56,8 +57,9 @@ CUresult simgpu_charge(int dev, uint64_t bytes)
 	return rc;
 }
 
-void simgpu_uncharge(int dev, uint64_t bytes)
+void simgpu_uncharge(int ord, uint64_t bytes)
 {
+	int dev = simgpu_phys(ord);	/* the shared state's GPU */
 	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
 
 	if (!bytes)
@@ -75,8 +77,9 @@ void simgpu_uncharge(int dev, uint64_t bytes)
 	simgpu_state_unlock();
 }
 
-void simgpu_ctx_count(int dev, int delta)
+void simgpu_ctx_count(int ord, int delta)
 {
+	int dev = simgpu_phys(ord);	/* the shared state's GPU */
 	simgpu_state_lock();
 	if (simgpu_slot >= 0 && simgpu_shm->procs[simgpu_slot].pid == simgpu_pid)
 		simgpu_shm->procs[simgpu_slot].ctxs[dev] += delta;
@@ -191,8 +194,9 @@ static void engine_release(int dev, uint64_t token)
  * device end (*token 0: nothing to finish); finish sleeps until then and
  * gives the engine up. Between the two the caller may publish the end.
  */
-uint64_t simgpu_kernel_begin(int dev, uint64_t ns, uint64_t ready_ns, uint64_t *token)
+uint64_t simgpu_kernel_begin(int ord, uint64_t ns, uint64_t ready_ns, uint64_t *token)
 {
+	int dev = simgpu_phys(ord);	/* the shared state's GPU */
 	struct sg_gpu_shared *g = &simgpu_shm->gpus[dev];
 	uint64_t end;
 
@@ -206,8 +210,9 @@ uint64_t simgpu_kernel_begin(int dev, uint64_t ns, uint64_t ready_ns, uint64_t *
 	return end;
 }
 
-void simgpu_kernel_finish(int dev, uint64_t token, uint64_t end)
+void simgpu_kernel_finish(int ord, uint64_t token, uint64_t end)
 {
+	int dev = simgpu_phys(ord);	/* the shared state's GPU */
 	if (!token)
 		return;
 	simgpu_sleep_until(end);

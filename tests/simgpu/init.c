@@ -48,7 +48,8 @@ static CUresult do_init(void)
 		fprintf(stderr, "simgpu: bad configuration: %s\n", err);
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	if (simgpu_cfg.ngpus == 0)
+	simgpu_visible_load();
+	if (simgpu_nvis == 0)
 		return CUDA_ERROR_NO_DEVICE;
 	rc = simgpu_state_open();
 	if (rc) {

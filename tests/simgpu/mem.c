@@ -241,7 +241,7 @@ SG_API CUresult cuMemGetInfo_v2(size_t *free_, size_t *total)
 		return rc;
 	if (!free_ || !total)
 		return CUDA_ERROR_INVALID_VALUE;
-	g = &simgpu_shm->gpus[ctx->dev];
+	g = &simgpu_shm->gpus[simgpu_phys(ctx->dev)];
 	simgpu_state_lock();
 	*total = g->total;
 	*free_ = g->used < g->total ? g->total - g->used : 0;

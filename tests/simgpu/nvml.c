@@ -100,6 +100,22 @@ nvmlReturn_t simgpu_nvml_dev(nvmlDevice_t d, int *i)
 	return NVML_SUCCESS;
 }
 
+nvmlReturn_t simgpu_nvml_ready(void)
+{
+	CHECK_INIT();
+	return NVML_SUCCESS;
+}
+
+const struct sg_config *simgpu_nvml_cfg(void)
+{
+	return &cfg;
+}
+
+nvmlDevice_t simgpu_nvml_handle(int i)
+{
+	return &devs[i];
+}
+
 static nvmlReturn_t copy_str(char *dst, unsigned int len, const char *src)
 {
 	if (!dst)
@@ -172,6 +188,41 @@ SG_API nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *de
 	return NVML_ERROR_NOT_FOUND;
 }
 
+/* The board serial number: simgpu's are 1650923000000 + the GPU's index. */
+static void serial_of(int i, char *out, size_t len)
+{
+	snprintf(out, len, "%llu", 1650923000000ULL + (unsigned long long)i);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)
+{
+	char s[NVML_DEVICE_SERIAL_BUFFER_SIZE];
+
+	CHECK_INIT();
+	if (!serial || !device)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	for (int i = 0; i < cfg.ngpus; i++) {
+		serial_of(i, s, sizeof(s));
+		if (!strcmp(serial, s)) {
+			*device = &devs[i];
+			return NVML_SUCCESS;
+		}
+	}
+	return NVML_ERROR_NOT_FOUND;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)
+{
+	char s[NVML_DEVICE_SERIAL_BUFFER_SIZE];
+	int i;
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
+
+	if (rc)
+		return rc;
+	serial_of(i, s, sizeof(s));
+	return copy_str(serial, length, s);
+}
+
 SG_API nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId, nvmlDevice_t *device)
 {
 	unsigned int d, b, s, f;
@@ -229,17 +280,10 @@ SG_API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *
 	return nvmlDeviceGetIndex(device, minor);
 }
 
-SG_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+void simgpu_nvml_pci(int i, nvmlPciInfo_t *pci)
 {
-	const struct sg_gpu_config *g;
-	int i;
-	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
+	const struct sg_gpu_config *g = &cfg.gpu[i];
 
-	if (rc)
-		return rc;
-	if (!pci)
-		return NVML_ERROR_INVALID_ARGUMENT;
-	g = &cfg.gpu[i];
 	memset(pci, 0, sizeof(*pci));
 	snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.%X",
 		 g->domain, g->bus, g->device, g->function);
@@ -250,6 +294,18 @@ SG_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *
 	pci->device = g->device;
 	pci->pciDeviceId = 0x233010de;
 	pci->pciSubSystemId = 0x16c110de;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetPciInfo_v3(nvmlDevice_t device, nvmlPciInfo_t *pci)
+{
+	int i;
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
+
+	if (rc)
+		return rc;
+	if (!pci)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	simgpu_nvml_pci(i, pci);
 	return NVML_SUCCESS;
 }
 

@@ -22,6 +22,8 @@
 #define SG_KIND_GRAPHICS	1
 #define SG_KIND_MPS	2
 #define SG_NO_LIMIT	(~0ULL)	/* a hard limit that is none */
+#define SG_MAX_NVLINKS	18	/* links per GPU: NVML_NVLINK_MAX_LINKS */
+#define SG_PCI_DEPTH	4	/* host bridge, then up to 3 PCIe switches */
 
 #define SG_STATE_MAGIC	0x53494d47505531ULL	/* "SIMGPU1" */
 #define SG_STATE_VERSION 7
@@ -37,6 +39,9 @@ struct sg_gpu_config {
 	int numa;
 	uint64_t vram;
 	int sms;
+	unsigned char nvlink[SG_MAX_GPUS];	/* NVLinks to each GPU (topo.c) */
+	unsigned char path[SG_PCI_DEPTH];	/* host bridge, then switches */
+	int path_len;
 };
 
 struct sg_config {
@@ -47,6 +52,7 @@ struct sg_config {
 	uint64_t vram;		/* default per GPU */
 	int sms;		/* default per GPU */
 	char name[96];
+	int numa_cpus;		/* CPUs per NUMA node (CPU c is on node c / numa_cpus) */
 	struct sg_gpu_config gpu[SG_MAX_GPUS];
 };
 
@@ -58,6 +64,22 @@ int simgpu_config_load(struct sg_config *cfg, char *err, size_t errlen);
 void simgpu_config_defaults(struct sg_config *cfg, int ngpus);
 int simgpu_parse_size(const char *s, uint64_t *out);
 int simgpu_uuid_parse(const char *s, unsigned char out[16]);
+
+/* ---- topology (topo.c): NVLink pairs, PCI paths, NUMA ---- */
+/* The levels of NVML's nvmlGpuTopologyLevel_t, with its values. */
+enum sg_topo_level {
+	SG_TOPO_INTERNAL = 0, SG_TOPO_SINGLE = 10, SG_TOPO_MULTIPLE = 20,
+	SG_TOPO_HOSTBRIDGE = 30, SG_TOPO_NODE = 40, SG_TOPO_SYSTEM = 50,
+};
+
+int simgpu_topo_parse_nvlink(struct sg_config *cfg, int gpu, const char *val,
+			     char *err, size_t errlen, const char *where);
+int simgpu_topo_parse_path(struct sg_gpu_config *g, const char *val);
+int simgpu_topo_check(const struct sg_config *cfg, char *err, size_t errlen);
+enum sg_topo_level simgpu_topo_level(const struct sg_config *cfg, int a, int b);
+int simgpu_topo_nlinks(const struct sg_config *cfg, int a);
+int simgpu_topo_link_peer(const struct sg_config *cfg, int a, int link);
+int simgpu_topo_peer_ok(const struct sg_config *cfg, int a, int b);
 
 /* ---- shared state (state.c) ---- */
 struct sg_gpu_shared {

@@ -153,6 +153,16 @@ extern pthread_cond_t simgpu_cv;	/* broadcast on any completion */
 #define SG_INIT_CHECK() \
 	do { if (!simgpu_ready) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
 
+/* ---- visible.c: CUDA_VISIBLE_DEVICES; CUDA ordinal -> GPU index ---- */
+extern int simgpu_vis[SG_MAX_GPUS];
+extern int simgpu_nvis;			/* the device count */
+int simgpu_visible_parse(const struct sg_config *cfg, const char *cvd, int *vis);
+void simgpu_visible_load(void);
+static inline int simgpu_phys(int dev)
+{
+	return simgpu_vis[dev];
+}
+
 /* ---- device.c ---- */
 CUresult simgpu_check_dev(CUdevice dev);
 

@@ -232,6 +232,8 @@ static void memlimit_tests(void)
 	      "asan: cleared, and a limit on another cgroup does not hold this one", "8M refused");
 }
 
+int simgpu_topo_tests(void);	/* test_topo.c */
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -239,5 +241,6 @@ int main(void)
 	procaddr_tests();
 	driver_tests();
 	memlimit_tests();
+	fails += simgpu_topo_tests();	/* last: it loads NVML with a 4-GPU topology */
 	return fails ? 1 : 0;
 }

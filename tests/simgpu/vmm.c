@@ -44,7 +44,7 @@ static int prop_ok(const CUmemAllocationProp *prop)
 {
 	return prop && prop->type == CU_MEM_ALLOCATION_TYPE_PINNED &&
 	       prop->location.type == CU_MEM_LOCATION_TYPE_DEVICE &&
-	       prop->location.id >= 0 && prop->location.id < simgpu_cfg.ngpus;
+	       prop->location.id >= 0 && prop->location.id < simgpu_nvis;
 }
 
 SG_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
@@ -276,7 +276,7 @@ SG_API CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDe
 		return CUDA_ERROR_INVALID_VALUE;
 	for (size_t i = 0; i < count; i++) {
 		if (desc[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE ||
-		    desc[i].location.id < 0 || desc[i].location.id >= simgpu_cfg.ngpus)
+		    desc[i].location.id < 0 || desc[i].location.id >= simgpu_nvis)
 			return CUDA_ERROR_INVALID_DEVICE;
 		if (desc[i].flags == CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
 			prot = PROT_READ | PROT_WRITE;
