@@ -41,7 +41,7 @@ void vgpuctl_usage_gpu(FILE *f)
 	      "A GPU that is not healthy gets no new tenant (gpus auto skips it, a gpus\n"
 	      "list adding it is refused); its tenants stay and see a tenant-change event.\n"
 	      "probe also sets each GPU's NVLink peers from NVML and marks unhealthy a\n"
-	      "GPU whose NVML reports pending retired pages or a row-remapping failure.\n"
+	      "GPU whose NVML reports a failed row remapping (nvmlDeviceGetRemappedRows).\n"
 	      "show says what holds tenants below libvgpu on each GPU: backstop driver\n"
 	      "(NVML per-cgroup limits), dmem (the dmem cgroup controller) or none.\n", f);
 }

@@ -6,7 +6,7 @@
  * the versioned names of the functions (nvmlDeviceGetPciInfo is
  * nvmlDeviceGetPciInfo_v3, ...), and every function is looked up with
  * dlsym. Beside the GPUs themselves, probe reads their NVLink peers and
- * whether NVML reports an error state needing a reset, and sets both in
+ * whether NVML reports a failed row remapping, and sets both in
  * the module (gpu-set; Documentation/gpus.md).
  */
 #include <dlfcn.h>
@@ -44,7 +44,6 @@ struct nvml {
 	/* Topology and health, all optional. */
 	nvmlReturn_t (*link_state)(nvmlDevice_t, unsigned int, nvmlEnableState_t *);
 	nvmlReturn_t (*link_pci)(nvmlDevice_t, unsigned int, nvmlPciInfo_t *);
-	nvmlReturn_t (*retired_pending)(nvmlDevice_t, nvmlEnableState_t *);
 	nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned int *, unsigned int *,
 				      unsigned int *, unsigned int *);
 };
@@ -106,7 +105,6 @@ static int nvml_open(struct nvml *n)
 	n->numa = sym(n, "nvmlDeviceGetNumaNodeId", true, &ret);
 	n->link_state = sym(n, "nvmlDeviceGetNvLinkState", true, &ret);
 	n->link_pci = sym(n, NAME_OF(nvmlDeviceGetNvLinkRemotePciInfo), true, &ret);
-	n->retired_pending = sym(n, "nvmlDeviceGetRetiredPagesPendingStatus", true, &ret);
 	n->remapped_rows = sym(n, "nvmlDeviceGetRemappedRows", true, &ret);
 	if (!ret) {
 		rc = n->init();
@@ -180,18 +178,19 @@ static void nvml_links(struct nvml *n, nvmlDevice_t dev, struct probed *g)
 	}
 }
 
-/* An error state of @dev that needs a GPU reset (Documentation/gpus.md), or NULL. */
+/*
+ * A fault of @dev that makes it unfit for new work, or NULL: a row
+ * remapping that failed (NVML: "failureOccurred will be set if a row
+ * remapping ever failed in the past", the RMA condition of NVIDIA's memory
+ * error management). A pending remapping is no fault: new work may run.
+ */
 static const char *nvml_fault(struct nvml *n, nvmlDevice_t dev)
 {
 	unsigned int corr, unc, pending, failed;
-	nvmlEnableState_t retired;
 
-	if (n->retired_pending && n->retired_pending(dev, &retired) == NVML_SUCCESS &&
-	    retired == NVML_FEATURE_ENABLED)
-		return "NVML: retired pages pending (nvmlDeviceGetRetiredPagesPendingStatus)";
 	if (n->remapped_rows &&
 	    n->remapped_rows(dev, &corr, &unc, &pending, &failed) == NVML_SUCCESS && failed)
-		return "NVML: row remapping failed (nvmlDeviceGetRemappedRows)";
+		return "NVML: a row remapping failed (nvmlDeviceGetRemappedRows)";
 	return NULL;
 }
 
