@@ -354,9 +354,9 @@ static int add(struct vgpu_nl *nl, const struct probed *g)
 
 /*
  * One line: "added gpu 0 uuid ... pci ... vram 16GiB numa 0 [nvlink 2]"
- * (or "would add"), or "gpu 1 already present", each with "state unhealthy
- * reason ..." when NVML reports a fault; JSON: the GPU, its state and its
- * status.
+ * (or "would add"), or "gpu 1 already present", each followed by "state
+ * unhealthy reason ..." when NVML reports a fault; JSON: the GPU, its state
+ * and its status.
  */
 static void report(const struct probed *g, int slot, const char *status)
 {
@@ -374,15 +374,15 @@ static void report(const struct probed *g, int slot, const char *status)
 		vgpuctl_print_s64("numa", "numa", g->numa >= 0, g->numa);
 		vgpuctl_print_mask("nvlink", "nvlink", g->nvlink, g->nvlink);
 	}
+	if (!json && slot >= 0 && (uint32_t)slot != g->index)
+		fprintf(f, " already present (NVML GPU %u)", g->index);
+	else if (!json && slot >= 0)
+		fputs(" already present", f);
 	if (json || g->fault)
 		vgpuctl_print_str("state", "state", g->fault ? "unhealthy" : "healthy");
 	vgpuctl_print_str("reason", "reason", g->fault);
 	if (json)
 		vgpuctl_print_str("status", NULL, status);
-	else if (slot >= 0 && (uint32_t)slot != g->index)
-		fprintf(f, " already present (NVML GPU %u)", g->index);
-	else if (slot >= 0)
-		fputs(" already present", f);
 	vgpuctl_print_obj_close();
 }
 

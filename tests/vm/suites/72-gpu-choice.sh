@@ -192,4 +192,37 @@ check "its tenants' other quotas can still change" vgpuctl tenant set s3 weight 
 # Rooms are all 10 GiB; weights placed: 0: 200, 1: 200, 2: 300, 3: 150 (s3
 # now 50). Spread would take 3, the least weight; draining, it is skipped.
 add_expect "spread, gpu 3 draining" s8 0 gpus auto 1 vram-min 1G
+
+# --- gpu probe: NVLink peers and health from NVML (simgpu's topology) ---
+# simgpu's GPUs alternate nodes (0 and 2 on node 0, 1 and 3 on node 1);
+# NVLinks 0-2 and 1-3; GPU 3's row remapper reports a failure.
+for t in s1 s2 s3 s4 s5 s6 s7 s8; do vgpuctl tenant del $t >/dev/null; done
+for g in 0 1 2 3; do vgpuctl gpu del $g >/dev/null; done
+cat > /tmp/topo.conf <<'EOC'
+gpus = 4
+gpu0.nvlink = 2
+gpu1.nvlink = 3:2
+gpu3.row_remap_failure = on
+EOC
+check_out "probe reports the failed row remapping" \
+	"state unhealthy reason NVML: a row remapping failed (nvmlDeviceGetRemappedRows)" \
+	env SIMGPU_CONFIG=/tmp/topo.conf vgpuctl gpu probe
+check_out "probe set gpu 0's NVLink peer" '"nvlink":[2],"state":"healthy"' gpu_json 0
+check_out "and gpu 1's" '"nvlink":[3],"state":"healthy"' gpu_json 1
+check_out "gpu show says why gpu 3 is unhealthy" \
+	'"nvlink":[1],"state":"unhealthy","reason":"NVML: a row remapping failed (nvmlDeviceGetRemappedRows)"' \
+	gpu_json 3
+check_out "a second probe changes nothing, and says why gpu 3 is unhealthy" \
+	"gpu 3 already present state unhealthy reason NVML: a row remapping failed" \
+	env SIMGPU_CONFIG=/tmp/topo.conf vgpuctl gpu probe
+check_out "gpu 3 stays unhealthy" '"state":"unhealthy"' gpu_json 3
+check "gpu-policy binpack" vgpuctl set gpu-policy binpack
+#   tenant  asks                 rooms before (0 1 2 3)  gets  why
+#   p1      2, vram-min 10G      16 16 16 --             0,2   tie; 0 and its probed peer 2
+#   p2      2, vram-min 10G       6 16  6 --             -     only 1 has room, 3 unhealthy
+add_expect "probed topology" p1 0,2 gpus auto 2 vram-min 10G
+mkdir -p $cg/p2
+check_fails "probed topology: p2 is refused, the unhealthy GPU is not counted" \
+	"Error: gpus-auto: too few healthy GPUs have room for the tenant's vram-min." \
+	vgpuctl tenant add p2 cgroup p2 gpus auto 2 vram-min 10G
 suite_end
