@@ -83,11 +83,11 @@ static int host_show_one(struct nlmsghdr *nlh, void *arg)
 	vgpuctl_print_time("loaded", "loaded", tb[VGPU_A_HOST_LOADED],
 			   u64_or0(tb[VGPU_A_HOST_LOADED]));
 	print_monitor(tb[VGPU_A_HOST_MONITOR_GID]);
-	pol = tb[VGPU_A_HOST_GPU_POLICY];
+	pol = tb[VGPU_A_HOST_GPU_POLICY];	/* absent from an older module */
 	name = pol ? vgpuctl_gpu_policy_name(nla_get_u32(pol)) : NULL;
 	if (pol && !name)	/* a gpu-policy this vgpuctl does not know */
 		vgpuctl_print_u64("gpu_policy", "gpu-policy", true, nla_get_u32(pol));
-	else
+	else if (pol)
 		vgpuctl_print_str("gpu_policy", "gpu-policy", name);
 	vgpuctl_print_u64("finals", "finals", tb[VGPU_A_HOST_FINALS],
 			  tb[VGPU_A_HOST_FINALS] ? nla_get_u32(tb[VGPU_A_HOST_FINALS]) : 0);

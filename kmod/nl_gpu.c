@@ -296,6 +296,7 @@ out_unlock:
 static int vgpu_gpu_set_check(const struct vgpu_gpu *gpu, struct genl_info *info)
 {
 	struct nlattr **attrs = info->attrs;
+	u32 state = gpu->state;
 	u64 peers;
 
 	if (!attrs[VGPU_A_GPU_NVLINK] && !attrs[VGPU_A_GPU_STATE] &&
@@ -316,9 +317,9 @@ static int vgpu_gpu_set_check(const struct vgpu_gpu *gpu, struct genl_info *info
 			return -ENOENT;
 		}
 	}
-	if (attrs[VGPU_A_GPU_STATE_REASON] &&
-	    (attrs[VGPU_A_GPU_STATE] ?
-	     nla_get_u32(attrs[VGPU_A_GPU_STATE]) : gpu->state) == VGPU_GPU_STATE_HEALTHY) {
+	if (attrs[VGPU_A_GPU_STATE])
+		state = nla_get_u32(attrs[VGPU_A_GPU_STATE]);
+	if (attrs[VGPU_A_GPU_STATE_REASON] && state == VGPU_GPU_STATE_HEALTHY) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_STATE_REASON],
 				    "a healthy GPU has no state-reason");
 		return -EINVAL;
