@@ -14,22 +14,28 @@
  *           real function from a slot, the inlined gate fast path, a tail
  *           call to the real function (the slow twin only when closed)
  *
- * Every M-th launch (M = 4) also makes a mark of the queue bound
- * (libvgpu/queue.c, the very libvgpu_queue_mark()) after the stub launch,
- * with stub event calls that cost nothing: "gated" includes the library's
- * own share of the marks, amortised over the batch, but not the driver's
- * (cuEventRecord per stream of the window, every M launches, and the
- * waits for the oldest mark, which are the point). "gated-nomark" is the
- * same with marks off (VGPU_QUEUE_MARK=0): the launches between marks;
- * "gated-m16" with a mark every 16 launches, the M the bound adapts to for
- * kernels of 10 us and less (those whose launches the gate's cost matters
- * to).
- * gated-tls is "gated" with the GPU taken from the thread's cache (a
- * process that has used more than one GPU). Calls are timed in batches
- * (clock_gettime around 1000 calls), bare and gated batches alternating;
- * the table gives the median and 99th percentile of ns per call over
- * the batches, and "added" the same of the paired differences. Launches
- * go round robin on 2 streams.
+ * The queue bound runs with libvgpu's defaults (qevents.h: M = 4 at
+ * first, K = 4, adapting to 40 ms of queued work, a thread's marks
+ * deferred while its last recorded one is younger than 1 ms; queue.h),
+ * the very libvgpu_queue_mark(), with stub event calls that cost nothing
+ * and model kernels of 5 us ("short"): the time between two events is
+ * the launches between them times that. "gated" is every launch, the
+ * library's own share of the marks amortised over the batch (the
+ * driver's share is counted below, not timed); "gated-nomark" the same
+ * with marks off (VGPU_QUEUE_MARK=0): the launches between marks;
+ * "gated-count" the policy before deferred marks (a mark recorded every
+ * M-th launch); "gated-tls" is "gated" with the GPU taken from the
+ * thread's cache (a process that has used more than one GPU). Calls are
+ * timed in batches (clock_gettime around 1000 calls), bare and gated
+ * batches alternating; the table gives the median and 99th percentile
+ * of ns per call over the batches, and "added" the same of the paired
+ * differences. Launches go round robin on 2 streams.
+ *
+ * Then the driver calls the gate adds (event create, record,
+ * synchronize, elapsed time, destroy) per 1000 launches, for 5 us and
+ * 1 ms kernels, with both policies: the launching thread at the GPU's
+ * pace (the bound's waits hold it there), so the queue's clock is a
+ * virtual one advancing by the kernel's length per launch.
  *
  *   gate-bench [CALLS]        default 10000000 per path
  */
@@ -40,7 +46,7 @@
 #include <time.h>
 
 #include "../libvgpu/gate.h"
-#include "../libvgpu/queue.h"
+#include "../libvgpu/qevents.h"
 
 #define BATCH 1000
 
@@ -91,12 +97,24 @@ static void no_fail(void *ctx, int gpu, int err)
 
 static const struct vgpu_gate_ops ops = { no_gpu, no_drain, no_wait, no_fail };
 static struct vgpu_gate gt = {
-	.gate = &gpage, .page = &page, .one_gpu = 0, .gen = 1, .mark_mask = 3, .ops = &ops,
+	.gate = &gpage, .page = &page, .one_gpu = 0, .gen = 1,
+	.mark_mask = VGPU_MARK_DEFAULT - 1, .ops = &ops,
 };
 
-/* Stub event calls: a count, nothing else. */
+/* Stub event calls: a count, and the launches made when an event was
+ * recorded (by event number), for the elapsed times of kernel_ns
+ * kernels. */
+#define EVS 4096
 static unsigned long ev_calls;
 static int ev_n;
+static uint64_t ev_at[EVS];
+static uint64_t kernel_ns = 5000;
+static uint64_t vclock;			/* the virtual clock of the rate runs */
+
+static uint64_t launched(void)
+{
+	return page.gpu[0].launches + page.gpu[1].launches;
+}
 
 static void *ev_ctx(void *arg)
 {
@@ -115,8 +133,8 @@ static int ev_create(void *arg, void **ev)
 static int ev_record(void *arg, void *ev, void *stream)
 {
 	(void)arg;
-	(void)ev;
 	(void)stream;
+	ev_at[(uintptr_t)ev % EVS] = launched();
 	ev_calls++;
 	return 0;
 }
@@ -132,9 +150,8 @@ static int ev_sync(void *arg, void *ev)
 static int ev_elapsed(void *arg, float *ms, void *a, void *b)
 {
 	(void)arg;
-	(void)a;
-	(void)b;
-	*ms = 0.001f;
+	*ms = (float)((double)(ev_at[(uintptr_t)b % EVS] - ev_at[(uintptr_t)a % EVS]) *
+		      (double)kernel_ns / 1e6);
 	ev_calls++;
 	return 0;
 }
@@ -143,6 +160,7 @@ static void ev_destroy(void *arg, void *ev)
 {
 	(void)arg;
 	(void)ev;
+	ev_calls++;
 }
 
 static void ev_failed(void *arg, int gpu, int err)
@@ -152,10 +170,21 @@ static void ev_failed(void *arg, int gpu, int err)
 	(void)err;
 }
 
-static const struct vgpu_queue_ops qops = {
-	ev_ctx, ev_create, ev_record, ev_sync, ev_elapsed, ev_destroy, ev_failed,
+static uint64_t virtual_now(void *arg)
+{
+	(void)arg;
+	return vclock;
+}
+
+static struct vgpu_queue_ops qops = {
+	ev_ctx, ev_create, ev_record, ev_sync, ev_elapsed, ev_destroy, ev_failed, NULL,
 };
-static struct vgpu_queue queue = { .ops = &qops, .mark = 4, .depth = 4 };	/* fixed M */
+/* libvgpu's defaults (qevents.c) */
+static struct vgpu_queue queue = {
+	.ops = &qops, .mark = VGPU_MARK_DEFAULT, .depth = VGPU_DEPTH_DEFAULT,
+	.target_ns = VGPU_TARGET_US_DEFAULT * 1000ULL,
+	.defer_ns = VGPU_TARGET_US_DEFAULT * 1000ULL / VGPU_QUEUE_DEFER_DIV,
+};
 static unsigned long marks;
 
 /* As libvgpu's libvgpu_launch_mark(). */
@@ -165,10 +194,14 @@ static __attribute__((noinline)) int mark(int rc)
 	int g = libvgpu_gate_tls.mark - 1;
 	void *win[VGPU_MARK_MAX];
 
+	unsigned int m2;
+
 	libvgpu_gate_tls.mark = 0;
 	for (unsigned int i = 0; i < m; i++)
 		win[i] = libvgpu_gate_tls.win[(libvgpu_gate_tls.n - 1 - i) & (VGPU_MARK_MAX - 1)];
-	libvgpu_queue_mark(&queue, g, gpage.gpu[g].seq, win, (int)m);
+	m2 = (unsigned int)libvgpu_queue_mark(&queue, g, gpage.gpu[g].seq, win, (int)m);
+	if (m2 != m && m2 >= 1 && m2 <= VGPU_MARK_MAX)
+		gt.mark_mask = m2 - 1;
 	marks++;
 	return rc;
 }
@@ -245,6 +278,51 @@ static void run(long batches, const char *gname, const char *aname, double *bare
 	row(aname, d, batches);
 }
 
+/* The queue afresh: libvgpu's defaults, marks deferred up to defer_ns
+ * (0: recorded every M-th launch). */
+static void reset_queue(uint64_t defer_ns)
+{
+	libvgpu_queue_ctx_gone(&queue, (void *)&ev_ctx, 1);
+	libvgpu_queue_reset(&queue);
+	queue.mark = VGPU_MARK_DEFAULT;
+	queue.defer_ns = defer_ns;
+	gt.mark_mask = VGPU_MARK_DEFAULT - 1;
+	libvgpu_gate_tls.n = 0;
+	libvgpu_gate_tls.mark = 0;
+}
+
+/* Driver calls per 1000 launches of ns-long kernels at the GPU's pace,
+ * after 10 s of them to adapt: returned for 10 s more. */
+static double rate(uint64_t ns, uint64_t defer_ns)
+{
+	void *params[1] = { NULL };
+	unsigned long c0;
+	long n = (long)(10000000000ULL / ns);
+
+	kernel_ns = ns;
+	qops.now = virtual_now;
+	reset_queue(defer_ns);
+	for (int pass = 0; pass < 2; pass++) {
+		c0 = ev_calls;
+		for (long i = 0; i < n; i++) {
+			vclock += ns;
+			entry_gated((void *)1, 1, 1, 1, 32, 1, 1, 0,
+				    (void *)(uintptr_t)(0x1000 + (i & 1) * 0x40), params, NULL);
+		}
+	}
+	qops.now = NULL;
+	kernel_ns = 5000;
+	return 1000.0 * (double)(ev_calls - c0) / (double)n;
+}
+
+static void rates(const char *what, uint64_t ns)
+{
+	double deferred = rate(ns, VGPU_TARGET_US_DEFAULT * 1000ULL / VGPU_QUEUE_DEFER_DIV);
+	double count = rate(ns, 0);
+
+	printf("%-28s %9.1f %9.1f\n", what, deferred, count);
+}
+
 int main(int argc, char **argv)
 {
 	long calls = argc > 1 ? atol(argv[1]) : 10000000L, batches = calls / BATCH;
@@ -272,32 +350,37 @@ int main(int argc, char **argv)
 	for (long i = 0; i < batches / 10; i++)		/* warm up */
 		batch(entry_bare), batch(entry_gated);
 
-	printf("# %ld calls per path, batches of %d, ns per launch; marks every %u launches, "
-	       "%d in the ring\n", calls, BATCH, gt.mark_mask + 1, queue.depth);
+	printf("# %ld calls per path, batches of %d, ns per launch; marks as libvgpu "
+	       "(M = %d at first, K = %d, adapting to %d us, deferred up to %llu us), "
+	       "%llu ns kernels\n", calls, BATCH, VGPU_MARK_DEFAULT, queue.depth,
+	       VGPU_TARGET_US_DEFAULT, (unsigned long long)queue.defer_ns / 1000,
+	       (unsigned long long)kernel_ns);
 	printf("%-12s %9s %9s\n", "path", "median_ns", "p99_ns");
 	run(batches, "gated", "added", bare, g, d, 1);
 	gt.mark_mask = VGPU_MARK_OFF;
 	run(batches, "gated-nomark", "added-nomark", bare, g, d, 0);
-	/* The M the bound adapts to for short kernels (10 us and less). */
-	gt.mark_mask = 15;
-	queue.mark = 16;
-	run(batches, "gated-m16", "added-m16", bare, g, d, 0);
-	gt.mark_mask = 3;
-	queue.mark = 4;
+	/* Before deferred marks: one recorded every M-th launch. */
+	reset_queue(0);
+	run(batches, "gated-count", "added-count", bare, g, d, 0);
+	reset_queue(VGPU_TARGET_US_DEFAULT * 1000ULL / VGPU_QUEUE_DEFER_DIV);
 	/* More than one GPU: the thread's cache names it. */
 	gt.one_gpu = VGPU_GATE_RESOLVE;
 	libvgpu_gate_tls.gen = gt.gen;
 	libvgpu_gate_tls.gpu = 1;
 	run(batches, "gated-tls", "added-tls", bare, g, d, 0);
+	gt.one_gpu = 0;
 	if (page.gpu[0].launches < (uint64_t)calls || page.gpu[1].launches < (uint64_t)calls) {
 		fprintf(stderr, "gate-bench: launches not counted (%llu, %llu)\n",
 			(unsigned long long)page.gpu[0].launches,
 			(unsigned long long)page.gpu[1].launches);
 		return 1;
 	}
-	printf("# %lu marks, %lu stub event calls (%.3f per launch), %lu sleeps for a slot\n",
-	       marks, ev_calls, (double)ev_calls / (double)(page.gpu[0].launches + page.gpu[1].launches),
+	printf("# %lu marks due (every M-th launch), %lu stub event calls, %lu sleeps for a "
+	       "slot\n", marks, ev_calls,
 	       (unsigned long)(queue.gpu[0] ? queue.gpu[0]->slept : 0));
+	printf("%-28s %9s %9s\n", "driver calls per 1000 launches", "deferred", "count");
+	rates("short kernels (5 us)", 5000);
+	rates("long kernels (1 ms)", 1000000);
 	free(bare);
 	free(g);
 	free(d);

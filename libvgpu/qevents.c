@@ -85,13 +85,13 @@ static const struct vgpu_queue_ops vgpu_queue_ops = {
 	.failed = q_failed,
 };
 
-#define VGPU_TARGET_US_DEFAULT 40000	/* well within the default drain timeout */
 
 struct vgpu_queue libvgpu_queue = {
 	.ops = &vgpu_queue_ops,
 	.mark = VGPU_MARK_DEFAULT,
 	.depth = VGPU_DEPTH_DEFAULT,
 	.target_ns = VGPU_TARGET_US_DEFAULT * 1000ULL,
+	.defer_ns = VGPU_TARGET_US_DEFAULT * 1000ULL / VGPU_QUEUE_DEFER_DIV,
 };
 
 /* VGPU_QUEUE_MARK (M: 0 = off, or a power of two up to VGPU_MARK_MAX),
@@ -115,6 +115,7 @@ void libvgpu_queue_config(void)
 			target = v;
 	}
 	libvgpu_queue.target_ns = (uint64_t)target * 1000ULL;
+	libvgpu_queue.defer_ns = libvgpu_queue.target_ns / VGPU_QUEUE_DEFER_DIV;
 	if (m && *m) {
 		unsigned long v = strtoul(m, &end, 10);
 

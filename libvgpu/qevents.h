@@ -11,6 +11,10 @@
 
 #define VGPU_MARK_DEFAULT 4	/* M */
 #define VGPU_DEPTH_DEFAULT 4	/* K */
+/* The queued device time M and K adapt to: well within the module's
+ * default drain timeout; a thread records a mark at least every
+ * 1/VGPU_QUEUE_DEFER_DIV of it (queue.h). */
+#define VGPU_TARGET_US_DEFAULT 40000
 
 /* The process's queue bound; ctx.c tells it of contexts going away. */
 extern struct vgpu_queue libvgpu_queue;

@@ -6,10 +6,38 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "queue.h"
 
 #define VGPU_QAVAIL (4 * VGPU_MARK_MAX)
+
+/*
+ * The calling thread's marks deferred since its last mark that recorded
+ * events (queue.h, "Deferred marks"): for one queue, GPU, context and
+ * generation; the launches they covered and the union of their streams.
+ */
+struct vgpu_qdefer {
+	const struct vgpu_queue *q;
+	int gpu;
+	void *ctx;
+	unsigned int gen;
+	uint64_t since_ns;	/* when the thread last recorded a mark here */
+	uint64_t launches;	/* launches covered by deferred marks */
+	int n;
+	void *streams[VGPU_MARK_MAX];
+};
+static __thread struct vgpu_qdefer vgpu_qdefer;
+
+static uint64_t qnow(struct vgpu_queue *q)
+{
+	struct timespec t;
+
+	if (q->ops->now)
+		return q->ops->now(q->arg);
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
 
 static struct vgpu_qgpu *qgpu(struct vgpu_queue *q, int g)
 {
@@ -196,10 +224,11 @@ static int distinct(void *const *win, int m, void **d)
  * A free slot for a new mark of m launches, made BUSY: if the ring is
  * full, wait for its oldest mark; if every slot is busy in other threads,
  * sleep until one is not. Takes up to nd unused events of ctx into avail
- * and counts the mark; *cum gets the launches marked up to it.
+ * and counts the mark of m launches; *cum gets the launches marked up to
+ * it.
  */
 static struct vgpu_qslot *take_slot(struct vgpu_queue *q, struct vgpu_qgpu *qg, int depth,
-				    int m, void *ctx, int nd, struct vgpu_qev *avail,
+				    uint64_t m, void *ctx, int nd, struct vgpu_qev *avail,
 				    int *navail, uint64_t *cum)
 {
 	struct vgpu_qslot *s = NULL;
@@ -236,7 +265,7 @@ static struct vgpu_qslot *take_slot(struct vgpu_queue *q, struct vgpu_qgpu *qg, 
 		}
 	}
 	qg->marks++;
-	qg->cum += (uint64_t)m;
+	qg->cum += m;
 	*cum = qg->cum;
 	pthread_mutex_unlock(&qg->lk);
 	return s;
@@ -298,15 +327,86 @@ static int put_slot(struct vgpu_queue *q, struct vgpu_qgpu *qg, struct vgpu_qslo
 	return 1;
 }
 
-int libvgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *win, int m)
+/* Record one mark of launches on the nd streams of d, then wait for the
+ * oldest marks beyond those to keep pending. Returns plan()'s M, or -1
+ * when a context went away meanwhile (the mark is forgotten). */
+static int mark_streams(struct vgpu_queue *q, struct vgpu_qgpu *qg, int g, uint32_t grant,
+			void *ctx, int depth, void *const *d, int nd, uint64_t launches)
 {
 	struct vgpu_qev made[VGPU_MARK_MAX], avail[VGPU_QAVAIL];
-	void *d[VGPU_MARK_MAX], *ctx;
-	int nd, navail = 0, nmade, depth = q->depth, newm, keep;
-	struct vgpu_qgpu *qg;
+	int navail = 0, nmade, newm, keep;
 	struct vgpu_qslot *s;
 	unsigned int gen;
 	uint64_t cum;
+
+	s = take_slot(q, qg, depth, launches, ctx, nd, avail, &navail, &cum);
+	gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
+	nmade = record(q, g, (struct vgpu_qev){ NULL, ctx, NULL, grant, cum }, d, nd,
+		       avail, &navail, made);
+	if (!put_slot(q, qg, s, gen, made, nmade, avail, navail))
+		return -1;
+
+	/* Keep at most keep marks pending (fewer than K when the launches
+	 * are long). */
+	plan(q, qg, depth, &newm, &keep);
+	for (int i = 0; i <= depth && wait_oldest(q, qg, keep); i++)
+		;
+	return newm;
+}
+
+/* d gets the union of a[0..na) and b[0..nb) (distinct); its count. */
+static int merge(void *const *a, int na, void *const *b, int nb, void **d)
+{
+	int nd = distinct(a, na, d);
+
+	for (int i = 0; i < nb; i++) {
+		int j = 0;
+
+		while (j < nd && d[j] != b[i])
+			j++;
+		if (j == nd)
+			d[nd++] = b[i];
+	}
+	return nd;
+}
+
+/*
+ * May this mark of m launches be deferred (queue.h)? Only with a
+ * measured device time per launch, the thread's last recorded mark here
+ * less than defer_ns ago, and the launches since plus one more window
+ * within min(defer_ns, target / (K + 1)) of device time. Then the window's streams
+ * join the deferred ones (u, nu: their union) and it returns 1.
+ */
+static int defer(struct vgpu_queue *q, struct vgpu_qgpu *qg, int depth, int m,
+		 void *const *u, int nu)
+{
+	struct vgpu_qdefer *p = &vgpu_qdefer;
+	uint64_t per = __atomic_load_n(&qg->launch_ns, __ATOMIC_RELAXED), now;
+
+	uint64_t span = q->target_ns / (uint64_t)(depth + 1);
+
+	if (q->defer_ns < span)
+		span = q->defer_ns;
+	/* The mark that ends the deferral covers these and one more window. */
+	if (!q->defer_ns || !per || nu > VGPU_MARK_MAX ||
+	    p->launches + 2 * (uint64_t)m > span / per)
+		return 0;
+	now = qnow(q);
+	if (now - p->since_ns >= q->defer_ns)
+		return 0;
+	memcpy(p->streams, u, sizeof(u[0]) * (size_t)nu);
+	p->n = nu;
+	p->launches += (uint64_t)m;
+	return 1;
+}
+
+int libvgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const *win, int m)
+{
+	struct vgpu_qdefer *p = &vgpu_qdefer;
+	void *d[VGPU_MARK_MAX], *u[2 * VGPU_MARK_MAX], *ctx;
+	int nd, nu, depth = q->depth, newm, fresh;
+	struct vgpu_qgpu *qg;
+	unsigned int gen;
 
 	if (g < 0 || g >= VGPU_DEV_GPUS || __atomic_load_n(&q->off, __ATOMIC_RELAXED))
 		return m;
@@ -318,21 +418,32 @@ int libvgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const 
 	ctx = q->ops->ctx(q->arg);
 	if (!qg || !ctx)
 		return m;
-	nd = distinct(win, m, d);
-
-	s = take_slot(q, qg, depth, m, ctx, nd, avail, &navail, &cum);
 	gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
-	nmade = record(q, g, (struct vgpu_qev){ NULL, ctx, NULL, grant, cum }, d, nd,
-		       avail, &navail, made);
-	if (!put_slot(q, qg, s, gen, made, nmade, avail, navail))
+	fresh = p->q != q || p->gpu != g || p->ctx != ctx || p->gen != gen;
+	if (fresh) {
+		/* Another GPU or context, or a context gone: start afresh
+		 * with a recorded mark (queue.h: what a thread switching
+		 * GPUs leaves), so that a thread taking turns on GPUs
+		 * records every mark. */
+		*p = (struct vgpu_qdefer){ .q = q, .gpu = g, .ctx = ctx, .gen = gen };
+	}
+	nd = distinct(win, m, d);
+	nu = merge(p->streams, p->n, d, nd, u);
+	if (!fresh && defer(q, qg, depth, m, u, nu))
 		return m;
-
-	/* Keep at most keep marks pending (fewer than K when the launches
-	 * are long). */
-	plan(q, qg, depth, &newm, &keep);
-	for (int i = 0; i <= depth && wait_oldest(q, qg, keep); i++)
-		;
-	return newm;
+	if (nu > VGPU_MARK_MAX) {
+		/* Too many streams for one mark: the deferred ones first. */
+		mark_streams(q, qg, g, grant, ctx, depth, p->streams, p->n, p->launches);
+		p->launches = 0;
+		nu = nd;
+		memcpy(u, d, sizeof(d[0]) * (size_t)nd);
+	}
+	newm = mark_streams(q, qg, g, grant, ctx, depth, u, nu, p->launches + (uint64_t)m);
+	p->n = 0;
+	p->launches = 0;
+	p->gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);
+	p->since_ns = qnow(q);
+	return newm < 0 ? m : newm;
 }
 
 void libvgpu_queue_ctx_gone(struct vgpu_queue *q, void *ctx, int destroy)
@@ -400,6 +511,7 @@ void libvgpu_queue_reset(struct vgpu_queue *q)
 		free(q->gpu[g]);	/* the child is single-threaded */
 		q->gpu[g] = NULL;
 	}
+	vgpu_qdefer = (struct vgpu_qdefer){ 0 };
 	q->off = 0;
 	q->gen = 0;
 }

@@ -17,6 +17,33 @@
  * threads on a GPU has at most K x M + T x M launches queued there that
  * are not known complete (K x M + M with one thread: 20 at M = K = 4).
  *
+ * Deferred marks (defer_ns, with a target): on NVIDIA's driver an event
+ * record costs of the order of a microsecond, so recording a mark every
+ * M-th launch (M up to 16) adds several percent to programs bound by the
+ * launch rate of short kernels. So a thread's M-th launch records only
+ * if its last recorded mark on that GPU (same context) is defer_ns old
+ * (target / VGPU_QUEUE_DEFER_DIV: 1 ms at the default 40 ms), or if the
+ * launches since, plus one more window, would exceed C = min(defer_ns,
+ * target / (K + 1)) / device time per launch (the launches of defer_ns
+ * of device time), or if the streams since would not
+ * fit in one mark (more than VGPU_MARK_MAX: the deferred ones are then
+ * recorded as a mark of their own first). Otherwise the mark is deferred:
+ * its window's streams join the thread's deferred set (thread-local) and
+ * the next recorded mark covers them all, so every launch is still
+ * followed on its stream by an event of some mark. A mark then covers at
+ * most C launches, and with one thread at most (K + 1) x C launches,
+ * (K + 1) x defer_ns of device time (5 ms by default), are not known
+ * complete; a thread records at most a mark per defer_ns of its time and
+ * per defer_ns of device time its launches take, whatever its launch
+ * rate. With launches longer than defer_ns / (2 M) nothing is deferred
+ * (C < 2 M): a mark every M-th
+ * launch, as before. A thread that moves to another GPU or context starts
+ * afresh with a recorded mark (a thread taking turns on GPUs defers
+ * nothing); launches of deferred marks on the GPU it left are covered
+ * only by the drain at the next hand-over (at most C of them). Without a
+ * measured time per launch, nothing is deferred. Checking costs a
+ * CLOCK_MONOTONIC read every M-th launch, not per launch.
+ *
  * The same events measure: when the oldest mark is waited for, the time
  * from the previous mark completed on the same stream (and within the
  * same grant, by the gate page's seq) to this one (cuEventElapsedTime)
@@ -43,6 +70,9 @@
 
 #define VGPU_QUEUE_DEPTH_MAX 16		/* K */
 #define VGPU_QUEUE_SPARE (2 * VGPU_MARK_MAX)
+/* libvgpu's defer_ns: the target / VGPU_QUEUE_DEFER_DIV (1 ms at the
+ * default 40 ms). */
+#define VGPU_QUEUE_DEFER_DIV 40
 
 struct vgpu_queue_ops {
 	/* The calling thread's current context, or NULL. */
@@ -56,6 +86,8 @@ struct vgpu_queue_ops {
 	void (*destroy)(void *arg, void *ev);
 	/* Events cannot be created (err): no bound any more, said once. */
 	void (*failed)(void *arg, int gpu, int err);
+	/* Monotonic ns for deferring marks; NULL: CLOCK_MONOTONIC. */
+	uint64_t (*now)(void *arg);
 };
 
 struct vgpu_qev {
@@ -104,6 +136,10 @@ struct vgpu_queue {
 	 * this long; with launches longer than it, a mark per launch and
 	 * none kept pending (each launch waited for at its mark). */
 	uint64_t target_ns;
+	/* 0: a mark records every M launches. Otherwise (with a target
+	 * and a measured device time per launch) a thread's mark may be
+	 * deferred while its last recorded one is younger than this. */
+	uint64_t defer_ns;
 	int off;			/* event creation failed: no bound */
 	unsigned int gen;		/* bumped when a context goes away */
 	struct vgpu_qgpu *gpu[VGPU_DEV_GPUS];	/* allocated at the first mark */

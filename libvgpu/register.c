@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "devmap.h"
+#include "devview.h"
 #include "gatedev.h"
 #include "hooks.h"
 #include "log.h"
@@ -35,6 +36,7 @@ struct vgpu_proc libvgpu_proc = {
 
 static pthread_mutex_t vgpu_reg_lk = PTHREAD_MUTEX_INITIALIZER;
 static int vgpu_pass_said;
+static int vgpu_cuda_env_done;	/* under vgpu_reg_lk */
 
 static int dev_ioctl(void *ctx, unsigned long req, void *arg)
 {
@@ -167,6 +169,7 @@ static int send_register(struct vgpu_proc *p, uint32_t *seq)
 		p->slot[i] = -1;
 	for (int i = 0; i < p->reg.ngpu; i++)
 		p->slot[p->reg.gpu[i].index] = i;
+	libvgpu_devview_build(&p->reg);
 	if (!p->reg.in_tenant && p->reg.policy == VGPU_DEFAULT_POLICY_DENY) {
 		libvgpu_log(VGPU_LOG_ERROR, "pid %u is outside every vgpu tenant and the "
 			    "host default is deny: CUDA reports no device", p->reg.pid);
@@ -274,6 +277,7 @@ static void atfork_child(void)
 	if (libvgpu_proc.state == VGPU_ST_ACTIVE)
 		undo();
 	libvgpu_proc.state = VGPU_ST_UNSET;
+	vgpu_cuda_env_done = 0;
 	pthread_mutex_init(&vgpu_reg_lk, NULL);
 	pthread_mutex_init(&libvgpu_proc.nl_lk, NULL);
 	libvgpu_ptrmap_reset();
@@ -295,5 +299,12 @@ VGPU_EXPORT CUresult cuInit(unsigned int Flags)
 		return CUDA_ERROR_NO_DEVICE;
 	if (libvgpu_ensure() == VGPU_ST_DENIED)
 		return CUDA_ERROR_NO_DEVICE;
+	/* Once, before the driver reads it (devview.c). */
+	pthread_mutex_lock(&vgpu_reg_lk);
+	if (!vgpu_cuda_env_done) {
+		libvgpu_devview_cuda_env();
+		vgpu_cuda_env_done = 1;
+	}
+	pthread_mutex_unlock(&vgpu_reg_lk);
 	return real(Flags);
 }

@@ -40,6 +40,8 @@ static struct qfake {
 	int marking;			/* inside a mark */
 	uint64_t max_out, bound;
 	int over;
+	uint64_t now_ns, tick_ns;	/* the fake clock; its step per launch */
+	int rec_on[QS];			/* records per stream */
 } qf = { .lk = PTHREAD_MUTEX_INITIALIZER, .ms_per_launch = 2.0f };
 
 static char qstreams[QS];
@@ -96,6 +98,7 @@ static int q_record(void *arg, void *ev, void *stream)
 	e->stream = qs_index(stream);
 	e->target = qf.sub[e->stream];
 	qf.records++;
+	qf.rec_on[e->stream]++;
 	pthread_mutex_unlock(&qf.lk);
 	return 0;
 }
@@ -163,8 +166,14 @@ static void q_failed(void *arg, int gpu, int err)
 	qf.failed_said++;
 }
 
+static uint64_t q_now(void *arg)
+{
+	(void)arg;
+	return __atomic_load_n(&qf.now_ns, __ATOMIC_RELAXED);
+}
+
 static const struct vgpu_queue_ops q_ops = {
-	q_ctx, q_create, q_record, q_sync, q_elapsed, q_destroy, q_failed,
+	q_ctx, q_create, q_record, q_sync, q_elapsed, q_destroy, q_failed, q_now,
 };
 static struct vgpu_queue q = { .ops = &q_ops, .mark = 4, .depth = 4 };
 static struct vgpu_dev_page qpage;
@@ -212,6 +221,7 @@ static void qlaunch(int st)
 	pthread_mutex_lock(&qf.lk);
 	qf.sub[st]++;
 	qf.launch_n++;
+	qf.now_ns += qf.tick_ns;
 	pthread_mutex_unlock(&qf.lk);
 	if (libvgpu_gate_tls.mark) {
 		unsigned int m = qgt.mark_mask + 1;
@@ -253,6 +263,7 @@ static void qreset(void)
 	pthread_mutex_lock(&qf.lk);
 	memset(qf.sub, 0, sizeof(qf.sub));
 	memset(qf.done, 0, sizeof(qf.done));
+	memset(qf.rec_on, 0, sizeof(qf.rec_on));
 	qf.max_out = 0;
 	qf.over = 0;
 	qf.creates = qf.destroys = qf.records = qf.syncs = qf.elapseds = 0;
@@ -271,6 +282,7 @@ static void qsetup(void)
 	q.mark = 4;
 	q.depth = 4;
 	q.target_ns = 0;
+	q.defer_ns = 0;
 	qgt.mark_mask = 3;
 	qgpage.gpu[0].granted = 1;
 	qgpage.gpu[0].seq = 5;
@@ -281,6 +293,7 @@ static void qsetup(void)
 	qf.errors = 0;
 	qf.launch_n = 0;
 	qf.bound = ~0ULL;
+	qf.tick_ns = 0;
 }
 
 /* M = 4, K = 4, one thread, 100 launches round robin on 2 streams (the
@@ -460,6 +473,100 @@ static void test_q_adapt_10us(void)
 	PASSED(what);
 }
 
+/* Deferred marks: 10 us launches on one stream, adapting to 20 ms,
+ * deferred up to 500 us (C = 500 us / 10 us = 50 launches: a mark that
+ * would cover more than 50 - 16 is not deferred, so one covers at most
+ * 48), the clock advancing tick_ns per
+ * launch; 40 launches to measure, then n more, checked against bound.
+ * Returns the records made during those n. */
+static int q_defer(uint64_t tick_ns, int n, uint64_t bound)
+{
+	int r0;
+
+	qsetup();
+	q.target_ns = 20000000;
+	q.defer_ns = 500000;
+	qf.ms_per_launch = 0.01f;
+	for (int i = 0; i < 40; i++)
+		qlaunch(3);
+	qf.tick_ns = tick_ns;
+	qf.max_out = 0;
+	qf.bound = bound;
+	r0 = qf.records;
+	for (int i = 0; i < n; i++)
+		qlaunch(3);
+	return qf.records - r0;
+}
+
+static void test_q_defer_time(void)
+{
+	static const char what[] = "deferred marks: 10 us launches made every 20 us record "
+		"a mark at the first window 500 us after the last (every 32 launches), not "
+		"every 16";
+	int rec = q_defer(20000, 960, ~0ULL);
+
+	/* 960 launches: 30 recorded marks, not 60. */
+	CHECK(rec == 30 && qgt.mark_mask == 15 && !qf.errors, what,
+	      "%d records over 960 launches, M = %u", rec, qgt.mark_mask + 1);
+	PASSED(what);
+}
+
+static void test_q_defer_cap(void)
+{
+	static const char what[] = "deferred marks: launches faster than the clock moves are "
+		"marked every 48 launches (500 us of device time at most) and never more "
+		"than 5 x 48 queued";
+	int rec;
+
+	rec = q_defer(0, 4800, 5 * 48);
+	/* 4800 launches, 48 a mark: 100 marks, not 300. */
+	CHECK(rec == 100 && !qf.over && qf.max_out == 5 * 48 && !qf.errors, what,
+	      "%d records, up to %llu queued", rec, (unsigned long long)qf.max_out);
+	PASSED(what);
+}
+
+static void test_q_defer_streams(void)
+{
+	static const char what[] = "deferred marks: the mark recorded after deferred ones "
+		"covers their streams too";
+	int rec, r5, r6;
+
+	q_defer(0, 0, ~0ULL);
+	for (int i = 0; i < 16; i++)	/* deferred: stream 5 only */
+		qlaunch(5);
+	qf.now_ns += 1000000;		/* 1 ms: the next mark records */
+	rec = qf.records;
+	r5 = qf.rec_on[5];
+	r6 = qf.rec_on[6];
+	for (int i = 0; i < 16; i++)
+		qlaunch(6);
+	r5 = qf.rec_on[5] - r5;
+	r6 = qf.rec_on[6] - r6;
+	CHECK(r5 == 1 && r6 == 1 && !qf.errors, what,
+	      "%d records, on stream 5: %d, 6: %d", qf.records - rec, r5, r6);
+	PASSED(what);
+}
+
+static void test_q_defer_gpus(void)
+{
+	static const char what[] = "deferred marks: a thread taking turns on two GPUs "
+		"records every mark";
+	void *win[VGPU_MARK_MAX];
+	int rec;
+
+	q_defer(0, 0, ~0ULL);
+	for (int i = 0; i < VGPU_MARK_MAX; i++)
+		win[i] = &qstreams[4];
+	rec = qf.records;
+	__atomic_add_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 8; i++)
+		libvgpu_queue_mark(&q, (i + 1) & 1, qgpage.gpu[0].seq, win, VGPU_MARK_MAX);
+	__atomic_sub_fetch(&qf.marking, 1, __ATOMIC_RELAXED);
+	CHECK(qf.records - rec == 8 && !qf.errors, what, "%d records for 8 marks",
+	      qf.records - rec);
+	PASSED(what);
+}
+
 /* One check per scenario, each from qsetup(): a failure stops only its
  * own. */
 int test_queue_all(void)
@@ -473,6 +580,10 @@ int test_queue_all(void)
 	test_q_adapt_2ms();
 	test_q_adapt_50ms();
 	test_q_adapt_10us();
+	test_q_defer_time();
+	test_q_defer_cap();
+	test_q_defer_streams();
+	test_q_defer_gpus();
 	qsetup();
 	return failures ? 1 : 0;
 }

@@ -86,6 +86,23 @@ grep -q '^FAIL' "$work/hookcheck.out" && fails=$((fails + 1))
 [ "$rc" -ne 0 ] && ! grep -q '^FAIL' "$work/hookcheck.out" &&
 	fail "hookcheck" "exit $rc: $(head -c 300 "$work/hookcheck.err")"
 
+# The same with a driver whose cuGetProcAddress answers are not its exports:
+# libvgpu's self-check notices, says so once, and maps look-ups by name.
+SIMGPU_PROCADDR=distinct LD_PRELOAD=$PRE "$lib/tests/hookcheck" >"$work/hookd.out" 2>"$work/hookd.err"
+rc=$?
+sed -n 's/^\(PASS\|FAIL\): libvgpu: /\1: libvgpu: distinct entry points: /p' "$work/hookd.out"
+grep -q '^FAIL' "$work/hookd.out" && fails=$((fails + 1))
+[ "$rc" -ne 0 ] && ! grep -q '^FAIL' "$work/hookd.out" &&
+	fail "hookcheck, distinct entry points" "exit $rc: $(head -c 300 "$work/hookd.err")"
+byname='mapping look-ups by name'
+n_ex=$(grep -c "$byname" "$work/hookcheck.err")
+n_di=$(grep -c "$byname" "$work/hookd.err")
+if [ "$n_ex" -eq 0 ] && [ "$n_di" -eq 1 ]; then
+	pass "the cuGetProcAddress self-check says once that it maps by name with distinct entry points, and nothing with exports"
+else
+	fail "cuGetProcAddress self-check log" "by-name lines: $n_ex with exports, $n_di with distinct (want 0 and 1)"
+fi
+
 out=$(LD_PRELOAD=$PRE "$lib/tests/linked" 2>"$work/linked.err")
 if [ "$out" = "$(printf 'cuMemAlloc_v2 in libvgpu\nlinked ok (0)')" ]; then
 	pass "a program linked with -lcuda calls the exported wrappers and works"

@@ -92,7 +92,12 @@ else
 		nvmlDeviceGetHandleByPciBusId_v2 nvmlDeviceGetName nvmlDeviceGetUUID \
 		nvmlDeviceGetPciInfo_v3 nvmlDeviceGetIndex nvmlDeviceGetMemoryInfo \
 		nvmlDeviceGetMemoryInfo_v2 nvmlDeviceGetComputeRunningProcesses_v3 \
-		nvmlDeviceGetUtilizationRates nvmlDeviceGetMinorNumber; do
+		nvmlDeviceGetUtilizationRates nvmlDeviceGetMinorNumber \
+		nvmlDeviceGetSerial nvmlDeviceGetHandleBySerial nvmlDeviceGetNumaNodeId \
+		nvmlDeviceGetTopologyCommonAncestor nvmlDeviceGetTopologyNearestGpus \
+		nvmlSystemGetTopologyGpuSet nvmlDeviceGetP2PStatus nvmlDeviceGetNvLinkState \
+		nvmlDeviceGetNvLinkVersion nvmlDeviceGetNvLinkCapability \
+		nvmlDeviceGetNvLinkRemotePciInfo nvmlDeviceGetNvLinkRemotePciInfo_v2; do
 		grep -qx "$s" "$work/nvml.syms" || missing="$missing $s"
 	done
 	check "libnvidia-ml.so.1 exports" "missing:$missing" test -z "$missing"

@@ -275,9 +275,19 @@ SG_API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
 	return NVML_SUCCESS;
 }
 
+/* /dev/nvidiaN: the GPU's own index (not through nvmlDeviceGetIndex,
+ * which a preloaded library may renumber). */
 SG_API nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor)
 {
-	return nvmlDeviceGetIndex(device, minor);
+	int i;
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &i);
+
+	if (rc)
+		return rc;
+	if (!minor)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*minor = (unsigned int)i;
+	return NVML_SUCCESS;
 }
 
 void simgpu_nvml_pci(int i, nvmlPciInfo_t *pci)

@@ -7,9 +7,14 @@
  * its per-thread-stream symbol (_ptsz/_ptds) when it has one. Versions
  * are those of cudaTypedefs.h (PFN_<name>_v<version>).
  *
+ * With SIMGPU_PROCADDR=distinct the answers are distinct entry points
+ * (entry.c) that jump to the same functions, as a driver's internal entry
+ * points would.
+ *
  * cuGetExportTable: NVIDIA's private tables (used by libcudart) are not
  * simulated; it answers CUDA_ERROR_NOT_SUPPORTED for every table id.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "simgpu.h"
@@ -265,13 +270,15 @@ static const struct sg_proc table[] = {
 	{ "cuStreamWaitEvent", 3020, F(cuStreamWaitEvent), F(cuStreamWaitEvent_ptsz) },
 };
 
+#define NROWS (sizeof(table) / sizeof(table[0]))
+
 /* Returns the row, or NULL with *status saying why. */
 static const struct sg_proc *lookup(const char *name, int version, int *status)
 {
 	const struct sg_proc *best = NULL;
 	int known = 0;
 
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+	for (size_t i = 0; i < NROWS; i++) {
 		if (strcmp(table[i].name, name))
 			continue;
 		known = 1;
@@ -281,6 +288,29 @@ static const struct sg_proc *lookup(const char *name, int version, int *status)
 	}
 	*status = best ? 0 : known ? 2 : 1;
 	return best;
+}
+
+static void *entry_fns[2 * NROWS];
+static pthread_once_t entry_once = PTHREAD_ONCE_INIT;
+
+/* Every function the table answers, once each, for entry.c. */
+static void entry_init(void)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < NROWS; i++) {
+		void *f[2] = { table[i].sym, table[i].ptsym };
+
+		for (int k = 0; k < 2; k++) {
+			size_t j = 0;
+
+			while (f[k] && j < n && entry_fns[j] != f[k])
+				j++;
+			if (f[k] && j == n)
+				entry_fns[n++] = f[k];
+		}
+	}
+	sg_entry_build(entry_fns, n);
 }
 
 static CUresult get_proc(const char *symbol, void **pfn, int version,
@@ -298,10 +328,11 @@ static CUresult get_proc(const char *symbol, void **pfn, int version,
 	p = lookup(symbol, version, status);
 	if (!p)
 		return CUDA_ERROR_NOT_FOUND;
+	pthread_once(&entry_once, entry_init);
 	if ((flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && p->ptsym)
-		*pfn = p->ptsym;
+		*pfn = sg_entry_point(p->ptsym);
 	else
-		*pfn = p->sym;
+		*pfn = sg_entry_point(p->sym);
 	return CUDA_SUCCESS;
 }
 

@@ -229,4 +229,8 @@ CUresult simgpu_pool_alloc(struct CUmemPoolHandle_st *pool, size_t size,
 uint64_t simgpu_kernel_ns(struct CUfunc_st *f, void **params, void **extra);
 CUresult simgpu_func_check(CUfunction f);
 
+/* entry.c: cuGetProcAddress's answers under SIMGPU_PROCADDR=distinct */
+int sg_entry_build(void *const *fns, size_t n);	/* once, all functions */
+void *sg_entry_point(void *fn);			/* fn's stub, or fn */
+
 #endif
