@@ -149,8 +149,14 @@ static int read_have(struct apply_state *h)
 static int make_change(const struct apply_change *ch, const struct apply_state *want)
 {
 	switch (ch->kind) {
-	case APPLY_HOST:
-		return vgpuctl_host_set(ch->policy, want->policy, ch->gid, want->gid);
+	case APPLY_HOST: {
+		struct vgpuctl_host_conf h = {
+			.has_policy = ch->policy, .policy = want->policy,
+			.has_gid = ch->gid, .gid = want->gid,
+		};
+
+		return vgpuctl_host_set(&h);
+	}
 	case APPLY_GPU_ADD:
 		return vgpuctl_gpu_add_send(&ch->gpu->g);
 	case APPLY_TENANT_DEL:

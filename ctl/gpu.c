@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vgpuctl gpu: add, del, show the GPU inventory of vgpu.ko (probe is in
- * probe.c).
+ * vgpuctl gpu: add, del, set (NVLink peers, health), show the GPU
+ * inventory of vgpu.ko (probe is in probe.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +23,8 @@ void vgpuctl_usage_gpu(FILE *f)
 {
 	fputs("Usage: vgpuctl gpu add INDEX vram SIZE [uuid UUID] [pci BUSID] [numa NODE]\n"
 	      "       vgpuctl gpu del INDEX\n"
+	      "       vgpuctl gpu set INDEX [nvlink { LIST | none }]\n"
+	      "                             [state { healthy | unhealthy | draining } [reason TEXT]]\n"
 	      "       vgpuctl gpu { show | list } [INDEX]\n"
 	      "       vgpuctl gpu probe [--dry-run]\n"
 	      "       vgpuctl gpu help\n"
@@ -31,8 +33,15 @@ void vgpuctl_usage_gpu(FILE *f)
 	      "UUID  := GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n"
 	      "BUSID := [DDDD]DDDD:BB:DD.F\n"
 	      "NODE  := NUMA node number, or -1 for none\n"
+	      "LIST  := GPU indexes (\"1,3\"): the GPUs this one has an NVLink to; the\n"
+	      "         module keeps links symmetric\n"
+	      "TEXT  := 1-127 printable characters: why the GPU is not healthy\n"
 	      "probe adds the GPUs that NVML (libnvidia-ml.so.1) lists, at their NVML\n"
 	      "index, skipping those already present; --dry-run only shows them.\n"
+	      "A GPU that is not healthy gets no new tenant (gpus auto skips it, a gpus\n"
+	      "list adding it is refused); its tenants stay and see a tenant-change event.\n"
+	      "probe also sets each GPU's NVLink peers from NVML and marks unhealthy a\n"
+	      "GPU whose NVML reports a failed row remapping (nvmlDeviceGetRemappedRows).\n"
 	      "show says what holds tenants below libvgpu on each GPU: backstop driver\n"
 	      "(NVML per-cgroup limits), dmem (the dmem cgroup controller) or none.\n", f);
 }
@@ -49,6 +58,22 @@ int vgpuctl_gpu_parse(struct nlmsghdr *nlh, struct nlattr **tb)
 	return genlmsg_parse(nlh, 0, tb, VGPU_A_GPU_MAX, vgpu_gpu_nl_policy) < 0 ? -EPROTO : 0;
 }
 
+/* nvlink (when any), state and its reason. */
+static void print_state(struct nlattr **tb)
+{
+	struct nlattr *st = tb[VGPU_A_GPU_STATE];
+	const char *name = st ? vgpuctl_gpu_state_name(nla_get_u32(st)) : NULL;
+	uint64_t nvlink = tb[VGPU_A_GPU_NVLINK] ? nla_get_u64(tb[VGPU_A_GPU_NVLINK]) : 0;
+
+	vgpuctl_print_mask("nvlink", "nvlink", nvlink, nvlink);
+	if (st && !name)	/* a state this vgpuctl does not know */
+		vgpuctl_print_u64("state", "state", true, nla_get_u32(st));
+	else
+		vgpuctl_print_str("state", "state", name);
+	vgpuctl_print_str("reason", "reason", tb[VGPU_A_GPU_STATE_REASON] ?
+			  nla_get_string(tb[VGPU_A_GPU_STATE_REASON]) : NULL);
+}
+
 /** vgpuctl_gpu_print() - print one GPU (show and monitor). */
 void vgpuctl_gpu_print(struct nlattr **tb)
 {
@@ -63,6 +88,7 @@ void vgpuctl_gpu_print(struct nlattr **tb)
 	vgpuctl_print_size("vram", "vram", tb[VGPU_A_GPU_VRAM],
 			   tb[VGPU_A_GPU_VRAM] ? nla_get_u64(tb[VGPU_A_GPU_VRAM]) : 0);
 	vgpuctl_print_s64("numa", "numa", numa >= 0, numa);
+	print_state(tb);
 }
 
 static int gpu_show_one(struct nlmsghdr *nlh, void *arg)
@@ -231,6 +257,106 @@ static int gpu_del(int argc, char **argv)
 	return ret ? ret : vgpuctl_backstop_gpu_deleted(index);
 }
 
+/* Parsed "gpu set" words. */
+struct gpu_set {
+	uint32_t index, state;
+	uint64_t nvlink;
+	bool has_nvlink, has_state;
+	const char *reason;
+};
+
+/* One KEY VALUE of gpu set into @g. Returns 0 or VGPU_EXIT_USAGE. */
+static int gpu_set_key(struct gpu_set *g, const char *key, const char *val)
+{
+	if (strcmp(key, "nvlink") && strcmp(key, "state") && strcmp(key, "reason"))
+		return vgpuctl_usage_error("unknown key \"%s\" for gpu set", key);
+	if (!val)
+		return vgpuctl_usage_error("missing value for %s", key);
+	if ((!strcmp(key, "nvlink") && g->has_nvlink) || (!strcmp(key, "state") && g->has_state) ||
+	    (!strcmp(key, "reason") && g->reason))
+		return vgpuctl_usage_error("duplicate key \"%s\" for gpu set", key);
+	if (!strcmp(key, "nvlink")) {
+		g->has_nvlink = true;
+		if (strcmp(val, "none") && vgpuctl_parse_gpus(val, &g->nvlink))
+			return vgpuctl_usage_error("invalid LIST \"%s\" for nvlink", val);
+	} else if (!strcmp(key, "state")) {
+		g->has_state = true;
+		if (vgpuctl_parse_gpu_state(val, &g->state))
+			return vgpuctl_usage_error("invalid STATE \"%s\" for state (healthy, unhealthy or draining)",
+						   val);
+	} else {
+		if (vgpuctl_parse_reason(val))
+			return vgpuctl_usage_error("invalid TEXT for reason (1-127 printable characters)");
+		g->reason = val;
+	}
+	return 0;
+}
+
+/* Parse the words after "gpu set". Returns 0 or VGPU_EXIT_USAGE. */
+static int gpu_set_parse(struct gpu_set *g, int argc, char **argv)
+{
+	int ret;
+
+	memset(g, 0, sizeof(*g));
+	if (argc < 1)
+		return vgpuctl_usage_error("missing INDEX for gpu set");
+	if (vgpuctl_parse_index(argv[0], &g->index))
+		return vgpuctl_usage_error("invalid INDEX \"%s\" for gpu set (0-63)", argv[0]);
+	if (argc < 2)
+		return vgpuctl_usage_error("missing KEY for gpu set (nvlink or state)");
+	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
+		ret = gpu_set_key(g, argv[0], argc > 1 ? argv[1] : NULL);
+		if (ret)
+			return ret;
+	}
+	if (g->reason && !g->has_state)
+		return vgpuctl_usage_error("reason goes with state");
+	if (g->reason && g->state == VGPU_GPU_STATE_HEALTHY)
+		return vgpuctl_usage_error("a healthy GPU has no reason");
+	return 0;
+}
+
+/**
+ * vgpuctl_gpu_set_send() - gpu-set of one GPU (gpu set, gpu probe)
+ * @nl: open connection
+ * @index: GPU index
+ * @nvlink: peers, or NULL to leave them
+ * @state: enum vgpu_gpu_state, or NULL to leave it
+ * @reason: state-reason, or NULL
+ *
+ * Return: the exit status.
+ */
+int vgpuctl_gpu_set_send(struct vgpu_nl *nl, uint32_t index, const uint64_t *nvlink,
+			 const uint32_t *state, const char *reason)
+{
+	struct nl_msg *msg = vgpuctl_nl_msg(nl, VGPU_CMD_GPU_SET, false);
+
+	if (msg && (nla_put_u32(msg, VGPU_A_GPU_INDEX, index) < 0 ||
+		    (nvlink && nla_put_u64(msg, VGPU_A_GPU_NVLINK, *nvlink) < 0) ||
+		    (state && nla_put_u32(msg, VGPU_A_GPU_STATE, *state) < 0) ||
+		    (reason && nla_put_string(msg, VGPU_A_GPU_STATE_REASON, reason) < 0)))
+		return vgpuctl_put_failed(msg);
+	return vgpuctl_send(nl, msg, NULL, NULL);
+}
+
+static int gpu_set(int argc, char **argv)
+{
+	struct vgpu_nl nl;
+	struct gpu_set g;
+	int ret = gpu_set_parse(&g, argc, argv);
+
+	if (!ret)
+		ret = vgpuctl_need_admin();
+	if (!ret)
+		ret = vgpuctl_open(&nl);
+	if (ret)
+		return ret;
+	ret = vgpuctl_gpu_set_send(&nl, g.index, g.has_nvlink ? &g.nvlink : NULL,
+				   g.has_state ? &g.state : NULL, g.reason);
+	vgpuctl_nl_close(&nl);
+	return ret;
+}
+
 /**
  * vgpuctl_cmd_gpu() - dispatch "vgpuctl gpu COMMAND ..."
  * @argc: arguments after "gpu"
@@ -254,6 +380,8 @@ int vgpuctl_cmd_gpu(int argc, char **argv)
 		return gpu_del(argc, argv);
 	if (!strcmp(cmd, "show") || !strcmp(cmd, "list"))
 		return gpu_show(argc, argv);
+	if (!strcmp(cmd, "set"))
+		return gpu_set(argc, argv);
 	if (!strcmp(cmd, "probe"))
 		return vgpuctl_gpu_probe(argc, argv);
 	return vgpuctl_usage_error("unknown command \"%s\" for gpu; try \"vgpuctl gpu help\"", cmd);

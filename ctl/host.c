@@ -25,6 +25,7 @@ void vgpuctl_usage_host(FILE *f)
 	fputs("Usage: vgpuctl show\n"
 	      "       vgpuctl set default { allow | deny }\n"
 	      "       vgpuctl set monitor-group { GROUP | none }\n"
+	      "       vgpuctl set gpu-policy { binpack | spread }\n"
 	      "       vgpuctl host { show | set KEY VALUE... }\n"
 	      "       vgpuctl { show | set | host } help\n"
 	      "show prints the host-wide settings, the module's instance id and load time,\n"
@@ -32,7 +33,10 @@ void vgpuctl_usage_host(FILE *f)
 	      "processes and of final records kept and dropped.\n"
 	      "default: whether GPU processes outside every tenant may use the GPUs.\n"
 	      "monitor-group: a group name or number, or none; its members read every\n"
-	      "tenant, process and final record without changing anything.\n", f);
+	      "tenant, process and final record without changing anything.\n"
+	      "gpu-policy: how \"gpus auto N\" chooses a tenant's GPUs among the healthy\n"
+	      "ones with room for its vram-min: binpack (least free room first, the\n"
+	      "default) or spread (most free room first).\n", f);
 }
 
 static uint64_t u64_or0(struct nlattr *a)
@@ -79,6 +83,12 @@ static int host_show_one(struct nlmsghdr *nlh, void *arg)
 	vgpuctl_print_time("loaded", "loaded", tb[VGPU_A_HOST_LOADED],
 			   u64_or0(tb[VGPU_A_HOST_LOADED]));
 	print_monitor(tb[VGPU_A_HOST_MONITOR_GID]);
+	pol = tb[VGPU_A_HOST_GPU_POLICY];	/* absent from an older module */
+	name = pol ? vgpuctl_gpu_policy_name(nla_get_u32(pol)) : NULL;
+	if (pol && !name)	/* a gpu-policy this vgpuctl does not know */
+		vgpuctl_print_u64("gpu_policy", "gpu-policy", true, nla_get_u32(pol));
+	else if (pol)
+		vgpuctl_print_str("gpu_policy", "gpu-policy", name);
 	vgpuctl_print_u64("finals", "finals", tb[VGPU_A_HOST_FINALS],
 			  tb[VGPU_A_HOST_FINALS] ? nla_get_u32(tb[VGPU_A_HOST_FINALS]) : 0);
 	vgpuctl_print_u64("finals_dropped", "finals-dropped", tb[VGPU_A_HOST_FINALS_DROPPED],
@@ -131,7 +141,7 @@ int vgpuctl_host_parse_group(const char *s, uint32_t *gid)
 }
 
 /* Send host-set with the settings given (apply.c too). */
-int vgpuctl_host_set(bool has_policy, uint32_t policy, bool has_gid, uint32_t gid)
+int vgpuctl_host_set(const struct vgpuctl_host_conf *h)
 {
 	struct vgpu_nl nl;
 	struct nl_msg *msg;
@@ -142,14 +152,45 @@ int vgpuctl_host_set(bool has_policy, uint32_t policy, bool has_gid, uint32_t gi
 	if (ret)
 		return ret;
 	msg = vgpuctl_nl_msg(&nl, VGPU_CMD_HOST_SET, false);
-	if (msg && ((has_policy && nla_put_u32(msg, VGPU_A_HOST_DEFAULT_POLICY, policy) < 0) ||
-		    (has_gid && nla_put_u32(msg, VGPU_A_HOST_MONITOR_GID, gid) < 0))) {
+	if (msg && ((h->has_policy && nla_put_u32(msg, VGPU_A_HOST_DEFAULT_POLICY, h->policy) < 0) ||
+		    (h->has_gid && nla_put_u32(msg, VGPU_A_HOST_MONITOR_GID, h->gid) < 0) ||
+		    (h->has_gpu_policy &&
+		     nla_put_u32(msg, VGPU_A_HOST_GPU_POLICY, h->gpu_policy) < 0))) {
 		vgpuctl_nl_close(&nl);
 		return vgpuctl_put_failed(msg);
 	}
 	ret = vgpuctl_send(&nl, msg, NULL, NULL);
 	vgpuctl_nl_close(&nl);
 	return ret;
+}
+
+/* One "KEY VALUE" of set into @h. Returns 0 or VGPU_EXIT_USAGE. */
+static int set_key(struct vgpuctl_host_conf *h, const char *key, const char *val)
+{
+	bool *has;
+
+	if (!strcmp(key, "default"))
+		has = &h->has_policy;
+	else if (!strcmp(key, "monitor-group"))
+		has = &h->has_gid;
+	else if (!strcmp(key, "gpu-policy"))
+		has = &h->has_gpu_policy;
+	else
+		return vgpuctl_usage_error("unknown key \"%s\" for set", key);
+	if (!val)
+		return vgpuctl_usage_error("missing value for %s", key);
+	if (*has)
+		return vgpuctl_usage_error("duplicate key \"%s\" for set", key);
+	*has = true;
+	if (has == &h->has_policy && vgpuctl_parse_policy(val, &h->policy))
+		return vgpuctl_usage_error("invalid POLICY \"%s\" for default (allow or deny)", val);
+	if (has == &h->has_gid && vgpuctl_host_parse_group(val, &h->gid))
+		return vgpuctl_usage_error("invalid GROUP \"%s\" for monitor-group (a group name or number, or none)",
+					   val);
+	if (has == &h->has_gpu_policy && vgpuctl_parse_gpu_policy(val, &h->gpu_policy))
+		return vgpuctl_usage_error("invalid POLICY \"%s\" for gpu-policy (binpack or spread)",
+					   val);
+	return 0;
 }
 
 /**
@@ -161,8 +202,8 @@ int vgpuctl_host_set(bool has_policy, uint32_t policy, bool has_gid, uint32_t gi
  */
 int vgpuctl_cmd_set(int argc, char **argv)
 {
-	bool has_policy = false, has_gid = false;
-	uint32_t policy = 0, gid = VGPU_GID_NONE;
+	struct vgpuctl_host_conf h = { .gid = VGPU_GID_NONE };
+	int ret;
 
 	if (vgpuctl_is_help(argc, argv)) {
 		vgpuctl_usage_host(stdout);
@@ -171,27 +212,11 @@ int vgpuctl_cmd_set(int argc, char **argv)
 	if (argc < 1)
 		return vgpuctl_usage_error("missing KEY for set; try \"vgpuctl set help\"");
 	for (; argc > 0; argc -= 2, argv += 2) {
-		bool is_policy = !strcmp(argv[0], "default");
-
-		if (!is_policy && strcmp(argv[0], "monitor-group"))
-			return vgpuctl_usage_error("unknown key \"%s\" for set", argv[0]);
-		if (argc < 2)
-			return vgpuctl_usage_error("missing value for %s", argv[0]);
-		if (is_policy ? has_policy : has_gid)
-			return vgpuctl_usage_error("duplicate key \"%s\" for set", argv[0]);
-		if (is_policy) {
-			if (vgpuctl_parse_policy(argv[1], &policy))
-				return vgpuctl_usage_error("invalid POLICY \"%s\" for default (allow or deny)",
-							   argv[1]);
-			has_policy = true;
-		} else {
-			if (vgpuctl_host_parse_group(argv[1], &gid))
-				return vgpuctl_usage_error("invalid GROUP \"%s\" for monitor-group (a group name or number, or none)",
-							   argv[1]);
-			has_gid = true;
-		}
+		ret = set_key(&h, argv[0], argc > 1 ? argv[1] : NULL);
+		if (ret)
+			return ret;
 	}
-	return vgpuctl_host_set(has_policy, policy, has_gid, gid);
+	return vgpuctl_host_set(&h);
 }
 
 /**

@@ -22,8 +22,8 @@ void vgpuctl_usage_monitor(FILE *f)
 {
 	fputs("Usage: vgpuctl monitor\n"
 	      "       vgpuctl monitor help\n"
-	      "Prints gpu-add, gpu-del, tenant-new, tenant-change and tenant-del events\n"
-	      "until interrupted. Needs CAP_NET_ADMIN where the kernel requires it.\n", f);
+	      "Prints gpu-add, gpu-del, gpu-change (NVLink peers or health state),\n"
+	      "tenant-new, tenant-change and tenant-del events until interrupted. Needs CAP_NET_ADMIN where the kernel requires it.\n", f);
 }
 
 struct event_kind {
@@ -35,6 +35,7 @@ struct event_kind {
 static const struct event_kind event_kinds[] = {
 	{ VGPU_CMD_GPU_ADD_NTF, "gpu-add", false },
 	{ VGPU_CMD_GPU_DEL_NTF, "gpu-del", false },
+	{ VGPU_CMD_GPU_CHANGE_NTF, "gpu-change", false },
 	{ VGPU_CMD_TENANT_NEW_NTF, "tenant-new", true },
 	{ VGPU_CMD_TENANT_CHANGE_NTF, "tenant-change", true },
 	{ VGPU_CMD_TENANT_DEL_NTF, "tenant-del", true },

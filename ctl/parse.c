@@ -70,6 +70,13 @@ int vgpuctl_parse_index(const char *s, uint32_t *out)
 	return vgpuctl_parse_u32(s, 0, VGPU_CHECK_GPU_INDEX_MAX, out);
 }
 
+/** vgpuctl_parse_gpu_count() - a number of GPUs for gpus auto, as the spec's check (1-64). */
+int vgpuctl_parse_gpu_count(const char *s, uint32_t *out)
+{
+	return vgpuctl_parse_u32(s, VGPU_CHECK_TENANT_GPUS_AUTO_MIN,
+				 VGPU_CHECK_TENANT_GPUS_AUTO_MAX, out);
+}
+
 /** vgpuctl_parse_numa() - a NUMA node, 0 to VGPU_LIST_NODE_MAX, or -1 for none. */
 int vgpuctl_parse_numa(const char *s, int32_t *out)
 {

@@ -35,6 +35,7 @@ int vgpuctl_parse_pct(const char *s, uint32_t *bp);
 int vgpuctl_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
 int vgpuctl_parse_weight(const char *s, uint32_t *out);
 int vgpuctl_parse_index(const char *s, uint32_t *out);
+int vgpuctl_parse_gpu_count(const char *s, uint32_t *out);
 int vgpuctl_parse_numa(const char *s, int32_t *out);
 int vgpuctl_parse_priority(const char *s, uint32_t *out);
 int vgpuctl_parse_uuid(const char *s);
@@ -92,6 +93,11 @@ int vgpuctl_parse_placement(const char *s, uint32_t *out);
 const char *vgpuctl_placement_name(uint32_t placement);
 int vgpuctl_parse_onoff(const char *s, bool *out);
 int vgpuctl_parse_seconds(const char *s, uint64_t *ns);
+int vgpuctl_parse_gpu_policy(const char *s, uint32_t *out);
+const char *vgpuctl_gpu_policy_name(uint32_t policy);
+int vgpuctl_parse_gpu_state(const char *s, uint32_t *out);
+const char *vgpuctl_gpu_state_name(uint32_t state);
+int vgpuctl_parse_reason(const char *s);
 void vgpuctl_format_ns(uint64_t ns, char *out, size_t outlen);
 
 /* parse_meta.c: labels and times. */

@@ -2,7 +2,8 @@
 /*
  * Pure parsers and formatters of the scheduling and placement values of
  * vgpuctl (see parse.h): placement modes, on/off switches, the refresh
- * interval of top and durations in nanoseconds. Kept apart from parse.c,
+ * interval of top and durations in nanoseconds, the host's gpu-policy
+ * and a GPU's health state and its reason. Kept apart from parse.c,
  * with the same rules: no I/O, 0 or -1, *out untouched on error.
  */
 #include <stdio.h>
@@ -95,4 +96,46 @@ void vgpuctl_format_ns(uint64_t ns, char *out, size_t outlen)
 		snprintf(out, outlen, "%llu.%02us", s, ms / 10);
 	else
 		snprintf(out, outlen, "%llu.%03us", s, ms);
+}
+
+/** vgpuctl_parse_gpu_policy() - "binpack" or "spread" into enum vgpu_gpu_policy. */
+int vgpuctl_parse_gpu_policy(const char *s, uint32_t *out)
+{
+	return vgpuctl_parse_enum(vgpu_gpu_policy_names, VGPU_GPU_POLICY_COUNT, s, out);
+}
+
+/** vgpuctl_gpu_policy_name() - name of a gpu-policy, or NULL if unknown. */
+const char *vgpuctl_gpu_policy_name(uint32_t policy)
+{
+	return vgpuctl_enum_name(vgpu_gpu_policy_names, VGPU_GPU_POLICY_COUNT, policy);
+}
+
+/** vgpuctl_parse_gpu_state() - "healthy", "unhealthy" or "draining". */
+int vgpuctl_parse_gpu_state(const char *s, uint32_t *out)
+{
+	return vgpuctl_parse_enum(vgpu_gpu_state_names, VGPU_GPU_STATE_COUNT, s, out);
+}
+
+/** vgpuctl_gpu_state_name() - name of a GPU state, or NULL if unknown. */
+const char *vgpuctl_gpu_state_name(uint32_t state)
+{
+	return vgpuctl_enum_name(vgpu_gpu_state_names, VGPU_GPU_STATE_COUNT, state);
+}
+
+/**
+ * vgpuctl_parse_reason() - check a GPU's state-reason
+ * @s: 1 to VGPU_REASON_LEN_MAX bytes of printable ASCII (spaces allowed)
+ *
+ * Return: 0, or -1 when empty, too long or not printable.
+ */
+int vgpuctl_parse_reason(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (!n || n > VGPU_REASON_LEN_MAX)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			return -1;
+	return 0;
 }

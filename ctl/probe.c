@@ -5,7 +5,9 @@
  * no link-time dependency on NVIDIA's driver; nvml.h gives the types and
  * the versioned names of the functions (nvmlDeviceGetPciInfo is
  * nvmlDeviceGetPciInfo_v3, ...), and every function is looked up with
- * dlsym.
+ * dlsym. Beside the GPUs themselves, probe reads their NVLink peers and
+ * whether NVML reports a failed row remapping, and sets both in
+ * the module (gpu-set; Documentation/gpus.md).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -39,6 +41,11 @@ struct nvml {
 	nvmlReturn_t (*pci)(nvmlDevice_t, nvmlPciInfo_t *);
 	nvmlReturn_t (*memory)(nvmlDevice_t, nvmlMemory_t *);
 	nvmlReturn_t (*numa)(nvmlDevice_t, unsigned int *);	/* may be NULL */
+	/* Topology and health, all optional. */
+	nvmlReturn_t (*link_state)(nvmlDevice_t, unsigned int, nvmlEnableState_t *);
+	nvmlReturn_t (*link_pci)(nvmlDevice_t, unsigned int, nvmlPciInfo_t *);
+	nvmlReturn_t (*remapped_rows)(nvmlDevice_t, unsigned int *, unsigned int *,
+				      unsigned int *, unsigned int *);
 };
 
 /* A GPU as NVML describes it, or as the inventory holds it. */
@@ -49,6 +56,11 @@ struct probed {
 	uint64_t vram;
 	int32_t numa;		/* -1: none */
 	bool present;		/* inventory: the slot is taken */
+	bool has_links;		/* NVML answered the NVLink queries */
+	unsigned int npeers;	/* PCI bus ids at the far end of active links */
+	char peers[NVML_NVLINK_MAX_LINKS][VGPU_PCI_LEN_MAX + 1];
+	uint64_t nvlink;	/* the peers as inventory indexes (after plan) */
+	const char *fault;	/* NVML's error state needing a reset, or NULL */
 };
 
 static const char *nvml_strerror(const struct nvml *n, nvmlReturn_t rc)
@@ -91,6 +103,9 @@ static int nvml_open(struct nvml *n)
 	n->pci = sym(n, NAME_OF(nvmlDeviceGetPciInfo), false, &ret);
 	n->memory = sym(n, "nvmlDeviceGetMemoryInfo", false, &ret);
 	n->numa = sym(n, "nvmlDeviceGetNumaNodeId", true, &ret);
+	n->link_state = sym(n, "nvmlDeviceGetNvLinkState", true, &ret);
+	n->link_pci = sym(n, NAME_OF(nvmlDeviceGetNvLinkRemotePciInfo), true, &ret);
+	n->remapped_rows = sym(n, "nvmlDeviceGetRemappedRows", true, &ret);
 	if (!ret) {
 		rc = n->init();
 		if (rc != NVML_SUCCESS)
@@ -136,6 +151,49 @@ static int32_t sysfs_numa(const char *pci)
 				     nvml_strerror(n, rc_));			\
 } while (0)
 
+/*
+ * The PCI bus ids at the far end of @dev's active NVLinks, into @g. A GPU
+ * without NVLink answers NVML_ERROR_NOT_SUPPORTED (no links); other errors
+ * of a link skip it. A far end that is no GPU (an NVSwitch) is dropped when
+ * the ids are matched (peer_masks()).
+ */
+static void nvml_links(struct nvml *n, nvmlDevice_t dev, struct probed *g)
+{
+	nvmlEnableState_t active;
+	nvmlPciInfo_t pci;
+	unsigned int l;
+
+	if (!n->link_state || !n->link_pci)
+		return;
+	g->has_links = true;
+	for (l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+		if (n->link_state(dev, l, &active) != NVML_SUCCESS || active != NVML_FEATURE_ENABLED)
+			continue;
+		memset(&pci, 0, sizeof(pci));
+		if (n->link_pci(dev, l, &pci) != NVML_SUCCESS)
+			continue;
+		pci.busId[sizeof(pci.busId) - 1] = '\0';
+		if (!vgpuctl_busid_norm(pci.busId, g->peers[g->npeers], sizeof(g->peers[0])))
+			g->npeers++;
+	}
+}
+
+/*
+ * A fault of @dev that makes it unfit for new work, or NULL: a row
+ * remapping that failed (NVML: "failureOccurred will be set if a row
+ * remapping ever failed in the past", the RMA condition of NVIDIA's memory
+ * error management). A pending remapping is no fault: new work may run.
+ */
+static const char *nvml_fault(struct nvml *n, nvmlDevice_t dev)
+{
+	unsigned int corr, unc, pending, failed;
+
+	if (n->remapped_rows &&
+	    n->remapped_rows(dev, &corr, &unc, &pending, &failed) == NVML_SUCCESS && failed)
+		return "NVML: a row remapping failed (nvmlDeviceGetRemappedRows)";
+	return NULL;
+}
+
 /* Describe NVML's GPU @i in @g. Returns 0 or VGPU_EXIT_ERR. */
 static int nvml_gpu(struct nvml *n, unsigned int i, struct probed *g)
 {
@@ -165,6 +223,8 @@ static int nvml_gpu(struct nvml *n, unsigned int i, struct probed *g)
 		g->numa = (int32_t)node;
 	else
 		g->numa = sysfs_numa(g->pci);
+	nvml_links(n, dev, g);
+	g->fault = nvml_fault(n, dev);
 	return 0;
 }
 
@@ -252,6 +312,33 @@ static int plan(const struct probed *gpus, unsigned int count,
 	return 0;
 }
 
+/*
+ * Each GPU's NVLink peers as a mask of inventory indexes: NVML GPU j is at
+ * @slot[j] when already present, else at its NVML index.
+ */
+static void peer_masks(struct probed *gpus, unsigned int count, const int *slot)
+{
+	unsigned int i, j, p;
+
+	for (i = 0; i < count; i++)
+		for (p = 0; p < gpus[i].npeers; p++)
+			for (j = 0; j < count; j++)
+				if (j != i && !strcasecmp(gpus[i].peers[p], gpus[j].pci))
+					gpus[i].nvlink |= 1ULL << (slot[j] >= 0 ? (unsigned int)slot[j] :
+								   gpus[j].index);
+}
+
+/* Sets the NVLink peers and, on a fault, the state of GPU @g at @index. */
+static int set_topology(struct vgpu_nl *nl, const struct probed *g, uint32_t index)
+{
+	uint32_t unhealthy = VGPU_GPU_STATE_UNHEALTHY;
+
+	if (!g->has_links && !g->fault)
+		return 0;
+	return vgpuctl_gpu_set_send(nl, index, g->has_links ? &g->nvlink : NULL,
+				    g->fault ? &unhealthy : NULL, g->fault);
+}
+
 static int add(struct vgpu_nl *nl, const struct probed *g)
 {
 	struct nl_msg *msg = vgpuctl_nl_msg(nl, VGPU_CMD_GPU_ADD, false);
@@ -266,8 +353,10 @@ static int add(struct vgpu_nl *nl, const struct probed *g)
 }
 
 /*
- * One line: "added gpu 0 uuid ... pci ... vram 16GiB numa 0" (or "would
- * add"), or "gpu 1 already present"; JSON: the GPU and its status.
+ * One line: "added gpu 0 uuid ... pci ... vram 16GiB numa 0 [nvlink 2]"
+ * (or "would add"), or "gpu 1 already present", each followed by "state
+ * unhealthy reason ..." when NVML reports a fault; JSON: the GPU, its state
+ * and its status.
  */
 static void report(const struct probed *g, int slot, const char *status)
 {
@@ -283,13 +372,17 @@ static void report(const struct probed *g, int slot, const char *status)
 		vgpuctl_print_str("pci", "pci", g->pci);
 		vgpuctl_print_size("vram", "vram", true, g->vram);
 		vgpuctl_print_s64("numa", "numa", g->numa >= 0, g->numa);
+		vgpuctl_print_mask("nvlink", "nvlink", g->nvlink, g->nvlink);
 	}
+	if (!json && slot >= 0 && (uint32_t)slot != g->index)
+		fprintf(f, " already present (NVML GPU %u)", g->index);
+	else if (!json && slot >= 0)
+		fputs(" already present", f);
+	if (json || g->fault)
+		vgpuctl_print_str("state", "state", g->fault ? "unhealthy" : "healthy");
+	vgpuctl_print_str("reason", "reason", g->fault);
 	if (json)
 		vgpuctl_print_str("status", NULL, status);
-	else if (slot >= 0 && (uint32_t)slot != g->index)
-		fprintf(f, " already present (NVML GPU %u)", g->index);
-	else if (slot >= 0)
-		fputs(" already present", f);
 	vgpuctl_print_obj_close();
 }
 
@@ -365,6 +458,7 @@ int vgpuctl_gpu_probe(int argc, char **argv)
 			vgpuctl_nl_close(&nl);
 		return ret;
 	}
+	peer_masks(gpus, count, slot);
 	vgpuctl_print_list_open();
 	for (i = 0; !ret && i < count; i++) {
 		if (slot[i] >= 0) {
@@ -380,6 +474,9 @@ int vgpuctl_gpu_probe(int argc, char **argv)
 			bs_ret |= backstop(&nl, gpus[i].index);
 	}
 	vgpuctl_print_list_close(true);
+	/* Peers exist once every GPU is in: links are set after the adds. */
+	for (i = 0; !ret && !dry && i < count; i++)
+		ret = set_topology(&nl, &gpus[i], slot[i] >= 0 ? (uint32_t)slot[i] : gpus[i].index);
 	if (opened)
 		vgpuctl_nl_close(&nl);
 	return ret ? ret : bs_ret;

@@ -17,6 +17,7 @@
 #define VGPU_CHECK_GPU_VRAM_MIN	1
 #define VGPU_CHECK_GPU_NUMA_MIN	(-1)
 #define VGPU_CHECK_GPU_NUMA_MAX	1023
+#define VGPU_CHECK_GPU_STATE_REASON_MAX_LEN	VGPU_REASON_LEN_MAX
 #define VGPU_CHECK_TENANT_NAME_MAX_LEN	VGPU_NAME_LEN_MAX
 #define VGPU_CHECK_TENANT_CGROUP_MAX_LEN	VGPU_PATH_LEN_MAX
 #define VGPU_CHECK_TENANT_WEIGHT_MIN	1
@@ -25,6 +26,8 @@
 #define VGPU_CHECK_TENANT_CPUS_MAX_LEN	VGPU_LIST_LEN_MAX
 #define VGPU_CHECK_TENANT_MEMS_MAX_LEN	VGPU_LIST_LEN_MAX
 #define VGPU_CHECK_TENANT_EXCLUSIVE_MAX	1
+#define VGPU_CHECK_TENANT_GPUS_AUTO_MIN	1
+#define VGPU_CHECK_TENANT_GPUS_AUTO_MAX	VGPU_GPU_MAX
 #define VGPU_CHECK_LABEL_KEY_MAX_LEN	VGPU_LABEL_KEY_LEN_MAX
 #define VGPU_CHECK_LABEL_VALUE_MAX_LEN	VGPU_LABEL_VALUE_LEN_MAX
 
@@ -55,6 +58,21 @@ static const char *const vgpu_default_policy_names[VGPU_DEFAULT_POLICY_COUNT] = 
 static const char *const vgpu_placement_names[VGPU_PLACEMENT_COUNT] = {
 	[VGPU_PLACEMENT_MANUAL] = "manual",
 	[VGPU_PLACEMENT_AUTO] = "auto",
+};
+
+/* Names of enum vgpu_gpu_policy, by value. */
+#define VGPU_GPU_POLICY_COUNT	2
+static const char *const vgpu_gpu_policy_names[VGPU_GPU_POLICY_COUNT] = {
+	[VGPU_GPU_POLICY_BINPACK] = "binpack",
+	[VGPU_GPU_POLICY_SPREAD] = "spread",
+};
+
+/* Names of enum vgpu_gpu_state, by value. */
+#define VGPU_GPU_STATE_COUNT	3
+static const char *const vgpu_gpu_state_names[VGPU_GPU_STATE_COUNT] = {
+	[VGPU_GPU_STATE_HEALTHY] = "healthy",
+	[VGPU_GPU_STATE_UNHEALTHY] = "unhealthy",
+	[VGPU_GPU_STATE_DRAINING] = "draining",
 };
 
 /* Quotas: the bits of enum vgpu_quota, all of them. */

@@ -17,6 +17,9 @@ static const struct nla_policy vgpu_gpu_nl_policy[VGPU_A_GPU_MAX + 1] = {
 	[VGPU_A_GPU_PCI] = { .type = NLA_STRING },
 	[VGPU_A_GPU_VRAM] = { .type = NLA_U64 },
 	[VGPU_A_GPU_NUMA] = { .type = NLA_S32 },
+	[VGPU_A_GPU_NVLINK] = { .type = NLA_U64 },
+	[VGPU_A_GPU_STATE] = { .type = NLA_U32 },
+	[VGPU_A_GPU_STATE_REASON] = { .type = NLA_STRING },
 };
 
 /* libnl's parse policy of the tenant attributes. */
@@ -47,6 +50,7 @@ static const struct nla_policy vgpu_tenant_nl_policy[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_DELETED] = { .type = NLA_U64 },
 	[VGPU_A_TENANT_DEL_REASON] = { .type = NLA_U32 },
 	[VGPU_A_TENANT_FINAL_SEQ] = { .type = NLA_U64 },
+	[VGPU_A_TENANT_GPUS_AUTO] = { .type = NLA_U32 },
 };
 
 /* libnl's parse policy of the label attributes. */
@@ -103,6 +107,7 @@ static const struct nla_policy vgpu_host_nl_policy[VGPU_A_HOST_MAX + 1] = {
 	[VGPU_A_HOST_MONITOR_GID] = { .type = NLA_U32 },
 	[VGPU_A_HOST_FINALS] = { .type = NLA_U32 },
 	[VGPU_A_HOST_FINALS_DROPPED] = { .type = NLA_U64 },
+	[VGPU_A_HOST_GPU_POLICY] = { .type = NLA_U32 },
 };
 
 #endif /* _VGPU_CTL_SPEC_POLICY_H */

@@ -31,7 +31,8 @@ void vgpuctl_usage_tenant(FILE *f)
 	      "       vgpuctl tenant final [show]\n"
 	      "       vgpuctl tenant final ack SEQ\n"
 	      "       vgpuctl tenant help\n"
-	      "QUOTA VALUE := { vram-max SIZE | vram-min SIZE | gpus LIST | weight N |\n"
+	      "QUOTA VALUE := { vram-max SIZE | vram-min SIZE | gpus { LIST | auto COUNT } |\n"
+	      "                 weight N |\n"
 	      "                 compute-max PCT | priority { low | normal | high } |\n"
 	      "                 cpus LIST | mems LIST | placement { manual | auto } |\n"
 	      "                 exclusive { on | off } }\n"
@@ -40,6 +41,8 @@ void vgpuctl_usage_tenant(FILE *f)
 	      "SIZE := NUMBER[.FRACTION][B|K|Ki|KiB|KB|M|...|T|Ti|TiB|TB] (powers of 1024)\n"
 	      "LIST := NUMBER[-NUMBER][,...] (\"0-3,8\")\n"
 	      "N    := 1-10000\n"
+	      "COUNT := 1-64: the module chooses that many GPUs by the host's gpu-policy\n"
+	      "        (see \"vgpuctl host help\"); the choice shows as the tenant's gpus\n"
 	      "PCT  := 0-100 with at most 2 decimals, optional % (\"37.5%\")\n"
 	      "KEY  := 1-63 letters, digits and ._/- starting with a letter or digit\n"
 	      "VALUE (label) := at most 255 printable ASCII characters; at most 16 labels\n"
@@ -167,6 +170,20 @@ static int parse_quota(struct tenant_conf *c, const struct vgpu_spec_quota *q,
 	return 0;
 }
 
+/* Parse "gpus auto COUNT" (@argv[0] is "gpus"). Returns 0 or VGPU_EXIT_USAGE. */
+static int parse_gpus_auto(struct tenant_conf *c, const struct vgpu_spec_quota *q, int argc,
+			   char **argv)
+{
+	if (c->seen & q->bit)
+		return vgpuctl_usage_error("duplicate key \"%s\" for %s", q->name, c->cmd);
+	c->seen |= q->bit;
+	if (argc < 3)
+		return vgpuctl_usage_error("missing COUNT for gpus auto");
+	if (vgpuctl_parse_gpu_count(argv[2], &c->gpus_auto))
+		return vgpuctl_usage_error("invalid COUNT \"%s\" for gpus auto (1-64)", argv[2]);
+	return 0;
+}
+
 /**
  * vgpuctl_tenant_conf_clear_unnamed() - clear every quota @c does not name
  * @c: a parsed command line, turned into a tenant set by tenant replace
@@ -199,6 +216,8 @@ void vgpuctl_tenant_conf_from_reply(struct tenant_conf *c, struct nlattr **tb)
 		if (!a || quota_types[q->attr] == Q_NONE)
 			continue;
 		c->seen |= q->bit;
+		if (q->attr == VGPU_A_TENANT_GPUS && tb[VGPU_A_TENANT_GPUS_AUTO])
+			c->gpus_auto = nla_get_u32(tb[VGPU_A_TENANT_GPUS_AUTO]);
 		if (quota_types[q->attr] == Q_CPUS || quota_types[q->attr] == Q_MEMS)
 			snprintf(c->list[i], sizeof(c->list[i]), "%s", nla_get_string(a));
 		else if (quota_types[q->attr] == Q_SIZE || quota_types[q->attr] == Q_GPUS)
@@ -226,6 +245,9 @@ bool vgpuctl_tenant_quota_same(const struct tenant_conf *a, const struct tenant_
 		return true;
 	if (sa != sb)
 		return false;
+	/* A choice the module made is the same while the count asked is. */
+	if (t == Q_GPUS && (a->gpus_auto || b->gpus_auto))
+		return a->gpus_auto == b->gpus_auto;
 	if (t == Q_CPUS || t == Q_MEMS)
 		return !strcmp(a->list[i], b->list[i]);
 	return a->u64[i] == b->u64[i];
@@ -246,8 +268,13 @@ static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
 		case Q_NONE:
 			break;
 		case Q_SIZE:
-		case Q_GPUS:
 			err = nla_put_u64(msg, q->attr, c->u64[i]);
+			break;
+		case Q_GPUS:
+			if (c->gpus_auto)
+				err = nla_put_u32(msg, VGPU_A_TENANT_GPUS_AUTO, c->gpus_auto);
+			else
+				err = nla_put_u64(msg, q->attr, c->u64[i]);
 			break;
 		case Q_WEIGHT:
 		case Q_PCT:
@@ -325,7 +352,9 @@ int vgpuctl_tenant_conf_parse(struct tenant_conf *c, int argc, char **argv, cons
 			return vgpuctl_usage_error("unknown key \"%s\" for %s", argv[0], c->cmd);
 		if (argc < 2)
 			return vgpuctl_usage_error("missing value for %s", argv[0]);
-		if (q)
+		if (q && q->attr == VGPU_A_TENANT_GPUS && !strcmp(argv[1], "auto"))
+			ret = parse_gpus_auto(c, q, argc, argv), step = 3;
+		else if (q)
 			ret = parse_quota(c, q, argv[1], c->set);
 		else if (!strcmp(argv[0], "label"))
 			ret = parse_label(c, argv[1]);

@@ -27,6 +27,7 @@ struct tenant_conf {
 	uint32_t clear;		/* quotas given as "none" */
 	uint64_t u64[NQUOTAS];	/* numeric values, by bit number */
 	char list[NQUOTAS][VGPU_LIST_LEN_MAX + 1];	/* cpus, mems */
+	uint32_t gpus_auto;	/* "gpus auto N": N, the module chooses; 0: not */
 	bool ephemeral;		/* tenant add, replace */
 	unsigned int nlabels;
 	struct {

@@ -209,6 +209,9 @@ void vgpuctl_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_l
 			   u64_attr(tb[VGPU_A_TENANT_VRAM_MIN]));
 	vgpuctl_print_mask("gpus", "gpus", tb[VGPU_A_TENANT_GPUS],
 			   u64_attr(tb[VGPU_A_TENANT_GPUS]));
+	if (tb[VGPU_A_TENANT_GPUS_AUTO])	/* only where the module chose the gpus */
+		vgpuctl_print_u64("gpus_auto", "gpus-auto", true,
+				  u32_attr(tb[VGPU_A_TENANT_GPUS_AUTO]));
 	vgpuctl_print_u64("weight", "weight", tb[VGPU_A_TENANT_WEIGHT],
 			  u32_attr(tb[VGPU_A_TENANT_WEIGHT]));
 	vgpuctl_print_pct("compute_max", "compute-max", tb[VGPU_A_TENANT_COMPUTE_MAX],

@@ -53,8 +53,16 @@ struct vgpuctl_gpu_add {
 };
 int vgpuctl_gpu_add_parse(struct vgpuctl_gpu_add *g, int argc, char **argv);
 int vgpuctl_gpu_add_send(const struct vgpuctl_gpu_add *g);
+struct vgpu_nl;
+int vgpuctl_gpu_set_send(struct vgpu_nl *nl, uint32_t index, const uint64_t *nvlink,
+			 const uint32_t *state, const char *reason);
 int vgpuctl_host_parse_group(const char *s, uint32_t *gid);	/* host.c */
-int vgpuctl_host_set(bool has_policy, uint32_t policy, bool has_gid, uint32_t gid);
+/* Host-wide settings of a host-set; has_*: given. */
+struct vgpuctl_host_conf {
+	bool has_policy, has_gid, has_gpu_policy;
+	uint32_t policy, gid, gpu_policy;
+};
+int vgpuctl_host_set(const struct vgpuctl_host_conf *h);
 
 /* Usage texts, also printed by "help". */
 void vgpuctl_usage_gpu(FILE *f);

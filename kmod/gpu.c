@@ -101,13 +101,21 @@ void vgpu_gpu_insert(struct vgpu_gpu *gpu)
  * vgpu_gpu_remove() - take a GPU out of the inventory and free it
  * @gpu: a GPU of the inventory
  *
+ * The other GPUs' NVLink masks lose it.
+ *
  * Context: vgpu_lock held.
  */
 void vgpu_gpu_remove(struct vgpu_gpu *gpu)
 {
+	struct vgpu_gpu *peer;
+	u32 i;
+
 	lockdep_assert_held(&vgpu_lock);
 	vgpu_gpus[gpu->index] = NULL;
 	vgpu_gpu_mask &= ~BIT_ULL(gpu->index);
+	/* Its peers keep no NVLink to a GPU that is gone. */
+	vgpu_for_each_gpu(peer, i)
+		peer->nvlink &= ~BIT_ULL(gpu->index);
 	kfree(gpu);
 }
 

@@ -17,6 +17,11 @@
  * @vram: VRAM capacity in bytes
  * @uuid: NVML UUID as given, "" when unset (compared case-insensitively)
  * @pci: PCI bus id in sysfs form, "" when unset
+ * @nvlink: mask of the GPU indexes this one has an NVLink to, symmetric
+ *	across the inventory (gpu_choice.c)
+ * @state: enum vgpu_gpu_state; no new tenant is placed on a GPU that is
+ *	not VGPU_GPU_STATE_HEALTHY
+ * @reason: why the GPU is not healthy, "" when not given
  */
 struct vgpu_gpu {
 	u32 index;
@@ -24,6 +29,9 @@ struct vgpu_gpu {
 	u64 vram;
 	char uuid[VGPU_UUID_LEN + 1];
 	char pci[VGPU_PCI_BUF_LEN];
+	u64 nvlink;
+	u32 state;
+	char reason[VGPU_REASON_LEN_MAX + 1];
 };
 
 struct vgpu_gpu *vgpu_gpu_get(u32 index);

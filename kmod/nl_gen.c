@@ -39,7 +39,7 @@ static const struct nla_policy vgpu_gpu_get_nl_policy[VGPU_A_GPU_INDEX + 1] = {
 };
 
 /* VGPU_CMD_TENANT_NEW - do */
-static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_EPHEMERAL + 1] = {
+static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_GPUS_AUTO + 1] = {
 	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
 	[VGPU_A_TENANT_CGROUP] = { .type = NLA_NUL_STRING, .len = VGPU_PATH_LEN_MAX, },
 	[VGPU_A_TENANT_CGROUP_ID] = { .type = NLA_U64, },
@@ -55,6 +55,7 @@ static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_EPHEMERAL
 	[VGPU_A_TENANT_EXCLUSIVE] = NLA_POLICY_MAX(NLA_U32, 1),
 	[VGPU_A_TENANT_LABEL] = NLA_POLICY_NESTED(vgpu_label_nl_policy),
 	[VGPU_A_TENANT_EPHEMERAL] = { .type = NLA_FLAG, },
+	[VGPU_A_TENANT_GPUS_AUTO] = NLA_POLICY_RANGE(NLA_U32, 1, VGPU_GPU_MAX),
 };
 
 /* VGPU_CMD_TENANT_DEL - do */
@@ -64,7 +65,7 @@ static const struct nla_policy vgpu_tenant_del_nl_policy[VGPU_A_TENANT_FORCE + 1
 };
 
 /* VGPU_CMD_TENANT_SET - do */
-static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_LABEL + 1] = {
+static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_GPUS_AUTO + 1] = {
 	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
 	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64, },
 	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64, },
@@ -78,6 +79,7 @@ static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_LABEL + 1
 	[VGPU_A_TENANT_PLACEMENT] = NLA_POLICY_MAX(NLA_U32, 1),
 	[VGPU_A_TENANT_EXCLUSIVE] = NLA_POLICY_MAX(NLA_U32, 1),
 	[VGPU_A_TENANT_LABEL] = NLA_POLICY_NESTED(vgpu_label_nl_policy),
+	[VGPU_A_TENANT_GPUS_AUTO] = NLA_POLICY_RANGE(NLA_U32, 1, VGPU_GPU_MAX),
 };
 
 /* VGPU_CMD_TENANT_GET - do */
@@ -91,9 +93,10 @@ static const struct nla_policy vgpu_proc_register_nl_policy[VGPU_A_PROC_FD + 1] 
 };
 
 /* VGPU_CMD_HOST_SET - do */
-static const struct nla_policy vgpu_host_set_nl_policy[VGPU_A_HOST_MONITOR_GID + 1] = {
+static const struct nla_policy vgpu_host_set_nl_policy[VGPU_A_HOST_GPU_POLICY + 1] = {
 	[VGPU_A_HOST_DEFAULT_POLICY] = NLA_POLICY_MAX(NLA_U32, 1),
 	[VGPU_A_HOST_MONITOR_GID] = { .type = NLA_U32, },
+	[VGPU_A_HOST_GPU_POLICY] = NLA_POLICY_MAX(NLA_U32, 1),
 };
 
 /* VGPU_CMD_PROC_DEL - do */
@@ -104,6 +107,14 @@ static const struct nla_policy vgpu_proc_del_nl_policy[VGPU_A_PROC_PID + 1] = {
 /* VGPU_CMD_TENANT_FINAL_DEL - do */
 static const struct nla_policy vgpu_tenant_final_del_nl_policy[VGPU_A_TENANT_FINAL_SEQ + 1] = {
 	[VGPU_A_TENANT_FINAL_SEQ] = { .type = NLA_U64, },
+};
+
+/* VGPU_CMD_GPU_SET - do */
+static const struct nla_policy vgpu_gpu_set_nl_policy[VGPU_A_GPU_STATE_REASON + 1] = {
+	[VGPU_A_GPU_INDEX] = NLA_POLICY_MAX(NLA_U32, (VGPU_GPU_MAX - 1)),
+	[VGPU_A_GPU_NVLINK] = { .type = NLA_U64, },
+	[VGPU_A_GPU_STATE] = NLA_POLICY_MAX(NLA_U32, 2),
+	[VGPU_A_GPU_STATE_REASON] = { .type = NLA_NUL_STRING, .len = VGPU_REASON_LEN_MAX, },
 };
 
 /* The tenant attribute of each quota, by bit number. */
@@ -121,7 +132,7 @@ const u16 vgpu_quota_attrs[VGPU_QUOTA_NBITS] = {
 };
 
 /* Ops table for vgpu */
-const struct genl_ops vgpu_nl_ops[14] = {
+const struct genl_ops vgpu_nl_ops[15] = {
 	{
 		.cmd		= VGPU_CMD_GPU_ADD,
 		.doit		= vgpu_nl_gpu_add_doit,
@@ -147,7 +158,7 @@ const struct genl_ops vgpu_nl_ops[14] = {
 		.cmd		= VGPU_CMD_TENANT_NEW,
 		.doit		= vgpu_nl_tenant_new_doit,
 		.policy		= vgpu_tenant_new_nl_policy,
-		.maxattr	= VGPU_A_TENANT_EPHEMERAL,
+		.maxattr	= VGPU_A_TENANT_GPUS_AUTO,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -161,7 +172,7 @@ const struct genl_ops vgpu_nl_ops[14] = {
 		.cmd		= VGPU_CMD_TENANT_SET,
 		.doit		= vgpu_nl_tenant_set_doit,
 		.policy		= vgpu_tenant_set_nl_policy,
-		.maxattr	= VGPU_A_TENANT_LABEL,
+		.maxattr	= VGPU_A_TENANT_GPUS_AUTO,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -189,7 +200,7 @@ const struct genl_ops vgpu_nl_ops[14] = {
 		.cmd		= VGPU_CMD_HOST_SET,
 		.doit		= vgpu_nl_host_set_doit,
 		.policy		= vgpu_host_set_nl_policy,
-		.maxattr	= VGPU_A_HOST_MONITOR_GID,
+		.maxattr	= VGPU_A_HOST_GPU_POLICY,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -208,6 +219,13 @@ const struct genl_ops vgpu_nl_ops[14] = {
 		.doit		= vgpu_nl_tenant_final_del_doit,
 		.policy		= vgpu_tenant_final_del_nl_policy,
 		.maxattr	= VGPU_A_TENANT_FINAL_SEQ,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_GPU_SET,
+		.doit		= vgpu_nl_gpu_set_doit,
+		.policy		= vgpu_gpu_set_nl_policy,
+		.maxattr	= VGPU_A_GPU_STATE_REASON,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vgpu: netlink handlers of the GPU inventory (gpu-add, gpu-del, gpu-get).
+ * vgpu: netlink handlers of the GPU inventory (gpu-add, gpu-del, gpu-set,
+ * gpu-get).
  */
 #include <linux/bits.h>
 #include <linux/nodemask.h>
@@ -10,6 +11,7 @@
 
 #include "acct.h"
 #include "gpu.h"
+#include "gpu_choice.h"
 #include "nl_gen.h"
 #include "tenant.h"
 #include "vgpu.h"
@@ -24,8 +26,9 @@ static size_t vgpu_gpu_msg_size(void)
 	return nla_total_size(sizeof(u32)) +		/* index */
 	       nla_total_size(VGPU_UUID_LEN + 1) +	/* uuid */
 	       nla_total_size(VGPU_PCI_BUF_LEN) +	/* pci */
-	       nla_total_size_64bit(sizeof(u64)) +	/* vram */
-	       nla_total_size(sizeof(s32));		/* numa */
+	       2 * nla_total_size_64bit(sizeof(u64)) +	/* vram, nvlink */
+	       2 * nla_total_size(sizeof(u32)) +	/* numa, state */
+	       nla_total_size(VGPU_REASON_LEN_MAX + 1);	/* state-reason */
 }
 
 static int vgpu_gpu_fill(struct sk_buff *skb, const struct vgpu_gpu *gpu, u32 portid,
@@ -43,7 +46,10 @@ static int vgpu_gpu_fill(struct sk_buff *skb, const struct vgpu_gpu *gpu, u32 po
 	    (gpu->uuid[0] && nla_put_string(skb, VGPU_A_GPU_UUID, gpu->uuid)) ||
 	    (gpu->pci[0] && nla_put_string(skb, VGPU_A_GPU_PCI, gpu->pci)) ||
 	    nla_put_u64_64bit(skb, VGPU_A_GPU_VRAM, gpu->vram, VGPU_A_GPU_PAD) ||
-	    nla_put_s32(skb, VGPU_A_GPU_NUMA, gpu->numa)) {
+	    nla_put_s32(skb, VGPU_A_GPU_NUMA, gpu->numa) ||
+	    nla_put_u64_64bit(skb, VGPU_A_GPU_NVLINK, gpu->nvlink, VGPU_A_GPU_PAD) ||
+	    nla_put_u32(skb, VGPU_A_GPU_STATE, gpu->state) ||
+	    (gpu->reason[0] && nla_put_string(skb, VGPU_A_GPU_STATE_REASON, gpu->reason))) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -281,6 +287,105 @@ int vgpu_nl_gpu_del_doit(struct sk_buff *skb, struct genl_info *info)
 	vgpu_gpu_remove(gpu);
 	vgpu_changed();
 	vgpu_place_commit_gpus();
+out_unlock:
+	mutex_unlock(&vgpu_lock);
+	return err;
+}
+
+/* Checks a gpu-set request against the inventory; changes nothing. */
+static int vgpu_gpu_set_check(const struct vgpu_gpu *gpu, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	u32 state = gpu->state;
+	u64 peers;
+
+	if (!attrs[VGPU_A_GPU_NVLINK] && !attrs[VGPU_A_GPU_STATE] &&
+	    !attrs[VGPU_A_GPU_STATE_REASON]) {
+		NL_SET_ERR_MSG(info->extack, "nvlink, state or state-reason is required");
+		return -EINVAL;
+	}
+	if (attrs[VGPU_A_GPU_NVLINK]) {
+		peers = nla_get_u64(attrs[VGPU_A_GPU_NVLINK]);
+		if (peers & BIT_ULL(gpu->index)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_NVLINK],
+					    "nvlink names the GPU itself");
+			return -EINVAL;
+		}
+		if (peers & ~vgpu_gpu_present()) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_NVLINK],
+					    "nvlink names an unknown GPU");
+			return -ENOENT;
+		}
+	}
+	if (attrs[VGPU_A_GPU_STATE])
+		state = nla_get_u32(attrs[VGPU_A_GPU_STATE]);
+	if (attrs[VGPU_A_GPU_STATE_REASON] && state == VGPU_GPU_STATE_HEALTHY) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_STATE_REASON],
+				    "a healthy GPU has no state-reason");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Tells the monitor group of a changed GPU and, when its state changed,
+ * of each tenant that may use it: those tenants' listeners see the event.
+ */
+static void vgpu_gpu_changed(const struct vgpu_gpu *gpu, bool state_changed)
+{
+	struct vgpu_tenant *t;
+	unsigned long id = 0;
+
+	vgpu_changed();
+	vgpu_gpu_notify(gpu, VGPU_CMD_GPU_CHANGE_NTF);
+	if (!state_changed)
+		return;
+	for (; (t = vgpu_tenant_next(&id)); id++) {
+		if (vgpu_quota_uses_gpu(&t->quota, gpu->index))
+			vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
+	}
+}
+
+/**
+ * vgpu_nl_gpu_set_doit() - handle gpu-set: a GPU's NVLink peers and health
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * nvlink replaces the GPU's peers, and the peers' links to it follow.
+ * A state other than healthy keeps new tenants off the GPU (gpu_choice.c);
+ * the tenants already there stay. Back to healthy, the reason is cleared;
+ * a new state without a reason clears the old one.
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_gpu_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	bool state_changed = false;
+	struct vgpu_gpu *gpu;
+	u32 state;
+	int err;
+
+	mutex_lock(&vgpu_lock);
+	gpu = vgpu_gpu_lookup(info);
+	if (IS_ERR(gpu)) {
+		err = PTR_ERR(gpu);
+		goto out_unlock;
+	}
+	err = vgpu_gpu_set_check(gpu, info);
+	if (err)
+		goto out_unlock;
+	if (attrs[VGPU_A_GPU_NVLINK])
+		vgpu_gpu_set_nvlink(gpu, nla_get_u64(attrs[VGPU_A_GPU_NVLINK]));
+	if (attrs[VGPU_A_GPU_STATE]) {
+		state = nla_get_u32(attrs[VGPU_A_GPU_STATE]);
+		state_changed = state != gpu->state;
+		gpu->state = state;
+		gpu->reason[0] = '\0';
+	}
+	if (attrs[VGPU_A_GPU_STATE_REASON])
+		nla_strscpy(gpu->reason, attrs[VGPU_A_GPU_STATE_REASON], sizeof(gpu->reason));
+	vgpu_gpu_changed(gpu, state_changed);
 out_unlock:
 	mutex_unlock(&vgpu_lock);
 	return err;

@@ -14,6 +14,7 @@
 #include <linux/sched.h>
 #include <net/genetlink.h>
 
+#include "gpu_choice.h"
 #include "nl_gen.h"
 #include "parse.h"
 #include "tenant.h"
@@ -169,6 +170,9 @@ int vgpu_nl_tenant_new_doit(struct sk_buff *skb, struct genl_info *info)
 	err = vgpu_quota_apply(&t->quota, attrs, info->extack);
 	if (err)
 		goto err_unlock;
+	err = vgpu_gpus_prepare(&t->quota, NULL, attrs, info->extack);
+	if (err)
+		goto err_unlock;
 	err = vgpu_tenant_check_quota(&t->quota, NULL, attrs, info->extack);
 	if (err)
 		goto err_unlock;
@@ -262,7 +266,9 @@ int vgpu_nl_tenant_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_unlock;
 	}
 	clear = clear_attr ? nla_get_u32(clear_attr) : 0;
-	if (clear & vgpu_quota_given(info->attrs)) {
+	/* gpus-auto sets the gpus quota. */
+	if ((clear & vgpu_quota_given(info->attrs)) ||
+	    ((clear & VGPU_QUOTA_GPUS) && info->attrs[VGPU_A_TENANT_GPUS_AUTO])) {
 		NL_SET_ERR_MSG_ATTR(info->extack, clear_attr, "a quota is both set and cleared");
 		err = -EINVAL;
 		goto out_unlock;
@@ -270,7 +276,12 @@ int vgpu_nl_tenant_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 	vgpu_quota_copy(&quota, &t->quota);
 	quota.set &= ~clear;
+	if (clear & VGPU_QUOTA_GPUS)
+		quota.gpus_auto = 0;
 	err = vgpu_quota_apply(&quota, info->attrs, info->extack);
+	if (err)
+		goto out_unlock;
+	err = vgpu_gpus_prepare(&quota, t, info->attrs, info->extack);
 	if (err)
 		goto out_unlock;
 	err = vgpu_tenant_check_quota(&quota, t, info->attrs, info->extack);

@@ -25,6 +25,7 @@
 int vgpu_quota_init(struct vgpu_quota_set *q)
 {
 	q->set = 0;
+	q->gpus_auto = 0;
 	nodes_clear(q->mems);
 	if (!zalloc_cpumask_var(&q->cpus, GFP_KERNEL))
 		return -ENOMEM;
@@ -58,6 +59,7 @@ void vgpu_quota_copy(struct vgpu_quota_set *dst, const struct vgpu_quota_set *sr
 	dst->mems = src->mems;
 	dst->placement = src->placement;
 	dst->exclusive = src->exclusive;
+	dst->gpus_auto = src->gpus_auto;
 }
 
 /**
@@ -132,12 +134,13 @@ static int vgpu_parse_mems(nodemask_t *mask, const struct nlattr *attr,
 /**
  * vgpu_quota_apply() - set the quotas a request names
  * @q: scratch quotas, changed even on error
- * @attrs: parsed VGPU_A_TENANT_* attributes, at least up to
- *	VGPU_A_TENANT_EXCLUSIVE, already checked against the policy
+ * @attrs: parsed VGPU_A_TENANT_* attributes, up to
+ *	VGPU_A_TENANT_GPUS_AUTO, already checked against the policy
  * @extack: error report
  *
  * Checks what can be checked on each value alone (the CPU and node lists);
- * vgpu_quota_check() checks the result as a whole.
+ * vgpu_quota_check() checks the result as a whole. gpus-auto is only
+ * recorded: vgpu_gpus_choose() turns it into the gpus quota.
  *
  * Return: 0 or -EINVAL with @extack set.
  */
@@ -150,8 +153,18 @@ int vgpu_quota_apply(struct vgpu_quota_set *q, struct nlattr **attrs,
 		q->vram_max = nla_get_u64(attrs[VGPU_A_TENANT_VRAM_MAX]);
 	if (attrs[VGPU_A_TENANT_VRAM_MIN])
 		q->vram_min = nla_get_u64(attrs[VGPU_A_TENANT_VRAM_MIN]);
-	if (attrs[VGPU_A_TENANT_GPUS])
+	if (attrs[VGPU_A_TENANT_GPUS] && attrs[VGPU_A_TENANT_GPUS_AUTO]) {
+		NL_SET_ERR_MSG_ATTR(extack, attrs[VGPU_A_TENANT_GPUS_AUTO],
+				    "give gpus or gpus-auto, not both");
+		return -EINVAL;
+	}
+	/* A named list replaces an earlier choice; gpu_choice.c fills gpus. */
+	if (attrs[VGPU_A_TENANT_GPUS]) {
 		q->gpus = nla_get_u64(attrs[VGPU_A_TENANT_GPUS]);
+		q->gpus_auto = 0;
+	}
+	if (attrs[VGPU_A_TENANT_GPUS_AUTO])
+		q->gpus_auto = nla_get_u32(attrs[VGPU_A_TENANT_GPUS_AUTO]);
 	if (attrs[VGPU_A_TENANT_WEIGHT])
 		q->weight = nla_get_u32(attrs[VGPU_A_TENANT_WEIGHT]);
 	if (attrs[VGPU_A_TENANT_COMPUTE_MAX])
@@ -260,7 +273,7 @@ int vgpu_put_list(struct sk_buff *skb, int type, int nbits, const unsigned long 
  */
 size_t vgpu_quota_msg_size(const struct vgpu_quota_set *q)
 {
-	size_t size = 3 * nla_total_size_64bit(sizeof(u64)) + 5 * nla_total_size(sizeof(u32));
+	size_t size = 3 * nla_total_size_64bit(sizeof(u64)) + 6 * nla_total_size(sizeof(u32));
 
 	if (q->set & VGPU_QUOTA_CPUS)
 		size += nla_total_size(vgpu_list_len(cpumask_pr_args(q->cpus)));
@@ -274,8 +287,8 @@ size_t vgpu_quota_msg_size(const struct vgpu_quota_set *q)
  * @skb: message
  * @q: quotas
  *
- * Unset quotas are left out. CPU and node lists are written in list form
- * ("0-3,8").
+ * Unset quotas are left out; gpus-auto is added when the module chose the
+ * gpus. CPU and node lists are written in list form ("0-3,8").
  *
  * Return: 0 or -EMSGSIZE.
  */
@@ -289,6 +302,8 @@ int vgpu_quota_put(struct sk_buff *skb, const struct vgpu_quota_set *q)
 		return -EMSGSIZE;
 	if ((q->set & VGPU_QUOTA_GPUS) &&
 	    nla_put_u64_64bit(skb, VGPU_A_TENANT_GPUS, q->gpus, VGPU_A_TENANT_PAD))
+		return -EMSGSIZE;
+	if (q->gpus_auto && nla_put_u32(skb, VGPU_A_TENANT_GPUS_AUTO, q->gpus_auto))
 		return -EMSGSIZE;
 	if ((q->set & VGPU_QUOTA_WEIGHT) &&
 	    nla_put_u32(skb, VGPU_A_TENANT_WEIGHT, q->weight))

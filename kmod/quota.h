@@ -33,7 +33,9 @@ struct sk_buff;
  * @mems: memory nodes of the tenant's processes, all with memory when set
  * @placement: enum vgpu_placement (unset: VGPU_PLACEMENT_MANUAL)
  * @exclusive: 1 when the tenant's CPUs are shared with no other exclusive
- *	tenant (unset: 0); see placement.c
+ *	tenant (unset: 0); see placement.c * @gpus_auto: number of GPUs the module chose for @gpus by the host's
+ *	gpu-policy (gpu_choice.c), 0 when @gpus was named or is unset; not
+ *	a quota bit of its own: it says where the gpus quota came from
  */
 struct vgpu_quota_set {
 	u32 set;
@@ -47,6 +49,7 @@ struct vgpu_quota_set {
 	nodemask_t mems;
 	u32 placement;
 	u32 exclusive;
+	u32 gpus_auto;
 };
 
 int vgpu_quota_init(struct vgpu_quota_set *q);

@@ -19,7 +19,8 @@
  *   nl_gen.c netlink.c         the family (generated ops, registration)
  *   nl_gpu.c nl_tenant.c nl_proc.c nl_host.c nl_final.c dev.c dev_opens.c
  *   selftest.c                 handlers: netlink requests, /dev/vgpu
- *   placement.c                placement policy over every tenant
+ *   placement.c gpu_choice.c   placement policy over every tenant; the
+ *                              GPUs gpus-auto chooses, NVLink, health
  *   tenant_del.c               deleting a tenant (admin, ephemeral), its
  *                              final record
  *   tenant_msg.c               tenant and final record messages,

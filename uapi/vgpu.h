@@ -23,6 +23,7 @@
 #define VGPU_LABEL_VALUE_LEN_MAX	255
 #define VGPU_FINAL_MAX	1024
 #define VGPU_GID_NONE	4294967295
+#define VGPU_REASON_LEN_MAX	127
 
 /* Why a tenant was deleted: admin (tenant-del) or cgroup-removed (an ephemeral tenant whose cgroup was removed with no registered process left). */
 enum vgpu_del_reason {
@@ -63,6 +64,19 @@ enum vgpu_quota {
 	VGPU_QUOTA_EXCLUSIVE = 512,
 };
 
+/* How gpus-auto chooses a tenant's GPUs among those with room for its vram-min: binpack (the least free room first, filling GPUs) or spread (the most free room first). See Documentation/gpus.md. */
+enum vgpu_gpu_policy {
+	VGPU_GPU_POLICY_BINPACK = 0,
+	VGPU_GPU_POLICY_SPREAD = 1,
+};
+
+/* Health of a GPU: healthy, unhealthy (faulty: gpu probe sets it when NVML reports an error state) or draining (being emptied by the admin). No new tenant is placed on a GPU that is not healthy. */
+enum vgpu_gpu_state {
+	VGPU_GPU_STATE_HEALTHY = 0,
+	VGPU_GPU_STATE_UNHEALTHY = 1,
+	VGPU_GPU_STATE_DRAINING = 2,
+};
+
 enum {
 	VGPU_A_GPU_INDEX = 1,
 	VGPU_A_GPU_UUID = 2,
@@ -70,6 +84,9 @@ enum {
 	VGPU_A_GPU_VRAM = 4,
 	VGPU_A_GPU_NUMA = 5,
 	VGPU_A_GPU_PAD = 6,
+	VGPU_A_GPU_NVLINK = 7,
+	VGPU_A_GPU_STATE = 8,
+	VGPU_A_GPU_STATE_REASON = 9,
 
 	__VGPU_A_GPU_MAX,
 	VGPU_A_GPU_MAX = (__VGPU_A_GPU_MAX - 1)
@@ -103,6 +120,7 @@ enum {
 	VGPU_A_TENANT_DELETED = 25,
 	VGPU_A_TENANT_DEL_REASON = 26,
 	VGPU_A_TENANT_FINAL_SEQ = 27,
+	VGPU_A_TENANT_GPUS_AUTO = 28,
 
 	__VGPU_A_TENANT_MAX,
 	VGPU_A_TENANT_MAX = (__VGPU_A_TENANT_MAX - 1)
@@ -173,6 +191,7 @@ enum {
 	VGPU_A_HOST_MONITOR_GID = 6,
 	VGPU_A_HOST_FINALS = 7,
 	VGPU_A_HOST_FINALS_DROPPED = 8,
+	VGPU_A_HOST_GPU_POLICY = 9,
 
 	__VGPU_A_HOST_MAX,
 	VGPU_A_HOST_MAX = (__VGPU_A_HOST_MAX - 1)
@@ -198,6 +217,8 @@ enum {
 	VGPU_CMD_PROC_DEL = 17,
 	VGPU_CMD_TENANT_FINAL_GET = 18,
 	VGPU_CMD_TENANT_FINAL_DEL = 19,
+	VGPU_CMD_GPU_SET = 20,
+	VGPU_CMD_GPU_CHANGE_NTF = 21,
 
 	__VGPU_CMD_MAX,
 	VGPU_CMD_MAX = (__VGPU_CMD_MAX - 1)

@@ -191,6 +191,51 @@ cli_meta_checks() {
 	expect_error "$s" 2 'Error: unexpected argument "x" for gpu probe.' nocap "$v" gpu probe x
 }
 
+# cli_gpu_choice_checks SUITE VGPUCTL NLSEND: usage errors of gpu set, gpus
+# auto and set gpu-policy (issue #18).
+cli_gpu_choice_checks() {
+	local s=$1 v=$2 n=$3
+	expect_help "$s" "$v" gpu set help
+	expect_error "$s" 2 'Error: missing INDEX for gpu set.' "$v" gpu set
+	expect_error "$s" 2 'Error: invalid INDEX "64" for gpu set (0-63).' "$v" gpu set 64 state draining
+	expect_error "$s" 2 'Error: missing KEY for gpu set (nvlink or state).' "$v" gpu set 0
+	expect_error "$s" 2 'Error: unknown key "health" for gpu set.' "$v" gpu set 0 health bad
+	expect_error "$s" 2 'Error: missing value for state.' "$v" gpu set 0 state
+	expect_error "$s" 2 'Error: invalid STATE "sick" for state (healthy, unhealthy or draining).' \
+		"$v" gpu set 0 state sick
+	expect_error "$s" 2 'Error: invalid LIST "1-" for nvlink.' "$v" gpu set 0 nvlink 1-
+	expect_error "$s" 2 'Error: invalid LIST "64" for nvlink.' "$v" gpu set 0 nvlink 64
+	expect_error "$s" 2 'Error: duplicate key "state" for gpu set.' \
+		"$v" gpu set 0 state draining state healthy
+	expect_error "$s" 2 'Error: reason goes with state.' "$v" gpu set 0 reason "fan failure"
+	expect_error "$s" 2 'Error: a healthy GPU has no reason.' "$v" gpu set 0 state healthy reason x
+	expect_error "$s" 2 'Error: invalid TEXT for reason (1-127 printable characters).' \
+		"$v" gpu set 0 state draining reason ""
+	expect_error "$s" 2 'Error: invalid TEXT for reason (1-127 printable characters).' \
+		"$v" gpu set 0 state draining reason "$(printf 'x%.0s' $(seq 128))"
+	expect_error "$s" 2 'Error: invalid TEXT for reason (1-127 printable characters).' \
+		"$v" gpu set 0 state draining reason "$(printf 'a\tb')"
+	expect_error "$s" 2 'Error: missing COUNT for gpus auto.' "$v" tenant add a cgroup a gpus auto
+	expect_error "$s" 2 'Error: invalid COUNT "0" for gpus auto (1-64).' "$v" tenant add a cgroup a gpus auto 0
+	expect_error "$s" 2 'Error: invalid COUNT "65" for gpus auto (1-64).' "$v" tenant set a gpus auto 65
+	expect_error "$s" 2 'Error: invalid COUNT "two" for gpus auto (1-64).' "$v" tenant set a gpus auto two
+	expect_error "$s" 2 'Error: duplicate key "gpus" for tenant add.' \
+		"$v" tenant add a cgroup a gpus 0 gpus auto 1
+	expect_error "$s" 2 'Error: duplicate key "gpus" for tenant set.' "$v" tenant set a gpus auto 1 gpus 1
+	expect_error "$s" 2 'Error: missing value for gpu-policy.' "$v" set gpu-policy
+	expect_error "$s" 2 'Error: invalid POLICY "pack" for gpu-policy (binpack or spread).' \
+		"$v" set gpu-policy pack
+	expect_error "$s" 2 'Error: duplicate key "gpu-policy" for set.' \
+		"$v" set gpu-policy spread gpu-policy binpack
+	run "$v" help
+	local o
+	for o in "vgpuctl gpu set INDEX [nvlink { LIST | none }]" "gpus { LIST | auto COUNT }" \
+		 "vgpuctl set gpu-policy { binpack | spread }"; do
+		if grep -qF -- "$o" "$tmp/out"; then pass "$s" "help names $o"
+		else fail "$s" "help names $o" "$(oneline "$tmp/out")"; fi
+	done
+}
+
 # cli_placement_top_checks SUITE VGPUCTL NLSEND: placement keys and top.
 cli_placement_top_checks() {
 	local s=$1 v=$2 n=$3
@@ -315,6 +360,7 @@ cli_checks() {
 	cli_tenant_checks "$@"
 	cli_meta_checks "$@"
 	cli_placement_top_checks "$@"
+	cli_gpu_choice_checks "$@"
 	probe_checks "$1" "$2"
 	batch_checks "$1" "$2"
 	cli_module_checks "$@"

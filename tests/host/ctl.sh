@@ -273,7 +273,7 @@ would add gpu 1 uuid $uuid pci 0000:02:00\.0 vram 16GiB numa 1\$"
 	fi
 	run env "${simgpu_env[@]}" "$v" -j gpu probe --dry-run
 	if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] &&
-	   grep -Eq "^\[\{\"index\":0,\"uuid\":\"$uuid\",\"pci\":\"0000:01:00\.0\",\"vram\":17179869184,\"numa\":0,\"status\":\"new\"\},\{\"index\":1,.*\"pci\":\"0000:02:00\.0\".*\"numa\":1,\"status\":\"new\"\}\]\$" "$tmp/out"; then
+	   grep -Eq "^\[\{\"index\":0,\"uuid\":\"$uuid\",\"pci\":\"0000:01:00\.0\",\"vram\":17179869184,\"numa\":0,\"nvlink\":null,\"state\":\"healthy\",\"reason\":null,\"status\":\"new\"\},\{\"index\":1,.*\"pci\":\"0000:02:00\.0\".*\"numa\":1,\"nvlink\":null,\"state\":\"healthy\",\"reason\":null,\"status\":\"new\"\}\]\$" "$tmp/out"; then
 		pass "$s" "gpu probe -j --dry-run: one object per GPU"
 	else
 		fail "$s" "gpu probe -j --dry-run: one object per GPU" \

@@ -240,6 +240,11 @@ static int set_key(struct sg_config *cfg, const char *key, const char *val,
 			if (parse_int(val, 1, 4096, &n))
 				return fail(err, errlen, "%s: bad sms count '%s'", where, val);
 			g->sms = (int)n;
+		} else if (!strcmp(key, "row_remap_failure")) {
+			if (strcmp(val, "on") && strcmp(val, "off"))
+				return fail(err, errlen, "%s: bad row_remap_failure '%s' (on or off)",
+					    where, val);
+			g->row_remap_failure = !strcmp(val, "on");
 		} else {
 			return fail(err, errlen, "%s: unknown key 'gpu%ld.%s'", where, i, key);
 		}

@@ -43,6 +43,7 @@ struct sg_gpu_config {
 	unsigned char nvlink[SG_MAX_GPUS];	/* NVLinks to each GPU (topo.c) */
 	unsigned char path[SG_PCI_DEPTH];	/* host bridge, then switches */
 	int path_len;
+	int row_remap_failure;	/* 1: NVML reports a failed row remapping (nvmlhealth.c) */
 };
 
 struct sg_config {

@@ -49,6 +49,8 @@ static const char *const cmd_names[] = {
 	[VGPU_CMD_PROC_DEL] = "proc-del",
 	[VGPU_CMD_TENANT_FINAL_GET] = "tenant-final-get",
 	[VGPU_CMD_TENANT_FINAL_DEL] = "tenant-final-del",
+	[VGPU_CMD_GPU_SET] = "gpu-set",
+	[VGPU_CMD_GPU_CHANGE_NTF] = "gpu-change-ntf",
 };
 
 /* T_NEST2: a nest of the set's second nested set (a tenant's labels). */

@@ -183,9 +183,14 @@ static void test_ints(void)
 	u32_case("index", vgpuctl_parse_index, "63", true, 63);
 	u32_case("index", vgpuctl_parse_index, "007", true, 7);
 	u32_case("index", vgpuctl_parse_index, "64", false, 0);
+	u32_case("gpu count", vgpuctl_parse_gpu_count, "1", true, 1);
+	u32_case("gpu count", vgpuctl_parse_gpu_count, "64", true, 64);
+	u32_case("gpu count", vgpuctl_parse_gpu_count, "0", false, 0);
+	u32_case("gpu count", vgpuctl_parse_gpu_count, "65", false, 0);
 	for (i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
 		u32_case("weight", vgpuctl_parse_weight, junk[i], false, 0);
 		u32_case("index", vgpuctl_parse_index, junk[i], false, 0);
+		u32_case("gpu count", vgpuctl_parse_gpu_count, junk[i], false, 0);
 	}
 	numa_case("-1", true, -1);
 	numa_case("0", true, 0);

@@ -125,11 +125,71 @@ static void test_format_ns(void)
 	ns_case(UINT64_MAX, "18446744073.709s");
 }
 
+/* gpu-policy and GPU state names: the spec's, exactly; bad ones untouched. */
+static void test_gpu_enums(void)
+{
+	static const char *const bad[] = { "", "Binpack", "spread ", "pack", "0", "healthy" };
+	static const char *const bad_state[] = { "", "Healthy", "drain", "ok", "1", "binpack" };
+	uint32_t v;
+	size_t i;
+
+	v = 77;
+	result(!vgpuctl_parse_gpu_policy("binpack", &v) && v == VGPU_GPU_POLICY_BINPACK,
+	       "gpu-policy \"binpack\" parses", "value %u", v);
+	result(!vgpuctl_parse_gpu_policy("spread", &v) && v == VGPU_GPU_POLICY_SPREAD,
+	       "gpu-policy \"spread\" parses", "value %u", v);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char what[64];
+
+		v = 77;
+		snprintf(what, sizeof(what), "gpu-policy \"%s\" is rejected", bad[i]);
+		result(vgpuctl_parse_gpu_policy(bad[i], &v) && v == 77, what, "value %u", v);
+	}
+	v = 77;
+	result(!vgpuctl_parse_gpu_state("draining", &v) && v == VGPU_GPU_STATE_DRAINING,
+	       "state \"draining\" parses", "value %u", v);
+	result(!vgpuctl_parse_gpu_state("unhealthy", &v) && v == VGPU_GPU_STATE_UNHEALTHY,
+	       "state \"unhealthy\" parses", "value %u", v);
+	result(!vgpuctl_parse_gpu_state("healthy", &v) && v == VGPU_GPU_STATE_HEALTHY,
+	       "state \"healthy\" parses", "value %u", v);
+	for (i = 0; i < sizeof(bad_state) / sizeof(bad_state[0]); i++) {
+		char what[64];
+
+		v = 77;
+		snprintf(what, sizeof(what), "state \"%s\" is rejected", bad_state[i]);
+		result(vgpuctl_parse_gpu_state(bad_state[i], &v) && v == 77, what, "value %u", v);
+	}
+	result(!strcmp(vgpuctl_gpu_policy_name(VGPU_GPU_POLICY_SPREAD), "spread") &&
+	       !vgpuctl_gpu_policy_name(2), "gpu-policy names, NULL past the last", "%s", "wrong answer");
+	result(!strcmp(vgpuctl_gpu_state_name(VGPU_GPU_STATE_DRAINING), "draining") &&
+	       !vgpuctl_gpu_state_name(3), "state names, NULL past the last", "%s", "wrong answer");
+}
+
+/* state-reason: 1-127 printable ASCII bytes, spaces allowed. */
+static void test_reason(void)
+{
+	char long_ok[VGPU_REASON_LEN_MAX + 1], too_long[VGPU_REASON_LEN_MAX + 2];
+
+	memset(long_ok, 'x', sizeof(long_ok) - 1);
+	long_ok[sizeof(long_ok) - 1] = '\0';
+	memset(too_long, 'x', sizeof(too_long) - 1);
+	too_long[sizeof(too_long) - 1] = '\0';
+	result(!vgpuctl_parse_reason("fan failure"), "reason with a space is accepted", "%s", "wrong answer");
+	result(!vgpuctl_parse_reason("~"), "reason of one character is accepted", "%s", "wrong answer");
+	result(!vgpuctl_parse_reason(long_ok), "reason of 127 bytes is accepted", "%s", "wrong answer");
+	result(vgpuctl_parse_reason(too_long), "reason of 128 bytes is rejected", "%s", "wrong answer");
+	result(vgpuctl_parse_reason(""), "empty reason is rejected", "%s", "wrong answer");
+	result(vgpuctl_parse_reason("a\tb"), "reason with a tab is rejected", "%s", "wrong answer");
+	result(vgpuctl_parse_reason("caf\xc3\xa9"), "reason with UTF-8 is rejected", "%s", "wrong answer");
+}
+
 int main(void)
 {
 	test_placement();
 	test_onoff();
 	test_seconds();
 	test_format_ns();
+	test_gpu_enums();
+	test_reason();
 	return failures ? 1 : 0;
 }

@@ -345,6 +345,25 @@ static void host_case(const char *what, bool json, uint32_t policy, const char *
 	nlmsg_free(msg);
 }
 
+/* show with the module's gpu-policy (absent above: an older module). */
+static void gpu_policy_case(uint32_t gpu_policy, bool json, const char *want)
+{
+	struct nl_msg *msg = reply(VGPU_CMD_HOST_GET);
+	char what[64];
+	int r;
+
+	nla_put_u32(msg, VGPU_A_HOST_DEFAULT_POLICY, VGPU_DEFAULT_POLICY_ALLOW);
+	nla_put_u32(msg, VGPU_A_HOST_PROCS, 3);
+	nla_put_u32(msg, VGPU_A_HOST_GPU_POLICY, gpu_policy);
+	begin(json);
+	r = host_show_one(nlmsg_hdr(msg), NULL);
+	end();
+	snprintf(what, sizeof(what), "show%s: gpu-policy %u", json ? " -j" : "", gpu_policy);
+	result(!r && !strcmp(buf, want), what, r ? "host_show_one failed" : buf, want);
+	free(buf);
+	nlmsg_free(msg);
+}
+
 static void test_host(void)
 {
 	host_case("show: default allow procs 3", false, VGPU_DEFAULT_POLICY_ALLOW,
@@ -354,6 +373,11 @@ static void test_host(void)
 		  "{\"default\":\"allow\",\"procs\":3,\"instance_id\":null,\"loaded\":null,\"finals\":null,\"finals_dropped\":null}\n");
 	host_case("show -j: an unknown policy as its number", true, 9,
 		  "{\"default\":9,\"procs\":3,\"instance_id\":null,\"loaded\":null,\"finals\":null,\"finals_dropped\":null}\n");
+	gpu_policy_case(VGPU_GPU_POLICY_SPREAD, false, "default allow procs 3 gpu-policy spread\n");
+	gpu_policy_case(VGPU_GPU_POLICY_BINPACK, true,
+			"{\"default\":\"allow\",\"procs\":3,\"instance_id\":null,\"loaded\":null,"
+			"\"gpu_policy\":\"binpack\",\"finals\":null,\"finals_dropped\":null}\n");
+	gpu_policy_case(7, false, "default allow procs 3 gpu-policy 7\n");
 }
 
 /* A tenant reply for top: @id, @name, quotas, and usage on GPU @gpu (-1: none). */

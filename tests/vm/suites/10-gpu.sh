@@ -17,7 +17,7 @@ check_out "plain show lists gpu 0" "gpu 0 uuid $U0 pci 0000:3b:00.0 vram 16GiB n
 check_out "show one gpu" "pci 0000:86:00.0" vgpuctl gpu show 1
 j=$(vgpuctl -j gpu show | tr -d ' \n')
 check_eq "json of the inventory" \
-	"[{\"index\":0,\"uuid\":\"$U0\",\"pci\":\"0000:3b:00.0\",\"vram\":17179869184,\"numa\":0,\"backstop\":\"none\"},{\"index\":1,\"uuid\":\"$U1\",\"pci\":\"0000:86:00.0\",\"vram\":17179869184,\"numa\":1,\"backstop\":\"none\"},{\"index\":5,\"uuid\":null,\"pci\":null,\"vram\":1610612736,\"numa\":null,\"backstop\":\"none\"}]" \
+	"[{\"index\":0,\"uuid\":\"$U0\",\"pci\":\"0000:3b:00.0\",\"vram\":17179869184,\"numa\":0,\"nvlink\":null,\"state\":\"healthy\",\"reason\":null,\"backstop\":\"none\"},{\"index\":1,\"uuid\":\"$U1\",\"pci\":\"0000:86:00.0\",\"vram\":17179869184,\"numa\":1,\"nvlink\":null,\"state\":\"healthy\",\"reason\":null,\"backstop\":\"none\"},{\"index\":5,\"uuid\":null,\"pci\":null,\"vram\":1610612736,\"numa\":null,\"nvlink\":null,\"state\":\"healthy\",\"reason\":null,\"backstop\":\"none\"}]" \
 	"$j"
 check_out "pretty json is indented" '  {' vgpuctl -j -p gpu show 0
 check_out "one gpu as a one-element array" '"index":0' sh -c "vgpuctl -j gpu show 0 | tr -d ' \n'"
