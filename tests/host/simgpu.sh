@@ -374,6 +374,37 @@ out=$($K global 100000 2 4M 1 0 fork unjoined 2>&1)
 check "capture: a fork left unjoined ends with CUDA_ERROR_STREAM_CAPTURE_UNJOINED" \
 	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "end CUDA_ERROR_STREAM_CAPTURE_UNJOINED"
 
+# ---- green contexts ----
+# A green context retains its device's primary context and is a context of
+# its own (SIMGPU_CTX_VRAM each); what was allocated in it goes with it.
+"$STAT" reset
+SIMGPU_CTX_VRAM=32M "$cli/greenctx-client" primary 0 , green 0 16 , current , alloc 8M , \
+	stream , launch , pause "$work/g1" , destroy , pause "$work/g2" , green 0 1000 , \
+	green 0 0 , destroy >"$work/g.out" 2>&1 &
+g=$!
+pids+=($g)
+if wait_for grep -q "pausing $work/g1" "$work/g.out"; then
+	check "green context: 32M primary + 32M green + 8M allocated in it, one process, 2 contexts" \
+		"$(tr '\n' ' ' <"$work/g.out") $("$STAT" | grep "^proc $g ")" \
+		bash -c '[ "$1" = $((72 * $2)) ] && grep -q "^proc $3 gpu 0 alive 1 bytes $1 .* contexts 2 " <<<"$4"' \
+		_ "$(gpu_used 0)" $M $g "$("$STAT")"
+	check "green context: its stream launches" "$(tr '\n' ' ' <"$work/g.out")" \
+		grep -q "^launch ok" "$work/g.out"
+	touch "$work/g1"
+	wait_for grep -q "pausing $work/g2" "$work/g.out"
+	check "green context destroyed: the primary context alone is left" "used $(gpu_used 0)" \
+		used_is $((32 * M))
+	touch "$work/g2"
+	wait $g 2>/dev/null
+	check "green context: more SMs than the device has is CUDA_ERROR_INVALID_VALUE" \
+		"$(tr '\n' ' ' <"$work/g.out")" grep -q "^green 0 1000 CUDA_ERROR_INVALID_VALUE" "$work/g.out"
+	check "green context: a minimum of 0 SMs gives the smallest partition" \
+		"$(tr '\n' ' ' <"$work/g.out")" grep -q "^green 0 0 ok" "$work/g.out"
+	check "green context: after exit simgpu holds nothing" "used $(gpu_used 0)" used_is 0
+else
+	fail "green context" "client never paused: $(tr '\n' ' ' <"$work/g.out")"
+fi
+
 # ---- a program built by nvcc against NVIDIA's cuda.h ----
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 if [ ! -x "$NVCC" ]; then

@@ -43,7 +43,7 @@ CUresult simgpu_ctx_get(struct CUctx_st **out)
 	return CUDA_SUCCESS;
 }
 
-static CUresult ctx_start(struct CUctx_st *c, int dev, unsigned int flags, int prim)
+CUresult simgpu_ctx_start(struct CUctx_st *c, int dev, unsigned int flags, int prim)
 {
 	CUresult rc = simgpu_charge(dev, simgpu_cfg.ctx_vram);
 
@@ -63,7 +63,7 @@ static CUresult ctx_start(struct CUctx_st *c, int dev, unsigned int flags, int p
 	return CUDA_SUCCESS;
 }
 
-static void ctx_stop(struct CUctx_st *c)
+void simgpu_ctx_stop(struct CUctx_st *c)
 {
 	simgpu_ctx_sync(c);
 	simgpu_stream_destroy_all(c);
@@ -81,7 +81,7 @@ static void ctx_stop(struct CUctx_st *c)
 
 /* ---- primary contexts ---- */
 
-SG_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+CUresult simgpu_primary_retain(CUcontext *pctx, CUdevice dev)
 {
 	CUresult rc = simgpu_check_dev(dev);
 
@@ -94,7 +94,7 @@ SG_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 		unsigned int flags = primary[dev].flags;
 
 		pthread_mutex_unlock(&ctx_lk);
-		rc = ctx_start(&primary[dev], dev, flags, 1);
+		rc = simgpu_ctx_start(&primary[dev], dev, flags, 1);
 		pthread_mutex_lock(&ctx_lk);
 	}
 	if (!rc) {
@@ -105,7 +105,7 @@ SG_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 	return rc;
 }
 
-SG_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+CUresult simgpu_primary_release(CUdevice dev)
 {
 	CUresult rc = simgpu_check_dev(dev);
 	int stop = 0;
@@ -119,13 +119,23 @@ SG_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 		stop = 1;
 	pthread_mutex_unlock(&ctx_lk);
 	if (stop && primary[dev].alive)
-		ctx_stop(&primary[dev]);
+		simgpu_ctx_stop(&primary[dev]);
 	return rc;
+}
+
+SG_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+	return simgpu_primary_retain(pctx, dev);
+}
+
+SG_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	return simgpu_primary_release(dev);
 }
 
 SG_API CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
 {
-	return cuDevicePrimaryCtxRelease_v2(dev);
+	return simgpu_primary_release(dev);
 }
 
 SG_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
@@ -138,7 +148,7 @@ SG_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 	primary_refs[dev] = 0;
 	pthread_mutex_unlock(&ctx_lk);
 	if (primary[dev].alive)
-		ctx_stop(&primary[dev]);
+		simgpu_ctx_stop(&primary[dev]);
 	primary[dev].flags = 0;
 	return CUDA_SUCCESS;
 }
@@ -198,7 +208,7 @@ static CUresult ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	rc = ctx_start(c, dev, flags, 0);
+	rc = simgpu_ctx_start(c, dev, flags, 0);
 	if (rc) {
 		free(c);
 		return rc;
@@ -241,9 +251,9 @@ SG_API CUresult cuCtxDestroy_v2(CUcontext ctx)
 	SG_INIT_CHECK();
 	if (!simgpu_ctx_valid(ctx))
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (ctx->primary)
+	if (ctx->primary || ctx->green)	/* green: cuGreenCtxDestroy */
 		return CUDA_ERROR_INVALID_CONTEXT;
-	ctx_stop(ctx);
+	simgpu_ctx_stop(ctx);
 	/* Pop it if it is on top of this thread's stack. */
 	while (depth && !stack[depth - 1])
 		depth--;

@@ -73,6 +73,17 @@ static const struct sg_proc table[] = {
 	{ "cuCtxDestroy", 2000, F(cuCtxDestroy), NULL },
 	{ "cuCtxDestroy", 4000, F(cuCtxDestroy_v2), NULL },
 	{ "cuCtxGetApiVersion", 3020, F(cuCtxGetApiVersion), NULL },
+#if CUDA_VERSION >= 12050	/* greenctx.c */
+	{ "cuCtxFromGreenCtx", 12040, F(cuCtxFromGreenCtx), NULL },
+	{ "cuCtxGetDevResource", 12040, F(cuCtxGetDevResource), NULL },
+	{ "cuDevResourceGenerateDesc", 12040, F(cuDevResourceGenerateDesc), NULL },
+	{ "cuDevSmResourceSplitByCount", 12040, F(cuDevSmResourceSplitByCount), NULL },
+	{ "cuDeviceGetDevResource", 12040, F(cuDeviceGetDevResource), NULL },
+	{ "cuGreenCtxCreate", 12040, F(cuGreenCtxCreate), NULL },
+	{ "cuGreenCtxDestroy", 12040, F(cuGreenCtxDestroy), NULL },
+	{ "cuGreenCtxGetDevResource", 12040, F(cuGreenCtxGetDevResource), NULL },
+	{ "cuGreenCtxStreamCreate", 12050, F(cuGreenCtxStreamCreate), NULL },
+#endif
 	{ "cuCtxGetCacheConfig", 3020, F(cuCtxGetCacheConfig), NULL },
 	{ "cuCtxGetCurrent", 4000, F(cuCtxGetCurrent), NULL },
 	{ "cuCtxGetDevice", 2000, F(cuCtxGetDevice), NULL },

@@ -53,6 +53,7 @@ struct CUctx_st {
 	uint64_t stack, fifo, heap;	/* cuCtxSetLimit's; 0: the default */
 	struct CUstream_st *streams;	/* all streams, linked by next */
 	struct CUstream_st *null_stream;
+	struct CUgreenCtx_st *green;	/* the green context it stands for */
 };
 
 enum sg_op_kind {
@@ -190,6 +191,14 @@ struct CUctx_st *simgpu_ctx_current(void);
 CUresult simgpu_ctx_get(struct CUctx_st **out);	/* current, or error */
 CUresult simgpu_ctx_sync(struct CUctx_st *ctx);
 int simgpu_ctx_valid(struct CUctx_st *ctx);
+/* Start a context (charges SIMGPU_CTX_VRAM) / stop it (frees what is
+ * bound to it); greenctx.c's contexts use them too. */
+CUresult simgpu_ctx_start(struct CUctx_st *c, int dev, unsigned int flags, int prim);
+void simgpu_ctx_stop(struct CUctx_st *c);
+/* cuDevicePrimaryCtxRetain/Release for simgpu's own use (internal calls
+ * must not go through the exported, interposable symbols). */
+CUresult simgpu_primary_retain(CUcontext *pctx, CUdevice dev);
+CUresult simgpu_primary_release(CUdevice dev);
 
 /* ---- engine.c ---- */
 uint64_t simgpu_kernel_begin(int dev, uint64_t ns, uint64_t ready_ns, uint64_t *token);
@@ -206,6 +215,8 @@ struct sg_op *simgpu_op_new(enum sg_op_kind kind);
 CUresult simgpu_stream_sync(struct CUstream_st *s);
 extern unsigned int simgpu_sync_waiters;
 void simgpu_stream_destroy_all(struct CUctx_st *ctx);
+/* A new stream of ctx (cuStreamCreateWithPriority's checks done). */
+CUresult simgpu_stream_create(struct CUctx_st *ctx, CUstream *ph, unsigned int flags, int prio);
 
 /* ---- capture.c ---- */
 extern int simgpu_captures;		/* live captures in the process */

@@ -389,12 +389,17 @@ SG_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flag
 		return rc;
 	if (!phStream || flags > CU_STREAM_NON_BLOCKING)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (priority > 0)
-		priority = 0;
-	if (priority < -5)
-		priority = -5;
-	*phStream = stream_new(ctx, flags, priority, 0);
-	return *phStream ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+	return simgpu_stream_create(ctx, phStream, flags, priority);
+}
+
+CUresult simgpu_stream_create(struct CUctx_st *ctx, CUstream *ph, unsigned int flags, int prio)
+{
+	if (prio > 0)
+		prio = 0;
+	if (prio < -5)
+		prio = -5;
+	*ph = stream_new(ctx, flags, prio, 0);
+	return *ph ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
 SG_API CUresult cuStreamCreate(CUstream *phStream, unsigned int flags)
@@ -546,7 +551,7 @@ static CUresult get_ctx_v2(CUstream h, CUcontext *pctx, CUgreenCtx *pg, int ptds
 	if (!pctx || !pg)
 		return CUDA_ERROR_INVALID_VALUE;
 	*pctx = s->ctx;
-	*pg = NULL;
+	*pg = s->ctx->green;	/* NULL unless a green context's */
 	return CUDA_SUCCESS;
 }
 
