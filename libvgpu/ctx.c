@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "account.h"
+#include "ctx.h"
 #include "ctxgrow.h"
 #include "ctxmap.h"
 #include "devmap.h"
@@ -120,16 +121,9 @@ int libvgpu_dev_used(CUdevice dev, uint64_t *used)
 	return -1;
 }
 
-struct measure {
-	int gpu;
-	int ok;
-	uint64_t before;
-	CUdevice dev;
-};
-
 /* Before creating a context on dev: 0, or CUDA_ERROR_OUT_OF_MEMORY if the
  * process may not use the GPU at all. */
-static CUresult measure_start(struct measure *m, CUdevice dev)
+CUresult libvgpu_ctx_measure_start(struct libvgpu_ctx_measure *m, CUdevice dev)
 {
 	struct vgpu_tx probe;
 	CUresult rc;
@@ -150,7 +144,7 @@ static CUresult measure_start(struct measure *m, CUdevice dev)
 }
 
 /* After the context c was created: charge what it took. */
-static CUresult measure_end(struct measure *m, CUcontext c)
+CUresult libvgpu_ctx_measure_end(struct libvgpu_ctx_measure *m, CUcontext c)
 {
 	struct vgpu_tx tx;
 	uint64_t after = 0, took = 0;
@@ -173,7 +167,7 @@ static CUresult measure_end(struct measure *m, CUcontext c)
 }
 
 /* A context is gone: its own charge and everything bound to it. */
-static void ctx_gone(CUcontext c)
+void libvgpu_ctx_gone(CUcontext c)
 {
 	struct vgpu_alloc a;
 
@@ -184,13 +178,13 @@ static void ctx_gone(CUcontext c)
 	libvgpu_ctx_forget(c);
 }
 
-static CUresult created(struct measure *m, CUresult rc, CUcontext *pctx)
+static CUresult created(struct libvgpu_ctx_measure *m, CUresult rc, CUcontext *pctx)
 {
 	vgpu_pfn_cuCtxDestroy_v2 destroy = REAL(cuCtxDestroy_v2);
 
 	if (rc || !pctx)
 		return rc;
-	rc = measure_end(m, *pctx);
+	rc = libvgpu_ctx_measure_end(m, *pctx);
 	if (rc && destroy) {
 		destroy(*pctx);
 		*pctx = NULL;
@@ -204,12 +198,12 @@ static CUresult created(struct measure *m, CUresult rc, CUcontext *pctx)
 static CUresult create(vgpu_pfn_cuCtxCreate_v2 real, CUcontext *pctx, unsigned int flags,
 		       CUdevice dev)
 {
-	struct measure m;
+	struct libvgpu_ctx_measure m;
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = measure_start(&m, dev);
+	rc = libvgpu_ctx_measure_start(&m, dev);
 	return rc ? rc : created(&m, real(pctx, flags, dev), pctx);
 }
 
@@ -227,12 +221,12 @@ VGPU_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *params
 				    int numParams, unsigned int flags, CUdevice dev)
 {
 	vgpu_pfn_cuCtxCreate_v3 real = REAL(cuCtxCreate_v3);
-	struct measure m;
+	struct libvgpu_ctx_measure m;
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = measure_start(&m, dev);
+	rc = libvgpu_ctx_measure_start(&m, dev);
 	return rc ? rc : created(&m, real(pctx, paramsArray, numParams, flags, dev), pctx);
 }
 
@@ -241,12 +235,12 @@ VGPU_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreat
 				    unsigned int flags, CUdevice dev)
 {
 	vgpu_pfn_cuCtxCreate_v4 real = REAL(cuCtxCreate_v4);
-	struct measure m;
+	struct libvgpu_ctx_measure m;
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = measure_start(&m, dev);
+	rc = libvgpu_ctx_measure_start(&m, dev);
 	return rc ? rc : created(&m, real(pctx, ctxCreateParams, flags, dev), pctx);
 }
 #endif
@@ -261,7 +255,7 @@ static CUresult destroy(vgpu_pfn_cuCtxDestroy_v2 real, CUcontext ctx)
 		libvgpu_queue_ctx_gone(&libvgpu_queue, ctx, 1);
 	rc = real(ctx);
 	if (rc == CUDA_SUCCESS && vgpu_active())
-		ctx_gone(ctx);
+		libvgpu_ctx_gone(ctx);
 	return rc;
 }
 
@@ -279,7 +273,7 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
 	vgpu_pfn_cuDevicePrimaryCtxRetain real = REAL(cuDevicePrimaryCtxRetain);
 	vgpu_pfn_cuDevicePrimaryCtxRelease_v2 rel = REAL(cuDevicePrimaryCtxRelease_v2);
-	struct measure m;
+	struct libvgpu_ctx_measure m;
 	int first;
 	CUresult rc;
 
@@ -287,7 +281,7 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	if (dev < 0 || dev >= VGPU_PRIMARY_MAX || !vgpu_active())
 		return real(pctx, dev);
-	rc = measure_start(&m, dev);
+	rc = libvgpu_ctx_measure_start(&m, dev);
 	if (rc)
 		return rc;
 	first = __atomic_fetch_add(&vgpu_prim_refs[dev], 1, __ATOMIC_ACQ_REL) == 0;
@@ -300,7 +294,7 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 	if (!first)
 		return rc;
 	vgpu_prim_ctx[dev] = *pctx;
-	rc = measure_end(&m, *pctx);
+	rc = libvgpu_ctx_measure_end(&m, *pctx);
 	if (rc) {
 		__atomic_sub_fetch(&vgpu_prim_refs[dev], 1, __ATOMIC_ACQ_REL);
 		if (rel)
@@ -336,7 +330,7 @@ static void primary_gone(CUdevice dev, int reset)
 		return;
 	c = vgpu_prim_ctx[dev];
 	if (c)
-		ctx_gone(c);
+		libvgpu_ctx_gone(c);
 }
 
 /* A release (@reset 0) or reset of a primary context through @real. */
