@@ -84,8 +84,10 @@ check_eq "kill -9: nothing charged" 0 "$(usage c 0 vram_current)"
 check_eq "kill -9: simgpu holds nothing" 0 "$(truth /c 0)"
 rm -f /tmp/p[0-9]*
 
-# --- over the limit: 48M hold the primary context (32M), not a green one
-/tmp/in_cg d env SIMGPU_CTX_VRAM=32M greenctx-client green 0 16 , pause /tmp/p1 , \
+# --- over the limit: 48M hold the primary context (32M), not a green one.
+# simgpu enforces no limit of its own here (SIMGPU_MEMORY_LIMITS=off: no
+# backstop), so the refusal is libvgpu's, after the real call.
+/tmp/in_cg d env SIMGPU_MEMORY_LIMITS=off SIMGPU_CTX_VRAM=32M greenctx-client green 0 16 , pause /tmp/p1 , \
 	primary 0 , green 0 16 , pause /tmp/p2 > /tmp/pc 2>&1 &
 pc=$!
 step 1
