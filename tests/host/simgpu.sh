@@ -374,6 +374,35 @@ out=$($K global 100000 2 4M 1 0 fork unjoined 2>&1)
 check "capture: a fork left unjoined ends with CUDA_ERROR_STREAM_CAPTURE_UNJOINED" \
 	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "end CUDA_ERROR_STREAM_CAPTURE_UNJOINED"
 
+# ---- graph memory: the device's reserve (graphmem.c), as CUDA documents it ----
+G=$cli/graphmem-client
+M6=$((6 << 20))
+out=$($G 6M upload launch launch trim launch 2>&1)
+check "graph memory: cuGraphUpload reserves the graph's allocations before a launch" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "built ok reserved 0 used 0" \
+	"upload ok reserved $M6 used 0"
+check "graph memory: cuDeviceGraphMemTrim gives the unused reserve back" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "trim ok reserved 0 used 0"
+n=$(grep -c -x "launch ok reserved $M6 used 0" <<<"$out")
+check "graph memory: launches reuse the reserve (kept when freed), regrown after the trim" \
+	"$n of 3 launches: $(tr '\n' ' ' <<<"$out")" \
+	test "$n" = 3
+out=$($G 4M keep launch trim 2>&1)
+check "graph memory: memory in use is not trimmed" "$(tr '\n' ' ' <<<"$out")" \
+	cap_has "$out" "launch ok reserved 4194304 used 4194304" "trim ok reserved 4194304 used 4194304"
+$G 6M launch pause:3000 trim pause:3000 >"$work/gm.out" 2>&1 &
+g=$!
+wait_for grep -q "^launch ok" "$work/gm.out"
+check "graph memory: freed, the reserve is still held (ground truth)" "used $(gpu_used 0)" \
+	wait_for used_is $M6
+check "graph memory: trimmed, the ground truth holds nothing" "used $(gpu_used 0)" \
+	wait_for used_is 0
+wait "$g"
+out=$(SIMGPU_VRAM=4G $G 6G upload launch 2>&1)
+check "graph memory: an upload beyond the GPU fails with CUDA_ERROR_OUT_OF_MEMORY" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "upload CUDA_ERROR_OUT_OF_MEMORY" \
+	"launch CUDA_ERROR_OUT_OF_MEMORY"
+
 # ---- a program built by nvcc against NVIDIA's cuda.h ----
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 if [ ! -x "$NVCC" ]; then

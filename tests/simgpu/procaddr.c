@@ -109,6 +109,7 @@ static const struct sg_proc table[] = {
 	{ "cuDeviceGetPCIBusId", 4010, F(cuDeviceGetPCIBusId), NULL },
 	{ "cuDeviceGetUuid", 9020, F(cuDeviceGetUuid), NULL },
 	{ "cuDeviceGetUuid", 11040, F(cuDeviceGetUuid_v2), NULL },
+	{ "cuDeviceGetGraphMemAttribute", 11040, F(cuDeviceGetGraphMemAttribute), NULL },
 	{ "cuDeviceGraphMemTrim", 11040, F(cuDeviceGraphMemTrim), NULL },
 	{ "cuDevicePrimaryCtxGetState", 7000, F(cuDevicePrimaryCtxGetState), NULL },
 	{ "cuDevicePrimaryCtxRelease", 7000, F(cuDevicePrimaryCtxRelease), NULL },
@@ -118,6 +119,7 @@ static const struct sg_proc table[] = {
 	{ "cuDevicePrimaryCtxRetain", 7000, F(cuDevicePrimaryCtxRetain), NULL },
 	{ "cuDevicePrimaryCtxSetFlags", 7000, F(cuDevicePrimaryCtxSetFlags), NULL },
 	{ "cuDevicePrimaryCtxSetFlags", 11000, F(cuDevicePrimaryCtxSetFlags_v2), NULL },
+	{ "cuDeviceSetGraphMemAttribute", 11040, F(cuDeviceSetGraphMemAttribute), NULL },
 	{ "cuDeviceSetMemPool", 11020, F(cuDeviceSetMemPool), NULL },
 	{ "cuDeviceTotalMem", 2000, F(cuDeviceTotalMem), NULL },
 	{ "cuDeviceTotalMem", 3020, F(cuDeviceTotalMem_v2), NULL },
@@ -171,6 +173,7 @@ static const struct sg_proc table[] = {
 	{ "cuGraphLaunch", 10000, F(cuGraphLaunch), F(cuGraphLaunch_ptsz) },
 	{ "cuGraphMemAllocNodeGetParams", 11040, F(cuGraphMemAllocNodeGetParams), NULL },
 	{ "cuGraphMemFreeNodeGetParams", 11040, F(cuGraphMemFreeNodeGetParams), NULL },
+	{ "cuGraphUpload", 11010, F(cuGraphUpload), F(cuGraphUpload_ptsz) },
 	{ "cuGraphNodeGetType", 10000, F(cuGraphNodeGetType), NULL },
 	{ "cuInit", 2000, F(cuInit), NULL },
 #if CUDA_VERSION >= 12000
