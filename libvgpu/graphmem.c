@@ -51,7 +51,8 @@ static int attr(CUdevice dev, CUgraphMem_attribute a, uint64_t *v)
 	return 0;
 }
 
-/* dev's record (seen from now on), or NULL; gm_lk held. */
+/* dev's record (seen from now on), or NULL (dev out of range); gm_lk
+ * held. A device outside the inventory (gpu < 0) is never charged. */
 static struct gm_rec *rec_get(CUdevice dev)
 {
 	struct gm_rec *r;
@@ -59,13 +60,14 @@ static struct gm_rec *rec_get(CUdevice dev)
 	if (dev < 0 || dev >= VGPU_GRAPHMEM_DEVS)
 		return NULL;
 	r = &recs[dev];
-	if (!r->seen) {
+	if (r->gpu < 0 || !r->seen)	/* not charged yet: look again */
 		r->gpu = libvgpu_dev_gpu(dev);
+	if (!r->seen) {
 		r->seen = 1;
 		if (dev >= nseen)
 			__atomic_store_n(&nseen, dev + 1, __ATOMIC_RELEASE);
 	}
-	return r->gpu < 0 ? NULL : r;
+	return r;
 }
 
 /* The charge follows the reserve; gm_lk held. Growth the module refuses
@@ -74,7 +76,8 @@ static void follow(struct gm_rec *r, CUdevice dev)
 {
 	uint64_t res;
 
-	if (attr(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &res) || !vgpu_active())
+	if (r->gpu < 0 || !vgpu_active() ||
+	    attr(dev, CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT, &res))
 		return;
 	if (res < r->charged) {
 		libvgpu_uncharge(&libvgpu_proc.charger, r->gpu, r->charged - res);
@@ -102,7 +105,11 @@ CUresult libvgpu_graphmem_ahead(CUdevice dev, uint64_t need)
 		return CUDA_SUCCESS;
 	pthread_mutex_lock(&gm_lk);
 	r = rec_get(dev);
-	if (r) {
+	if (r && r->gpu < 0) {
+		/* outside the inventory: the host default allows or refuses */
+		rc = libvgpu_tx_begin(&tx, r->gpu, need);
+		libvgpu_tx_keep(&tx);
+	} else if (r) {
 		follow(r, dev);
 		if (attr(dev, CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT, &used))
 			used = r->charged;
@@ -136,7 +143,7 @@ void libvgpu_graphmem_sync(void)
 		return;
 	pthread_mutex_lock(&gm_lk);
 	for (int d = 0; d < n; d++)
-		if (recs[d].seen && recs[d].gpu >= 0 && recs[d].charged)
+		if (recs[d].seen && recs[d].charged)
 			follow(&recs[d], d);
 	pthread_mutex_unlock(&gm_lk);
 }
