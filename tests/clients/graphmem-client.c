@@ -7,7 +7,9 @@
  *   graphmem-client SIZE [keep] STEP...
  *
  * STEP: upload (cuGraphUpload), launch (cuGraphLaunch, then
- * cuStreamSynchronize), trim (cuDeviceGraphMemTrim), pause:MS (sleep).
+ * cuStreamSynchronize), trim (cuDeviceGraphMemTrim), high (prints "high ok
+ * used U reserved R", the high watermarks), reset (sets both high
+ * watermarks to 0 with cuDeviceSetGraphMemAttribute), pause:MS (sleep).
  * After each step it prints "STEP ok reserved R used U" (the device's
  * CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT and USED_MEM_CURRENT) or
  * "STEP CUDA_ERROR_...". Reached like NVIDIA's runtime does (cuload.c).
@@ -24,6 +26,7 @@ static struct {
 	__typeof__(&cuGraphUpload) upload;
 	__typeof__(&cuDeviceGraphMemTrim) trim;
 	__typeof__(&cuDeviceGetGraphMemAttribute) attr;
+	__typeof__(&cuDeviceSetGraphMemAttribute) set;
 } gx;
 
 static int get(const char *name, int version, void **out)
@@ -53,6 +56,32 @@ static int report(const char *what, CUdevice d, CUresult rc)
 		       (unsigned long long)u);
 	fflush(stdout);
 	return rc != CUDA_SUCCESS;
+}
+
+static int high(CUdevice d)
+{
+	cuuint64_t u = 0, r = 0;
+	CUresult rc = gx.attr(d, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &u);
+
+	if (!rc)
+		rc = gx.attr(d, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &r);
+	if (rc)
+		printf("high %s\n", cu_err(rc));
+	else
+		printf("high ok used %llu reserved %llu\n", (unsigned long long)u,
+		       (unsigned long long)r);
+	fflush(stdout);
+	return rc != CUDA_SUCCESS;
+}
+
+static CUresult reset(CUdevice d)
+{
+	cuuint64_t zero = 0;
+	CUresult rc = gx.set(d, CU_GRAPH_MEM_ATTR_USED_MEM_HIGH, &zero);
+
+	if (!rc)
+		rc = gx.set(d, CU_GRAPH_MEM_ATTR_RESERVED_MEM_HIGH, &zero);
+	return rc;
 }
 
 static CUresult build(CUdevice d, uint64_t size, int keep, CUgraphExec *e)
@@ -89,14 +118,15 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || cu_size_arg(argv[1], &size) || !size) {
 		fprintf(stderr, "usage: graphmem-client SIZE [keep] "
-			"upload|launch|trim|pause:MS...\n");
+			"upload|launch|trim|high|reset|pause:MS...\n");
 		return 2;
 	}
 	if (cu_load(0))
 		return 1;
 	if (get("cuGraphUpload", 11010, (void **)&gx.upload) |
 	    get("cuDeviceGraphMemTrim", 11040, (void **)&gx.trim) |
-	    get("cuDeviceGetGraphMemAttribute", 11040, (void **)&gx.attr))
+	    get("cuDeviceGetGraphMemAttribute", 11040, (void **)&gx.attr) |
+	    get("cuDeviceSetGraphMemAttribute", 11040, (void **)&gx.set))
 		return 1;
 	rc = cu.cuInit(0);
 	if (!rc)
@@ -123,6 +153,10 @@ int main(int argc, char **argv)
 			bad |= report("launch", d, rc);
 		} else if (!strcmp(argv[i], "trim")) {
 			bad |= report("trim", d, gx.trim(d));
+		} else if (!strcmp(argv[i], "high")) {
+			bad |= high(d);
+		} else if (!strcmp(argv[i], "reset")) {
+			bad |= report("reset", d, reset(d));
 		} else if (!strncmp(argv[i], "pause:", 6)) {
 			usleep((useconds_t)strtoul(argv[i] + 6, NULL, 0) * 1000);
 		} else {

@@ -390,6 +390,10 @@ check "graph memory: launches reuse the reserve (kept when freed), regrown after
 out=$($G 4M keep launch trim 2>&1)
 check "graph memory: memory in use is not trimmed" "$(tr '\n' ' ' <<<"$out")" \
 	cap_has "$out" "launch ok reserved 4194304 used 4194304" "trim ok reserved 4194304 used 4194304"
+out=$($G 6M launch trim high reset high 2>&1)
+check "graph memory: high watermarks kept past the trim, reset to the current values" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "high ok used $M6 reserved $M6" \
+	"reset ok reserved 0 used 0" "high ok used 0 reserved 0"
 $G 6M launch pause:3000 trim pause:3000 >"$work/gm.out" 2>&1 &
 g=$!
 wait_for grep -q "^launch ok" "$work/gm.out"
