@@ -13,11 +13,13 @@
  * - where the driver tells each device's graph reserve
  *   (cuDeviceGetGraphMemAttribute), cuGraphLaunch and cuGraphUpload charge
  *   the reserve's growth the allocation nodes may need before the real
- *   call and follow the reserve after it (graphmem.c): freed graph memory
- *   stays charged until cuDeviceGraphMemTrim, as it stays reserved;
+ *   call (a refusal fails the call with CUDA_ERROR_OUT_OF_MEMORY, nothing
+ *   launched) and follow the reserve after it (graphmem.c): freed graph
+ *   memory stays charged until cuDeviceGraphMemTrim, as it stays reserved;
  * - otherwise cuGraphLaunch charges, before the real launch, every
- *   allocation node whose pointer is not held already (a launch refused for want of quota
- *   fails with CUDA_ERROR_OUT_OF_MEMORY and launches nothing); after the
+ *   allocation node whose pointer is not held already (a launch refused
+ *   for want of quota fails with CUDA_ERROR_OUT_OF_MEMORY and launches
+ *   nothing); after the
  *   launch the pointers are held like cuMemAllocAsync memory, and the
  *   graph's free nodes give their pointers' charges back (when queued, as
  *   cuMemFreeAsync does);
