@@ -10,9 +10,16 @@
  *   cuMemFreeAsync, a child graph moved into its parent; it keeps each
  *   allocation node (pointer, size rounded up to the 2 MiB chunk, GPU)
  *   and free node (pointer) with the executable graph;
- * - cuGraphLaunch charges, before the real launch, every allocation node
- *   whose pointer is not held already (a launch refused for want of quota
- *   fails with CUDA_ERROR_OUT_OF_MEMORY and launches nothing); after the
+ * - where the driver tells each device's graph reserve
+ *   (cuDeviceGetGraphMemAttribute), cuGraphLaunch and cuGraphUpload charge
+ *   the reserve's growth the allocation nodes may need before the real
+ *   call (a refusal fails the call with CUDA_ERROR_OUT_OF_MEMORY, nothing
+ *   launched) and follow the reserve after it (graphmem.c): freed graph
+ *   memory stays charged until cuDeviceGraphMemTrim, as it stays reserved;
+ * - otherwise cuGraphLaunch charges, before the real launch, every
+ *   allocation node whose pointer is not held already (a launch refused
+ *   for want of quota fails with CUDA_ERROR_OUT_OF_MEMORY and launches
+ *   nothing); after the
  *   launch the pointers are held like cuMemAllocAsync memory, and the
  *   graph's free nodes give their pointers' charges back (when queued, as
  *   cuMemFreeAsync does);
@@ -29,6 +36,7 @@
 
 #include "account.h"
 #include "devmap.h"
+#include "graphmem.h"
 #include "hooks.h"
 #include "launchgate.h"
 #include "log.h"
@@ -39,6 +47,7 @@ struct gop {
 	uint64_t ptr;
 	uint64_t bytes;
 	int gpu;
+	CUdevice dev;		/* allocation node: its device */
 	int alloc;		/* 1: allocation node, 0: free node */
 };
 
@@ -101,7 +110,7 @@ static int walk_node(CUgraphNode n, struct gsnap **s, int *cap, int depth)
 {
 	CUgraphNodeType t;
 	CUDA_MEM_ALLOC_NODE_PARAMS p;
-	struct gop op = { 0, 0, -1, 0 };
+	struct gop op = { 0, 0, -1, -1, 0 };
 	CUgraph child;
 
 	if (REAL(cuGraphNodeGetType)(n, &t) != CUDA_SUCCESS)
@@ -112,7 +121,8 @@ static int walk_node(CUgraphNode n, struct gsnap **s, int *cap, int depth)
 		    p.poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE)
 			return 0;
 		op = (struct gop){ (uint64_t)p.dptr, VGPU_ROUND(p.bytesize, VGPU_CHUNK),
-				   libvgpu_dev_gpu(p.poolProps.location.id), 1 };
+				   libvgpu_dev_gpu(p.poolProps.location.id),
+				   p.poolProps.location.id, 1 };
 		return push(s, cap, &op);
 	case CU_GRAPH_NODE_TYPE_MEM_FREE:
 		if (REAL(cuGraphMemFreeNodeGetParams)(n, (CUdeviceptr *)&op.ptr) != CUDA_SUCCESS)
@@ -286,6 +296,66 @@ VGPU_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
 	return rc;
 }
 
+/* The memory nodes kept for e (a reference), or NULL. */
+static struct gsnap *snap_get(CUgraphExec e)
+{
+	struct gsnap *s = NULL;
+	struct grec *r;
+
+	if (!__atomic_load_n(&vgpu_nexecs, __ATOMIC_RELAXED))
+		return NULL;
+	pthread_mutex_lock(&vgpu_graph_lk);
+	r = *find(&vgpu_execs, e);
+	if (r) {
+		s = r->s;
+		__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&vgpu_graph_lk);
+	return s;
+}
+
+/* The charges follow the reserves of the devices need[] names (below
+ * ndev). */
+static void reserve_follow(const uint64_t *need, int ndev)
+{
+	for (int d = 0; d < ndev; d++)
+		if (need[d])
+			libvgpu_graphmem_reread(d);
+}
+
+/* Charge the growth of the graph reserves s's allocations may need
+ * (graphmem.c); on a refusal, what was charged ahead is re-read away. */
+static CUresult reserve_ahead(const struct gsnap *s, uint64_t *need)
+{
+	CUresult rc = CUDA_SUCCESS;
+	int d;
+
+	memset(need, 0, VGPU_GRAPHMEM_DEVS * sizeof(*need));
+	for (int i = 0; i < s->n; i++)
+		if (s->op[i].alloc && s->op[i].dev >= 0 && s->op[i].dev < VGPU_GRAPHMEM_DEVS)
+			need[s->op[i].dev] += s->op[i].bytes;
+	for (d = 0; d < VGPU_GRAPHMEM_DEVS && !rc; d++)
+		rc = libvgpu_graphmem_ahead(d, need[d]);
+	if (rc)
+		reserve_follow(need, d);
+	return rc;
+}
+
+/* A launch charged by the graph reserves. */
+static CUresult launch_reserve(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h,
+			       void *st, const struct gsnap *s)
+{
+	uint64_t need[VGPU_GRAPHMEM_DEVS];
+	CUresult rc = reserve_ahead(s, need);
+
+	if (rc)
+		return rc;
+	vgpu_launch_gate(st);	/* no lock held: it may sleep */
+	rc = vgpu_launch_done(real(e, h));
+	reserve_follow(need, VGPU_GRAPHMEM_DEVS);
+	return rc;
+}
+
 static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h, int ptsz)
 {
 	void *st = ptsz && !h ? (void *)CU_STREAM_PER_THREAD : (void *)h;
@@ -306,19 +376,15 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h, i
 		vgpu_launch_gate(st);
 		return vgpu_launch_done(real(e, h));
 	}
-	pthread_mutex_lock(&vgpu_graph_lk);
-	{
-		struct grec *r = *find(&vgpu_execs, e);
-
-		if (r) {
-			s = r->s;
-			__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
-		}
-	}
-	pthread_mutex_unlock(&vgpu_graph_lk);
+	s = snap_get(e);
 	if (!s) {
 		vgpu_launch_gate(st);
 		return vgpu_launch_done(real(e, h));
+	}
+	if (libvgpu_graphmem_ready()) {
+		rc = launch_reserve(real, e, h, st, s);
+		unref(s);
+		return rc;
 	}
 	if (s->n > 16 && !(tx = calloc((size_t)s->n, sizeof(*tx)))) {
 		unref(s);
@@ -367,4 +433,35 @@ VGPU_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 VGPU_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
 	return launch(REAL(cuGraphLaunch_ptsz), hGraphExec, hStream, 1);
+}
+
+/* cuGraphUpload maps the graph's memory ahead of its launch: charged like
+ * a launch by the reserve's growth (nothing to do without the reserve). */
+static CUresult upload(vgpu_pfn_cuGraphUpload real, CUgraphExec e, CUstream h)
+{
+	uint64_t need[VGPU_GRAPHMEM_DEVS];
+	struct gsnap *s;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	if (!vgpu_active() || !libvgpu_graphmem_ready() || !(s = snap_get(e)))
+		return real(e, h);
+	rc = reserve_ahead(s, need);
+	if (!rc) {
+		rc = real(e, h);
+		reserve_follow(need, VGPU_GRAPHMEM_DEVS);
+	}
+	unref(s);
+	return rc;
+}
+
+VGPU_EXPORT CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
+{
+	return upload(REAL(cuGraphUpload), hGraphExec, hStream);
+}
+
+VGPU_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
+{
+	return upload(REAL(cuGraphUpload_ptsz), hGraphExec, hStream);
 }

@@ -18,6 +18,7 @@
  * above their release threshold: the charged pools are re-read
  * (poolcharge.c).
  */
+#include "graphmem.h"
 #include "hooks.h"
 #include "poolcharge.h"
 #include "synced.h"
@@ -36,6 +37,7 @@ VGPU_EXPORT CUresult sym params							\
 	rc = real args;								\
 	libvgpu_sync_end(g, launches, whole, rc);					\
 	libvgpu_pools_sync();	/* pools release above their threshold */	\
+	libvgpu_graphmem_sync();						\
 	return rc;								\
 }
 

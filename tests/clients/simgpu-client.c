@@ -349,6 +349,17 @@ static CUresult cmd_graph(uint64_t ns, uint64_t count)
 		cu.cuGraphExecDestroy(e);
 	}
 	cu.cuGraphDestroy(g);
+	/* Freed graph memory stays reserved for later graphs until trimmed,
+	 * as frameworks do when they drop their graphs. */
+	if (!rc) {
+		CUdriverProcAddressQueryResult st;
+		__typeof__(&cuDeviceGraphMemTrim) trim = NULL;
+
+		rc = cu.cuGetProcAddress("cuDeviceGraphMemTrim", (void **)&trim, 11040,
+					 CU_GET_PROC_ADDRESS_DEFAULT, &st);
+		if (!rc)
+			rc = trim ? trim(dev) : CUDA_ERROR_NOT_FOUND;
+	}
 	return rc;
 }
 

@@ -404,6 +404,38 @@ if wait_for grep -q "pausing $work/g1" "$work/g.out"; then
 else
 	fail "green context" "client never paused: $(tr '\n' ' ' <"$work/g.out")"
 fi
+# ---- graph memory: the device's reserve (graphmem.c), as CUDA documents it ----
+G=$cli/graphmem-client
+M6=$((6 << 20))
+out=$($G 6M upload launch launch trim launch 2>&1)
+check "graph memory: cuGraphUpload reserves the graph's allocations before a launch" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "built ok reserved 0 used 0" \
+	"upload ok reserved $M6 used 0"
+check "graph memory: cuDeviceGraphMemTrim gives the unused reserve back" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "trim ok reserved 0 used 0"
+n=$(grep -c -x "launch ok reserved $M6 used 0" <<<"$out")
+check "graph memory: launches reuse the reserve (kept when freed), regrown after the trim" \
+	"$n of 3 launches: $(tr '\n' ' ' <<<"$out")" \
+	test "$n" = 3
+out=$($G 4M keep launch trim 2>&1)
+check "graph memory: memory in use is not trimmed" "$(tr '\n' ' ' <<<"$out")" \
+	cap_has "$out" "launch ok reserved 4194304 used 4194304" "trim ok reserved 4194304 used 4194304"
+out=$($G 6M launch trim high reset high 2>&1)
+check "graph memory: high watermarks kept past the trim, reset to the current values" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "high ok used $M6 reserved $M6" \
+	"reset ok reserved 0 used 0" "high ok used 0 reserved 0"
+$G 6M launch pause:3000 trim pause:3000 >"$work/gm.out" 2>&1 &
+g=$!
+wait_for grep -q "^launch ok" "$work/gm.out"
+check "graph memory: freed, the reserve is still held (ground truth)" "used $(gpu_used 0)" \
+	wait_for used_is $M6
+check "graph memory: trimmed, the ground truth holds nothing" "used $(gpu_used 0)" \
+	wait_for used_is 0
+wait "$g"
+out=$(SIMGPU_VRAM=4G $G 6G upload launch 2>&1)
+check "graph memory: an upload beyond the GPU fails with CUDA_ERROR_OUT_OF_MEMORY" \
+	"$(tr '\n' ' ' <<<"$out")" cap_has "$out" "upload CUDA_ERROR_OUT_OF_MEMORY" \
+	"launch CUDA_ERROR_OUT_OF_MEMORY"
 
 # ---- a program built by nvcc against NVIDIA's cuda.h ----
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}

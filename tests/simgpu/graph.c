@@ -311,7 +311,8 @@ SG_API CUresult cuGraphExecDestroy(CUgraphExec e)
 	return CUDA_SUCCESS;
 }
 
-/* An allocation node: charge its VRAM now unless it is still held. */
+/* An allocation node: take its VRAM from the device's graph reserve
+ * (graphmem.c) now unless it is still held. */
 static CUresult charge_alloc(struct CUgraphNode_st *n)
 {
 	struct sg_range *r;
@@ -324,7 +325,7 @@ static CUresult charge_alloc(struct CUgraphNode_st *n)
 	pthread_mutex_unlock(&simgpu_lk);
 	if (!need)
 		return r ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-	rc = simgpu_charge(n->dev, n->size);
+	rc = simgpu_graphmem_take(n->dev, n->size);
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&simgpu_lk);
@@ -333,7 +334,7 @@ static CUresult charge_alloc(struct CUgraphNode_st *n)
 		r->charged = n->size;
 	pthread_mutex_unlock(&simgpu_lk);
 	if (!r)
-		simgpu_uncharge(n->dev, n->size);
+		simgpu_graphmem_put(n->dev, n->size);
 	return CUDA_SUCCESS;
 }
 
@@ -426,7 +427,53 @@ SG_API CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream h)
 	return graph_launch(e, h, 1);
 }
 
-SG_API CUresult cuDeviceGraphMemTrim(CUdevice dev)
+/* Bytes of g's allocation nodes not held now, per device, into need[]. */
+static void upload_need(const struct CUgraph_st *g, uint64_t *need)
 {
-	return simgpu_check_dev(dev);
+	for (struct CUgraphNode_st *n = g->head; n; n = n->next) {
+		struct sg_range *r;
+
+		if (n->kind == SG_N_GRAPH) {
+			upload_need(n->child, need);
+			continue;
+		}
+		if (n->kind != SG_N_ALLOC || n->dev < 0 || n->dev >= SG_MAX_GPUS)
+			continue;
+		pthread_mutex_lock(&simgpu_lk);
+		r = simgpu_range_find((uintptr_t)n->ptr, 1);
+		if (r && r->kind == SG_MEM_GRAPH && !r->charged)
+			need[n->dev] += n->size;
+		pthread_mutex_unlock(&simgpu_lk);
+	}
+}
+
+/* cuGraphUpload maps the physical memory the graph's allocations need
+ * ahead of its launch (CUDA Programming Guide, "Graph Memory Nodes",
+ * "Performance Considerations"): the device's graph reserve grows now, and
+ * the launch then finds it there. */
+static CUresult graph_upload(CUgraphExec e, CUstream h, int ptds)
+{
+	uint64_t need[SG_MAX_GPUS] = { 0 };
+	struct CUstream_st *s;
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);
+
+	if (rc)
+		return rc;
+	if (!e || e->magic != SG_EXEC_MAGIC)
+		return CUDA_ERROR_INVALID_VALUE;
+	upload_need(e->graph, need);
+	for (int d = 0; d < SG_MAX_GPUS && !rc; d++)
+		if (need[d])
+			rc = simgpu_graphmem_reserve(d, need[d]);
+	return rc;
+}
+
+SG_API CUresult cuGraphUpload(CUgraphExec e, CUstream h)
+{
+	return graph_upload(e, h, 0);
+}
+
+SG_API CUresult cuGraphUpload_ptsz(CUgraphExec e, CUstream h)
+{
+	return graph_upload(e, h, 1);
 }

@@ -168,9 +168,13 @@ CUresult simgpu_mem_free(CUdeviceptr p)
 	else
 		simgpu_range_del(r);
 	pthread_mutex_unlock(&simgpu_lk);
-	if (copy.kind != SG_MEM_GRAPH)
+	if (copy.kind != SG_MEM_GRAPH) {
 		simgpu_unmap((void *)copy.base, copy.mapsize);
-	simgpu_uncharge(copy.dev, copy.charged);
+		simgpu_uncharge(copy.dev, copy.charged);
+	} else {
+		/* its memory stays in the device's graph reserve */
+		simgpu_graphmem_put(copy.dev, copy.charged);
+	}
 	return CUDA_SUCCESS;
 }
 
@@ -195,7 +199,10 @@ void simgpu_mem_release_ctx(struct CUctx_st *ctx)
 		if (!found)
 			break;
 		simgpu_unmap((void *)copy.base, copy.mapsize);
-		simgpu_uncharge(copy.dev, copy.charged);
+		if (copy.kind == SG_MEM_GRAPH)
+			simgpu_graphmem_put(copy.dev, copy.charged);
+		else
+			simgpu_uncharge(copy.dev, copy.charged);
 	}
 }
 

@@ -114,6 +114,7 @@ static const struct sg_proc table[] = {
 	{ "cuDeviceGetByPCIBusId", 4010, F(cuDeviceGetByPCIBusId), NULL },
 	{ "cuDeviceGetCount", 2000, F(cuDeviceGetCount), NULL },
 	{ "cuDeviceGetDefaultMemPool", 11020, F(cuDeviceGetDefaultMemPool), NULL },
+	{ "cuDeviceGetGraphMemAttribute", 11040, F(cuDeviceGetGraphMemAttribute), NULL },
 	{ "cuDeviceGetMemPool", 11020, F(cuDeviceGetMemPool), NULL },
 	{ "cuDeviceGetName", 2000, F(cuDeviceGetName), NULL },
 	{ "cuDeviceGetP2PAttribute", 8000, F(cuDeviceGetP2PAttribute), NULL },
@@ -129,6 +130,7 @@ static const struct sg_proc table[] = {
 	{ "cuDevicePrimaryCtxRetain", 7000, F(cuDevicePrimaryCtxRetain), NULL },
 	{ "cuDevicePrimaryCtxSetFlags", 7000, F(cuDevicePrimaryCtxSetFlags), NULL },
 	{ "cuDevicePrimaryCtxSetFlags", 11000, F(cuDevicePrimaryCtxSetFlags_v2), NULL },
+	{ "cuDeviceSetGraphMemAttribute", 11040, F(cuDeviceSetGraphMemAttribute), NULL },
 	{ "cuDeviceSetMemPool", 11020, F(cuDeviceSetMemPool), NULL },
 	{ "cuDeviceTotalMem", 2000, F(cuDeviceTotalMem), NULL },
 	{ "cuDeviceTotalMem", 3020, F(cuDeviceTotalMem_v2), NULL },
@@ -182,6 +184,7 @@ static const struct sg_proc table[] = {
 	{ "cuGraphLaunch", 10000, F(cuGraphLaunch), F(cuGraphLaunch_ptsz) },
 	{ "cuGraphMemAllocNodeGetParams", 11040, F(cuGraphMemAllocNodeGetParams), NULL },
 	{ "cuGraphMemFreeNodeGetParams", 11040, F(cuGraphMemFreeNodeGetParams), NULL },
+	{ "cuGraphUpload", 11010, F(cuGraphUpload), F(cuGraphUpload_ptsz) },
 	{ "cuGraphNodeGetType", 10000, F(cuGraphNodeGetType), NULL },
 	{ "cuInit", 2000, F(cuInit), NULL },
 #if CUDA_VERSION >= 12000

@@ -263,6 +263,15 @@ CUresult simgpu_mem_alloc(CUdeviceptr *out, size_t size, enum sg_mem_kind kind,
 CUresult simgpu_mem_free(CUdeviceptr p);
 void simgpu_mem_release_ctx(struct CUctx_st *ctx);
 
+/* ---- graphmem.c: the per-device reserve of graph memory ---- */
+/* A graph allocation of bytes on dev: the reserve grows (charged) if the
+ * graph memory in use would exceed it. */
+CUresult simgpu_graphmem_take(int dev, uint64_t bytes);
+/* cuGraphUpload: the reserve grows to hold bytes more than in use. */
+CUresult simgpu_graphmem_reserve(int dev, uint64_t bytes);
+/* A graph allocation freed: its memory stays reserved. */
+void simgpu_graphmem_put(int dev, uint64_t bytes);
+
 /* ---- pool.c ---- */
 void simgpu_pool_free_op(CUdeviceptr p);
 void simgpu_pool_trim_all(void);

@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Stream capture and graphs under libvgpu (issue #14 parts 1 and 8, issue
-# #13 part 4). simgpu is strict about capture as CUDA documents it (a
-# forbidden call fails and invalidates the capture), so a capture that
-# succeeds here shows that libvgpu made no forbidden call: its gate closed
-# during the capture (a competing tenant holds the GPU) and the process
-# kept launching on an uncaptured stream, which would have drained with
-# cuCtxSynchronize and marked its queue with event waits.
+# #13 part 4, with the graph memory reserve and its trim). simgpu is
+# strict about capture as CUDA documents it (a forbidden call fails and
+# invalidates the capture), so a capture that succeeds here shows that
+# libvgpu made no forbidden call: its gate closed during the capture (a
+# competing tenant holds the GPU) and the process kept launching on an
+# uncaptured stream, which would have drained with cuCtxSynchronize and
+# marked its queue with event waits.
 suite=capture
 . /tests/suite-lib.sh
 
@@ -101,6 +102,64 @@ out=$(/tmp/in_cg cap capture-client global 100000 2 48M 5 0 2>&1)
 check_out "a graph freeing its allocation replays" "replays 5 ok" printf '%s\n' "$out"
 check_eq "... and leaves nothing charged" 0 "$(usage cap 0 vram_current)"
 check_eq "... as simgpu holds" 0 "$(truth /cap 0)"
+
+# --- graph memory stays reserved after the graph frees it, for later
+# launches, until cuDeviceGraphMemTrim (CUDA Programming Guide, "Graph
+# Memory Nodes"): charged by the device's graph reserve, as simgpu holds
+# it. The graph allocates 32M and frees it.
+# gm_wait STEP N: the Nth line of STEP in /tmp/gm.out is there.
+gm_wait() {
+	for i in $(seq 1 300); do
+		[ "$(grep -c "^$1 " /tmp/gm.out)" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+rm -f /tmp/gm.out
+/tmp/in_cg cap graphmem-client 32M upload pause:1500 launch pause:1500 trim pause:1500 \
+	launch pause:30000 > /tmp/gm.out 2>&1 &
+pid=$!
+gm_wait upload 1
+check_out "cuGraphUpload reserves the graph's 32M" "upload ok reserved $((32 * M)) used 0" \
+	cat /tmp/gm.out
+check_eq "... charged before any launch" $((32 * M)) "$(usage cap 0 vram_current)"
+check_eq "... as simgpu holds" "$(truth /cap 0)" "$(usage cap 0 vram_current)"
+gm_wait launch 1
+check_out "launched, the graph freed its allocation" "launch ok reserved $((32 * M)) used 0" \
+	cat /tmp/gm.out
+check_eq "... still reserved and still charged" $((32 * M)) "$(usage cap 0 vram_current)"
+check_eq "... as simgpu holds" "$(truth /cap 0)" "$(usage cap 0 vram_current)"
+gm_wait trim 1
+check_out "cuDeviceGraphMemTrim gives the reserve back" "trim ok reserved 0 used 0" cat /tmp/gm.out
+check_eq "... uncharged" 0 "$(usage cap 0 vram_current)"
+check_eq "... as simgpu holds" "$(truth /cap 0)" "$(usage cap 0 vram_current)"
+gm_wait launch 2
+check_eq "launched again: the reserve regrows and is charged" $((32 * M)) \
+	"$(usage cap 0 vram_current)"
+check_eq "... as simgpu holds" "$(truth /cap 0)" "$(usage cap 0 vram_current)"
+kill -9 $pid
+wait $pid 2>/dev/null
+check_eq "kill -9 gives the reserve back" 0 "$(usage cap 0 vram_current)"
+check_eq "... and simgpu holds nothing" 0 "$(truth /cap 0)"
+out=$(/tmp/in_cg cap graphmem-client 8M launch launch 2>&1)
+check_eq "a graph launched twice reuses its 8M reserve" 2 \
+	"$(printf '%s\n' "$out" | grep -c -x "launch ok reserved $((8 * M)) used 0")"
+check_eq "... and exit gives it back" 0 "$(usage cap 0 vram_current)"
+check_eq "... as simgpu holds" 0 "$(truth /cap 0)"
+
+# Under a 32M limit a 64M graph is refused before anything is launched.
+vgpuctl tenant set cap vram-max 32M >/dev/null
+rm -f /tmp/gm.out
+/tmp/in_cg cap graphmem-client 64M upload launch pause:1500 > /tmp/gm.out 2>&1 &
+pid=$!
+gm_wait launch 1
+check_out "over the limit, cuGraphUpload fails with CUDA_ERROR_OUT_OF_MEMORY" \
+	"upload CUDA_ERROR_OUT_OF_MEMORY" cat /tmp/gm.out
+check_out "... and cuGraphLaunch too" "launch CUDA_ERROR_OUT_OF_MEMORY" cat /tmp/gm.out
+check_eq "... nothing charged" 0 "$(usage cap 0 vram_current)"
+check_eq "... nothing launched: simgpu holds nothing" 0 "$(truth /cap 0)"
+wait $pid 2>/dev/null
+vgpuctl tenant set cap vram-max none >/dev/null
 
 vgpuctl tenant del cap >/dev/null
 vgpuctl tenant del rival >/dev/null
