@@ -28,7 +28,9 @@ void vgpuctl_usage_ps(FILE *f)
 	      "       vgpuctl ps help\n"
 	      "Lists the processes registered with vgpu, one row per process and GPU:\n"
 	      "pid, tenant (- outside every tenant), GPU (- when none), VRAM held and\n"
-	      "VRAM charged but not yet allocated (budget). Callers without\n"
+	      "VRAM charged but not yet allocated (budget), and the GPUs the module\n"
+	      "chose for the process at registration (VGPU_GPUS=auto:N; - when it\n"
+	      "asked for none). Callers without\n"
 	      "CAP_NET_ADMIN see only the processes of their own tenant.\n"
 	      "del ends every registration of process PID (as this pid namespace\n"
 	      "numbers it): its charges are given back and libvgpu in it stops\n"
@@ -43,6 +45,8 @@ struct ps_row {
 	uint32_t gpu;
 	uint64_t vram;
 	uint64_t budget;
+	bool has_chosen;	/* the module chose GPUs for the process */
+	uint64_t chosen;
 };
 
 /* The rows of the plain table, kept until the dump is over. */
@@ -61,6 +65,7 @@ static void print_row(const struct ps_row *r)
 		vgpuctl_print_u64("gpu", NULL, r->has_gpu, r->gpu);
 		vgpuctl_print_u64("vram", NULL, true, r->vram);
 		vgpuctl_print_u64("vram_budget", NULL, true, r->budget);
+		vgpuctl_print_mask("gpus_chosen", NULL, r->has_chosen, r->chosen);
 		vgpuctl_print_obj_close();
 		return;
 	}
@@ -98,6 +103,8 @@ static int ps_one(struct nlmsghdr *nlh, void *arg)
 	r.pid = nla_get_u32(tb[VGPU_A_PROC_PID]);
 	if (tb[VGPU_A_PROC_TENANT])
 		snprintf(r.tenant, sizeof(r.tenant), "%s", nla_get_string(tb[VGPU_A_PROC_TENANT]));
+	r.has_chosen = tb[VGPU_A_PROC_GPUS];
+	r.chosen = u64_or_0(tb[VGPU_A_PROC_GPUS]);
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
 		if (nla_type(a) != VGPU_A_PROC_GPU)
 			continue;
@@ -122,9 +129,11 @@ static int ps_one(struct nlmsghdr *nlh, void *arg)
 /* Plain: the kept rows as a table, columns two spaces apart. */
 static void ps_done(bool ok)
 {
-	static const char *const head[] = { "PID", "TENANT", "GPU", "VRAM", "BUDGET" };
+	static const char *const head[] = {
+		"PID", "TENANT", "GPU", "VRAM", "BUDGET", "CHOSEN",
+	};
 	FILE *f = vgpuctl_print_file();
-	char cell[5][32];
+	char cell[5][32], chosen[256];
 	size_t w[5], i, c;
 
 	if (ok && !vgpuctl_print_json()) {
@@ -138,9 +147,13 @@ static void ps_done(bool ok)
 			vgpuctl_format_size(rows.v[i].vram, cell[3], sizeof(cell[3]));
 			if (strlen(cell[3]) > w[3])
 				w[3] = strlen(cell[3]);
+			vgpuctl_format_size(rows.v[i].budget, cell[4], sizeof(cell[4]));
+			if (strlen(cell[4]) > w[4])
+				w[4] = strlen(cell[4]);
 		}
-		fprintf(f, "%-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], head[0], (int)w[1], head[1],
-		       (int)w[2], head[2], (int)w[3], head[3], head[4]);
+		fprintf(f, "%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], head[0],
+			(int)w[1], head[1], (int)w[2], head[2], (int)w[3], head[3],
+			(int)w[4], head[4], head[5]);
 		for (i = 0; i < rows.n; i++) {
 			const struct ps_row *r = &rows.v[i];
 
@@ -151,9 +164,14 @@ static void ps_done(bool ok)
 				strcpy(cell[2], "-");
 			vgpuctl_format_size(r->vram, cell[3], sizeof(cell[3]));
 			vgpuctl_format_size(r->budget, cell[4], sizeof(cell[4]));
-			fprintf(f, "%-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], cell[0],
-			       (int)w[1], r->tenant[0] ? r->tenant : "-",
-			       (int)w[2], cell[2], (int)w[3], cell[3], cell[4]);
+			if (r->has_chosen)
+				vgpuctl_format_list(&r->chosen, 1, chosen, sizeof(chosen));
+			else
+				strcpy(chosen, "-");
+			fprintf(f, "%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], cell[0],
+				(int)w[1], r->tenant[0] ? r->tenant : "-",
+				(int)w[2], cell[2], (int)w[3], cell[3], (int)w[4], cell[4],
+				chosen);
 		}
 	}
 	free(rows.v);

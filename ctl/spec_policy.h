@@ -85,6 +85,8 @@ static const struct nla_policy vgpu_proc_nl_policy[VGPU_A_PROC_MAX + 1] = {
 	[VGPU_A_PROC_MEMS] = { .type = NLA_STRING },
 	[VGPU_A_PROC_CPUS] = { .type = NLA_STRING },
 	[VGPU_A_PROC_HOST_PID] = { .type = NLA_U32 },
+	[VGPU_A_PROC_GPUS_AUTO] = { .type = NLA_U32 },
+	[VGPU_A_PROC_GPUS] = { .type = NLA_U64 },
 };
 
 /* libnl's parse policy of the proc-gpu attributes. */

@@ -354,11 +354,14 @@ u64 vgpu_acct_budget(u64 room)
  * @index: GPU index in the inventory
  *
  * Context: vgpu_acct_lock held.
- * Return: true outside the tenant's gpus mask, or outside every tenant
- * under the deny default policy.
+ * Return: true outside the tenant's gpus mask or the GPUs chosen for the
+ * process at registration, or outside every tenant under the deny default
+ * policy.
  */
 bool vgpu_acct_denied(const struct vgpu_proc *p, u32 index)
 {
+	if (!(p->gpus & BIT_ULL(index)))
+		return true;
 	if (!p->tenant)
 		return vgpu_default_policy == VGPU_DEFAULT_POLICY_DENY;
 	return !(p->bucket->gpus & BIT_ULL(index));

@@ -12,7 +12,9 @@
  * of its cpus) are preferred when enough of them fit, and for N >= 2 a set
  * whose GPUs are all NVLinked to each other is preferred to one that is
  * not. The chosen mask becomes the tenant's gpus quota and stays until
- * the admin changes it. See Documentation/gpus.md.
+ * the admin changes it. A process may also ask for N GPUs when it
+ * registers: the same choice among its tenant's GPUs, weighing the
+ * processes already on each. See Documentation/gpus.md.
  */
 #include <linux/bitops.h>
 #include <linux/cpumask.h>
@@ -23,6 +25,7 @@
 
 #include "gpu.h"
 #include "gpu_choice.h"
+#include "proc.h"
 #include "quota.h"
 #include "tenant.h"
 #include "vgpu.h"
@@ -105,19 +108,20 @@ static void vgpu_choice_loads(struct vgpu_choice *c, const struct vgpu_tenant *s
 }
 
 /*
- * Fills @c with the healthy GPUs that have room for @need bytes, in the
- * policy's order (an insertion sort: at most VGPU_GPU_MAX entries).
- * Returns the number of healthy GPUs, with or without room.
+ * Fills @c with the healthy GPUs of @allowed that have room for @need
+ * bytes, in the policy's order (an insertion sort: at most VGPU_GPU_MAX
+ * entries), @c->load being filled already. Returns the number of healthy
+ * GPUs of @allowed, with or without room.
  */
-static u32 vgpu_choice_fill(struct vgpu_choice *c, const struct vgpu_tenant *self, u64 need)
+static u32 vgpu_choice_fill(struct vgpu_choice *c, const struct vgpu_tenant *self,
+			    u64 allowed, u64 need)
 {
 	struct vgpu_gpu *gpu;
 	u32 i, k, healthy = 0;
 	u64 reserved;
 
-	vgpu_choice_loads(c, self);
 	vgpu_for_each_gpu(gpu, i) {
-		if (gpu->state != VGPU_GPU_STATE_HEALTHY)
+		if (gpu->state != VGPU_GPU_STATE_HEALTHY || !(allowed & BIT_ULL(i)))
 			continue;
 		healthy++;
 		reserved = vgpu_tenant_reserved(i, self);
@@ -185,30 +189,25 @@ static void vgpu_choice_nodes(const struct vgpu_quota_set *q, nodemask_t *nodes)
 			node_set(cpu_to_node(cpu), *nodes);
 }
 
-/* Chooses q->gpus_auto GPUs into q->gpus; 0 or -ENOSPC/-ENOMEM. */
-static int vgpu_gpus_choose(struct vgpu_quota_set *q, const struct vgpu_tenant *self,
+/*
+ * Orders the healthy GPUs of @allowed with room for @q's vram-min (@c->n,
+ * @c->policy and @c->load set) and picks @c->n of them, those on @q's
+ * NUMA nodes first. Returns 0 with *@set, -ENOSPC with @extack set, or
+ * -ENODEV when fewer than @c->n are healthy and allowed (the caller says).
+ */
+static int vgpu_choice_make(struct vgpu_choice *c, const struct vgpu_quota_set *q,
+			    const struct vgpu_tenant *self, u64 allowed, u64 *set,
 			    struct nlattr *attr, struct netlink_ext_ack *extack)
 {
 	u64 need = q->set & VGPU_QUOTA_VRAM_MIN ? q->vram_min : 0;
-	struct vgpu_choice *c;
-	u64 all = 0, local = 0, set = 0;
+	u64 all = 0, local = 0;
 	struct vgpu_gpu *gpu;
 	nodemask_t nodes;
-	u32 healthy, k;
-	int err = 0;
+	u32 k;
 
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
-	if (!c)
-		return -ENOMEM;
-	c->n = q->gpus_auto;
-	c->policy = vgpu_gpu_policy;
-	healthy = vgpu_choice_fill(c, self, need);
-	if (healthy < c->n) {
-		NL_SET_ERR_MSG_ATTR(extack, attr,
-				    "gpus-auto asks for more GPUs than the inventory has healthy");
-		err = -ENOSPC;
-		goto out;
-	}
+	*set = 0;
+	if (vgpu_choice_fill(c, self, allowed, need) < c->n)
+		return -ENODEV;
 	vgpu_choice_nodes(q, &nodes);
 	for (k = 0; k < c->ncand; k++) {
 		gpu = vgpu_gpu_get(c->order[k]);
@@ -217,18 +216,82 @@ static int vgpu_gpus_choose(struct vgpu_quota_set *q, const struct vgpu_tenant *
 			local |= BIT_ULL(gpu->index);
 	}
 	if (local)
-		set = vgpu_choice_pick(c, local);
-	if (!set)
-		set = vgpu_choice_pick(c, all);
-	if (!set) {
+		*set = vgpu_choice_pick(c, local);
+	if (!*set)
+		*set = vgpu_choice_pick(c, all);
+	if (!*set) {
 		NL_SET_ERR_MSG_ATTR(extack, attr,
 				    "gpus-auto: too few healthy GPUs have room for the tenant's vram-min");
-		err = -ENOSPC;
-		goto out;
+		return -ENOSPC;
 	}
-	q->gpus = set;
-	q->set |= VGPU_QUOTA_GPUS;
-out:
+	return 0;
+}
+
+/* Chooses q->gpus_auto GPUs into q->gpus; 0 or -ENOSPC/-ENOMEM. */
+static int vgpu_gpus_choose(struct vgpu_quota_set *q, const struct vgpu_tenant *self,
+			    struct nlattr *attr, struct netlink_ext_ack *extack)
+{
+	struct vgpu_choice *c;
+	u64 set;
+	int err;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->n = q->gpus_auto;
+	c->policy = vgpu_gpu_policy;
+	vgpu_choice_loads(c, self);
+	err = vgpu_choice_make(c, q, self, ~0ULL, &set, attr, extack);
+	if (err == -ENODEV) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "gpus-auto asks for more GPUs than the inventory has healthy");
+		err = -ENOSPC;
+	} else if (!err) {
+		q->gpus = set;
+		q->set |= VGPU_QUOTA_GPUS;
+	}
+	kfree(c);
+	return err;
+}
+
+/**
+ * vgpu_gpus_choose_proc() - choose the GPUs of a registering process
+ * @t: the process's tenant
+ * @n: GPUs asked for
+ * @gpus: the chosen mask
+ * @attr: the request's gpus-auto, to point errors at
+ * @extack: error report
+ *
+ * Chooses @n of the healthy GPUs the tenant may use, as for gpus-auto,
+ * except that the weight placed on a GPU is the number of live processes
+ * that may use it (so spread puts a tenant's processes apart, binpack
+ * together). The tenant's vram-min is already reserved on each of its
+ * GPUs: the choice reserves nothing more and oversubscribes nothing.
+ *
+ * Context: vgpu_lock held.
+ * Return: 0, -ENOSPC or -ENOMEM with @extack set.
+ */
+int vgpu_gpus_choose_proc(const struct vgpu_tenant *t, u32 n, u64 *gpus,
+			  struct nlattr *attr, struct netlink_ext_ack *extack)
+{
+	struct vgpu_choice *c;
+	int err;
+
+	lockdep_assert_held(&vgpu_lock);
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->n = n;
+	c->policy = vgpu_gpu_policy;
+	vgpu_proc_gpu_users(c->load);
+	err = vgpu_choice_make(c, &t->quota, t,
+			       t->quota.set & VGPU_QUOTA_GPUS ? t->quota.gpus : ~0ULL,
+			       gpus, attr, extack);
+	if (err == -ENODEV) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "gpus-auto asks for more GPUs than the tenant has healthy and allowed");
+		err = -ENOSPC;
+	}
 	kfree(c);
 	return err;
 }

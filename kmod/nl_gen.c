@@ -88,8 +88,9 @@ static const struct nla_policy vgpu_tenant_get_nl_policy[VGPU_A_TENANT_NAME + 1]
 };
 
 /* VGPU_CMD_PROC_REGISTER - do */
-static const struct nla_policy vgpu_proc_register_nl_policy[VGPU_A_PROC_FD + 1] = {
+static const struct nla_policy vgpu_proc_register_nl_policy[VGPU_A_PROC_GPUS_AUTO + 1] = {
 	[VGPU_A_PROC_FD] = { .type = NLA_U32, },
+	[VGPU_A_PROC_GPUS_AUTO] = NLA_POLICY_RANGE(NLA_U32, 1, VGPU_GPU_MAX),
 };
 
 /* VGPU_CMD_HOST_SET - do */
@@ -186,7 +187,7 @@ const struct genl_ops vgpu_nl_ops[15] = {
 		.cmd		= VGPU_CMD_PROC_REGISTER,
 		.doit		= vgpu_nl_proc_register_doit,
 		.policy		= vgpu_proc_register_nl_policy,
-		.maxattr	= VGPU_A_PROC_FD,
+		.maxattr	= VGPU_A_PROC_GPUS_AUTO,
 	},
 	{
 		.cmd		= VGPU_CMD_PROC_GET,

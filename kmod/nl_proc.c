@@ -17,6 +17,7 @@
 
 #include "acct.h"
 #include "gpu.h"
+#include "gpu_choice.h"
 #include "nl_gen.h"
 #include "proc.h"
 #include "tenant.h"
@@ -40,6 +41,7 @@ static size_t vgpu_proc_register_msg_size(void)
 	       nla_total_size(VGPU_NAME_LEN_MAX + 1) +		/* tenant */
 	       2 * nla_total_size(sizeof(u32)) +		/* tenant-id, policy */
 	       vgpu_place_msg_size(NULL) +			/* cpus, mems */
+	       nla_total_size_64bit(sizeof(u64)) +		/* gpus */
 	       VGPU_GPU_MAX * gpu;
 }
 
@@ -47,11 +49,13 @@ static size_t vgpu_proc_register_msg_size(void)
  * The reply of proc-register: who the process is (its pid in its own pid
  * namespace and in the initial one, which the GPU driver reports) and, per
  * GPU of the
- * inventory, its capacity, the tenant's limit and whether it is denied;
- * and the tenant's effective CPUs and nodes when restricted.
+ * inventory, its capacity, the tenant's limit and whether it is denied
+ * (outside the tenant's GPUs or those chosen for the process, @gpus);
+ * the choice itself; and the tenant's effective CPUs and nodes when
+ * restricted.
  */
 static int vgpu_proc_register_fill(struct sk_buff *msg, struct genl_info *info,
-				   const struct vgpu_tenant *t)
+				   const struct vgpu_tenant *t, u64 gpus)
 {
 	struct vgpu_gpu *gpu;
 	struct nlattr *nest;
@@ -69,7 +73,9 @@ static int vgpu_proc_register_fill(struct sk_buff *msg, struct genl_info *info,
 	    (t && nla_put_string(msg, VGPU_A_PROC_TENANT, t->name)) ||
 	    (t && nla_put_u32(msg, VGPU_A_PROC_TENANT_ID, t->id)) ||
 	    nla_put_u32(msg, VGPU_A_PROC_DEFAULT_POLICY, vgpu_default_policy) ||
-	    (t && vgpu_place_put(msg, &t->place, VGPU_A_PROC_CPUS, VGPU_A_PROC_MEMS)))
+	    (t && vgpu_place_put(msg, &t->place, VGPU_A_PROC_CPUS, VGPU_A_PROC_MEMS)) ||
+	    (gpus != ~0ULL &&
+	     nla_put_u64_64bit(msg, VGPU_A_PROC_GPUS, gpus, VGPU_A_PROC_PAD)))
 		goto err_cancel;
 
 	vgpu_for_each_gpu(gpu, i) {
@@ -77,6 +83,7 @@ static int vgpu_proc_register_fill(struct sk_buff *msg, struct genl_info *info,
 			denied = !vgpu_quota_uses_gpu(&t->quota, i);
 		else
 			denied = vgpu_default_policy == VGPU_DEFAULT_POLICY_DENY;
+		denied |= !(gpus & BIT_ULL(i));
 		nest = nla_nest_start(msg, VGPU_A_PROC_GPU);
 		if (!nest ||
 		    nla_put_u32(msg, VGPU_A_PROC_GPU_INDEX, i) ||
@@ -97,6 +104,22 @@ err_cancel:
 	return -EMSGSIZE;
 }
 
+/* The GPUs a registering process asks for (gpus-auto) into @p->gpus. */
+static int vgpu_proc_choose(struct vgpu_proc *p, const struct vgpu_tenant *t,
+			    struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[VGPU_A_PROC_GPUS_AUTO];
+
+	if (!attr)
+		return 0;
+	if (!t) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "gpus-auto needs a tenant: the process is outside every tenant");
+		return -EPERM;
+	}
+	return vgpu_gpus_choose_proc(t, nla_get_u32(attr), &p->gpus, attr, info->extack);
+}
+
 /**
  * vgpu_nl_proc_register_doit() - handle proc-register: register the caller
  * @skb: request
@@ -106,7 +129,9 @@ err_cancel:
  * to now, with the page of its /dev/vgpu file (attribute fd) as its
  * accounting page, until the socket that sent this is released, the file
  * closed or the process gone. When its tenant's CPUs are restricted, every
- * thread of the process is pinned to them.
+ * thread of the process is pinned to them. With gpus-auto, the module
+ * chooses that many of the tenant's GPUs for the process and denies it
+ * the others; a process outside every tenant may not ask.
  *
  * Return: 0 or a negative errno with the extack message set.
  */
@@ -144,7 +169,9 @@ int vgpu_nl_proc_register_doit(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&vgpu_lock);
 	t = vgpu_tenant_of_task(current);
-	err = vgpu_proc_register_fill(msg, info, t);
+	err = vgpu_proc_choose(p, t, info);
+	if (!err)
+		err = vgpu_proc_register_fill(msg, info, t, p->gpus);
 	if (!err)
 		err = vgpu_proc_link(p, file->private_data, t, genl_info_net(info),
 				     info->snd_portid);
@@ -190,7 +217,9 @@ static int vgpu_proc_fill(struct sk_buff *skb, const struct vgpu_proc *p, u32 pi
 	if (nla_put_u32(skb, VGPU_A_PROC_PID, pid) ||
 	    nla_put_u32(skb, VGPU_A_PROC_HOST_PID, pid_nr(p->pid)) ||
 	    (p->tenant && nla_put_string(skb, VGPU_A_PROC_TENANT, p->tenant->name)) ||
-	    (p->tenant && nla_put_u32(skb, VGPU_A_PROC_TENANT_ID, p->tenant->id)))
+	    (p->tenant && nla_put_u32(skb, VGPU_A_PROC_TENANT_ID, p->tenant->id)) ||
+	    (p->gpus != ~0ULL &&
+	     nla_put_u64_64bit(skb, VGPU_A_PROC_GPUS, p->gpus, VGPU_A_PROC_PAD)))
 		goto err_cancel;
 	for (i = 0; i < VGPU_GPU_MAX; i++) {
 		if (!p->granted[i])

@@ -64,6 +64,7 @@ struct vgpu_proc *vgpu_proc_alloc(void)
 	INIT_HLIST_NODE(&p->hnode);
 	INIT_LIST_HEAD(&p->bnode);
 	INIT_LIST_HEAD(&p->node);
+	p->gpus = ~0ULL;
 	return p;
 }
 
@@ -415,4 +416,29 @@ void vgpu_proc_exit(void)
 {
 	netlink_unregister_notifier(&vgpu_proc_notifier);
 	WARN_ON(!list_empty(&vgpu_procs));
+}
+
+/**
+ * vgpu_proc_gpu_users() - count the live processes that may use each GPU
+ * @users: per GPU index, incremented by the number of live registered
+ *	processes whose tenant (and own choice) allows that GPU
+ *
+ * Context: vgpu_lock held, vgpu_acct_lock not held.
+ */
+void vgpu_proc_gpu_users(u64 *users)
+{
+	struct vgpu_proc *p;
+	u64 mask;
+	u32 i;
+
+	spin_lock(&vgpu_acct_lock);
+	list_for_each_entry(p, &vgpu_procs, node) {
+		if (vgpu_proc_dead(p))
+			continue;
+		mask = p->gpus & p->bucket->gpus;
+		for (i = 0; i < VGPU_GPU_MAX; i++)
+			if (mask & BIT_ULL(i))
+				users[i]++;
+	}
+	spin_unlock(&vgpu_acct_lock);
 }

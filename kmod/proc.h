@@ -60,6 +60,8 @@ struct vgpu_dev_file {
  * @reclaim_after: ktime_get_ns() before which the process's charges do not
  *	look at other tenants' budgets (after one that could not succeed)
  * @sched: compute scheduling state (vgpu_sched_lock)
+ * @gpus: GPUs chosen for the process at registration (gpus-auto), ~0 when
+ *	it asked for none; constant once registered
  */
 struct vgpu_proc {
 	struct kref ref;
@@ -78,6 +80,7 @@ struct vgpu_proc {
 	u64 overdrawn;
 	u64 reclaim_after;
 	struct vgpu_sched_proc sched;
+	u64 gpus;
 };
 
 extern const struct file_operations vgpu_dev_fops;
@@ -98,6 +101,7 @@ bool vgpu_proc_dead(const struct vgpu_proc *p);
 void vgpu_proc_reap_bucket(struct vgpu_bucket *b, struct list_head *dead);
 void vgpu_proc_reap_all(struct list_head *dead);
 unsigned int vgpu_proc_count(void);
+void vgpu_proc_gpu_users(u64 *users);
 int vgpu_proc_init(void);
 void vgpu_proc_exit(void);
 

@@ -232,6 +232,12 @@ int libvgpu_nl_parse_reg(const void *attrs, size_t len, struct vgpu_reg *out)
 			attr_str(a, out->cpus, sizeof(out->cpus));
 			out->has_cpus = 1;
 			break;
+		case VGPU_A_PROC_GPUS:
+			if (ATTR_LEN(a) >= sizeof(out->gpus)) {
+				out->gpus = attr_u64(a);
+				out->has_gpus = 1;
+			}
+			break;
 		case VGPU_A_PROC_GPU:
 			if (out->ngpu < VGPU_GPU_MAX) {
 				parse_gpu(a, &out->gpu[out->ngpu]);
@@ -253,7 +259,8 @@ static int reg_cb(const struct nlmsghdr *h, void *arg)
 				    h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN), arg);
 }
 
-int libvgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out)
+int libvgpu_nl_register(int fd, uint16_t family, int devfd, uint32_t gpus_auto,
+			struct vgpu_reg *out)
 {
 	struct vgpu_nl_req r;
 	uint32_t v = (uint32_t)devfd;
@@ -261,6 +268,8 @@ int libvgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out
 
 	req_init(&r, family, 0, VGPU_CMD_PROC_REGISTER, VGPU_FAMILY_VERSION);
 	req_put(&r, VGPU_A_PROC_FD, &v, sizeof(v));
+	if (gpus_auto)
+		req_put(&r, VGPU_A_PROC_GPUS_AUTO, &gpus_auto, sizeof(gpus_auto));
 	rc = req_send(fd, &r);
 	if (!rc)
 		rc = req_recv(fd, r.n.nlmsg_seq, 0, reg_cb, out);

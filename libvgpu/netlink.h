@@ -28,6 +28,10 @@ struct vgpu_reg {
 	uint32_t policy;	/* enum vgpu_default_policy */
 	int ngpu;
 	struct vgpu_reg_gpu gpu[VGPU_GPU_MAX];
+	/* GPUs the module chose for the process (gpus-auto); has_gpus 0
+	 * when it asked for none. */
+	int has_gpus;
+	uint64_t gpus;
 	/* The effective placement (node and CPU lists, "0-1,3"); absent
 	 * (has_ 0) when unrestricted. */
 	int has_mems, has_cpus;
@@ -40,7 +44,9 @@ int libvgpu_nl_open(void);
 /* The family id of "vgpu"; -ENOENT when the module is not loaded. */
 int libvgpu_nl_family(int fd, uint16_t *family);
 /* proc-register with the /dev/vgpu descriptor devfd. */
-int libvgpu_nl_register(int fd, uint16_t family, int devfd, struct vgpu_reg *out);
+/* proc-register; gpus_auto: GPUs to have the module choose, 0 for none. */
+int libvgpu_nl_register(int fd, uint16_t family, int devfd, uint32_t gpus_auto,
+			struct vgpu_reg *out);
 /* A registered process: its pid in the caller's pid namespace and in the
  * initial one (host; equal to pid from a module without host-pid). */
 struct vgpu_nl_pid {

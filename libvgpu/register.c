@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -20,6 +21,7 @@
 #include "devmap.h"
 #include "devview.h"
 #include "gatedev.h"
+#include "gpureq.h"
 #include "hooks.h"
 #include "log.h"
 #include "netlink.h"
@@ -153,14 +155,52 @@ static int nl_open(struct vgpu_proc *p)
 	return 0;
 }
 
+/*
+ * The GPUs VGPU_GPUS asks for (0 for none), or -1 after saying why when
+ * the value is malformed: then the process gets no device rather than
+ * every GPU of its tenant, which it did not ask for.
+ */
+static int gpus_wanted(uint32_t *n)
+{
+	const char *v = getenv("VGPU_GPUS");
+
+	if (!libvgpu_gpureq_parse(v, n))
+		return 0;
+	libvgpu_log(VGPU_LOG_ERROR, "VGPU_GPUS=\"%s\" is not auto:N with N from 1 to %d: "
+		    "CUDA reports no device", v, VGPU_GPU_MAX);
+	return -1;
+}
+
+/* Says why the module refused a VGPU_GPUS request (errno rc). */
+static void gpus_refused(uint32_t n, int rc)
+{
+	const char *why = strerror(rc);
+
+	if (rc == ENOSPC)
+		why = "more GPUs than the tenant has healthy and allowed, or too few "
+		      "with room for its vram-min";
+	else if (rc == EPERM)
+		why = "the process is outside every vgpu tenant";
+	libvgpu_log(VGPU_LOG_ERROR, "VGPU_GPUS=auto:%u refused: %s: CUDA reports no device",
+		    n, why);
+}
+
 /* proc-register; *seq gets the page's placement_seq read before it (a
  * change after it is then noticed). Returns the state it leads to. */
 static int send_register(struct vgpu_proc *p, uint32_t *seq)
 {
+	uint32_t want;
 	int rc;
 
+	if (gpus_wanted(&want))
+		return VGPU_ST_DENIED;
 	*seq = __atomic_load_n(&p->page->placement_seq, __ATOMIC_ACQUIRE);
-	rc = libvgpu_nl_register(p->nlfd, p->family, p->devfd, &p->reg);
+	rc = libvgpu_nl_register(p->nlfd, p->family, p->devfd, want, &p->reg);
+	/* Asked for GPUs and not given them: no device, not all of them. */
+	if (rc && want) {
+		gpus_refused(want, -rc);
+		return VGPU_ST_DENIED;
+	}
 	if (rc) {
 		libvgpu_log(VGPU_LOG_ERROR, "proc-register failed: %s", strerror(-rc));
 		pass("not registered with vgpu.ko", -rc);
@@ -194,6 +234,9 @@ static void log_registered(const struct vgpu_proc *p, const struct timespec *t0)
 		    p->reg.in_tenant ? p->reg.tenant : "(none)", p->reg.tenant_id,
 		    p->reg.ngpu, p->reg.policy == VGPU_DEFAULT_POLICY_DENY ? "deny" : "allow",
 		    ms_since(t0));
+	if (p->reg.has_gpus)
+		libvgpu_log(VGPU_LOG_INFO, "GPUs chosen for this process (VGPU_GPUS): mask %#llx",
+			    (unsigned long long)p->reg.gpus);
 	for (int i = 0; i < p->reg.ngpu; i++) {
 		const struct vgpu_reg_gpu *g = &p->reg.gpu[i];
 

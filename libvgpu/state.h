@@ -19,7 +19,8 @@ enum vgpu_state {
 	VGPU_ST_UNSET,		/* not yet asked (or a forked child) */
 	VGPU_ST_ACTIVE,		/* registered: charge and enforce */
 	VGPU_ST_PASS,		/* no module: pass everything through */
-	VGPU_ST_DENIED,		/* outside every tenant, host default deny */
+	VGPU_ST_DENIED,		/* no device: outside every tenant under host default
+				 * deny, or a VGPU_GPUS request bad or refused */
 };
 
 struct vgpu_proc {

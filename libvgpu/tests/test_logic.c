@@ -19,6 +19,7 @@
 #include "../arraysize.h"
 #include "../charge.h"
 #include "../gate.h"
+#include "../gpureq.h"
 #include "../netlink.h"
 #include "../nodelist.h"
 #include "../ptrmap.h"
@@ -421,7 +422,11 @@ static void test_netlink(void)
 	}
 	off = put(b, off, VGPU_A_PROC_MEMS, "0-1,3", 6);
 	off = put(b, off, VGPU_A_PROC_CPUS, "0-15", 5);
+	q = 0x5;
+	off = put(b, off, VGPU_A_PROC_GPUS, &q, 8);
 	libvgpu_nl_parse_reg(b, off, &r);
+	CHECK(r.has_gpus && r.gpus == 0x5, what, "chosen gpus: has %d, mask %#llx",
+	      r.has_gpus, (unsigned long long)r.gpus);
 	CHECK(r.has_mems && !strcmp(r.mems, "0-1,3") && r.has_cpus && !strcmp(r.cpus, "0-15"),
 	      what, "placement: mems \"%s\", cpus \"%s\"", r.mems, r.cpus);
 	CHECK(r.pid == 42 && r.in_tenant && !strcmp(r.tenant, "team-a") && r.tenant_id == 3 &&
@@ -432,6 +437,27 @@ static void test_netlink(void)
 	      what, "gpu entries");
 	/* Truncated input must not be read past. */
 	libvgpu_nl_parse_reg(b, off - 3, &r);
+	PASSED(what);
+}
+
+static void test_gpureq(void)
+{
+	static const char what[] = "VGPU_GPUS parsing (auto:N, bad values refused)";
+	static const char *const bad[] = {
+		"2", "auto", "auto:", "auto:0", "auto:65", "auto:-1", "auto: 2", "auto:+2",
+		"auto:2x", "Auto:2", "auto:99999999999999999999", "all",
+	};
+	uint32_t n = 7;
+
+	CHECK(!libvgpu_gpureq_parse(NULL, &n) && n == 0, what, "unset: n %u", n);
+	CHECK(!libvgpu_gpureq_parse("", &n) && n == 0, what, "empty: n %u", n);
+	CHECK(!libvgpu_gpureq_parse("auto:2", &n) && n == 2, what, "auto:2: n %u", n);
+	CHECK(!libvgpu_gpureq_parse("auto:64", &n) && n == 64, what, "auto:64: n %u", n);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		n = 7;
+		CHECK(libvgpu_gpureq_parse(bad[i], &n) == -EINVAL && n == 0, what,
+		      "\"%s\" accepted (n %u)", bad[i], n);
+	}
 	PASSED(what);
 }
 
@@ -466,6 +492,7 @@ static void test_table(void)
 
 int main(void)
 {
+	test_gpureq();
 	test_ptrmap();
 	test_ptrmap_ctx();
 	test_vref();

@@ -230,6 +230,21 @@ static void register_gpu_cb(struct nlattr *a, void *arg)
 	printf("\n");
 }
 
+/* GPUs the following proc-registers ask the module to choose (0: none). */
+static uint32_t devtest_gpus_auto;
+
+void devtest_set_gpus_auto(uint32_t n)
+{
+	devtest_gpus_auto = n;
+}
+
+/* " gpus=0x5" when the module chose GPUs for the process. */
+static void print_chosen(struct nlattr **tb)
+{
+	if (tb[VGPU_A_PROC_GPUS])
+		printf(" gpus=%#" PRIx64, get_u64(tb[VGPU_A_PROC_GPUS]));
+}
+
 static void register_cb(struct nlattr **tb, int max, void *arg)
 {
 	(void)max;
@@ -243,6 +258,7 @@ static void register_cb(struct nlattr **tb, int max, void *arg)
 		printf(" tenant=-");
 	if (tb[VGPU_A_PROC_DEFAULT_POLICY])
 		printf(" policy=%s", get_u32(tb[VGPU_A_PROC_DEFAULT_POLICY]) ? "deny" : "allow");
+	print_chosen(tb);
 	printf(" page_registered=%u\n", devtest_page ? devtest_page->registered : 0);
 	if (tb[VGPU_A_PROC_CPUS] || tb[VGPU_A_PROC_MEMS])
 		printf("placement cpus=%s mems=%s\n",
@@ -262,6 +278,8 @@ int devtest_step_register_fd(int fd, bool quiet)
 		return err;
 	msg_init(&m, family, 0, VGPU_CMD_PROC_REGISTER);
 	msg_put(&m, VGPU_A_PROC_FD, &v, sizeof(v));
+	if (devtest_gpus_auto)
+		msg_put(&m, VGPU_A_PROC_GPUS_AUTO, &devtest_gpus_auto, sizeof(devtest_gpus_auto));
 	return nl_talk(&m, VGPU_A_PROC_MAX, register_cb, quiet ? (void *)1 : NULL);
 }
 
@@ -293,6 +311,7 @@ static void procs_cb(struct nlattr **tb, int max, void *arg)
 	printf("proc pid=%u", tb[VGPU_A_PROC_PID] ? get_u32(tb[VGPU_A_PROC_PID]) : 0);
 	printf(" tenant=%s", tb[VGPU_A_PROC_TENANT] ?
 	       (char *)ATTR_DATA(tb[VGPU_A_PROC_TENANT]) : "-");
+	print_chosen(tb);
 	for_each_attr(VGPU_A_PROC_GPU, proc_gpu_cb, NULL);
 	printf("\n");
 }

@@ -88,6 +88,8 @@ void devtest_nl_forget(void);
 int devtest_host_get(struct vgpu_host_info *h);
 /* register-fd FD: proc-register naming @fd; @quiet prints nothing. */
 int devtest_step_register_fd(int fd, bool quiet);
+/* gpus-auto N: the following proc-registers ask for N GPUs (0: none). */
+void devtest_set_gpus_auto(uint32_t n);
 /* register: open /dev/vgpu if needed, proc-register with its fd. */
 int devtest_step_register(bool quiet);
 /* procs: proc-get dump. */

@@ -17,6 +17,9 @@
  *   register             (open if needed,) open a netlink socket
  *                        (SOCK_CLOEXEC) and send proc-register with the fd
  *   register-fd FD       send proc-register naming FD (error tests)
+ *   gpus-auto N          the following registers ask the module to choose
+ *                        N GPUs (gpus-auto; 0: none); they print the
+ *                        chosen mask as gpus=0x..., as procs does
  *   charge GPU BYTES     VGPU_IOC_CHARGE
  *   release GPU BYTES    VGPU_IOC_RELEASE
  *   meminfo GPU          VGPU_IOC_MEMINFO
@@ -119,6 +122,7 @@ const char *devtest_errname(int e)
 	case ETIMEDOUT: return "ETIMEDOUT";
 	case EIO: return "EIO";
 	case EMFILE: return "EMFILE";
+	case ERANGE: return "ERANGE";
 	default: {
 		static char buf[16];
 
@@ -301,6 +305,20 @@ static int s_register_fd(struct args *a)
 	return parse_u64(s, &fd) ? -EINVAL : devtest_step_register_fd((int)fd, false);
 }
 
+/* N is sent as is (the module checks its range). */
+static int s_gpus_auto(struct args *a)
+{
+	const char *s = arg_str(a);
+	uint64_t n;
+
+	if (!s)
+		return 0;
+	if (parse_u64(s, &n) || n > UINT32_MAX)
+		return -EINVAL;
+	devtest_set_gpus_auto((uint32_t)n);
+	return 0;
+}
+
 /* Steps that take GPU and a number (bytes, vram). */
 static int gpu_and_u64(struct args *a, int (*step)(uint32_t gpu, uint64_t n))
 {
@@ -459,6 +477,7 @@ static const struct step {
 } steps[] = {
 	{ "open", s_open }, { "open-many", s_open_many },
 	{ "register", s_register }, { "register-fd", s_register_fd },
+	{ "gpus-auto", s_gpus_auto },
 	{ "charge", s_charge }, { "release", s_release }, { "meminfo", s_meminfo },
 	{ "alloc", s_alloc }, { "free", s_free },
 	{ "page", s_page }, { "poke", s_poke },

@@ -265,7 +265,8 @@ static void test_tenant(void)
 	nlmsg_free(msg);
 }
 
-static struct nl_msg *proc(uint32_t pid, const char *tenant, int ngpus)
+/* chosen: the GPUs the module chose for the process, 0 for none. */
+static struct nl_msg *proc(uint32_t pid, const char *tenant, int ngpus, uint64_t chosen)
 {
 	struct nl_msg *msg = reply(VGPU_CMD_PROC_GET);
 	struct nlattr *n;
@@ -276,6 +277,8 @@ static struct nl_msg *proc(uint32_t pid, const char *tenant, int ngpus)
 		nla_put_string(msg, VGPU_A_PROC_TENANT, tenant);
 		nla_put_u32(msg, VGPU_A_PROC_TENANT_ID, 7);
 	}
+	if (chosen)
+		nla_put_u64(msg, VGPU_A_PROC_GPUS, chosen);
 	for (i = 0; i < ngpus; i++) {
 		n = nla_nest_start(msg, VGPU_A_PROC_GPU);
 		nla_put_u32(msg, VGPU_A_PROC_GPU_INDEX, (uint32_t)i);
@@ -289,7 +292,7 @@ static struct nl_msg *proc(uint32_t pid, const char *tenant, int ngpus)
 static void ps_case(const char *what, bool json, const char *want)
 {
 	struct nl_msg *m[3] = {
-		proc(4242, "training", 2), proc(7, NULL, 0), proc(1234567, "a", 1),
+		proc(4242, "training", 2, 0), proc(7, NULL, 0, 0), proc(1234567, "a", 1, 0x5),
 	};
 	int i, r = 0;
 
@@ -308,25 +311,25 @@ static void ps_case(const char *what, bool json, const char *want)
 
 static void test_ps(void)
 {
-	ps_case("ps: a row per process and GPU, - outside tenants and GPUs", false,
-		"PID      TENANT    GPU  VRAM  BUDGET\n"
-		"4242     training  0    1GiB  0\n"
-		"4242     training  1    2GiB  1MiB\n"
-		"7        -         -    0     0\n"
-		"1234567  a         0    1GiB  0\n");
-	ps_case("ps -j: flat objects, null tenant and gpu", true,
-		"[{\"pid\":4242,\"tenant\":\"training\",\"gpu\":0,\"vram\":1073741824,\"vram_budget\":0},"
-		"{\"pid\":4242,\"tenant\":\"training\",\"gpu\":1,\"vram\":2147483648,\"vram_budget\":1048576},"
-		"{\"pid\":7,\"tenant\":null,\"gpu\":null,\"vram\":0,\"vram_budget\":0},"
-		"{\"pid\":1234567,\"tenant\":\"a\",\"gpu\":0,\"vram\":1073741824,\"vram_budget\":0}]\n");
+	ps_case("ps: a row per process and GPU, - outside tenants and GPUs, chosen GPUs", false,
+		"PID      TENANT    GPU  VRAM  BUDGET  CHOSEN\n"
+		"4242     training  0    1GiB  0       -\n"
+		"4242     training  1    2GiB  1MiB    -\n"
+		"7        -         -    0     0       -\n"
+		"1234567  a         0    1GiB  0       0,2\n");
+	ps_case("ps -j: flat objects, null tenant, gpu and chosen GPUs", true,
+		"[{\"pid\":4242,\"tenant\":\"training\",\"gpu\":0,\"vram\":1073741824,\"vram_budget\":0,\"gpus_chosen\":null},"
+		"{\"pid\":4242,\"tenant\":\"training\",\"gpu\":1,\"vram\":2147483648,\"vram_budget\":1048576,\"gpus_chosen\":null},"
+		"{\"pid\":7,\"tenant\":null,\"gpu\":null,\"vram\":0,\"vram_budget\":0,\"gpus_chosen\":null},"
+		"{\"pid\":1234567,\"tenant\":\"a\",\"gpu\":0,\"vram\":1073741824,\"vram_budget\":0,\"gpus_chosen\":[0,2]}]\n");
 
 	begin(false);
 	vgpuctl_print_list_open();
 	ps_done(true);
 	vgpuctl_print_list_close(true);
 	end();
-	result(!strcmp(buf, "PID  TENANT  GPU  VRAM  BUDGET\n"), "ps: no process, the header",
-	       buf, "PID  TENANT  GPU  VRAM  BUDGET\n");
+	result(!strcmp(buf, "PID  TENANT  GPU  VRAM  BUDGET  CHOSEN\n"), "ps: no process, the header",
+	       buf, "PID  TENANT  GPU  VRAM  BUDGET  CHOSEN\n");
 	free(buf);
 }
 
