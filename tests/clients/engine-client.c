@@ -12,6 +12,22 @@
  *                          context current, then synchronise
  *   copy BYTES COUNT       COUNT device-to-device copies of BYTES on a
  *                          stream of device 0, then synchronise
+ *   work KIND BYTES COUNT  COUNT operations of KIND on a stream of device
+ *                          0, then synchronise and check what they did:
+ *                          2d (cuMemcpy2DAsync of 4 rows of BYTES/4 bytes),
+ *                          peer (cuMemcpyPeerAsync of BYTES from device
+ *                          0's memory to device 1's), memset2d
+ *                          (cuMemsetD2D32Async of 4 rows), prefetch
+ *                          (cuMemPrefetchAsync of BYTES managed memory to
+ *                          device 0), writevalue (cuStreamWriteValue32;
+ *                          BYTES unused)
+ *   waitvalue NS COUNT     a stream waits (cuStreamWaitValue32) for a word
+ *                          the host sets after NS ns, then writes COUNT
+ *                          into another word; fails if the write came
+ *                          before the wait was released
+ *   errors 0 0             bad arguments to those calls get the errors the
+ *                          Driver API reference names; prints each
+ *                          mismatch
  *   pingpong NS COUNT      one thread, devices 0 and 1: per round, device
  *                          0's stream waits for device 1's last event,
  *                          runs a host function that waits until the
@@ -110,6 +126,244 @@ static CUresult cmd_copy(uint64_t bytes, uint64_t count)
 	return rc;
 }
 
+/* Device 0's context current, and a stream of it. */
+static CUresult dev0(CUcontext *c, CUstream *s)
+{
+	CUresult rc = dev_stream(0, c, s);
+
+	return rc ? rc : cu.cuCtxSetCurrent(*c);
+}
+
+static CUresult check_word(CUdeviceptr p, uint32_t want)
+{
+	uint32_t got = 0;
+	CUresult rc = cu.cuMemcpyDtoH(&got, p, sizeof(got));
+
+	return rc ? rc : got == want ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_ADDRESS;
+}
+
+/* 4 rows of bytes/4 (rounded to words) from a pitched source to a
+ * pitched destination, pitches one word wider. */
+static CUresult work_2d(CUstream s, uint64_t bytes, uint64_t count, int set)
+{
+	size_t w = (size_t)(bytes / 4) & ~(size_t)3, pitch = w + 4;
+	CUdeviceptr a = 0, b = 0;
+	CUresult rc;
+
+	if (!w)
+		return CUDA_ERROR_INVALID_VALUE;
+	rc = cu.cuMemAlloc(&a, 4 * pitch);
+	if (!rc)
+		rc = cu.cuMemAlloc(&b, 4 * pitch);
+	if (!rc)
+		rc = cu.cuMemsetD8(a, 0x5a, 4 * pitch);
+	if (!rc)
+		rc = cu.cuMemsetD8(b, 0, 4 * pitch);
+	for (uint64_t i = 0; i < count && !rc; i++) {
+		CUDA_MEMCPY2D c = {
+			.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = a, .srcPitch = pitch,
+			.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = b, .dstPitch = pitch,
+			.WidthInBytes = w, .Height = 4,
+		};
+
+		rc = set ? cu.cuMemsetD2D32Async(b, pitch, 0x5a5a5a5a, w / 4, 4, s) :
+			   cu.cuMemcpy2DAsync(&c, s);
+	}
+	if (!rc)
+		rc = cu.cuStreamSynchronize(s);
+	/* The last row's last word moved; the word past it did not. */
+	if (!rc && count)
+		rc = check_word(b + 3 * pitch + w - 4, 0x5a5a5a5a);
+	if (!rc)
+		rc = check_word(b + 3 * pitch + w, 0);
+	if (a)
+		cu.cuMemFree(a);
+	if (b)
+		cu.cuMemFree(b);
+	return rc;
+}
+
+static CUresult work_peer(CUstream s, CUcontext c0, uint64_t bytes, uint64_t count)
+{
+	CUdeviceptr a = 0, b = 0;
+	CUcontext c1;
+	CUstream s1;
+	CUresult rc = dev_stream(1, &c1, &s1);
+
+	if (!rc)
+		rc = cu.cuCtxSetCurrent(c1);
+	if (!rc)
+		rc = cu.cuMemAlloc(&b, bytes);
+	if (!rc)
+		rc = cu.cuCtxSetCurrent(c0);
+	if (!rc)
+		rc = cu.cuMemAlloc(&a, bytes);
+	if (!rc)
+		rc = cu.cuMemsetD8(a, 0x5a, bytes);
+	for (uint64_t i = 0; i < count && !rc; i++)
+		rc = cu.cuMemcpyPeerAsync(b, c1, a, c0, bytes, s);
+	if (!rc)
+		rc = cu.cuStreamSynchronize(s);
+	if (!rc && count && bytes >= 4)
+		rc = check_word(b + bytes - 4, 0x5a5a5a5a);
+	if (a)
+		cu.cuMemFree(a);
+	if (b)
+		cu.cuMemFree(b);
+	return rc;
+}
+
+static CUresult work_prefetch(CUstream s, uint64_t bytes, uint64_t count)
+{
+	CUmemLocation dev0 = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 };
+	CUdeviceptr m = 0;
+	CUresult rc = cu.cuMemAllocManaged(&m, bytes, CU_MEM_ATTACH_GLOBAL);
+
+	for (uint64_t i = 0; i < count && !rc; i++)
+		rc = cu.cuMemPrefetchAsync(m, bytes, dev0, 0, s);
+	if (!rc)
+		rc = cu.cuStreamSynchronize(s);
+	if (m)
+		cu.cuMemFree(m);
+	return rc;
+}
+
+static CUresult work_write(CUstream s, uint64_t count)
+{
+	CUdeviceptr w = 0;
+	CUresult rc = cu.cuMemAlloc(&w, 4);
+
+	if (!rc)
+		rc = cu.cuMemsetD8(w, 0, 4);
+	for (uint64_t i = 1; i <= count && !rc; i++)
+		rc = cu.cuStreamWriteValue32(s, w, (cuuint32_t)i, 0);
+	if (!rc)
+		rc = cu.cuStreamSynchronize(s);
+	if (!rc)
+		rc = check_word(w, (uint32_t)count);
+	if (w)
+		cu.cuMemFree(w);
+	return rc;
+}
+
+static CUresult cmd_work(const char *kind, uint64_t bytes, uint64_t count)
+{
+	CUcontext c;
+	CUstream s;
+	CUresult rc = dev0(&c, &s);
+
+	if (rc)
+		return rc;
+	if (!strcmp(kind, "2d") || !strcmp(kind, "memset2d"))
+		return work_2d(s, bytes, count, kind[0] == 'm');
+	if (!strcmp(kind, "peer"))
+		return work_peer(s, c, bytes, count);
+	if (!strcmp(kind, "prefetch"))
+		return work_prefetch(s, bytes, count);
+	if (!strcmp(kind, "writevalue"))
+		return work_write(s, count);
+	fprintf(stderr, "engine-client: work %s: not 2d, peer, memset2d, prefetch or "
+		"writevalue\n", kind);
+	exit(2);
+}
+
+/* The stream must not pass its wait before the host sets the word. */
+static CUresult cmd_waitvalue(uint64_t ns, uint64_t count)
+{
+	struct timespec nap = { (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+	CUdeviceptr w = 0;
+	CUcontext c;
+	CUstream s, s2;
+	CUresult rc = dev0(&c, &s);
+
+	if (!rc)
+		rc = cu.cuStreamCreate(&s2, CU_STREAM_NON_BLOCKING);
+	if (!rc)
+		rc = cu.cuMemAlloc(&w, 8);
+	if (!rc)
+		rc = cu.cuMemsetD8(w, 0, 8);
+	if (!rc)
+		rc = cu.cuStreamWaitValue32(s, w, 1, CU_STREAM_WAIT_VALUE_GEQ);
+	if (!rc)
+		rc = cu.cuStreamWriteValue32(s, w + 4, (cuuint32_t)count, 0);
+	nanosleep(&nap, NULL);
+	if (!rc && cu.cuStreamQuery(s) != CUDA_ERROR_NOT_READY)
+		rc = CUDA_ERROR_ILLEGAL_STATE;	/* the wait did not hold */
+	if (!rc)
+		rc = check_word(w + 4, 0);
+	if (!rc)	/* release it from another stream */
+		rc = cu.cuStreamWriteValue32(s2, w, 1, 0);
+	if (!rc)
+		rc = cu.cuStreamSynchronize(s);
+	if (!rc)
+		rc = check_word(w + 4, (uint32_t)count);
+	if (w)
+		cu.cuMemFree(w);
+	return rc;
+}
+
+static int expect(const char *what, CUresult got, CUresult want)
+{
+	if (got == want)
+		return 0;
+	printf("%s: %s, not %s\n", what, cu_err(got), cu_err(want));
+	return 1;
+}
+
+static CUresult cmd_errors(void)
+{
+	CUmemLocation bad = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 99 };
+	CUmemLocation dev = { .type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0 };
+	CUDA_MEMCPY2D c = {
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcPitch = 64,
+		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstPitch = 64,
+		.WidthInBytes = 64, .Height = 4,
+	};
+	CUdeviceptr d = 0;
+	CUcontext ctx;
+	CUstream s;
+	CUresult rc = dev0(&ctx, &s);
+	int n = 0;
+
+	if (!rc)
+		rc = cu.cuMemAlloc(&d, 256);
+	if (rc)
+		return rc;
+	c.srcDevice = c.dstDevice = d;
+	n += expect("2D copy in bounds", cu.cuMemcpy2DAsync(&c, s), CUDA_SUCCESS);
+	c.WidthInBytes = 65;
+	n += expect("2D copy wider than its pitch", cu.cuMemcpy2DAsync(&c, s),
+		    CUDA_ERROR_INVALID_VALUE);
+	c.WidthInBytes = 64;
+	c.Height = 1 << 20;	/* 64 MiB: past its mapping too */
+	n += expect("2D copy past the allocation", cu.cuMemcpy2DAsync(&c, s),
+		    CUDA_ERROR_INVALID_VALUE);
+	c.Height = 4;
+	c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+	n += expect("2D copy from a CUDA array (not simulated)", cu.cuMemcpy2DAsync(&c, s),
+		    CUDA_ERROR_NOT_SUPPORTED);
+	n += expect("2D copy of NULL", cu.cuMemcpy2DAsync(NULL, s), CUDA_ERROR_INVALID_VALUE);
+	n += expect("2D memset wider than its pitch",
+		    cu.cuMemsetD2D32Async(d, 64, 0, 17, 4, s), CUDA_ERROR_INVALID_VALUE);
+	n += expect("2D memset misaligned", cu.cuMemsetD2D32Async(d + 2, 64, 0, 4, 2, s),
+		    CUDA_ERROR_INVALID_VALUE);
+	n += expect("peer copy with no source context",
+		    cu.cuMemcpyPeerAsync(d, ctx, d + 128, NULL, 64, s), CUDA_ERROR_INVALID_CONTEXT);
+	n += expect("prefetch of non-managed memory", cu.cuMemPrefetchAsync(d, 64, dev, 0, s),
+		    CUDA_ERROR_INVALID_VALUE);
+	n += expect("prefetch to no device", cu.cuMemPrefetchAsync(d, 64, bad, 0, s),
+		    CUDA_ERROR_INVALID_DEVICE);
+	n += expect("write value misaligned", cu.cuStreamWriteValue32(s, d + 2, 1, 0),
+		    CUDA_ERROR_INVALID_VALUE);
+	n += expect("write value with unknown flags", cu.cuStreamWriteValue32(s, d, 1, 0x10),
+		    CUDA_ERROR_INVALID_VALUE);
+	n += expect("wait value with unknown flags", cu.cuStreamWaitValue32(s, d, 1, 0x10),
+		    CUDA_ERROR_INVALID_VALUE);
+	rc = cu.cuStreamSynchronize(s);
+	cu.cuMemFree(d);
+	return rc ? rc : n ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
 /* On device 0's stream: wait until round (arg) is launched on device 1. */
 static void CUDA_CB wait_round(void *arg)
 {
@@ -166,7 +420,7 @@ static CUresult cmd_pingpong(uint64_t ns, uint64_t count)
 static void usage(void)
 {
 	fprintf(stderr, "usage: engine-client xstream NS COUNT DEV | copy BYTES COUNT | "
-		"pingpong NS COUNT\n");
+		"pingpong NS COUNT | work KIND BYTES COUNT | waitvalue NS COUNT | errors 0 0\n");
 	exit(2);
 }
 
@@ -175,8 +429,11 @@ int main(int argc, char **argv)
 	uint64_t a, b, d = 0;
 	CUresult rc;
 
-	if (argc < 4 || cu_size_arg(argv[2], &a) || cu_size_arg(argv[3], &b) ||
-	    (argc > 4 && cu_size_arg(argv[4], &d)))
+	int work = argc > 1 && !strcmp(argv[1], "work");
+
+	/* work KIND BYTES COUNT: the numbers one further on */
+	if (argc < 4 + work || cu_size_arg(argv[2 + work], &a) ||
+	    cu_size_arg(argv[3 + work], &b) || (!work && argc > 4 && cu_size_arg(argv[4], &d)))
 		usage();
 	if (cu_load(CU_GET_PROC_ADDRESS_LEGACY_STREAM))
 		return 3;
@@ -189,10 +446,17 @@ int main(int argc, char **argv)
 		rc = cmd_xstream(a, b, (int)d);
 	else if (!strcmp(argv[1], "copy") && argc == 4)
 		rc = cmd_copy(a, b);
+	else if (work && argc == 5)
+		rc = cmd_work(argv[2], a, b);
+	else if (!strcmp(argv[1], "errors") && argc == 4)
+		rc = cmd_errors();
+	else if (!strcmp(argv[1], "waitvalue") && argc == 4)
+		rc = cmd_waitvalue(a, b);
 	else if (!strcmp(argv[1], "pingpong") && argc == 4)
 		rc = cmd_pingpong(a, b);
 	else
 		usage();
-	printf("%s %s\n", argv[1], rc ? cu_err(rc) : "ok");
+	printf("%s%s%s %s\n", argv[1], work ? " " : "", work ? argv[2] : "",
+	       rc ? cu_err(rc) : "ok");
 	return rc ? 1 : 0;
 }
