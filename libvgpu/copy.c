@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Copies and memsets pass the compute gate (gate.h) like kernel launches
- * (launch.c): the cuMemcpy* and cuMemset* families (1D, pitched 2D and
+ * (launch.c): the cuMemcpy* and cuMemset* families (1D, pitched 2D and 3D,
  * peer), managed memory prefetch and the stream memory operations
  * (cuStreamWriteValue*, cuStreamWaitValue*), in their legacy (v1), _v2 and
  * per-thread default stream (_ptds, _ptsz) forms. A tenant's
@@ -169,6 +169,26 @@ ENGINE(cuMemcpy2DAsync, (const CUDA_MEMCPY2D_v1 *pCopy, CUstream hStream),
 ENGINE(cuMemcpy2DAsync_v2, (const CUDA_MEMCPY2D *pCopy, CUstream hStream),
        (pCopy, hStream), ST(hStream))
 ENGINE(cuMemcpy2DAsync_v2_ptsz, (const CUDA_MEMCPY2D *pCopy, CUstream hStream),
+       (pCopy, hStream), ST_PT(hStream))
+ENGINE_SYNC(cuMemcpy3D, (const CUDA_MEMCPY3D_v1 *pCopy),
+       (pCopy), ST(NULL))
+ENGINE_SYNC(cuMemcpy3D_v2, (const CUDA_MEMCPY3D *pCopy),
+       (pCopy), ST(NULL))
+ENGINE_SYNC(cuMemcpy3D_v2_ptds, (const CUDA_MEMCPY3D *pCopy),
+       (pCopy), ST_PT(NULL))
+ENGINE(cuMemcpy3DAsync, (const CUDA_MEMCPY3D_v1 *pCopy, CUstream hStream),
+       (pCopy, hStream), ST(hStream))
+ENGINE(cuMemcpy3DAsync_v2, (const CUDA_MEMCPY3D *pCopy, CUstream hStream),
+       (pCopy, hStream), ST(hStream))
+ENGINE(cuMemcpy3DAsync_v2_ptsz, (const CUDA_MEMCPY3D *pCopy, CUstream hStream),
+       (pCopy, hStream), ST_PT(hStream))
+ENGINE_SYNC(cuMemcpy3DPeer, (const CUDA_MEMCPY3D_PEER *pCopy),
+       (pCopy), ST(NULL))
+ENGINE_SYNC(cuMemcpy3DPeer_ptds, (const CUDA_MEMCPY3D_PEER *pCopy),
+       (pCopy), ST_PT(NULL))
+ENGINE(cuMemcpy3DPeerAsync, (const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream),
+       (pCopy, hStream), ST(hStream))
+ENGINE(cuMemcpy3DPeerAsync_ptsz, (const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream),
        (pCopy, hStream), ST_PT(hStream))
 ENGINE_SYNC(cuMemcpyPeer, (CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
 	CUcontext srcContext, size_t ByteCount),

@@ -157,6 +157,7 @@ int cu_load(unsigned long long flags)
 	bad |= GET(cuLaunchHostFunc, 10000);
 	bad |= GET(cuStreamQuery, 2000);
 	bad |= GET(cuMemcpy2DAsync, 3020);
+	bad |= GET(cuMemcpy3DAsync, 3020);
 	bad |= GET(cuMemcpyPeerAsync, 4000);
 	bad |= GET(cuMemsetD2D32Async, 3020);
 	bad |= GET(cuMemPrefetchAsync, 12020);

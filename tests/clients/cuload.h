@@ -91,6 +91,7 @@ struct cu {
 	CU_FN(cuLaunchHostFunc);
 	CU_FN(cuStreamQuery);
 	CU_FN(cuMemcpy2DAsync);
+	CU_FN(cuMemcpy3DAsync);
 	CU_FN(cuMemcpyPeerAsync);
 	CU_FN(cuMemsetD2D32Async);
 	CU_FN(cuMemPrefetchAsync);

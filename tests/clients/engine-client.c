@@ -15,6 +15,7 @@
  *   work KIND BYTES COUNT  COUNT operations of KIND on a stream of device
  *                          0, then synchronise and check what they did:
  *                          2d (cuMemcpy2DAsync of 4 rows of BYTES/4 bytes),
+ *                          3d (cuMemcpy3DAsync of 2 slices of 2 such rows),
  *                          peer (cuMemcpyPeerAsync of BYTES from device
  *                          0's memory to device 1's), memset2d
  *                          (cuMemsetD2D32Async of 4 rows), prefetch
@@ -142,9 +143,32 @@ static CUresult check_word(CUdeviceptr p, uint32_t want)
 	return rc ? rc : got == want ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_ADDRESS;
 }
 
+enum { COPY2D, SET2D, COPY3D };
+
 /* 4 rows of bytes/4 (rounded to words) from a pitched source to a
- * pitched destination, pitches one word wider. */
-static CUresult work_2d(CUstream s, uint64_t bytes, uint64_t count, int set)
+ * pitched destination, pitches one word wider (3D: 2 slices of 2 rows). */
+static CUresult copy_rows(CUstream s, CUdeviceptr a, CUdeviceptr b, size_t w, size_t pitch,
+			  int how)
+{
+	CUDA_MEMCPY2D c = {
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = a, .srcPitch = pitch,
+		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = b, .dstPitch = pitch,
+		.WidthInBytes = w, .Height = 4,
+	};
+	CUDA_MEMCPY3D c3 = {
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = a, .srcPitch = pitch,
+		.srcHeight = 2,
+		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = b, .dstPitch = pitch,
+		.dstHeight = 2,
+		.WidthInBytes = w, .Height = 2, .Depth = 2,
+	};
+
+	if (how == SET2D)
+		return cu.cuMemsetD2D32Async(b, pitch, 0x5a5a5a5a, w / 4, 4, s);
+	return how == COPY3D ? cu.cuMemcpy3DAsync(&c3, s) : cu.cuMemcpy2DAsync(&c, s);
+}
+
+static CUresult work_rows(CUstream s, uint64_t bytes, uint64_t count, int how)
 {
 	size_t w = (size_t)(bytes / 4) & ~(size_t)3, pitch = w + 4;
 	CUdeviceptr a = 0, b = 0;
@@ -159,16 +183,8 @@ static CUresult work_2d(CUstream s, uint64_t bytes, uint64_t count, int set)
 		rc = cu.cuMemsetD8(a, 0x5a, 4 * pitch);
 	if (!rc)
 		rc = cu.cuMemsetD8(b, 0, 4 * pitch);
-	for (uint64_t i = 0; i < count && !rc; i++) {
-		CUDA_MEMCPY2D c = {
-			.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcDevice = a, .srcPitch = pitch,
-			.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstDevice = b, .dstPitch = pitch,
-			.WidthInBytes = w, .Height = 4,
-		};
-
-		rc = set ? cu.cuMemsetD2D32Async(b, pitch, 0x5a5a5a5a, w / 4, 4, s) :
-			   cu.cuMemcpy2DAsync(&c, s);
-	}
+	for (uint64_t i = 0; i < count && !rc; i++)
+		rc = copy_rows(s, a, b, w, pitch, how);
 	if (!rc)
 		rc = cu.cuStreamSynchronize(s);
 	/* The last row's last word moved; the word past it did not. */
@@ -254,15 +270,19 @@ static CUresult cmd_work(const char *kind, uint64_t bytes, uint64_t count)
 
 	if (rc)
 		return rc;
-	if (!strcmp(kind, "2d") || !strcmp(kind, "memset2d"))
-		return work_2d(s, bytes, count, kind[0] == 'm');
+	if (!strcmp(kind, "2d"))
+		return work_rows(s, bytes, count, COPY2D);
+	if (!strcmp(kind, "3d"))
+		return work_rows(s, bytes, count, COPY3D);
+	if (!strcmp(kind, "memset2d"))
+		return work_rows(s, bytes, count, SET2D);
 	if (!strcmp(kind, "peer"))
 		return work_peer(s, c, bytes, count);
 	if (!strcmp(kind, "prefetch"))
 		return work_prefetch(s, bytes, count);
 	if (!strcmp(kind, "writevalue"))
 		return work_write(s, count);
-	fprintf(stderr, "engine-client: work %s: not 2d, peer, memset2d, prefetch or "
+	fprintf(stderr, "engine-client: work %s: not 2d, 3d, peer, memset2d, prefetch or "
 		"writevalue\n", kind);
 	exit(2);
 }
@@ -319,6 +339,11 @@ static CUresult cmd_errors(void)
 		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstPitch = 64,
 		.WidthInBytes = 64, .Height = 4,
 	};
+	CUDA_MEMCPY3D c3 = {
+		.srcMemoryType = CU_MEMORYTYPE_DEVICE, .srcPitch = 64, .srcHeight = 2,
+		.dstMemoryType = CU_MEMORYTYPE_DEVICE, .dstPitch = 64, .dstHeight = 2,
+		.WidthInBytes = 64, .Height = 2, .Depth = 2,
+	};
 	CUdeviceptr d = 0;
 	CUcontext ctx;
 	CUstream s;
@@ -342,6 +367,15 @@ static CUresult cmd_errors(void)
 	c.srcMemoryType = CU_MEMORYTYPE_ARRAY;
 	n += expect("2D copy from a CUDA array (not simulated)", cu.cuMemcpy2DAsync(&c, s),
 		    CUDA_ERROR_NOT_SUPPORTED);
+	c3.srcDevice = c3.dstDevice = d;
+	n += expect("3D copy in bounds", cu.cuMemcpy3DAsync(&c3, s), CUDA_SUCCESS);
+	c3.srcY = 1;
+	n += expect("3D copy with rows past a slice", cu.cuMemcpy3DAsync(&c3, s),
+		    CUDA_ERROR_INVALID_VALUE);
+	c3.srcY = 0;
+	c3.reserved0 = &c3;
+	n += expect("3D copy with reserved0 set", cu.cuMemcpy3DAsync(&c3, s),
+		    CUDA_ERROR_INVALID_VALUE);
 	n += expect("2D copy of NULL", cu.cuMemcpy2DAsync(NULL, s), CUDA_ERROR_INVALID_VALUE);
 	n += expect("2D memset wider than its pitch",
 		    cu.cuMemsetD2D32Async(d, 64, 0, 17, 4, s), CUDA_ERROR_INVALID_VALUE);

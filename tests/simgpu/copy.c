@@ -29,18 +29,23 @@ static void fill(void *dst, const struct sg_op *op)
 	}
 }
 
-/* Row by row: a 1D op is one row (rows 0 or 1). */
+/* Slice by slice, row by row: a 1D op is one row of one slice. */
 void simgpu_move(const struct sg_op *op)
 {
-	size_t rows = op->rows ? op->rows : 1;
+	size_t rows = op->rows ? op->rows : 1, slices = op->slices ? op->slices : 1;
 
-	for (size_t r = 0; r < rows; r++) {
-		unsigned char *d = (unsigned char *)op->dst + r * op->dpitch;
+	for (size_t z = 0; z < slices; z++) {
+		for (size_t r = 0; r < rows; r++) {
+			unsigned char *d = (unsigned char *)op->dst + z * op->dslice +
+					   r * op->dpitch;
+			const unsigned char *s = (const unsigned char *)op->src +
+						 z * op->sslice + r * op->spitch;
 
-		if (op->kind == SG_OP_COPY)
-			memmove(d, (const unsigned char *)op->src + r * op->spitch, op->n);
-		else
-			fill(d, op);
+			if (op->kind == SG_OP_COPY)
+				memmove(d, s, op->n);
+			else
+				fill(d, op);
+		}
 	}
 }
 
@@ -48,7 +53,7 @@ uint64_t simgpu_op_copy_ns(const struct sg_op *op)
 {
 	uint64_t row = op->kind == SG_OP_COPY ? op->n : op->n * (uint64_t)op->elsize;
 
-	return simgpu_copy_ns(row * (op->rows ? op->rows : 1));
+	return simgpu_copy_ns(row * (op->rows ? op->rows : 1) * (op->slices ? op->slices : 1));
 }
 
 static CUresult check(int kind, const void *p, size_t n)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pitched (2D) copies and memsets and peer copies (CUDA Driver API,
+ * Pitched (2D, 3D) copies and memsets and peer copies (CUDA Driver API,
  * "Memory Management": cuMemcpy2D, cuMemcpy2DUnaligned, cuMemcpy2DAsync,
- * cuMemsetD2D8/16/32(Async), cuMemcpyPeer(Async)) in their legacy (v1),
- * _v2 and per-thread default stream forms. Each is one stream operation of
- * Height rows (copy.c moves them) holding the engine for all its bytes.
+ * cuMemcpy3D(Async), cuMemcpy3DPeer(Async), cuMemsetD2D8/16/32(Async),
+ * cuMemcpyPeer(Async)) in their legacy (v1), _v2 and per-thread default
+ * stream forms. Each is one stream operation of Depth slices of Height
+ * rows (copy.c moves them) holding the engine for all its bytes.
  * Operands are host, device or unified memory; CUDA arrays are not
  * modelled (CUDA_ERROR_NOT_SUPPORTED).
  */
@@ -12,22 +13,31 @@
 
 #include "simgpu.h"
 
-/* Start of one side of a 2D copy, after checking its rows' extent. */
-static CUresult side(CUmemorytype type, const void *host, CUdeviceptr dev,
-		     size_t x, size_t y, size_t pitch, size_t width, size_t height,
+/* One side of a pitched copy: height is rows per slice (3D only). */
+struct sg_side {
+	CUmemorytype type;
+	const void *host;
+	CUdeviceptr dev;
+	size_t x, y, z, pitch, height;
+};
+
+/* Start of one side, after checking the extent of its rows and slices. */
+static CUresult side(const struct sg_side *sd, size_t width, size_t height, size_t depth,
 		     const void **out)
 {
 	uintptr_t p;
 
-	if (width + x > pitch || width + x < width)
+	if (width + sd->x > sd->pitch || width + sd->x < width)
 		return CUDA_ERROR_INVALID_VALUE;	/* rows overlap */
-	switch (type) {
+	if (depth > 1 && sd->y + height > sd->height)
+		return CUDA_ERROR_INVALID_VALUE;	/* slices overlap */
+	switch (sd->type) {
 	case CU_MEMORYTYPE_HOST:
-		p = (uintptr_t)host;
+		p = (uintptr_t)sd->host;
 		break;
 	case CU_MEMORYTYPE_DEVICE:
 	case CU_MEMORYTYPE_UNIFIED:
-		p = (uintptr_t)dev;
+		p = (uintptr_t)sd->dev;
 		break;
 	case CU_MEMORYTYPE_ARRAY:
 		return CUDA_ERROR_NOT_SUPPORTED;
@@ -36,41 +46,56 @@ static CUresult side(CUmemorytype type, const void *host, CUdeviceptr dev,
 	}
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
-	p += y * pitch + x;
+	p += (sd->z * sd->height + sd->y) * sd->pitch + sd->x;
 	*out = (const void *)p;
-	if (type == CU_MEMORYTYPE_DEVICE)
-		return simgpu_dev_ptr((CUdeviceptr)p, (height - 1) * pitch + width);
+	if (sd->type == CU_MEMORYTYPE_DEVICE)
+		return simgpu_dev_ptr((CUdeviceptr)p,
+				      ((depth - 1) * sd->height + height - 1) * sd->pitch + width);
 	return CUDA_SUCCESS;
 }
 
-static CUresult copy2d(const CUDA_MEMCPY2D *c, CUstream h, int ptds, int sync)
+/* Width bytes x height rows x depth slices from src to dst, on stream h. */
+static CUresult pitched(const struct sg_side *src, const struct sg_side *dst, size_t width,
+			size_t height, size_t depth, CUstream h, int ptds, int sync)
 {
-	const void *src, *dst;
+	const void *s, *d;
 	struct sg_op *op;
 	CUresult rc;
 
-	SG_INIT_CHECK();
-	if (!c)
-		return CUDA_ERROR_INVALID_VALUE;
-	if (!c->WidthInBytes || !c->Height)
+	if (!width || !height || !depth)
 		return CUDA_SUCCESS;
-	rc = side(c->srcMemoryType, c->srcHost, c->srcDevice, c->srcXInBytes, c->srcY,
-		  c->srcPitch, c->WidthInBytes, c->Height, &src);
+	rc = side(src, width, height, depth, &s);
 	if (!rc)
-		rc = side(c->dstMemoryType, c->dstHost, c->dstDevice, c->dstXInBytes, c->dstY,
-			  c->dstPitch, c->WidthInBytes, c->Height, &dst);
+		rc = side(dst, width, height, depth, &d);
 	if (rc)
 		return rc;
 	op = simgpu_op_new(SG_OP_COPY);
 	if (op) {
-		op->dst = (void *)(uintptr_t)dst;
-		op->src = src;
-		op->n = c->WidthInBytes;
-		op->rows = c->Height;
-		op->dpitch = c->dstPitch;
-		op->spitch = c->srcPitch;
+		op->dst = (void *)(uintptr_t)d;
+		op->src = s;
+		op->n = width;
+		op->rows = height;
+		op->dpitch = dst->pitch;
+		op->spitch = src->pitch;
+		op->slices = depth;
+		op->dslice = dst->height * dst->pitch;
+		op->sslice = src->height * src->pitch;
 	}
 	return simgpu_copy_issue(h, ptds, sync, op);
+}
+
+static CUresult copy2d(const CUDA_MEMCPY2D *c, CUstream h, int ptds, int sync)
+{
+	struct sg_side src, dst;
+
+	SG_INIT_CHECK();
+	if (!c)
+		return CUDA_ERROR_INVALID_VALUE;
+	src = (struct sg_side){ c->srcMemoryType, c->srcHost, c->srcDevice,
+				c->srcXInBytes, c->srcY, 0, c->srcPitch, 0 };
+	dst = (struct sg_side){ c->dstMemoryType, c->dstHost, c->dstDevice,
+				c->dstXInBytes, c->dstY, 0, c->dstPitch, 0 };
+	return pitched(&src, &dst, c->WidthInBytes, c->Height, 1, h, ptds, sync);
 }
 
 static CUresult copy2d_v1(const CUDA_MEMCPY2D_v1 *c, CUstream h, int sync)
@@ -204,3 +229,81 @@ SG_API CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CU
 SG_API CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr d, CUcontext dc, CUdeviceptr s,
 				       CUcontext sc, size_t n, CUstream h)
 { return peer(d, dc, s, sc, n, h, 1, 0); }
+
+/* 3D copies, all as CUDA_MEMCPY3D_PEER (peer: both contexts checked). */
+static CUresult copy3d(const CUDA_MEMCPY3D_PEER *c, int peer, CUstream h, int ptds, int sync)
+{
+	struct sg_side src, dst;
+
+	SG_INIT_CHECK();
+	if (!c)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (peer && (!simgpu_ctx_valid(c->srcContext) || !simgpu_ctx_valid(c->dstContext)))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	src = (struct sg_side){ c->srcMemoryType, c->srcHost, c->srcDevice, c->srcXInBytes,
+				c->srcY, c->srcZ, c->srcPitch, c->srcHeight };
+	dst = (struct sg_side){ c->dstMemoryType, c->dstHost, c->dstDevice, c->dstXInBytes,
+				c->dstY, c->dstZ, c->dstPitch, c->dstHeight };
+	return pitched(&src, &dst, c->WidthInBytes, c->Height, c->Depth, h, ptds, sync);
+}
+
+static CUresult copy3d_v2(const CUDA_MEMCPY3D *c, CUstream h, int ptds, int sync)
+{
+	CUDA_MEMCPY3D_PEER w;
+
+	if (!c || c->reserved0 || c->reserved1)
+		return CUDA_ERROR_INVALID_VALUE;	/* reserved: must be NULL */
+	w = (CUDA_MEMCPY3D_PEER){
+		.srcXInBytes = c->srcXInBytes, .srcY = c->srcY, .srcZ = c->srcZ,
+		.srcMemoryType = c->srcMemoryType, .srcHost = c->srcHost,
+		.srcDevice = c->srcDevice, .srcArray = c->srcArray,
+		.srcPitch = c->srcPitch, .srcHeight = c->srcHeight,
+		.dstXInBytes = c->dstXInBytes, .dstY = c->dstY, .dstZ = c->dstZ,
+		.dstMemoryType = c->dstMemoryType, .dstHost = c->dstHost,
+		.dstDevice = c->dstDevice, .dstArray = c->dstArray,
+		.dstPitch = c->dstPitch, .dstHeight = c->dstHeight,
+		.WidthInBytes = c->WidthInBytes, .Height = c->Height, .Depth = c->Depth,
+	};
+	return copy3d(&w, 0, h, ptds, sync);
+}
+
+static CUresult copy3d_v1(const CUDA_MEMCPY3D_v1 *c, CUstream h, int sync)
+{
+	CUDA_MEMCPY3D w;
+
+	if (!c)
+		return CUDA_ERROR_INVALID_VALUE;
+	w = (CUDA_MEMCPY3D){
+		.srcXInBytes = c->srcXInBytes, .srcY = c->srcY, .srcZ = c->srcZ,
+		.srcMemoryType = c->srcMemoryType, .srcHost = c->srcHost,
+		.srcDevice = c->srcDevice, .srcArray = c->srcArray,
+		.reserved0 = c->reserved0, .srcPitch = c->srcPitch, .srcHeight = c->srcHeight,
+		.dstXInBytes = c->dstXInBytes, .dstY = c->dstY, .dstZ = c->dstZ,
+		.dstMemoryType = c->dstMemoryType, .dstHost = c->dstHost,
+		.dstDevice = c->dstDevice, .dstArray = c->dstArray,
+		.reserved1 = c->reserved1, .dstPitch = c->dstPitch, .dstHeight = c->dstHeight,
+		.WidthInBytes = c->WidthInBytes, .Height = c->Height, .Depth = c->Depth,
+	};
+	return copy3d_v2(&w, h, 0, sync);
+}
+
+SG_API CUresult cuMemcpy3D(const CUDA_MEMCPY3D_v1 *c)
+{ return copy3d_v1(c, NULL, 1); }
+SG_API CUresult cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 *c, CUstream h)
+{ return copy3d_v1(c, h, 0); }
+SG_API CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *c)
+{ return copy3d_v2(c, NULL, 0, 1); }
+SG_API CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *c, CUstream h)
+{ return copy3d_v2(c, h, 0, 0); }
+SG_API CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *c)
+{ return copy3d_v2(c, NULL, 1, 1); }
+SG_API CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *c, CUstream h)
+{ return copy3d_v2(c, h, 1, 0); }
+SG_API CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *c)
+{ return copy3d(c, 1, NULL, 0, 1); }
+SG_API CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *c)
+{ return copy3d(c, 1, NULL, 1, 1); }
+SG_API CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *c, CUstream h)
+{ return copy3d(c, 1, h, 0, 0); }
+SG_API CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *c, CUstream h)
+{ return copy3d(c, 1, h, 1, 0); }

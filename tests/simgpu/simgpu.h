@@ -69,6 +69,8 @@ struct sg_op {
 	size_t n;		/* bytes (copy) or elements (set) per row */
 	size_t rows;		/* 2D: rows of n, 0 or 1 for 1D */
 	size_t dpitch, spitch;	/* 2D: bytes between rows */
+	size_t slices;		/* 3D: slices of rows, 0 or 1 for 2D */
+	size_t dslice, sslice;	/* 3D: bytes between slices */
 	uint64_t val;		/* set, stream write or wait value */
 	int elsize;		/* set: 1, 2, 4 or 8 bytes; wait value: 4 or 8 */
 	unsigned int flags;	/* wait value: CU_STREAM_WAIT_VALUE_* */
