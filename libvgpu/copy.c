@@ -3,8 +3,8 @@
  * Copies and memsets pass the compute gate (gate.h) like kernel launches
  * (launch.c): the cuMemcpy* and cuMemset* families (1D, pitched 2D and 3D,
  * peer), managed memory prefetch and the stream memory operations
- * (cuStreamWriteValue*, cuStreamWaitValue*), in their legacy (v1), _v2 and
- * per-thread default stream (_ptds, _ptsz) forms. A tenant's
+ * (cuStreamWriteValue*, cuStreamWaitValue*, cuStreamBatchMemOp), in their
+ * legacy (v1), _v2 and per-thread default stream (_ptds, _ptsz) forms. A tenant's
  * share of a GPU is its time on the whole device, copy engines included:
  * a tenant that only copies waits at the closed gate like one that only
  * launches kernels, and its copies count in the page's launches, which
@@ -317,3 +317,15 @@ ENGINE(cuStreamWaitValue64_v2_ptsz, (CUstream stream, CUdeviceptr addr, cuuint64
 	unsigned int flags),
        (stream, addr, value, flags), ST_PT(stream))
 #endif
+ENGINE(cuStreamBatchMemOp, (CUstream stream, unsigned int count,
+	CUstreamBatchMemOpParams *paramArray, unsigned int flags),
+       (stream, count, paramArray, flags), ST(stream))
+ENGINE(cuStreamBatchMemOp_ptsz, (CUstream stream, unsigned int count,
+	CUstreamBatchMemOpParams *paramArray, unsigned int flags),
+       (stream, count, paramArray, flags), ST_PT(stream))
+ENGINE(cuStreamBatchMemOp_v2, (CUstream stream, unsigned int count,
+	CUstreamBatchMemOpParams *paramArray, unsigned int flags),
+       (stream, count, paramArray, flags), ST(stream))
+ENGINE(cuStreamBatchMemOp_v2_ptsz, (CUstream stream, unsigned int count,
+	CUstreamBatchMemOpParams *paramArray, unsigned int flags),
+       (stream, count, paramArray, flags), ST_PT(stream))

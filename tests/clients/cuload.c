@@ -163,5 +163,6 @@ int cu_load(unsigned long long flags)
 	bad |= GET(cuMemPrefetchAsync, 12020);
 	bad |= GET(cuStreamWriteValue32, 11070);
 	bad |= GET(cuStreamWaitValue32, 11070);
+	bad |= GET(cuStreamBatchMemOp, 11070);
 	return bad ? -1 : 0;
 }

@@ -97,6 +97,7 @@ struct cu {
 	CU_FN(cuMemPrefetchAsync);
 	CU_FN(cuStreamWriteValue32);
 	CU_FN(cuStreamWaitValue32);
+	CU_FN(cuStreamBatchMemOp);
 };
 
 extern struct cu cu;

@@ -13,7 +13,9 @@
  *   copy BYTES COUNT       COUNT device-to-device copies of BYTES on a
  *                          stream of device 0, then synchronise
  *   work KIND BYTES COUNT  COUNT operations of KIND on a stream of device
- *                          0, then synchronise and check what they did:
+ *                          0 ("[started]" on stderr once it has that
+ *                          stream), then synchronise and check what they
+ *                          did:
  *                          2d (cuMemcpy2DAsync of 4 rows of BYTES/4 bytes),
  *                          3d (cuMemcpy3DAsync of 2 slices of 2 such rows),
  *                          peer (cuMemcpyPeerAsync of BYTES from device
@@ -21,7 +23,8 @@
  *                          (cuMemsetD2D32Async of 4 rows), prefetch
  *                          (cuMemPrefetchAsync of BYTES managed memory to
  *                          device 0), writevalue (cuStreamWriteValue32;
- *                          BYTES unused)
+ *                          BYTES unused), batchmemop (cuStreamBatchMemOp:
+ *                          a 32-bit write, a barrier, a 64-bit write)
  *   waitvalue NS COUNT     a stream waits (cuStreamWaitValue32) for a word
  *                          the host sets after NS ns, then writes COUNT
  *                          into another word; fails if the write came
@@ -262,6 +265,36 @@ static CUresult work_write(CUstream s, uint64_t count)
 	return rc;
 }
 
+static CUresult work_batch(CUstream s, uint64_t count)
+{
+	CUstreamBatchMemOpParams ops[3];
+	CUdeviceptr w = 0;
+	CUresult rc = cu.cuMemAlloc(&w, 16);
+
+	if (!rc)
+		rc = cu.cuMemsetD8(w, 0, 16);
+	for (uint64_t i = 1; i <= count && !rc; i++) {
+		memset(ops, 0, sizeof(ops));
+		ops[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+		ops[0].writeValue.address = w;
+		ops[0].writeValue.value = (cuuint32_t)i;
+		ops[1].memoryBarrier.operation = CU_STREAM_MEM_OP_BARRIER;
+		ops[2].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_64;
+		ops[2].writeValue.address = w + 8;
+		ops[2].writeValue.value64 = i << 32 | i;
+		rc = cu.cuStreamBatchMemOp(s, 3, ops, 0);
+	}
+	if (!rc)
+		rc = cu.cuStreamSynchronize(s);
+	if (!rc)
+		rc = check_word(w, (uint32_t)count);
+	if (!rc)	/* the 64-bit word's high half */
+		rc = check_word(w + 12, (uint32_t)count);
+	if (w)
+		cu.cuMemFree(w);
+	return rc;
+}
+
 static CUresult cmd_work(const char *kind, uint64_t bytes, uint64_t count)
 {
 	CUcontext c;
@@ -270,6 +303,7 @@ static CUresult cmd_work(const char *kind, uint64_t bytes, uint64_t count)
 
 	if (rc)
 		return rc;
+	fprintf(stderr, "[started]\n");	/* set up: the work comes next */
 	if (!strcmp(kind, "2d"))
 		return work_rows(s, bytes, count, COPY2D);
 	if (!strcmp(kind, "3d"))
@@ -282,8 +316,10 @@ static CUresult cmd_work(const char *kind, uint64_t bytes, uint64_t count)
 		return work_prefetch(s, bytes, count);
 	if (!strcmp(kind, "writevalue"))
 		return work_write(s, count);
+	if (!strcmp(kind, "batchmemop"))
+		return work_batch(s, count);
 	fprintf(stderr, "engine-client: work %s: not 2d, 3d, peer, memset2d, prefetch or "
-		"writevalue\n", kind);
+		"writevalue, batchmemop\n", kind);
 	exit(2);
 }
 
@@ -393,7 +429,26 @@ static CUresult cmd_errors(void)
 		    CUDA_ERROR_INVALID_VALUE);
 	n += expect("wait value with unknown flags", cu.cuStreamWaitValue32(s, d, 1, 0x10),
 		    CUDA_ERROR_INVALID_VALUE);
+	{
+		CUstreamBatchMemOpParams op[2] = { 0 };
+
+		op[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+		op[0].writeValue.address = d + 64;
+		op[0].writeValue.value = 7;
+		op[1].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
+		op[1].writeValue.address = d + 2;
+		n += expect("batch with a misaligned write", cu.cuStreamBatchMemOp(s, 2, op, 0),
+			    CUDA_ERROR_INVALID_VALUE);
+		op[1].writeValue.operation = 99;
+		n += expect("batch with an unknown operation",
+			    cu.cuStreamBatchMemOp(s, 2, op, 0), CUDA_ERROR_INVALID_VALUE);
+		n += expect("batch with flags", cu.cuStreamBatchMemOp(s, 1, op, 1),
+			    CUDA_ERROR_INVALID_VALUE);
+	}
 	rc = cu.cuStreamSynchronize(s);
+	if (!rc)	/* the bad batches queued nothing, their good write either */
+		n += expect("a bad batch writes nothing", check_word(d + 64, 7),
+			    CUDA_ERROR_ILLEGAL_ADDRESS);
 	cu.cuMemFree(d);
 	return rc ? rc : n ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }

@@ -72,6 +72,7 @@ else
 		cuMemsetD2D16Async_ptsz cuMemcpyPeer_ptds cuMemcpyPeerAsync_ptsz \
 		cuMemPrefetchAsync cuMemPrefetchAsync_v2_ptsz cuStreamWriteValue32 \
 		cuStreamWriteValue64_v2_ptsz cuStreamWaitValue32_v2 cuStreamWaitValue64_ptsz \
+		cuStreamBatchMemOp cuStreamBatchMemOp_v2_ptsz \
 		cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx cuLaunchKernelEx_ptsz \
 		cuLaunchCooperativeKernel cuLaunchCooperativeKernel_ptsz \
 		cuStreamSynchronize cuStreamSynchronize_ptsz cuEventRecord_ptsz \
@@ -298,7 +299,7 @@ fi
 
 # ---- pitched and peer copies, 2D memsets, prefetch, stream memory ops ----
 E=$cli/engine-client
-for k in 2d 3d peer memset2d prefetch writevalue; do
+for k in 2d 3d peer memset2d prefetch writevalue batchmemop; do
 	out=$("$E" work $k 64K 5 2>&1)
 	check "work $k: stream-ordered, the bytes or value land where documented" "$out" \
 		grep -qx "work $k ok" <<<"$out"
@@ -307,7 +308,7 @@ out=$("$E" waitvalue 100000000 7 2>&1)
 check "cuStreamWaitValue32 blocks its stream until another stream writes the word" "$out" \
 	grep -qx "waitvalue ok" <<<"$out"
 out=$("$E" errors 0 0 2>&1)
-check "bad pitches, bounds, contexts, prefetch targets and flags get documented errors" \
+check "bad pitches, bounds, contexts, prefetch targets, flags and batches get documented errors" \
 	"$(tr '\n' ' ' <<<"$out")" grep -qx "errors ok" <<<"$out"
 # Device time: 4 operations of 4 MiB at 64 MiB/s hold the engine 250 ms
 # (what work KIND 4M 4 takes beyond work KIND 4M 0, its set-up).

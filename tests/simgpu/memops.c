@@ -3,7 +3,8 @@
  * Stream-ordered engine work that is not a copy: managed memory prefetch
  * (CUDA Driver API, "Unified Addressing": cuMemPrefetchAsync, _v2) and
  * the stream memory operations ("Stream Memory Operations":
- * cuStreamWriteValue32/64, cuStreamWaitValue32/64, v1, _v2 and _ptsz).
+ * cuStreamWriteValue32/64, cuStreamWaitValue32/64, cuStreamBatchMemOp; v1,
+ * _v2 and _ptsz).
  * A prefetch migrates its bytes, so it holds the engine for them at
  * copy_bw as a copy does (simgpu's managed memory stays where it is); a
  * write value is a 4 or 8 byte memset. A wait value blocks its stream, and
@@ -94,6 +95,20 @@ static CUresult word(CUdeviceptr addr, int size)
 	return simgpu_dev_ptr(addr, (size_t)size);
 }
 
+static CUresult write_check(CUdeviceptr addr, int size, unsigned int flags)
+{
+	if (flags & ~(unsigned int)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER)
+		return CUDA_ERROR_INVALID_VALUE;
+	return word(addr, size);
+}
+
+static CUresult wait_check(CUdeviceptr addr, int size, unsigned int flags)
+{
+	if ((flags & ~(unsigned int)CU_STREAM_WAIT_VALUE_FLUSH) > CU_STREAM_WAIT_VALUE_NOR)
+		return CUDA_ERROR_INVALID_VALUE;
+	return word(addr, size);
+}
+
 static CUresult write_value(CUstream h, CUdeviceptr addr, uint64_t val, int size,
 			    unsigned int flags, int ptds)
 {
@@ -101,9 +116,7 @@ static CUresult write_value(CUstream h, CUdeviceptr addr, uint64_t val, int size
 	CUresult rc;
 
 	SG_INIT_CHECK();
-	if (flags & ~(unsigned int)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER)
-		return CUDA_ERROR_INVALID_VALUE;
-	rc = word(addr, size);
+	rc = write_check(addr, size, flags);
 	if (rc)
 		return rc;
 	op = simgpu_op_new(SG_OP_SET);
@@ -123,9 +136,7 @@ static CUresult wait_value(CUstream h, CUdeviceptr addr, uint64_t val, int size,
 	CUresult rc;
 
 	SG_INIT_CHECK();
-	if ((flags & ~(unsigned int)CU_STREAM_WAIT_VALUE_FLUSH) > CU_STREAM_WAIT_VALUE_NOR)
-		return CUDA_ERROR_INVALID_VALUE;
-	rc = word(addr, size);
+	rc = wait_check(addr, size, flags);
 	if (rc)
 		return rc;
 	op = simgpu_op_new(SG_OP_WAIT_VALUE);
@@ -185,3 +196,66 @@ MEMOPS(, 0)
 MEMOPS(_ptsz, 1)
 MEMOPS(_v2, 0)
 MEMOPS(_v2_ptsz, 1)
+
+/* An operation of a batch: its check, or (run) its submission. */
+static CUresult batch_op(CUstream h, const CUstreamBatchMemOpParams *p, int ptds, int run)
+{
+	const struct CUstreamMemOpWaitValueParams_st *wt = &p->waitValue;
+	const struct CUstreamMemOpWriteValueParams_st *wr = &p->writeValue;
+
+	switch (p->operation) {
+	case CU_STREAM_MEM_OP_WAIT_VALUE_32:
+		return run ? wait_value(h, wt->address, wt->value, 4, wt->flags, ptds) :
+			     wait_check(wt->address, 4, wt->flags);
+	case CU_STREAM_MEM_OP_WAIT_VALUE_64:
+		return run ? wait_value(h, wt->address, wt->value64, 8, wt->flags, ptds) :
+			     wait_check(wt->address, 8, wt->flags);
+	case CU_STREAM_MEM_OP_WRITE_VALUE_32:
+		return run ? write_value(h, wr->address, wr->value, 4, wr->flags, ptds) :
+			     write_check(wr->address, 4, wr->flags);
+	case CU_STREAM_MEM_OP_WRITE_VALUE_64:
+		return run ? write_value(h, wr->address, wr->value64, 8, wr->flags, ptds) :
+			     write_check(wr->address, 8, wr->flags);
+	case CU_STREAM_MEM_OP_FLUSH_REMOTE_WRITES:
+		/* one host memory: nothing to flush (flags must be 0) */
+		return p->flushRemoteWrites.flags ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+	case CU_STREAM_MEM_OP_BARRIER:
+		/* a stream's operations already run one after the other */
+		return CUDA_SUCCESS;
+	default:
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+}
+
+/* All operations checked first, so that a bad one queues nothing. */
+static CUresult batch(CUstream h, unsigned int count, CUstreamBatchMemOpParams *ops,
+		      unsigned int flags, int ptds, int v2)
+{
+	CUresult rc = CUDA_SUCCESS;
+
+	SG_INIT_CHECK();
+	if (flags || (count && !ops))
+		return CUDA_ERROR_INVALID_VALUE;	/* flags: reserved, 0 */
+	for (unsigned int i = 0; i < count && !rc; i++) {
+		/* barriers: "only supported in the _v2 API" (cuda.h) */
+		if (!v2 && ops[i].operation == CU_STREAM_MEM_OP_BARRIER)
+			return CUDA_ERROR_INVALID_VALUE;
+		rc = batch_op(h, &ops[i], ptds, 0);
+	}
+	for (unsigned int i = 0; i < count && !rc; i++)
+		rc = batch_op(h, &ops[i], ptds, 1);
+	return rc;
+}
+
+SG_API CUresult cuStreamBatchMemOp(CUstream h, unsigned int n, CUstreamBatchMemOpParams *p,
+				   unsigned int f)
+{ return batch(h, n, p, f, 0, 0); }
+SG_API CUresult cuStreamBatchMemOp_ptsz(CUstream h, unsigned int n,
+					CUstreamBatchMemOpParams *p, unsigned int f)
+{ return batch(h, n, p, f, 1, 0); }
+SG_API CUresult cuStreamBatchMemOp_v2(CUstream h, unsigned int n, CUstreamBatchMemOpParams *p,
+				      unsigned int f)
+{ return batch(h, n, p, f, 0, 1); }
+SG_API CUresult cuStreamBatchMemOp_v2_ptsz(CUstream h, unsigned int n,
+					   CUstreamBatchMemOpParams *p, unsigned int f)
+{ return batch(h, n, p, f, 1, 1); }

@@ -303,6 +303,8 @@ static const struct sg_proc table[] = {
 	{ "cuModuleLoadDataEx", 2010, F(cuModuleLoadDataEx), NULL },
 	{ "cuModuleLoadFatBinary", 2000, F(cuModuleLoadFatBinary), NULL },
 	{ "cuModuleUnload", 2000, F(cuModuleUnload), NULL },
+	{ "cuStreamBatchMemOp", 8000, F(cuStreamBatchMemOp), F(cuStreamBatchMemOp_ptsz) },
+	{ "cuStreamBatchMemOp", 11070, F(cuStreamBatchMemOp_v2), F(cuStreamBatchMemOp_v2_ptsz) },
 	{ "cuStreamBeginCapture", 10000, F(cuStreamBeginCapture), F(cuStreamBeginCapture_ptsz) },
 	{ "cuStreamBeginCapture", 10010, F(cuStreamBeginCapture_v2), F(cuStreamBeginCapture_v2_ptsz) },
 #if CUDA_VERSION >= 12030

@@ -82,24 +82,38 @@ stalls "a prefetch-only tenant" 0 work prefetch 1M 400
 unset SIMGPU_COPY_BW
 
 # --- stream memory operations take next to no device time: the closed
-# gate shows as x's 400 writes not done while y works (ungated they take
-# milliseconds), done once it stops.
-rm -f /tmp/x.out
-/tmp/in_cg y simgpu-client device 0 , launch 2000000 count 1000 streams 2 >/tmp/y.out 2>&1 &
-sleep 0.5
-/tmp/in_cg x engine-client work writevalue 0 400 >/tmp/x.out 2>&1 &
-sleep 1
-if grep -q '^[a-z]* ' /tmp/x.out 2>/dev/null; then
-	fail "a stream-write-value-only tenant: stalls while the gate is closed" "$(cat /tmp/x.out)"
-else
-	pass "a stream-write-value-only tenant: stalls while the gate is closed"
-fi
-if wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
-	pass "a stream-write-value-only tenant: finishes once the gate opens"
-else
-	fail "a stream-write-value-only tenant: finishes once the gate opens" "$(cat /tmp/x.out)"
-fi
-wait
+# gate shows as x's 400 writes (or batches) not done 0.5 s after x is set
+# up ("[started]") while y works (ungated they take milliseconds), done
+# once y stops.
+memops() {
+	local what=$1 i
+	shift
+	rm -f /tmp/x.out
+	/tmp/in_cg y simgpu-client device 0 , launch 2000000 count 2000 streams 2 \
+		>/tmp/y.out 2>&1 &
+	sleep 0.5
+	/tmp/in_cg x engine-client "$@" >/tmp/x.out 2>&1 &
+	for i in $(seq 1 20); do
+		grep -qx '\[started\]' /tmp/x.out 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.5
+	if ! grep -qx '\[started\]' /tmp/x.out 2>/dev/null; then
+		fail "$what: stalls while the gate is closed" "not set up in 2 s: $(cat /tmp/x.out)"
+	elif grep -q '^[a-z]* ' /tmp/x.out; then
+		fail "$what: stalls while the gate is closed" "$(cat /tmp/x.out)"
+	else
+		pass "$what: stalls while the gate is closed"
+	fi
+	if wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
+		pass "$what: finishes once the gate opens"
+	else
+		fail "$what: finishes once the gate opens" "$(cat /tmp/x.out)"
+	fi
+	wait
+}
+memops "a stream-write-value-only tenant" work writevalue 0 400
+memops "a stream-batch-memop-only tenant" work batchmemop 0 400
 
 # --- one thread, two GPUs, cross-device waits, closed and reopened gate.
 # Marks are asked to wait for the newest launch (VGPU_QUEUE_US=1000 with
