@@ -2,7 +2,7 @@
 /*
  * Copies and memsets pass the compute gate (gate.h) like kernel launches
  * (launch.c): the cuMemcpy* and cuMemset* families (1D, pitched 2D and 3D,
- * peer), managed memory prefetch and the stream memory operations
+ * peer, batch), managed memory prefetch and the stream memory operations
  * (cuStreamWriteValue*, cuStreamWaitValue*, cuStreamBatchMemOp), in their
  * legacy (v1), _v2 and per-thread default stream (_ptds, _ptsz) forms. A tenant's
  * share of a GPU is its time on the whole device, copy engines included:
@@ -202,6 +202,24 @@ ENGINE(cuMemcpyPeerAsync, (CUdeviceptr dstDevice, CUcontext dstContext, CUdevice
 ENGINE(cuMemcpyPeerAsync_ptsz, (CUdeviceptr dstDevice, CUcontext dstContext,
 	CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount, CUstream hStream),
        (dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream), ST_PT(hStream))
+#if CUDA_VERSION >= 12080
+ENGINE(cuMemcpyBatchAsync, (CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+	CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx,
+	CUstream hStream),
+       (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream), ST(hStream))
+ENGINE(cuMemcpyBatchAsync_ptsz, (CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+	CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx,
+	CUstream hStream),
+       (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream), ST_PT(hStream))
+#endif
+#if CUDA_VERSION >= 13000
+ENGINE(cuMemcpyBatchAsync_v2, (CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+	CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream),
+       (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream), ST(hStream))
+ENGINE(cuMemcpyBatchAsync_v2_ptsz, (CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+	CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream),
+       (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream), ST_PT(hStream))
+#endif
 ENGINE_SYNC(cuMemsetD2D8, (CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc,
 	unsigned int Width, unsigned int Height),
        (dstDevice, dstPitch, uc, Width, Height), ST(NULL))

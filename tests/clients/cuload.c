@@ -159,6 +159,7 @@ int cu_load(unsigned long long flags)
 	bad |= GET(cuMemcpy2DAsync, 3020);
 	bad |= GET(cuMemcpy3DAsync, 3020);
 	bad |= GET(cuMemcpyPeerAsync, 4000);
+	bad |= GET(cuMemcpyBatchAsync, 13000);
 	bad |= GET(cuMemsetD2D32Async, 3020);
 	bad |= GET(cuMemPrefetchAsync, 12020);
 	bad |= GET(cuStreamWriteValue32, 11070);

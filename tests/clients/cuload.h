@@ -93,6 +93,7 @@ struct cu {
 	CU_FN(cuMemcpy2DAsync);
 	CU_FN(cuMemcpy3DAsync);
 	CU_FN(cuMemcpyPeerAsync);
+	CU_FN(cuMemcpyBatchAsync);
 	CU_FN(cuMemsetD2D32Async);
 	CU_FN(cuMemPrefetchAsync);
 	CU_FN(cuStreamWriteValue32);

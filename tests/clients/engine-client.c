@@ -18,6 +18,7 @@
  *                          did:
  *                          2d (cuMemcpy2DAsync of 4 rows of BYTES/4 bytes),
  *                          3d (cuMemcpy3DAsync of 2 slices of 2 such rows),
+ *                          batch (cuMemcpyBatchAsync: 2 copies of BYTES/2),
  *                          peer (cuMemcpyPeerAsync of BYTES from device
  *                          0's memory to device 1's), memset2d
  *                          (cuMemsetD2D32Async of 4 rows), prefetch
@@ -202,6 +203,40 @@ static CUresult work_rows(CUstream s, uint64_t bytes, uint64_t count, int how)
 	return rc;
 }
 
+static CUresult copy_batch(CUstream s, CUdeviceptr a, CUdeviceptr b, size_t half)
+{
+	CUdeviceptr dsts[2] = { b, b + half }, srcs[2] = { a, a + half };
+	size_t sizes[2] = { half, half }, idx = 0;
+	CUmemcpyAttributes at = { .srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM };
+
+	return cu.cuMemcpyBatchAsync(dsts, srcs, sizes, 2, &at, &idx, 1, s);
+}
+
+static CUresult work_batch_copy(CUstream s, uint64_t bytes, uint64_t count)
+{
+	size_t half = (size_t)(bytes / 2) & ~(size_t)3;
+	CUdeviceptr a = 0, b = 0;
+	CUresult rc = half ? cu.cuMemAlloc(&a, 2 * half) : CUDA_ERROR_INVALID_VALUE;
+
+	if (!rc)
+		rc = cu.cuMemAlloc(&b, 2 * half);
+	if (!rc)
+		rc = cu.cuMemsetD8(a, 0x5a, 2 * half);
+	if (!rc)
+		rc = cu.cuMemsetD8(b, 0, 2 * half);
+	for (uint64_t i = 0; i < count && !rc; i++)
+		rc = copy_batch(s, a, b, half);
+	if (!rc)
+		rc = cu.cuStreamSynchronize(s);
+	if (!rc && count)
+		rc = check_word(b + 2 * half - 4, 0x5a5a5a5a);
+	if (a)
+		cu.cuMemFree(a);
+	if (b)
+		cu.cuMemFree(b);
+	return rc;
+}
+
 static CUresult work_peer(CUstream s, CUcontext c0, uint64_t bytes, uint64_t count)
 {
 	CUdeviceptr a = 0, b = 0;
@@ -316,10 +351,12 @@ static CUresult cmd_work(const char *kind, uint64_t bytes, uint64_t count)
 		return work_prefetch(s, bytes, count);
 	if (!strcmp(kind, "writevalue"))
 		return work_write(s, count);
+	if (!strcmp(kind, "batch"))
+		return work_batch_copy(s, bytes, count);
 	if (!strcmp(kind, "batchmemop"))
 		return work_batch(s, count);
 	fprintf(stderr, "engine-client: work %s: not 2d, 3d, peer, memset2d, prefetch or "
-		"writevalue, batchmemop\n", kind);
+		"writevalue, batch, batchmemop\n", kind);
 	exit(2);
 }
 
@@ -412,6 +449,27 @@ static CUresult cmd_errors(void)
 	c3.reserved0 = &c3;
 	n += expect("3D copy with reserved0 set", cu.cuMemcpy3DAsync(&c3, s),
 		    CUDA_ERROR_INVALID_VALUE);
+	{
+		CUdeviceptr dsts[1] = { d }, srcs[1] = { d + 128 };
+		size_t sizes[1] = { 64 }, idx = 1;
+		CUmemcpyAttributes at = { .srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM };
+
+		n += expect("batch copy whose first attribute index is not 0",
+			    cu.cuMemcpyBatchAsync(dsts, srcs, sizes, 1, &at, &idx, 1, s),
+			    CUDA_ERROR_INVALID_VALUE);
+		idx = 0;
+		n += expect("batch copy on the legacy stream",
+			    cu.cuMemcpyBatchAsync(dsts, srcs, sizes, 1, &at, &idx, 1, NULL),
+			    CUDA_ERROR_INVALID_VALUE);
+		sizes[0] = 1 << 26;
+		n += expect("batch copy past the allocation",
+			    cu.cuMemcpyBatchAsync(dsts, srcs, sizes, 1, &at, &idx, 1, s),
+			    CUDA_ERROR_INVALID_VALUE);
+		sizes[0] = 64;
+		n += expect("batch copy in bounds",
+			    cu.cuMemcpyBatchAsync(dsts, srcs, sizes, 1, &at, &idx, 1, s),
+			    CUDA_SUCCESS);
+	}
 	n += expect("2D copy of NULL", cu.cuMemcpy2DAsync(NULL, s), CUDA_ERROR_INVALID_VALUE);
 	n += expect("2D memset wider than its pitch",
 		    cu.cuMemsetD2D32Async(d, 64, 0, 17, 4, s), CUDA_ERROR_INVALID_VALUE);

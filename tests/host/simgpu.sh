@@ -72,7 +72,8 @@ else
 		cuMemsetD2D16Async_ptsz cuMemcpyPeer_ptds cuMemcpyPeerAsync_ptsz \
 		cuMemPrefetchAsync cuMemPrefetchAsync_v2_ptsz cuStreamWriteValue32 \
 		cuStreamWriteValue64_v2_ptsz cuStreamWaitValue32_v2 cuStreamWaitValue64_ptsz \
-		cuStreamBatchMemOp cuStreamBatchMemOp_v2_ptsz \
+		cuStreamBatchMemOp cuStreamBatchMemOp_v2_ptsz cuMemcpyBatchAsync \
+		cuMemcpyBatchAsync_v2_ptsz \
 		cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx cuLaunchKernelEx_ptsz \
 		cuLaunchCooperativeKernel cuLaunchCooperativeKernel_ptsz \
 		cuStreamSynchronize cuStreamSynchronize_ptsz cuEventRecord_ptsz \
@@ -139,6 +140,8 @@ lookup cuLaunchKernel 7000 2 cuLaunchKernel_ptsz
 lookup cuMemcpy2D 7000 2 cuMemcpy2D_v2_ptds
 lookup cuMemcpy2D 2000 1 cuMemcpy2D
 lookup cuMemcpy3DPeerAsync 7000 2 cuMemcpy3DPeerAsync_ptsz
+lookup cuMemcpyBatchAsync 13000 2 cuMemcpyBatchAsync_v2_ptsz
+lookup cuMemcpyBatchAsync 12080 1 cuMemcpyBatchAsync
 lookup cuMemPrefetchAsync 12020 2 cuMemPrefetchAsync_v2_ptsz
 lookup cuMemPrefetchAsync 11000 1 cuMemPrefetchAsync
 lookup cuStreamWaitValue64 11070 1 cuStreamWaitValue64_v2
@@ -299,7 +302,7 @@ fi
 
 # ---- pitched and peer copies, 2D memsets, prefetch, stream memory ops ----
 E=$cli/engine-client
-for k in 2d 3d peer memset2d prefetch writevalue batchmemop; do
+for k in 2d 3d peer batch memset2d prefetch writevalue batchmemop; do
 	out=$("$E" work $k 64K 5 2>&1)
 	check "work $k: stream-ordered, the bytes or value land where documented" "$out" \
 		grep -qx "work $k ok" <<<"$out"
@@ -313,7 +316,7 @@ check "bad pitches, bounds, contexts, prefetch targets, flags and batches get do
 # Device time: 4 operations of 4 MiB at 64 MiB/s hold the engine 250 ms
 # (what work KIND 4M 4 takes beyond work KIND 4M 0, its set-up).
 gpu_busy() { "$STAT" | awk '$1 == "gpu" && $2 == 0 { print $8 }'; }
-for k in 2d 3d peer memset2d prefetch; do
+for k in 2d 3d peer batch memset2d prefetch; do
 	"$STAT" reset
 	SIMGPU_COPY_BW=64M "$E" work $k 4M 0 >/dev/null 2>&1
 	b0=$(gpu_busy)

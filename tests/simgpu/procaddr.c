@@ -261,6 +261,8 @@ static const struct sg_proc table[] = {
 	{ "cuMemcpy3DPeer", 4000, F(cuMemcpy3DPeer), F(cuMemcpy3DPeer_ptds) },
 	{ "cuMemcpy3DPeerAsync", 4000, F(cuMemcpy3DPeerAsync), F(cuMemcpy3DPeerAsync_ptsz) },
 	{ "cuMemcpyAsync", 4000, F(cuMemcpyAsync), F(cuMemcpyAsync_ptsz) },
+	{ "cuMemcpyBatchAsync", 12080, F(cuMemcpyBatchAsync), F(cuMemcpyBatchAsync_ptsz) },
+	{ "cuMemcpyBatchAsync", 13000, F(cuMemcpyBatchAsync_v2), F(cuMemcpyBatchAsync_v2_ptsz) },
 	{ "cuMemcpyDtoD", 2000, F(cuMemcpyDtoD), NULL },
 	{ "cuMemcpyDtoD", 3020, F(cuMemcpyDtoD_v2), F(cuMemcpyDtoD_v2_ptds) },
 	{ "cuMemcpyDtoDAsync", 3000, F(cuMemcpyDtoDAsync), NULL },

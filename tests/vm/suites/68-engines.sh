@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # The compute gate beyond kernels on the current context (issue #14):
 # launches on another device's stream with no context current, copies
-# (1D, 2D, 3D, peer), 2D memsets, prefetches, stream memory operations,
+# (1D, 2D, 3D, peer, batch), 2D memsets, prefetches, stream memory operations,
 # and one thread driving two GPUs whose work depends on each other. A
 # closed gate is made by a high-priority tenant (y) with work on the GPU:
 # the low-priority tenant (x) must then make no progress there, and finish
@@ -72,11 +72,13 @@ stalls "kernels on GPU 1's stream with no current context" 1 xstream 2000000 400
 # 512 MiB/s (small, so that the emulated CPU's memmove is no bottleneck)
 export SIMGPU_COPY_BW=512M
 stalls "a copy-only tenant" 0 copy 1M 400
-# --- pitched (2D, 3D) copies and memsets, peer copies and prefetches likewise
+# --- pitched (2D, 3D) copies and memsets, peer and batch copies and
+# prefetches likewise
 # (1 MiB each, 2 ms): engine-client checks the data they moved
 stalls "a 2D-copy-only tenant" 0 work 2d 1M 400
 stalls "a 3D-copy-only tenant" 0 work 3d 1M 400
 stalls "a peer-copy-only tenant" 0 work peer 1M 400
+stalls "a batch-copy-only tenant" 0 work batch 1M 400
 stalls "a 2D-memset-only tenant" 0 work memset2d 1M 400
 stalls "a prefetch-only tenant" 0 work prefetch 1M 400
 unset SIMGPU_COPY_BW
