@@ -73,8 +73,8 @@ stalls "kernels on GPU 1's stream with no current context" 1 xstream 2000000 400
 export SIMGPU_COPY_BW=512M
 stalls "a copy-only tenant" 0 copy 1M 400
 # --- pitched (2D, 3D) copies and memsets, peer and batch copies and
-# prefetches likewise
-# (1 MiB each, 2 ms): engine-client checks the data they moved
+# prefetches likewise (1 MiB each, 2 ms): engine-client checks the data
+# they moved
 stalls "a 2D-copy-only tenant" 0 work 2d 1M 400
 stalls "a 3D-copy-only tenant" 0 work 3d 1M 400
 stalls "a peer-copy-only tenant" 0 work peer 1M 400
