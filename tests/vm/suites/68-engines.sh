@@ -84,9 +84,9 @@ stalls "a prefetch-only tenant" 0 work prefetch 1M 400
 unset SIMGPU_COPY_BW
 
 # --- stream memory operations take next to no device time: the closed
-# gate shows as x's 400 writes (or batches) not done 0.5 s after x is set
-# up ("[started]") while y works (ungated they take milliseconds), done
-# once y stops.
+# gate shows as x's 20 writes (or batches) not done 1 s after x is set up
+# ("[started]") while y works (ungated, taking turns with y's 2 ms kernels
+# on the engine, they take under 0.1 s), done once y stops.
 memops() {
 	local what=$1 i
 	shift
@@ -99,7 +99,7 @@ memops() {
 		grep -qx '\[started\]' /tmp/x.out 2>/dev/null && break
 		sleep 0.1
 	done
-	sleep 0.5
+	sleep 1
 	if ! grep -qx '\[started\]' /tmp/x.out 2>/dev/null; then
 		fail "$what: stalls while the gate is closed" "not set up in 2 s: $(cat /tmp/x.out)"
 	elif grep -q '^[a-z]* ' /tmp/x.out; then
@@ -114,8 +114,8 @@ memops() {
 	fi
 	wait
 }
-memops "a stream-write-value-only tenant" work writevalue 0 400
-memops "a stream-batch-memop-only tenant" work batchmemop 0 400
+memops "a stream-write-value-only tenant" work writevalue 0 20
+memops "a stream-batch-memop-only tenant" work batchmemop 0 20
 
 # --- one thread, two GPUs, cross-device waits, closed and reopened gate.
 # Marks are asked to wait for the newest launch (VGPU_QUEUE_US=1000 with
