@@ -155,5 +155,15 @@ int cu_load(unsigned long long flags)
 	bad |= GET(cuEventRecord, 2000);
 	bad |= GET(cuStreamWaitEvent, 3020);
 	bad |= GET(cuLaunchHostFunc, 10000);
+	bad |= GET(cuStreamQuery, 2000);
+	bad |= GET(cuMemcpy2DAsync, 3020);
+	bad |= GET(cuMemcpy3DAsync, 3020);
+	bad |= GET(cuMemcpyPeerAsync, 4000);
+	bad |= GET(cuMemcpyBatchAsync, 13000);
+	bad |= GET(cuMemsetD2D32Async, 3020);
+	bad |= GET(cuMemPrefetchAsync, 12020);
+	bad |= GET(cuStreamWriteValue32, 11070);
+	bad |= GET(cuStreamWaitValue32, 11070);
+	bad |= GET(cuStreamBatchMemOp, 11070);
 	return bad ? -1 : 0;
 }

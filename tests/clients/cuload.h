@@ -89,6 +89,16 @@ struct cu {
 	CU_FN(cuEventRecord);
 	CU_FN(cuStreamWaitEvent);
 	CU_FN(cuLaunchHostFunc);
+	CU_FN(cuStreamQuery);
+	CU_FN(cuMemcpy2DAsync);
+	CU_FN(cuMemcpy3DAsync);
+	CU_FN(cuMemcpyPeerAsync);
+	CU_FN(cuMemcpyBatchAsync);
+	CU_FN(cuMemsetD2D32Async);
+	CU_FN(cuMemPrefetchAsync);
+	CU_FN(cuStreamWriteValue32);
+	CU_FN(cuStreamWaitValue32);
+	CU_FN(cuStreamBatchMemOp);
 };
 
 extern struct cu cu;

@@ -12,6 +12,27 @@
  *                          context current, then synchronise
  *   copy BYTES COUNT       COUNT device-to-device copies of BYTES on a
  *                          stream of device 0, then synchronise
+ *   work KIND BYTES COUNT  COUNT operations of KIND on a stream of device
+ *                          0 ("[started]" on stderr once it has that
+ *                          stream), then synchronise and check what they
+ *                          did:
+ *                          2d (cuMemcpy2DAsync of 4 rows of BYTES/4 bytes),
+ *                          3d (cuMemcpy3DAsync of 2 slices of 2 such rows),
+ *                          batch (cuMemcpyBatchAsync: 2 copies of BYTES/2),
+ *                          peer (cuMemcpyPeerAsync of BYTES from device
+ *                          0's memory to device 1's), memset2d
+ *                          (cuMemsetD2D32Async of 4 rows), prefetch
+ *                          (cuMemPrefetchAsync of BYTES managed memory to
+ *                          device 0), writevalue (cuStreamWriteValue32;
+ *                          BYTES unused), batchmemop (cuStreamBatchMemOp:
+ *                          a 32-bit write, a barrier, a 64-bit write)
+ *   waitvalue NS COUNT     a stream waits (cuStreamWaitValue32) for a word
+ *                          the host sets after NS ns, then writes COUNT
+ *                          into another word; fails if the write came
+ *                          before the wait was released
+ *   errors 0 0             bad arguments to those calls get the errors the
+ *                          Driver API reference names; prints each
+ *                          mismatch
  *   pingpong NS COUNT      one thread, devices 0 and 1: per round, device
  *                          0's stream waits for device 1's last event,
  *                          runs a host function that waits until the
@@ -30,6 +51,7 @@
 #include <time.h>
 
 #include "cuload.h"
+#include "engine-work.h"
 
 static const char image[] = "simgpu test image: any bytes will do";
 
@@ -52,24 +74,6 @@ static CUresult launch(CUkernel k, uint64_t ns, CUstream s)
 	return cu.cuLaunchKernel((CUfunction)(void *)k, 1, 1, 1, 32, 1, 1, 0, s, params, NULL);
 }
 
-/* A stream of device dev's primary context, which is left not current. */
-static CUresult dev_stream(int dev, CUcontext *ctx, CUstream *s)
-{
-	CUdevice d;
-	CUcontext popped;
-	CUresult rc = cu.cuDeviceGet(&d, dev);
-
-	if (!rc)
-		rc = cu.cuDevicePrimaryCtxRetain(ctx, d);
-	if (!rc)
-		rc = cu.cuCtxPushCurrent(*ctx);
-	if (rc)
-		return rc;
-	rc = cu.cuStreamCreate(s, CU_STREAM_NON_BLOCKING);
-	cu.cuCtxPopCurrent(&popped);
-	return rc;
-}
-
 static CUresult cmd_xstream(uint64_t ns, uint64_t count, int dev)
 {
 	CUcontext c;
@@ -78,7 +82,7 @@ static CUresult cmd_xstream(uint64_t ns, uint64_t count, int dev)
 	CUresult rc = cu.cuCtxSetCurrent(NULL);
 
 	if (!rc)
-		rc = dev_stream(dev, &c, &s);
+		rc = engine_dev_stream(dev, &c, &s);
 	if (!rc)
 		rc = spin_kernel(&k);
 	for (uint64_t i = 0; i < count && !rc; i++)
@@ -91,7 +95,7 @@ static CUresult cmd_copy(uint64_t bytes, uint64_t count)
 	CUdeviceptr a = 0, b = 0;
 	CUcontext c;
 	CUstream s;
-	CUresult rc = dev_stream(0, &c, &s);
+	CUresult rc = engine_dev_stream(0, &c, &s);
 
 	if (!rc)
 		rc = cu.cuCtxSetCurrent(c);
@@ -130,10 +134,10 @@ static CUresult cmd_pingpong(uint64_t ns, uint64_t count)
 	CUstream sa, sb;
 	CUevent eb = NULL;
 	CUkernel k;
-	CUresult rc = dev_stream(0, &ca, &sa);
+	CUresult rc = engine_dev_stream(0, &ca, &sa);
 
 	if (!rc)
-		rc = dev_stream(1, &cb, &sb);
+		rc = engine_dev_stream(1, &cb, &sb);
 	if (!rc)
 		rc = spin_kernel(&k);
 	if (!rc && !(rc = cu.cuCtxSetCurrent(cb)))
@@ -166,7 +170,7 @@ static CUresult cmd_pingpong(uint64_t ns, uint64_t count)
 static void usage(void)
 {
 	fprintf(stderr, "usage: engine-client xstream NS COUNT DEV | copy BYTES COUNT | "
-		"pingpong NS COUNT\n");
+		"pingpong NS COUNT | work KIND BYTES COUNT | waitvalue NS COUNT | errors 0 0\n");
 	exit(2);
 }
 
@@ -175,8 +179,11 @@ int main(int argc, char **argv)
 	uint64_t a, b, d = 0;
 	CUresult rc;
 
-	if (argc < 4 || cu_size_arg(argv[2], &a) || cu_size_arg(argv[3], &b) ||
-	    (argc > 4 && cu_size_arg(argv[4], &d)))
+	int work = argc > 1 && !strcmp(argv[1], "work");
+
+	/* work KIND BYTES COUNT: the numbers one further on */
+	if (argc < 4 + work || cu_size_arg(argv[2 + work], &a) ||
+	    cu_size_arg(argv[3 + work], &b) || (!work && argc > 4 && cu_size_arg(argv[4], &d)))
 		usage();
 	if (cu_load(CU_GET_PROC_ADDRESS_LEGACY_STREAM))
 		return 3;
@@ -189,10 +196,17 @@ int main(int argc, char **argv)
 		rc = cmd_xstream(a, b, (int)d);
 	else if (!strcmp(argv[1], "copy") && argc == 4)
 		rc = cmd_copy(a, b);
+	else if (work && argc == 5)
+		rc = engine_work(argv[2], a, b);
+	else if (!strcmp(argv[1], "errors") && argc == 4)
+		rc = engine_errors();
+	else if (!strcmp(argv[1], "waitvalue") && argc == 4)
+		rc = engine_waitvalue(a, b);
 	else if (!strcmp(argv[1], "pingpong") && argc == 4)
 		rc = cmd_pingpong(a, b);
 	else
 		usage();
-	printf("%s %s\n", argv[1], rc ? cu_err(rc) : "ok");
+	printf("%s%s%s %s\n", argv[1], work ? " " : "", work ? argv[2] : "",
+	       rc ? cu_err(rc) : "ok");
 	return rc ? 1 : 0;
 }

@@ -66,6 +66,14 @@ else
 		cuDevicePrimaryCtxRelease cuDevicePrimaryCtxRelease_v2 \
 		cuMemcpyHtoD cuMemcpyHtoD_v2 cuMemcpyHtoD_v2_ptds cuMemcpyHtoDAsync_v2_ptsz \
 		cuMemsetD8 cuMemsetD8_v2 cuMemsetD8_v2_ptds cuMemcpy cuMemcpy_ptds \
+		cuMemcpy2D cuMemcpy2D_v2 cuMemcpy2D_v2_ptds cuMemcpy2DAsync_v2_ptsz \
+		cuMemcpy2DUnaligned_v2_ptds cuMemcpy3D cuMemcpy3D_v2_ptds cuMemcpy3DAsync_v2_ptsz \
+		cuMemcpy3DPeer_ptds cuMemcpy3DPeerAsync_ptsz cuMemsetD2D8 cuMemsetD2D32_v2_ptds \
+		cuMemsetD2D16Async_ptsz cuMemcpyPeer_ptds cuMemcpyPeerAsync_ptsz \
+		cuMemPrefetchAsync cuMemPrefetchAsync_v2_ptsz cuStreamWriteValue32 \
+		cuStreamWriteValue64_v2_ptsz cuStreamWaitValue32_v2 cuStreamWaitValue64_ptsz \
+		cuStreamBatchMemOp cuStreamBatchMemOp_v2_ptsz cuMemcpyBatchAsync \
+		cuMemcpyBatchAsync_v2_ptsz \
 		cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx cuLaunchKernelEx_ptsz \
 		cuLaunchCooperativeKernel cuLaunchCooperativeKernel_ptsz \
 		cuStreamSynchronize cuStreamSynchronize_ptsz cuEventRecord_ptsz \
@@ -129,6 +137,15 @@ lookup cuMemAlloc 3020 1 cuMemAlloc_v2
 lookup cuMemAlloc 2000 1 cuMemAlloc
 lookup cuMemcpyHtoD 7000 2 cuMemcpyHtoD_v2_ptds
 lookup cuLaunchKernel 7000 2 cuLaunchKernel_ptsz
+lookup cuMemcpy2D 7000 2 cuMemcpy2D_v2_ptds
+lookup cuMemcpy2D 2000 1 cuMemcpy2D
+lookup cuMemcpy3DPeerAsync 7000 2 cuMemcpy3DPeerAsync_ptsz
+lookup cuMemcpyBatchAsync 13000 2 cuMemcpyBatchAsync_v2_ptsz
+lookup cuMemcpyBatchAsync 12080 1 cuMemcpyBatchAsync
+lookup cuMemPrefetchAsync 12020 2 cuMemPrefetchAsync_v2_ptsz
+lookup cuMemPrefetchAsync 11000 1 cuMemPrefetchAsync
+lookup cuStreamWaitValue64 11070 1 cuStreamWaitValue64_v2
+lookup cuStreamWaitValue64 9000 2 cuStreamWaitValue64_ptsz
 lookup cuLaunchKernel 4000 1 cuLaunchKernel
 lookup cuCtxSynchronize 13000 1 cuCtxSynchronize_v2
 lookup cuCtxSynchronize 2000 1 cuCtxSynchronize
@@ -282,6 +299,33 @@ if command -v python3 >/dev/null; then
 	check "simgpu-stat -j is valid JSON" "$("$STAT" -j | head -c 200)" \
 		bash -c '"$1" -j | python3 -c "import json,sys; json.load(sys.stdin)"' _ "$STAT"
 fi
+
+# ---- pitched and peer copies, 2D memsets, prefetch, stream memory ops ----
+E=$cli/engine-client
+for k in 2d 3d peer batch memset2d prefetch writevalue batchmemop; do
+	out=$("$E" work $k 64K 5 2>&1)
+	check "work $k: stream-ordered, the bytes or value land where documented" "$out" \
+		grep -qx "work $k ok" <<<"$out"
+done
+out=$("$E" waitvalue 100000000 7 2>&1)
+check "cuStreamWaitValue32 blocks its stream until another stream writes the word" "$out" \
+	grep -qx "waitvalue ok" <<<"$out"
+out=$("$E" errors 0 0 2>&1)
+check "bad pitches, bounds, contexts, prefetch targets, flags and batches get documented errors" \
+	"$(tr '\n' ' ' <<<"$out")" grep -qx "errors ok" <<<"$out"
+# Device time: 4 operations of 4 MiB at 64 MiB/s hold the engine 250 ms
+# (what work KIND 4M 4 takes beyond work KIND 4M 0, its set-up).
+gpu_busy() { "$STAT" | awk '$1 == "gpu" && $2 == 0 { print $8 }'; }
+for k in 2d 3d peer batch memset2d prefetch; do
+	"$STAT" reset
+	SIMGPU_COPY_BW=64M "$E" work $k 4M 0 >/dev/null 2>&1
+	b0=$(gpu_busy)
+	"$STAT" reset
+	SIMGPU_COPY_BW=64M "$E" work $k 4M 4 >/dev/null 2>&1
+	b1=$(gpu_busy)
+	check "work $k: 4 x 4 MiB hold the engine 250 ms at copy_bw 64M" \
+		"$(((b1 - b0) / 1000)) us" test $((b1 - b0)) -ge 245000000 -a $((b1 - b0)) -le 255000000
+done
 
 # ---- device time: queued kernels run back to back on a loaded host ----
 # The engine must not idle while a process has kernels queued, however late

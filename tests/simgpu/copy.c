@@ -15,25 +15,45 @@
 
 enum { H = 0, D = 1 };
 
-void simgpu_move(const struct sg_op *op)
+static void fill(void *dst, const struct sg_op *op)
 {
-	if (op->kind == SG_OP_COPY) {
-		memmove(op->dst, op->src, op->n);
-		return;
-	}
 	for (size_t i = 0; i < op->n; i++) {
 		if (op->elsize == 1)
-			((unsigned char *)op->dst)[i] = (unsigned char)op->val;
+			((unsigned char *)dst)[i] = (unsigned char)op->val;
 		else if (op->elsize == 2)
-			((uint16_t *)op->dst)[i] = (uint16_t)op->val;
+			((uint16_t *)dst)[i] = (uint16_t)op->val;
+		else if (op->elsize == 4)
+			((uint32_t *)dst)[i] = (uint32_t)op->val;
 		else
-			((uint32_t *)op->dst)[i] = op->val;
+			((uint64_t *)dst)[i] = op->val;
+	}
+}
+
+/* Slice by slice, row by row: a 1D op is one row of one slice. */
+void simgpu_move(const struct sg_op *op)
+{
+	size_t rows = op->rows ? op->rows : 1, slices = op->slices ? op->slices : 1;
+
+	for (size_t z = 0; z < slices; z++) {
+		for (size_t r = 0; r < rows; r++) {
+			unsigned char *d = (unsigned char *)op->dst + z * op->dslice +
+					   r * op->dpitch;
+			const unsigned char *s = (const unsigned char *)op->src +
+						 z * op->sslice + r * op->spitch;
+
+			if (op->kind == SG_OP_COPY)
+				memmove(d, s, op->n);
+			else
+				fill(d, op);
+		}
 	}
 }
 
 uint64_t simgpu_op_copy_ns(const struct sg_op *op)
 {
-	return simgpu_copy_ns(op->kind == SG_OP_COPY ? op->n : op->n * (uint64_t)op->elsize);
+	uint64_t row = op->kind == SG_OP_COPY ? op->n : op->n * (uint64_t)op->elsize;
+
+	return simgpu_copy_ns(row * (op->rows ? op->rows : 1) * (op->slices ? op->slices : 1));
 }
 
 static CUresult check(int kind, const void *p, size_t n)
@@ -42,7 +62,7 @@ static CUresult check(int kind, const void *p, size_t n)
 }
 
 /* Queue op on the stream; sync: wait for it (and what came before). */
-static CUresult issue(CUstream h, int ptds, int sync, struct sg_op *op)
+CUresult simgpu_copy_issue(CUstream h, int ptds, int sync, struct sg_op *op)
 {
 	struct CUstream_st *s;
 	CUresult rc = simgpu_stream_resolve(h, ptds, &s);
@@ -93,7 +113,7 @@ static CUresult copy(void *dst, int dk, const void *src, int sk, size_t n,
 		op->src = src;
 		op->n = n;
 	}
-	return issue(h, ptds, sync, op);
+	return simgpu_copy_issue(h, ptds, sync, op);
 }
 
 static CUresult set(CUdeviceptr dst, uint32_t val, int elsize, size_t n,
@@ -117,7 +137,7 @@ static CUresult set(CUdeviceptr dst, uint32_t val, int elsize, size_t n,
 		op->elsize = elsize;
 		op->n = n;
 	}
-	return issue(h, ptds, sync, op);
+	return simgpu_copy_issue(h, ptds, sync, op);
 }
 
 #define P(x) ((void *)(uintptr_t)(x))

@@ -205,6 +205,9 @@ CUresult simgpu_graph_add_op(struct CUgraph_st *g, const struct sg_op *op, int d
 {
 	struct CUgraphNode_st proto = { .dev = dev };
 
+	/* simgpu's copy and memset nodes are 1D, of 1 to 4 byte elements */
+	if (op->rows > 1 || op->slices > 1 || op->elsize == 8)
+		return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
 	switch (op->kind) {
 	case SG_OP_KERNEL:
 		proto.kind = SG_N_KERNEL;

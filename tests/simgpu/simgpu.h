@@ -58,7 +58,7 @@ struct CUctx_st {
 
 enum sg_op_kind {
 	SG_OP_KERNEL, SG_OP_COPY, SG_OP_SET, SG_OP_RECORD, SG_OP_WAIT,
-	SG_OP_HOST, SG_OP_POOL_FREE, SG_OP_UNCHARGE, SG_OP_STOP,
+	SG_OP_HOST, SG_OP_POOL_FREE, SG_OP_UNCHARGE, SG_OP_STOP, SG_OP_WAIT_VALUE,
 };
 
 struct sg_op {
@@ -67,9 +67,14 @@ struct sg_op {
 	uint64_t ns;
 	void *dst;
 	const void *src;
-	size_t n;
-	uint32_t val;
-	int elsize;
+	size_t n;		/* bytes (copy) or elements (set) per row */
+	size_t rows;		/* 2D: rows of n, 0 or 1 for 1D */
+	size_t dpitch, spitch;	/* 2D: bytes between rows */
+	size_t slices;		/* 3D: slices of rows, 0 or 1 for 2D */
+	size_t dslice, sslice;	/* 3D: bytes between slices */
+	uint64_t val;		/* set, stream write or wait value */
+	int elsize;		/* set: 1, 2, 4 or 8 bytes; wait value: 4 or 8 */
+	unsigned int flags;	/* wait value: CU_STREAM_WAIT_VALUE_* */
 	struct CUevent_st *ev;
 	uint64_t seq;
 	CUhostFn fn;
@@ -283,6 +288,10 @@ void simgpu_module_release_ctx(struct CUctx_st *ctx);
 /* A copy's or memset's bytes moved (copy.c), and its device time. */
 void simgpu_move(const struct sg_op *op);
 uint64_t simgpu_op_copy_ns(const struct sg_op *op);
+/* Queue a copy or set op on stream h; sync: and wait for it (copy.c). */
+CUresult simgpu_copy_issue(CUstream h, int ptds, int sync, struct sg_op *op);
+/* memops.c: a wait value op, blocking its stream until it holds. */
+void simgpu_wait_value(const struct sg_op *op);
 /* Device time of a copy or memset of bytes (copy_bw). */
 uint64_t simgpu_copy_ns(uint64_t bytes);
 /* Hold dev's engine for ns from ready_ns on (queued behind other work);

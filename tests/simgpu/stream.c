@@ -85,6 +85,11 @@ static void run_op(struct CUstream_st *s, struct sg_op *op)
 	case SG_OP_UNCHARGE:
 		simgpu_uncharge(s->ctx->dev, op->n);
 		break;
+	case SG_OP_WAIT_VALUE:
+		simgpu_wait_value(op);
+		if (s->clock_ns < simgpu_now_ns())
+			s->clock_ns = simgpu_now_ns();
+		break;
 	case SG_OP_STOP:
 		break;
 	}

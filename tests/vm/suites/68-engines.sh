@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The compute gate beyond kernels on the current context (issue #14):
-# launches on another device's stream with no context current, copies,
+# launches on another device's stream with no context current, copies
+# (1D, 2D, 3D, peer, batch), 2D memsets, prefetches, stream memory operations,
 # and one thread driving two GPUs whose work depends on each other. A
 # closed gate is made by a high-priority tenant (y) with work on the GPU:
 # the low-priority tenant (x) must then make no progress there, and finish
@@ -71,7 +72,50 @@ stalls "kernels on GPU 1's stream with no current context" 1 xstream 2000000 400
 # 512 MiB/s (small, so that the emulated CPU's memmove is no bottleneck)
 export SIMGPU_COPY_BW=512M
 stalls "a copy-only tenant" 0 copy 1M 400
+# --- pitched (2D, 3D) copies and memsets, peer and batch copies and
+# prefetches likewise (1 MiB each, 2 ms): engine-client checks the data
+# they moved
+stalls "a 2D-copy-only tenant" 0 work 2d 1M 400
+stalls "a 3D-copy-only tenant" 0 work 3d 1M 400
+stalls "a peer-copy-only tenant" 0 work peer 1M 400
+stalls "a batch-copy-only tenant" 0 work batch 1M 400
+stalls "a 2D-memset-only tenant" 0 work memset2d 1M 400
+stalls "a prefetch-only tenant" 0 work prefetch 1M 400
 unset SIMGPU_COPY_BW
+
+# --- stream memory operations take next to no device time: the closed
+# gate shows as x's 20 writes (or batches) not done 1 s after x is set up
+# ("[started]") while y works (ungated, taking turns with y's 2 ms kernels
+# on the engine, they take under 0.1 s), done once y stops.
+memops() {
+	local what=$1 i
+	shift
+	rm -f /tmp/x.out
+	/tmp/in_cg y simgpu-client device 0 , launch 2000000 count 2000 streams 2 \
+		>/tmp/y.out 2>&1 &
+	sleep 0.5
+	/tmp/in_cg x engine-client "$@" >/tmp/x.out 2>&1 &
+	for i in $(seq 1 20); do
+		grep -qx '\[started\]' /tmp/x.out 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 1
+	if ! grep -qx '\[started\]' /tmp/x.out 2>/dev/null; then
+		fail "$what: stalls while the gate is closed" "not set up in 2 s: $(cat /tmp/x.out)"
+	elif grep -q '^[a-z]* ' /tmp/x.out; then
+		fail "$what: stalls while the gate is closed" "$(cat /tmp/x.out)"
+	else
+		pass "$what: stalls while the gate is closed"
+	fi
+	if wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
+		pass "$what: finishes once the gate opens"
+	else
+		fail "$what: finishes once the gate opens" "$(cat /tmp/x.out)"
+	fi
+	wait
+}
+memops "a stream-write-value-only tenant" work writevalue 0 20
+memops "a stream-batch-memop-only tenant" work batchmemop 0 20
 
 # --- one thread, two GPUs, cross-device waits, closed and reopened gate.
 # Marks are asked to wait for the newest launch (VGPU_QUEUE_US=1000 with
