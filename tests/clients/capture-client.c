@@ -8,14 +8,15 @@
  * (unless keep) the allocation's free, while the same thread keeps launching kernels on a
  * second, uncaptured stream (side launches: they meet libvgpu's gate,
  * its drains and queue marks). Then it instantiates the graph, replays it
- * N times, synchronises, says "holding" and sleeps HOLD ms.
+ * N times, synchronises, says "holding" and pauses for HOLD.
  *
  *   capture-client MODE NS K SIZE N HOLD [keep] [side S] [sidens NS]
- *                  [pause MS] [fork unjoined|joined] [forbid WHAT]
+ *                  [pause PAUSE] [fork unjoined|joined] [forbid WHAT]
  *
  * MODE: global, thread (thread-local) or relaxed. SIZE takes K/M/G.
  * side S: S side launches of sidens NS (default 2 of NS) after each
- * captured kernel. pause MS: after the capture, say "captured" and sleep.
+ * captured kernel. pause PAUSE: after the capture, say "captured" and pause.
+ * HOLD and PAUSE are milliseconds, or a file to wait for (waitfile.h).
  * fork: a third stream joins the capture (waits on an event recorded in
  * it) and runs a kernel; joined: the capture stream then waits on an event
  * recorded after it (else the fork is left unjoined).
@@ -35,6 +36,7 @@
 #include <unistd.h>
 
 #include "cuload.h"
+#include "waitfile.h"
 
 static struct {
 	__typeof__(&cuStreamBeginCapture_v2) begin;
@@ -117,7 +119,8 @@ static CUresult kernel(uint64_t ns, CUstream s)
 
 struct opts {
 	CUstreamCaptureMode mode;
-	uint64_t ns, k, size, n, hold, side, sidens, pause;
+	uint64_t ns, k, size, n, side, sidens;
+	const char *hold, *pause;
 	int keep;
 	int fork;		/* 1 unjoined, 2 joined */
 	const char *forbid;
@@ -249,7 +252,7 @@ static int run(const struct opts *o)
 	if (o->pause) {
 		printf("captured\n");
 		fflush(stdout);
-		usleep((useconds_t)(o->pause * 1000));
+		client_pause(o->pause);
 	}
 	rc = cx.nodes(g, NULL, &nn);
 	printf("nodes %s %zu\n", rc ? cu_err(rc) : "ok", nn);
@@ -265,14 +268,14 @@ static int run(const struct opts *o)
 		return 1;
 	printf("holding\n");
 	fflush(stdout);
-	usleep((useconds_t)(o->hold * 1000));
+	client_pause(o->hold);
 	return 0;
 }
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: capture-client global|thread|relaxed NS K SIZE N HOLD_MS "
-		"[keep] [side S] [forbid sync|alloc|query]\n");
+	fprintf(stderr, "usage: capture-client global|thread|relaxed NS K SIZE N HOLD "
+		"[keep] [side S] [pause PAUSE] [forbid sync|alloc|query]\n");
 	return 2;
 }
 
@@ -296,7 +299,7 @@ int main(int argc, char **argv)
 	if (cu_size_arg(argv[4], &o.size) || !o.size || o.size < 4096)
 		return usage();
 	o.n = strtoull(argv[5], &end, 0);
-	o.hold = strtoull(argv[6], &end, 0);
+	o.hold = argv[6];
 	for (int i = 7; i < argc; i++) {
 		if (!strcmp(argv[i], "keep"))
 			o.keep = 1;
@@ -310,7 +313,7 @@ int main(int argc, char **argv)
 			 !strcmp(argv[i + 1], "unjoined"))
 			o.fork = 1, i++;
 		else if (!strcmp(argv[i], "pause") && i + 1 < argc)
-			o.pause = strtoull(argv[++i], &end, 0);
+			o.pause = argv[++i];
 		else if (!strcmp(argv[i], "forbid") && i + 1 < argc &&
 			 strstr(" sync alloc query other ", argv[i + 1]) && strlen(argv[i + 1]) > 3)
 			o.forbid = argv[++i];

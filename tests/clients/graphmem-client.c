@@ -9,7 +9,8 @@
  * STEP: upload (cuGraphUpload), launch (cuGraphLaunch, then
  * cuStreamSynchronize), trim (cuDeviceGraphMemTrim), high (prints "high ok
  * used U reserved R", the high watermarks), reset (sets both high
- * watermarks to 0 with cuDeviceSetGraphMemAttribute), pause:MS (sleep).
+ * watermarks to 0 with cuDeviceSetGraphMemAttribute), pause:MS (sleep) or
+ * pause:FILE (wait until FILE exists, waitfile.h).
  * After each step it prints "STEP ok reserved R used U" (the device's
  * CU_GRAPH_MEM_ATTR_RESERVED_MEM_CURRENT and USED_MEM_CURRENT) or
  * "STEP CUDA_ERROR_...". Reached like NVIDIA's runtime does (cuload.c).
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "cuload.h"
+#include "waitfile.h"
 
 static struct {
 	__typeof__(&cuGraphUpload) upload;
@@ -158,7 +160,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "reset")) {
 			bad |= report("reset", d, reset(d));
 		} else if (!strncmp(argv[i], "pause:", 6)) {
-			usleep((useconds_t)strtoul(argv[i] + 6, NULL, 0) * 1000);
+			client_pause(argv[i] + 6);
 		} else {
 			fprintf(stderr, "graphmem-client: unknown step '%s'\n", argv[i]);
 			return 2;

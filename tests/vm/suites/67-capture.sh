@@ -73,15 +73,16 @@ done
 # keeps its allocation is launched once: CUDA refuses a relaunch before
 # the allocation is freed)
 for m in global thread; do
-	rm -f /tmp/cap.out
-	hold=30000
-	[ $m = global ] || hold=2000
-	/tmp/in_cg cap capture-client $m 100000 2 48M 1 $hold keep pause 1500 \
+	# The client waits at each step for a file the checks create (no
+	# timed pause a loaded machine could outrun).
+	rm -f /tmp/cap.out /tmp/cap.go /tmp/cap.hold
+	/tmp/in_cg cap capture-client $m 100000 2 48M 1 /tmp/cap.hold keep pause /tmp/cap.go \
 		> /tmp/cap.out 2>&1 &
 	pid=$!
 	for i in $(seq 1 300); do grep -q '^captured' /tmp/cap.out && break; sleep 0.1; done
 	check_eq "$m mode: captured, not launched: nothing charged" 0 "$(usage cap 0 vram_current)"
 	check_eq "$m mode: ... as simgpu holds" "$(truth /cap 0)" "$(usage cap 0 vram_current)"
+	touch /tmp/cap.go
 	for i in $(seq 1 300); do grep -q '^holding' /tmp/cap.out && break; sleep 0.1; done
 	check_eq "$m mode: launched, the allocation node is charged (48M)" $((48 * M)) \
 		"$(usage cap 0 vram_current)"
@@ -91,6 +92,7 @@ for m in global thread; do
 		wait $pid 2>/dev/null
 		check_eq "$m mode: kill -9 gives it back" 0 "$(usage cap 0 vram_current)"
 	else
+		touch /tmp/cap.hold
 		wait $pid 2>/dev/null
 		check_eq "$m mode: exit gives it back" 0 "$(usage cap 0 vram_current)"
 	fi
@@ -115,24 +117,27 @@ gm_wait() {
 	done
 	return 1
 }
-rm -f /tmp/gm.out
-/tmp/in_cg cap graphmem-client 32M upload pause:1500 launch pause:1500 trim pause:1500 \
-	launch pause:30000 > /tmp/gm.out 2>&1 &
+rm -f /tmp/gm.out /tmp/gm.[1-4]
+/tmp/in_cg cap graphmem-client 32M upload pause:/tmp/gm.1 launch pause:/tmp/gm.2 trim \
+	pause:/tmp/gm.3 launch pause:/tmp/gm.4 > /tmp/gm.out 2>&1 &
 pid=$!
 gm_wait upload 1
 check_out "cuGraphUpload reserves the graph's 32M" "upload ok reserved $((32 * M)) used 0" \
 	cat /tmp/gm.out
 check_eq "... charged before any launch" $((32 * M)) "$(usage cap 0 vram_current)"
 check_eq "... as simgpu holds" "$(truth /cap 0)" "$(usage cap 0 vram_current)"
+touch /tmp/gm.1
 gm_wait launch 1
 check_out "launched, the graph freed its allocation" "launch ok reserved $((32 * M)) used 0" \
 	cat /tmp/gm.out
 check_eq "... still reserved and still charged" $((32 * M)) "$(usage cap 0 vram_current)"
 check_eq "... as simgpu holds" "$(truth /cap 0)" "$(usage cap 0 vram_current)"
+touch /tmp/gm.2
 gm_wait trim 1
 check_out "cuDeviceGraphMemTrim gives the reserve back" "trim ok reserved 0 used 0" cat /tmp/gm.out
 check_eq "... uncharged" 0 "$(usage cap 0 vram_current)"
 check_eq "... as simgpu holds" "$(truth /cap 0)" "$(usage cap 0 vram_current)"
+touch /tmp/gm.3
 gm_wait launch 2
 check_eq "launched again: the reserve regrows and is charged" $((32 * M)) \
 	"$(usage cap 0 vram_current)"
@@ -150,7 +155,8 @@ check_eq "... as simgpu holds" 0 "$(truth /cap 0)"
 # Under a 32M limit a 64M graph is refused before anything is launched.
 vgpuctl tenant set cap vram-max 32M >/dev/null
 rm -f /tmp/gm.out
-/tmp/in_cg cap graphmem-client 64M upload launch pause:1500 > /tmp/gm.out 2>&1 &
+rm -f /tmp/gm.5
+/tmp/in_cg cap graphmem-client 64M upload launch pause:/tmp/gm.5 > /tmp/gm.out 2>&1 &
 pid=$!
 gm_wait launch 1
 check_out "over the limit, cuGraphUpload fails with CUDA_ERROR_OUT_OF_MEMORY" \
@@ -158,6 +164,7 @@ check_out "over the limit, cuGraphUpload fails with CUDA_ERROR_OUT_OF_MEMORY" \
 check_out "... and cuGraphLaunch too" "launch CUDA_ERROR_OUT_OF_MEMORY" cat /tmp/gm.out
 check_eq "... nothing charged" 0 "$(usage cap 0 vram_current)"
 check_eq "... nothing launched: simgpu holds nothing" 0 "$(truth /cap 0)"
+touch /tmp/gm.5
 wait $pid 2>/dev/null
 vgpuctl tenant set cap vram-max none >/dev/null
 
