@@ -40,6 +40,7 @@
  *                       "import PID F SIZE = hN (hK)", SIZE the size the
  *                       exporter said (a handle does not tell)
  *   info                cuMemGetInfo: "info free F"
+ *   sync                cuCtxSynchronize
  *   hold MS             print "holding", sleep, holding everything
  */
 #include <fcntl.h>
@@ -313,6 +314,8 @@ static CUresult dispatch(const char *cmd, int ac, const uint64_t *a, char *what,
 		if (!rc)
 			snprintf(what + strlen(what), len - strlen(what), " free %zu", f);
 		return rc;
+	} else if (!strcmp(cmd, "sync") && ac == 1) {
+		return cu.cuCtxSynchronize(NULL);
 	} else if (!strcmp(cmd, "hold") && ac == 2) {
 		struct timespec ts = { (time_t)(a[1] / 1000), (long)(a[1] % 1000) * 1000000L };
 
