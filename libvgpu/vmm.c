@@ -155,7 +155,8 @@ VGPU_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h
  * while the descriptor is open (vmm_gone). Other handle types are not
  * descriptors this process can be seen holding: not followed.
  */
-VGPU_EXPORT CUresult cuMemExportToShareableHandle(void *shareable, CUmemGenericAllocationHandle handle,
+VGPU_EXPORT CUresult cuMemExportToShareableHandle(void *shareable,
+						  CUmemGenericAllocationHandle handle,
 						  CUmemAllocationHandleType type,
 						  unsigned long long flags)
 {

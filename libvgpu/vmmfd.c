@@ -134,8 +134,3 @@ void libvgpu_vfd_reset(void)
 	kept = NULL;
 	nkept = capkept = 0;
 }
-
-size_t libvgpu_vfd_count(void)
-{
-	return __atomic_load_n(&nkept, __ATOMIC_ACQUIRE);
-}

@@ -25,7 +25,5 @@ int libvgpu_vfd_take(uint64_t fdev, uint64_t ino, struct vgpu_vref *out);
 void libvgpu_vfd_check(void);
 /* Forget everything (a forked child). */
 void libvgpu_vfd_reset(void);
-/* How many are kept (tests). */
-size_t libvgpu_vfd_count(void);
 
 #endif
