@@ -199,7 +199,9 @@ static int vmm_import_kept(CUmemGenericAllocationHandle handle, void *os_handle,
  * is one more reference to it. Any other is recorded uncharged: no driver
  * call tells its size, so its first mapping charges the mapped bytes
  * (cuMemMap below); the memory is then charged to the creator and to each
- * importer that maps it (Documentation/vram.md, "VMM allocations").
+ * importer that maps it (Documentation/vram.md, "VMM allocations"), and
+ * stays charged to an importer that keeps the descriptor it imported from
+ * open past its last handle and mapping, as to the exporter.
  */
 VGPU_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
 						    void *os_handle,
@@ -211,6 +213,7 @@ VGPU_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle
 	CUmemAllocationProp prop;
 	struct vgpu_vref old;
 	int gpu = VGPU_GPU_SKIP;
+	struct stat st;
 	CUresult rc;
 
 	if (!real)
@@ -234,6 +237,10 @@ VGPU_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle
 	default:
 		break;
 	}
+	/* A descriptor it was imported from, kept open, keeps it too. */
+	if (type == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR &&
+	    !fstat((int)(intptr_t)os_handle, &st))
+		libvgpu_vref_export((uint64_t)*handle, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
 	return rc;
 }
 
