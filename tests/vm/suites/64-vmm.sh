@@ -249,6 +249,19 @@ check_eq "ipc: imported, not mapped: simgpu holds 32M for it (the gap)" $((32 * 
 	"$(truth /l 0)"
 kill -9 $ip
 wait $ip 2>/dev/null
+# An importer that keeps the descriptor it imported from open past its
+# last handle and mapping stays charged, as simgpu attributes it; its
+# close is seen at its next synchronisation.
+s="open $ep ${fd:-none} , import 0 0 32M , reserve 64M , map 0 0 , release 0 , unmap 0 32M"
+bg_hold l /tmp/imp vmm-client $s , hold 600000 && ip=$!
+shared "ipc: the importer released and unmapped, its descriptor open" \
+	$((32 * M)) $((32 * M)) $((32 * M))
+kill -9 $ip
+wait $ip 2>/dev/null
+bg_hold l /tmp/imp vmm-client $s , close 0 , sync , hold 600000 && ip=$!
+shared "ipc: the importer closed it and synchronised" $((32 * M)) 0 $((32 * M))
+kill -9 $ip
+wait $ip 2>/dev/null
 # Under tenant l's 64M: 48M of its own, then mapping 32M imported is refused.
 bg_hold l /tmp/imp vmm-client reserve 128M , create 48M , map 0 0 , \
 	import "$ep" "${fd:-none}" 32M , map 1 48M , release 1 , hold 600000 && ip=$!
