@@ -29,6 +29,7 @@
 #include "ptrmap.h"
 #include "register.h"
 #include "state.h"
+#include "vmmfd.h"
 #include "vmmref.h"
 
 struct vgpu_proc libvgpu_proc = {
@@ -326,6 +327,7 @@ static void atfork_child(void)
 	pthread_mutex_init(&libvgpu_proc.nl_lk, NULL);
 	libvgpu_ptrmap_reset();
 	libvgpu_vref_reset();
+	libvgpu_vfd_reset();
 	libvgpu_devmap_reset();
 	libvgpu_gate_reset();
 	libvgpu_placement_reset();

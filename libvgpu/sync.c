@@ -16,12 +16,16 @@
  *
  * A synchronisation is also where memory pools release what they hold
  * above their release threshold: the charged pools are re-read
- * (poolcharge.c).
+ * (poolcharge.c), as are the devices' graph memory reserves (graphmem.c).
+ * It is also a check point for VMM charges kept by
+ * exported descriptors (vmmfd.c): those whose descriptors were closed are
+ * given back.
  */
 #include "graphmem.h"
 #include "hooks.h"
 #include "poolcharge.h"
 #include "synced.h"
+#include "vmmfd.h"
 
 #define SYNC(sym, params, args, whole)						\
 VGPU_EXPORT CUresult sym params							\
@@ -38,6 +42,7 @@ VGPU_EXPORT CUresult sym params							\
 	libvgpu_sync_end(g, launches, whole, rc);					\
 	libvgpu_pools_sync();	/* pools release above their threshold */	\
 	libvgpu_graphmem_sync();						\
+	libvgpu_vfd_check();	/* closed exported descriptors */	\
 	return rc;								\
 }
 

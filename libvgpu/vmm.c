@@ -11,9 +11,13 @@
  * hooked. Physical allocations are not bound to a context. Memory located
  * on the host (not a device) is not charged. An allocation imported from
  * another process is charged to this one from its first mapping, for the
- * bytes mapped (cuMemImportFromShareableHandle below).
+ * bytes mapped (cuMemImportFromShareableHandle below). An allocation
+ * exported as a descriptor stays charged after its last handle and mapping
+ * while that descriptor is open in this process (vmmfd.c): every VMM call
+ * first gives back what closed descriptors no longer keep.
  */
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "account.h"
 #include "devmap.h"
@@ -21,6 +25,7 @@
 #include "log.h"
 #include "register.h"
 #include "state.h"
+#include "vmmfd.h"
 #include "vmmref.h"
 
 /* The inventory GPU an allocation at loc is charged to, or VGPU_GPU_SKIP. */
@@ -43,18 +48,30 @@ static int vmm_gpu(const CUmemLocation *loc)
 	}
 }
 
-/* The last reference to a physical allocation went: give back its charge. */
+/*
+ * The last reference to a physical allocation went: give back its charge,
+ * unless a descriptor it was exported as is still open here (the driver
+ * keeps the memory for it).
+ */
 static void vmm_gone(const struct vgpu_vref *r)
 {
 	struct vgpu_alloc a = { r->key, r->bytes, NULL, r->gpu, VGPU_K_VMM };
 
-	if (r->bytes)	/* 0: an import never mapped, never charged */
-		libvgpu_release(&a);
+	if (!r->bytes)	/* an import never mapped, never charged */
+		return;
+	if (r->fino && libvgpu_vfd_open(r->fdev, r->fino) && !libvgpu_vfd_keep(r))
+		return;
+	libvgpu_release(&a);
 }
 
+/* Whether VMM calls are followed; first, a check point for the charges
+ * kept by exported descriptors. */
 static int vmm_tracking(void)
 {
-	return __atomic_load_n(&libvgpu_proc.state, __ATOMIC_ACQUIRE) == VGPU_ST_ACTIVE;
+	if (__atomic_load_n(&libvgpu_proc.state, __ATOMIC_ACQUIRE) != VGPU_ST_ACTIVE)
+		return 0;
+	libvgpu_vfd_check();
+	return 1;
 }
 
 VGPU_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
@@ -68,8 +85,10 @@ VGPU_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t si
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	if (prop && vgpu_active())
+	if (prop && vgpu_active()) {
+		libvgpu_vfd_check();	/* closed descriptors first */
 		gpu = vmm_gpu(&prop->location);
+	}
 	rc = libvgpu_tx_begin(&tx, gpu, VGPU_ROUND(size, VGPU_PAGE));
 	if (rc)
 		return rc;
@@ -131,12 +150,58 @@ VGPU_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h
 }
 
 /*
+ * A descriptor exported from a recorded handle: its file's identity goes
+ * on the record, so that the charge outlives the handle's last reference
+ * while the descriptor is open (vmm_gone). Other handle types are not
+ * descriptors this process can be seen holding: not followed.
+ */
+VGPU_EXPORT CUresult cuMemExportToShareableHandle(void *shareable,
+						  CUmemGenericAllocationHandle handle,
+						  CUmemAllocationHandleType type,
+						  unsigned long long flags)
+{
+	vgpu_pfn_cuMemExportToShareableHandle real = REAL(cuMemExportToShareableHandle);
+	struct stat st;
+	CUresult rc;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	rc = real(shareable, handle, type, flags);
+	if (rc == CUDA_SUCCESS && shareable && type == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR &&
+	    vmm_tracking() && !fstat(*(int *)shareable, &st))
+		libvgpu_vref_export((uint64_t)handle, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
+	return rc;
+}
+
+/* A handle imported from a descriptor of a file whose charge is kept for
+ * it (this process exported it and released every reference): the kept
+ * record is the handle's again, charged as it was. 1, or 0. */
+static int vmm_import_kept(CUmemGenericAllocationHandle handle, void *os_handle,
+			   CUmemAllocationHandleType type)
+{
+	struct vgpu_vref r, old;
+	struct stat st;
+
+	if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR ||
+	    fstat((int)(intptr_t)os_handle, &st) ||
+	    !libvgpu_vfd_take((uint64_t)st.st_dev, (uint64_t)st.st_ino, &r))
+		return 0;
+	r.key = (uint64_t)handle;
+	r.handle = (uint64_t)handle;
+	if (libvgpu_vref_insert(&r, &old) == 1)
+		vmm_gone(&old);
+	return 1;
+}
+
+/*
  * An imported handle the process holds already (the driver may return the
  * handle of an allocation this process created or imported, simgpu does)
  * is one more reference to it. Any other is recorded uncharged: no driver
  * call tells its size, so its first mapping charges the mapped bytes
  * (cuMemMap below); the memory is then charged to the creator and to each
- * importer that maps it (Documentation/vram.md, "VMM allocations").
+ * importer that maps it (Documentation/vram.md, "VMM allocations"), and
+ * stays charged to an importer that keeps the descriptor it imported from
+ * open past its last handle and mapping, as to the exporter.
  */
 VGPU_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle,
 						    void *os_handle,
@@ -148,13 +213,14 @@ VGPU_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle
 	CUmemAllocationProp prop;
 	struct vgpu_vref old;
 	int gpu = VGPU_GPU_SKIP;
+	struct stat st;
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(handle, os_handle, type);
 	if (rc != CUDA_SUCCESS || !handle || !vmm_tracking() ||
-	    libvgpu_vref_get((uint64_t)*handle))
+	    libvgpu_vref_get((uint64_t)*handle) || vmm_import_kept(*handle, os_handle, type))
 		return rc;
 	if (props && props(&prop, *handle) == CUDA_SUCCESS)
 		gpu = vmm_gpu(&prop.location);
@@ -171,6 +237,10 @@ VGPU_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle
 	default:
 		break;
 	}
+	/* A descriptor it was imported from, kept open, keeps it too. */
+	if (type == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR &&
+	    !fstat((int)(intptr_t)os_handle, &st))
+		libvgpu_vref_export((uint64_t)*handle, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
 	return rc;
 }
 

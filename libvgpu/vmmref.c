@@ -110,7 +110,7 @@ static void del(struct vref_table *t, size_t i)
 
 int libvgpu_vref_create(uint64_t handle, int32_t gpu, uint64_t bytes, struct vgpu_vref *old)
 {
-	struct vgpu_vref e = { handle, bytes, handle, gpu, 1 };
+	struct vgpu_vref e = { handle, bytes, handle, gpu, 1, 0, 0 };
 	int rc;
 
 	pthread_mutex_lock(&vref_lk);
@@ -174,7 +174,7 @@ void libvgpu_vref_restore(const struct vgpu_vref *gone)
 
 int libvgpu_vref_map(uint64_t va, uint64_t bytes, uint64_t handle, struct vgpu_vref *gone)
 {
-	struct vgpu_vref m = { va, bytes, handle, -1, 1 }, old;
+	struct vgpu_vref m = { va, bytes, handle, -1, 1, 0, 0 }, old;
 	struct vgpu_vref *h;
 	int rc = 0;
 
@@ -242,6 +242,32 @@ void libvgpu_vref_unmap_restore(const struct vgpu_vref *m, size_t n)
 	for (size_t i = 0; i < n; i++)
 		insert(&maps, &m[i], NULL);
 	pthread_mutex_unlock(&vref_lk);
+}
+
+int libvgpu_vref_export(uint64_t handle, uint64_t fdev, uint64_t ino)
+{
+	struct vgpu_vref *e;
+
+	pthread_mutex_lock(&vref_lk);
+	e = find(&handles, handle);
+	if (e) {
+		e->fdev = fdev;
+		e->fino = ino;
+	}
+	pthread_mutex_unlock(&vref_lk);
+	return e != NULL;
+}
+
+int libvgpu_vref_insert(const struct vgpu_vref *r, struct vgpu_vref *old)
+{
+	struct vgpu_vref e = *r;
+	int rc;
+
+	e.refs = 1;
+	pthread_mutex_lock(&vref_lk);
+	rc = insert(&handles, &e, old);
+	pthread_mutex_unlock(&vref_lk);
+	return rc;
 }
 
 int libvgpu_vref_pending(uint64_t handle, int32_t *gpu)

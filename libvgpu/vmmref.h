@@ -18,6 +18,7 @@ struct vgpu_vref {
 	uint64_t handle;	/* mapping: the handle it maps */
 	int32_t gpu;		/* handle: charged on this GPU */
 	uint32_t refs;		/* handle: references; mapping: 1; 0: empty slot */
+	uint64_t fdev, fino;	/* handle: its exported descriptor's file, or 0 */
 };
 
 /* Record a new handle with one reference. A stale record of the same
@@ -43,6 +44,11 @@ size_t libvgpu_vref_unmap_take(uint64_t va, uint64_t bytes, struct vgpu_vref *bu
 			       size_t cap, struct vgpu_vref **out);
 /* Put back mappings taken out (the driver refused the unmap). */
 void libvgpu_vref_unmap_restore(const struct vgpu_vref *m, size_t n);
+/* handle was exported as a descriptor of the file (fdev, ino): 1, or 0
+ * when it is not recorded. */
+int libvgpu_vref_export(uint64_t handle, uint64_t fdev, uint64_t ino);
+/* Record again a handle kept by its descriptor (vmmfd.c): as create. */
+int libvgpu_vref_insert(const struct vgpu_vref *r, struct vgpu_vref *old);
 /* An imported handle is recorded with 0 bytes until its first mapping is
  * charged: 1 and its GPU in *gpu when handle is such a record, else 0. */
 int libvgpu_vref_pending(uint64_t handle, int32_t *gpu);

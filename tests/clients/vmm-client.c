@@ -34,12 +34,15 @@
  *                       descriptor, kept open: "export N = fd F (eK)",
  *                       K counting the exports
  *   close K             close the descriptor of export K
+ *   open PID F          open descriptor F of process PID (/proc/PID/fd/F)
+ *                       and keep it as if exported here: "open PID F (eK)"
  *   import PID F SIZE   cuMemImportFromShareableHandle of descriptor F of
  *                       process PID (opened as /proc/PID/fd/F and closed
  *                       after), or with PID 0 of this process's export F:
  *                       "import PID F SIZE = hN (hK)", SIZE the size the
  *                       exporter said (a handle does not tell)
  *   info                cuMemGetInfo: "info free F"
+ *   sync                cuCtxSynchronize
  *   hold MS             print "holding", sleep, holding everything
  */
 #include <fcntl.h>
@@ -206,6 +209,22 @@ static CUresult export_fd(uint64_t n, char *what, size_t len)
 	return rc;
 }
 
+static CUresult open_fd(uint64_t pid, uint64_t f, char *what, size_t len)
+{
+	char path[64];
+
+	if (ne == MAX_HANDLES)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	snprintf(path, sizeof(path), "/proc/%" PRIu64 "/fd/%" PRIu64, pid, f);
+	efd[ne] = open(path, O_RDWR | O_CLOEXEC);
+	if (efd[ne] < 0) {
+		fprintf(stderr, "vmm-client: %s: cannot open\n", path);
+		return CUDA_ERROR_INVALID_VALUE;
+	}
+	snprintf(what + strlen(what), len - strlen(what), " (e%d)", ne++);
+	return CUDA_SUCCESS;
+}
+
 /* "= hN (hK)" as for retain. */
 static CUresult import_fd(uint64_t pid, uint64_t f, uint64_t size, char *what, size_t len)
 {
@@ -304,6 +323,8 @@ static CUresult dispatch(const char *cmd, int ac, const uint64_t *a, char *what,
 		close(efd[a[1]]);
 		efd[a[1]] = -1;
 		return CUDA_SUCCESS;
+	} else if (!strcmp(cmd, "open") && ac == 3) {
+		return open_fd(a[1], a[2], what, len);
 	} else if (!strcmp(cmd, "import") && ac == 4) {
 		return import_fd(a[1], a[2], a[3], what, len);
 	} else if (!strcmp(cmd, "info") && ac == 1) {
@@ -313,6 +334,8 @@ static CUresult dispatch(const char *cmd, int ac, const uint64_t *a, char *what,
 		if (!rc)
 			snprintf(what + strlen(what), len - strlen(what), " free %zu", f);
 		return rc;
+	} else if (!strcmp(cmd, "sync") && ac == 1) {
+		return cu.cuCtxSynchronize(NULL);
 	} else if (!strcmp(cmd, "hold") && ac == 2) {
 		struct timespec ts = { (time_t)(a[1] / 1000), (long)(a[1] % 1000) * 1000000L };
 

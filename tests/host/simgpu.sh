@@ -241,6 +241,29 @@ check "vmm ipc: export needs the descriptor type; an open descriptor alone keeps
 		grep -q "^info free $(($2 - 34 * $3)) ok" <<<"$1" &&
 		grep -q "^info free $(($2 - 2 * $3)) ok" <<<"$1"' _ "$out" $G16 $M
 
+# A process that released its handle but keeps its exported descriptor
+# open still holds the memory; once it closes it, a look finds it closed.
+for cmds in "release 0" "release 0 , close 0"; do
+	"$STAT" reset
+	"$cli/vmm-client" reserve 64M , ecreate 32M , export 0 , $cmds , hold 60000 \
+		>"$work/e.out" 2>&1 &
+	e=$!
+	pids+=($e)
+	wait_for grep -q holding "$work/e.out"
+	case $cmds in
+	*close*) want=0 what="closed: attributed nothing, freed" ;;
+	*) want=33554432 what="open: still attributed to it" ;;
+	esac
+	st=$("$STAT")
+	check "vmm ipc: released, descriptor $what" "got: $(tr '\n' ' ' <<<"$st")" \
+		bash -c 'grep -q "^gpu 0 used $2 " <<<"$1" && if [ $2 = 0 ]; then
+			! grep -q "^proc $3 gpu 0 alive 1 bytes [1-9]" <<<"$1"; else
+			grep -q "^proc $3 gpu 0 alive 1 bytes $2 " <<<"$1"; fi' _ "$st" $want $e
+	kill -9 $e
+	wait $e 2>/dev/null
+	check "vmm ipc: released, descriptor $what; kill -9 frees" "used $(gpu_used 0)" used_is 0
+done
+
 # ---- memory exhaustion across processes ----
 # (the querying client holds a context too: NVML lists 2 processes)
 "$STAT" reset

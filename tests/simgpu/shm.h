@@ -27,7 +27,7 @@
 #define SG_PCI_DEPTH	4	/* host bridge, then up to 3 PCIe switches */
 
 #define SG_STATE_MAGIC	0x53494d47505531ULL	/* "SIMGPU1" */
-#define SG_STATE_VERSION 8
+#define SG_STATE_VERSION 9
 #define SG_DEFAULT_STATE "/dev/shm/simgpu-state"
 #define SG_DEFAULT_CONFIG "/etc/simgpu.conf"
 #define SG_DEFAULT_PIDD "/dev/shm/simgpu-pidd.sock"
@@ -144,6 +144,7 @@ struct sg_export_shared {
 	int32_t gpu;
 	int32_t pad;
 	uint64_t holders[SG_MAX_PROCS / 64];	/* slots holding CUDA references */
+	uint64_t by_fd[SG_MAX_PROCS / 64];	/* of those, holding only a descriptor */
 };
 
 struct sg_waiter {
@@ -199,11 +200,15 @@ int simgpu_pid_alive(pid_t pid, uint64_t starttime);
 int simgpu_export_add(uint64_t fdev, uint64_t ino, int gpu, uint64_t size, int slot);
 /* The entry of an exported memfd, or -1. */
 int simgpu_export_find(uint64_t fdev, uint64_t ino);
-/* Process slot holds (1) or no longer holds (0) CUDA references to it. */
+/* Process slot holds (1) or no longer holds (0) CUDA references to it;
+ * while this process (slot is its own) has a descriptor of it open, the
+ * memory stays attributed to it until a scan finds the descriptor closed. */
 void simgpu_export_hold(int idx, int slot, int on);
 /* Drop every hold of a dead process slot. */
 void simgpu_export_release_slot(int slot);
-/* Free the entries that no reference and no open descriptor keep. */
+/* Free the entries that no reference and no open descriptor keep, and
+ * end the holds of processes whose only reference was a descriptor they
+ * closed. */
 void simgpu_export_scan(int force);
 
 /* ---- host pids (hostpid.c) ---- */

@@ -9,7 +9,12 @@
  * released back to the OS", cuMemExportToShareableHandle). So its bytes
  * are counted in the GPU's used memory once, by its entry here, and are
  * attributed to each process while it holds a reference of its own (the
- * creator was charged at cuMemCreate; an importer from its import on).
+ * creator was charged at cuMemCreate; an importer from its import on), an
+ * open descriptor included: a process that released its handles and
+ * mappings but keeps a descriptor open still holds the memory (by_fd),
+ * until a scan finds that it closed it. A descriptor open only in a
+ * process that holds no reference of its own (passed on, never imported)
+ * keeps the memory on the GPU, attributed to nobody.
  * The descriptor is a dup of the memfd backing the memory: an entry is
  * known by the memfd's inode, and a descriptor is open while a process's
  * /proc/PID/fd names that inode. The lock is held for every call.
@@ -57,13 +62,32 @@ int simgpu_export_add(uint64_t fdev, uint64_t ino, int gpu, uint64_t size, int s
 	return i;
 }
 
+/* Whether the descriptor directory dir (/proc/PID/fd) names the memfd. */
+static int dir_has(const char *dir, uint64_t fdev, uint64_t ino)
+{
+	DIR *fds = opendir(dir);
+	struct dirent *f;
+	struct stat st;
+	int found = 0;
+
+	if (!fds)
+		return 0;
+	while (!found && (f = readdir(fds))) {
+		if (f->d_name[0] == '.')
+			continue;
+		found = !fstatat(dirfd(fds), f->d_name, &st, 0) && (uint64_t)st.st_ino == ino &&
+			(uint64_t)st.st_dev == fdev;
+	}
+	closedir(fds);
+	return found;
+}
+
 /* Whether some process has a descriptor of the memfd open. */
 static int fd_open(uint64_t fdev, uint64_t ino)
 {
-	DIR *proc = opendir("/proc"), *fds;
-	struct dirent *p, *f;
+	DIR *proc = opendir("/proc");
+	struct dirent *p;
 	char path[288];
-	struct stat st;
 	int found = 0;
 
 	if (!proc)
@@ -72,19 +96,19 @@ static int fd_open(uint64_t fdev, uint64_t ino)
 		if (p->d_name[0] < '1' || p->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
-		fds = opendir(path);
-		if (!fds)
-			continue;
-		while (!found && (f = readdir(fds))) {
-			if (f->d_name[0] == '.')
-				continue;
-			found = !fstatat(dirfd(fds), f->d_name, &st, 0) && (uint64_t)st.st_ino == ino &&
-				(uint64_t)st.st_dev == fdev;
-		}
-		closedir(fds);
+		found = dir_has(path, fdev, ino);
 	}
 	closedir(proc);
 	return found;
+}
+
+/* Whether the process in slot has a descriptor of the memfd open. */
+static int slot_fd_open(int slot, uint64_t fdev, uint64_t ino)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)simgpu_shm->procs[slot].pid);
+	return dir_has(path, fdev, ino);
 }
 
 static int held(const struct sg_export_shared *e)
@@ -108,37 +132,67 @@ static void export_put(int i)
 	memset(e, 0, sizeof(*e));
 }
 
-void simgpu_export_hold(int idx, int slot, int on)
+/* Drop slot's hold of entry idx, whatever keeps it. */
+static void export_drop(int idx, int slot)
 {
 	struct sg_export_shared *e = &simgpu_shm->exports[idx];
+	struct sg_proc_shared *p = &simgpu_shm->procs[slot];
 	uint64_t bit = 1ULL << (slot % 64);
-
-	struct sg_proc_shared *p = &simgpu_shm->procs[slot < 0 ? 0 : slot];
 	int g = e->gpu;
 
-	if (slot < 0 || !e->ino || !(e->holders[slot / 64] & bit) == !on)
+	if (!e->ino || !(e->holders[slot / 64] & bit))
 		return;
-	if (on) {
-		/* An importer: its bytes, but not the GPU's again. */
-		e->holders[slot / 64] |= bit;
-		p->bytes[g] += e->size;
-		p->shared[g] += e->size;
-		return;
-	}
 	e->holders[slot / 64] &= ~bit;
+	e->by_fd[slot / 64] &= ~bit;
 	p->bytes[g] -= e->size <= p->bytes[g] ? e->size : p->bytes[g];
 	p->shared[g] -= e->size <= p->shared[g] ? e->size : p->shared[g];
 	export_put(idx);
 }
 
+void simgpu_export_hold(int idx, int slot, int on)
+{
+	struct sg_export_shared *e = &simgpu_shm->exports[idx];
+	uint64_t bit = 1ULL << (slot % 64);
+
+	if (slot < 0 || !e->ino)
+		return;
+	if (!on) {
+		/* Its own open descriptor still holds the memory. */
+		if ((e->holders[slot / 64] & bit) &&
+		    dir_has("/proc/self/fd", e->fdev, e->ino))
+			e->by_fd[slot / 64] |= bit;
+		else
+			export_drop(idx, slot);
+		return;
+	}
+	e->by_fd[slot / 64] &= ~bit;	/* a reference again */
+	if (e->holders[slot / 64] & bit)
+		return;
+	/* An importer: its bytes, but not the GPU's again. */
+	e->holders[slot / 64] |= bit;
+	simgpu_shm->procs[slot].bytes[e->gpu] += e->size;
+	simgpu_shm->procs[slot].shared[e->gpu] += e->size;
+}
+
 void simgpu_export_release_slot(int slot)
 {
-	for (int i = 0; i < SG_MAX_EXPORTS; i++) {
-		struct sg_export_shared *e = &simgpu_shm->exports[i];
+	for (int i = 0; i < SG_MAX_EXPORTS; i++)
+		export_drop(i, slot);
+}
 
-		if (e->ino && (e->holders[slot / 64] & (1ULL << (slot % 64))))
-			simgpu_export_hold(i, slot, 0);
-	}
+/* End the descriptor-only holds of entry i whose descriptor is closed
+ * (the table holds host pids: only from the initial pid namespace). */
+static void export_scan_fds(int i)
+{
+	struct sg_export_shared *e = &simgpu_shm->exports[i];
+
+	if (!simgpu_pidns_initial())
+		return;
+	for (int w = 0; w < SG_MAX_PROCS / 64; w++)
+		for (int b = 0; e->ino && e->by_fd[w] && b < 64; b++)
+			if ((e->by_fd[w] & (1ULL << b)) &&
+			    !slot_fd_open(w * 64 + b, e->fdev, e->ino))
+				export_drop(i, w * 64 + b);
 }
 
 void simgpu_export_scan(int force)
@@ -148,7 +202,9 @@ void simgpu_export_scan(int force)
 	if (!force && now - simgpu_shm->last_export_scan < EXPORT_SCAN_NS)
 		return;
 	simgpu_shm->last_export_scan = now;
-	for (int i = 0; i < SG_MAX_EXPORTS; i++)
+	for (int i = 0; i < SG_MAX_EXPORTS; i++) {
+		export_scan_fds(i);
 		if (simgpu_shm->exports[i].ino && !held(&simgpu_shm->exports[i]))
 			export_put(i);
+	}
 }

@@ -182,10 +182,12 @@ kill -9 $ep
 wait $ep 2>/dev/null
 shared "ipc: then the exporter" 0 0 0
 both_hold export 0 , release 0
-shared "ipc: the exporter released its handle, the importer maps" 0 $((32 * M)) $((32 * M))
+shared "ipc: the exporter released its handle, its descriptor keeps it charged" \
+	$((32 * M)) $((32 * M)) $((32 * M))
 kill -9 $ip
 wait $ip 2>/dev/null
-shared "ipc: the exporter's open descriptor alone keeps the memory" 0 0 $((32 * M))
+shared "ipc: the exporter's open descriptor alone keeps the memory, charged to it" \
+	$((32 * M)) 0 $((32 * M))
 kill -9 $ep
 wait $ep 2>/dev/null
 shared "ipc: its exit closes it" 0 0 0
@@ -198,6 +200,44 @@ wait $ep 2>/dev/null
 run_to_end v "ipc: release, then close the descriptor" "close 0 ok" \
 	reserve 64M , ecreate 32M , export 0 , import 0 0 32M , release 0 , release 1 , close 0
 shared "ipc: after release and close" 0 0 0
+# Memory kept only by an open exported descriptor stays charged to the
+# exporter (the driver keeps it for the descriptor): export, release,
+# unmap, keep the descriptor; its close is seen at the next check point,
+# a VMM call or a synchronisation (here cuCtxSynchronize).
+s="reserve 64M , ecreate 32M , map 0 0 , export 0 , release 0 , unmap 0 32M"
+step v "fd: released and unmapped, the descriptor open" $((32 * M)) $s
+step v "fd: a synchronisation with it open keeps the charge" $((32 * M)) $s , sync
+# Closed, and no check point since: the charge lags (a known gap), simgpu
+# already looked and freed the memory.
+bg_hold v /tmp/fdc vmm-client $s , close 0 , hold 600000 && sp=$!
+check_eq "fd: closed, no check point since: the 32M charge lags (the gap)" $((32 * M)) \
+	"$(usage v 0 vram_current)"
+check_eq "fd: closed, no check point since: simgpu holds nothing" 0 "$(truth /v 0)"
+kill -9 "$sp"
+wait "$sp" 2>/dev/null
+check_eq "fd: closed, no check point since: zero after kill -9" 0 "$(usage v 0 vram_current)"
+step v "fd: closed, given back at the next synchronisation" 0 $s , close 0 , sync
+step v "fd: closed, given back at the next VMM call" 0 $s , close 0 , create 2M , release 1
+step v "fd: an import of it is the kept allocation again" $((32 * M)) \
+	$s , import 0 0 32M , close 0 , sync
+run_to_end v "fd: released, unmapped, then closed" "sync ok" $s , close 0 , sync
+bg_hold v /tmp/fdk vmm-client $s , hold 600000 && sp=$!
+kill -9 "$sp"
+wait "$sp" 2>/dev/null
+shared "fd: kill -9 with the descriptor open leaves nothing" 0 0 0
+# Under tenant l's 64M: 48M held only through a descriptor, 32M more is
+# refused; once the descriptor is closed, it fits.
+s="reserve 128M , ecreate 48M , map 0 0 , export 0 , release 0 , unmap 0 48M"
+out=$(/tmp/in_cg l vmm-client $s , create 32M , close 0 , create 32M)
+case $out in
+*"unmap 0 48M ok"*"create 32M CUDA_ERROR_OUT_OF_MEMORY"*"close 0 ok"*"create 32M = h1 ok"*)
+	pass "fd under 64M: 48M held through a descriptor, 32M more is refused until it is closed" ;;
+*) fail "fd under 64M: 48M held through a descriptor, 32M more is refused until it is closed" \
+	"$(echo "$out" | tr '\n' ' ')" ;;
+esac
+check_eq "fd under 64M: nothing left after exit" 0 "$(usage l 0 vram_current)"
+check_eq "fd under 64M: simgpu holds nothing after exit" 0 "$(truth /l 0)"
+step l "fd under 64M: 48M charged through the descriptor" $((48 * M)) $s
 # The importer's charge starts at its first mapping (no call tells an
 # imported handle's size), simgpu's attribution at the import: a known gap.
 bg_hold v /tmp/exp vmm-client reserve 64M , ecreate 32M , export 0 , hold 600000 && ep=$!
@@ -207,6 +247,19 @@ check_eq "ipc: imported, not mapped: nothing charged to the importer yet" 0 \
 	"$(usage l 0 vram_current)"
 check_eq "ipc: imported, not mapped: simgpu holds 32M for it (the gap)" $((32 * M)) \
 	"$(truth /l 0)"
+kill -9 $ip
+wait $ip 2>/dev/null
+# An importer that keeps the descriptor it imported from open past its
+# last handle and mapping stays charged, as simgpu attributes it; its
+# close is seen at its next synchronisation.
+s="open $ep ${fd:-none} , import 0 0 32M , reserve 64M , map 0 0 , release 0 , unmap 0 32M"
+bg_hold l /tmp/imp vmm-client $s , hold 600000 && ip=$!
+shared "ipc: the importer released and unmapped, its descriptor open" \
+	$((32 * M)) $((32 * M)) $((32 * M))
+kill -9 $ip
+wait $ip 2>/dev/null
+bg_hold l /tmp/imp vmm-client $s , close 0 , sync , hold 600000 && ip=$!
+shared "ipc: the importer closed it and synchronised" $((32 * M)) 0 $((32 * M))
 kill -9 $ip
 wait $ip 2>/dev/null
 # Under tenant l's 64M: 48M of its own, then mapping 32M imported is refused.
