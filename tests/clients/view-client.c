@@ -12,6 +12,8 @@
  *   view-client nvml-pci ID   nvmlDeviceGetHandleByPciBusId_v2: the same
  *   view-client alloc DEV N   allocate N MiB on CUDA device DEV, print
  *                             "holding", sleep until killed
+ *   view-client links         every NVLink of every NVML device:
+ *                             "nvlink index I link L state 0|1 remote P|ERR"
  *   view-client exec CMD...   cuInit, then exec CMD (a child of a process
  *                             whose CUDA is initialised)
  *
@@ -151,6 +153,33 @@ static int nvml_find(const char *how, const char *arg)
 	return 0;
 }
 
+/* Every NVLink of every device NVML shows: its state and far end. */
+static int nvml_links(void)
+{
+	unsigned int n;
+
+	need("nvmlInit_v2", NV(nvmlInit_v2)());
+	need("nvmlDeviceGetCount_v2", NV(nvmlDeviceGetCount_v2)(&n));
+	for (unsigned int i = 0; i < n; i++) {
+		nvmlDevice_t d;
+
+		need("nvmlDeviceGetHandleByIndex_v2", NV(nvmlDeviceGetHandleByIndex_v2)(i, &d));
+		for (unsigned int l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
+			nvmlEnableState_t on;
+			nvmlPciInfo_t pci;
+			nvmlReturn_t rc = NV(nvmlDeviceGetNvLinkState)(d, l, &on);
+
+			if (rc == NVML_ERROR_INVALID_ARGUMENT || rc == NVML_ERROR_NOT_SUPPORTED)
+				break;	/* past the device's links */
+			need("nvmlDeviceGetNvLinkState", rc);
+			rc = NV(nvmlDeviceGetNvLinkRemotePciInfo_v2)(d, l, &pci);
+			printf("nvlink index %u link %u state %d remote %s\n", i, l,
+			       on == NVML_FEATURE_ENABLED, rc ? "ERR" : pci.busId);
+		}
+	}
+	return 0;
+}
+
 static _Noreturn void alloc(int dev, size_t mib)
 {
 	CUcontext c;
@@ -193,6 +222,8 @@ int main(int argc, char **argv)
 	if (argc == 3 && (!strcmp(argv[1], "nvml-uuid") || !strcmp(argv[1], "nvml-serial") ||
 			  !strcmp(argv[1], "nvml-pci")))
 		return nvml_find(argv[1], argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "links"))
+		return nvml_links();
 	if (argc >= 3 && !strcmp(argv[1], "exec")) {
 		need("cuInit", CU(cuInit)(0));
 		execvp(argv[2], argv + 2);

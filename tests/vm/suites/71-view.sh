@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The enforced device view (issue 18, part 1), on a 4-GPU simgpu host:
 # GPUs 0,1 under one PCIe switch on NUMA node 0, GPUs 2,3 on node 1 with
-# 4 NVLinks between them. A tenant with "gpus 2,3" sees exactly GPUs 2 and 3
-# as devices 0 and 1 in every CUDA and NVML enumeration (view-client list),
+# 4 NVLinks between them, and one NVLink between GPUs 1 and 2. A tenant
+# with "gpus 2,3" sees exactly GPUs 2 and 3 as devices 0 and 1 in every
+# CUDA and NVML enumeration (view-client list),
 # nothing of GPUs 0 and 1; its CUDA_VISIBLE_DEVICES chooses among its own
 # GPUs; allocations on its device 1 land on GPU 3 (simgpu's truth); a
 # tenant without a gpus quota and the host see all four.
@@ -25,6 +26,7 @@ gpu2.numa = 1
 gpu3.pci_path = 1/3
 gpu3.numa = 1
 gpu2.nvlink = 3:4
+gpu1.nvlink = 2:1
 EOF
 check_out "gpu probe registers simgpu's 4 GPUs" "gpu 3" vgpuctl gpu probe
 
@@ -57,6 +59,22 @@ check_out "t: NVML device 1 numbered 1 by every look-up" \
 	"getindex 1 byuuid 1 byserial 1 bypci 1 byindex1 1 nearest 1" echo "$out"
 check_out "t: CPU 0's GPU set (GPUs 0, 1: not its own) is empty" "nvml gpuset cpu0 0" \
 	echo "$out"
+# GPU 2's NVLink to GPU 1 would name GPU 1 (its PCI id): in t it looks
+# inactive; its 4 links to GPU 3 are active and name GPU 3.
+# NVML's form of a PCI bus id (8-digit domain, upper case).
+npci() { printf '0000%s' "$(pci $1)" | tr a-f A-F; }
+hl=$(view-client links 2>&1)
+check_eq "the host sees GPU 2's NVLink to GPU 1" 1 \
+	"$(printf '%s\n' "$hl" | grep -c "^nvlink index 2 .* state 1 remote $(npci 1)$")"
+tl=$(/tmp/in_cg t view-client links 2>&1)
+check "t: no NVLink names GPU 1 or GPU 0 (PCI ids)" \
+	sh -c '! printf "%s\n" "$1" | grep -q -e "$2" -e "$3"' _ "$tl" "$(npci 1)" "$(npci 0)"
+check_eq "t: its device 0 (GPU 2) has the 4 active NVLinks to GPU 3, none to GPU 1" 4 \
+	"$(printf '%s\n' "$tl" | grep -c "^nvlink index 0 .* state 1 remote $(npci 3)$")"
+# simgpu's GPUs have NVML_NVLINK_MAX_LINKS links, the unused ones inactive.
+hoff=$(printf '%s\n' "$hl" | grep -c "^nvlink index 2 .* state 0 remote ERR$")
+check_eq "t: ... and one more inactive link with no far end than the host's GPU 2" \
+	$((hoff + 1)) "$(printf '%s\n' "$tl" | grep -c "^nvlink index 0 .* state 0 remote ERR$")"
 case $out in
 *"$U0"*|*"$U1"*|*1650923000000*|*1650923000001*) leak=yes ;;
 *) leak=no ;;
