@@ -92,17 +92,53 @@ vm_debug_append() {
 	[ "${VGPU_VM_DEBUG:-1}" = 0 ] || echo "slub_debug=FZPU page_poison=1 init_on_free=1"
 }
 
+# vm_kernel_image RELEASE: the file qemu boots for RELEASE. Debian's
+# kernels are built with CONFIG_PVH, so their uncompressed image (an ELF
+# with the PVH entry note) boots directly: no real-mode set-up, no
+# decompression under emulation, about 3 s less a boot for 6.1 (xz). The
+# image is unpacked once from /boot/vmlinuz-RELEASE into build/vm/ (a
+# compressed stream after the bzImage's set-up code, as the kernel's
+# scripts/extract-vmlinux finds it); if that fails, the bzImage itself.
+vm_kernel_image() {
+	local rel=$1 src out tmp magic dec off
+	src=/boot/vmlinuz-$rel
+	out=$vm_top/build/vm/vmlinux-$rel
+	if [ -s "$out" ] && [ "$out" -nt "$src" ]; then
+		echo "$out"
+		return 0
+	fi
+	mkdir -p "$vm_top/build/vm"
+	tmp=$(mktemp "$out.XXXXXX")
+	for magic in '\xfd7zXZ\x00:xz -dc' '\x28\xb5\x2f\xfd:zstd -dcq' '\x1f\x8b\x08:gzip -dc'; do
+		dec=${magic#*:}
+		command -v "${dec%% *}" > /dev/null || continue
+		for off in $(LC_ALL=C grep -aboP "${magic%%:*}" "$src" 2> /dev/null |
+			     cut -d: -f1 | head -n 4); do
+			tail -c +$((off + 1)) "$src" | $dec > "$tmp" 2> /dev/null
+			# XEN_ELFNOTE_PHYS32_ENTRY (18): the PVH entry point.
+			if readelf -n "$tmp" 2> /dev/null | grep -q '(0x00000012)'; then
+				mv "$tmp" "$out"
+				echo "$out"
+				return 0
+			fi
+		done
+	done
+	rm -f "$tmp"
+	echo "$src"
+}
+
 # vm_boot INITRAMFS CONSOLE_LOG
 # Boots Debian's kernel under TCG with two NUMA nodes (CPUs 0-1 on node 0,
 # 2-3 on node 1). The script's output comes on the second serial port
 # (stdout here); kernel messages go to CONSOLE_LOG.
 vm_boot() {
-	local initrd=$1 console=$2 rel
+	local initrd=$1 console=$2 rel kernel
 	rel=$(vm_kernel_release) || return 1
 	if [ ! -r "/boot/vmlinuz-$rel" ]; then
 		echo "Error: cannot read /boot/vmlinuz-$rel: install linux-image-$rel (make deps)." >&2
 		return 1
 	fi
+	kernel=$(vm_kernel_image "$rel")
 	timeout --foreground -k 5 "${VGPU_VM_TIMEOUT:-600}" \
 	qemu-system-x86_64 -nodefaults -display none -no-reboot \
 		-m 1024 -smp 4,sockets=2,cores=2,threads=1 \
@@ -110,7 +146,7 @@ vm_boot() {
 		-object memory-backend-ram,id=m1,size=512M \
 		-numa node,nodeid=0,cpus=0-1,memdev=m0 \
 		-numa node,nodeid=1,cpus=2-3,memdev=m1 \
-		-kernel "/boot/vmlinuz-$rel" -initrd "$initrd" \
+		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet $(vm_debug_append)" \
 		-serial "file:$console" -serial stdio
 }
