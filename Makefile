@@ -63,11 +63,11 @@ deps:
 	tools/deps
 
 check: deps
-	$(MAKE) all
+	$(MAKE) -j$$(nproc) all
 	tests/run
 
 demo: deps
-	$(MAKE) all
+	$(MAKE) -j$$(nproc) all
 	tests/vm/run tests/vm/demo.sh
 
 bench: deps
