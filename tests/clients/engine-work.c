@@ -3,7 +3,8 @@
  * engine-client's engine work beyond 1D copies and kernels (engine-client.c
  * documents the commands): pitched, peer and batch copies, 2D memsets,
  * prefetches and stream memory operations, each checked for what it did,
- * and the documented errors of their bad arguments.
+ * and the documented errors of their bad arguments (engine-more.c: the
+ * rest).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,11 @@ static CUresult check_word(CUdeviceptr p, uint32_t want)
 	CUresult rc = cu.cuMemcpyDtoH(&got, p, sizeof(got));
 
 	return rc ? rc : got == want ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_ADDRESS;
+}
+
+CUresult engine_check_word(CUdeviceptr p, uint32_t want)
+{
+	return check_word(p, want);
 }
 
 enum { COPY2D, SET2D, COPY3D };
@@ -255,9 +261,7 @@ CUresult engine_work(const char *kind, uint64_t bytes, uint64_t count)
 		return work_batch_copy(s, bytes, count);
 	if (!strcmp(kind, "batchmemop"))
 		return work_batch(s, count);
-	fprintf(stderr, "engine-client: work %s: not 2d, 3d, peer, memset2d, prefetch or "
-		"writevalue, batch, batchmemop\n", kind);
-	exit(2);
+	return engine_more(kind, c, s, bytes, count);
 }
 
 /* The stream must not pass its wait before the host sets the word. */
@@ -408,6 +412,8 @@ CUresult engine_errors(void)
 		n += expect("a bad batch writes nothing", check_word(d + 64, 7),
 			    CUDA_ERROR_ILLEGAL_ADDRESS);
 	cu.cuMemFree(d);
+	if (!rc)
+		n += engine_errors_more(ctx, s);
 	return rc ? rc : n ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
 }
 
