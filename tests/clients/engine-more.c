@@ -33,17 +33,20 @@ static CUresult array_new(CUarray *a, size_t n, CUarray_format f)
 	return cu.cuArrayCreate(a, &d);
 }
 
-/* Two device buffers of n bytes: *a filled with 0x5a, *b with 0. */
+/* Two buffers of n bytes of managed memory, filled by the host: *a with
+ * 0x5a, *b with 0. The set-up passes no gate, so that a closed gate is
+ * met by the work itself (a gated memset here would stall a tenant whose
+ * work is not gated, and 68-engines could not tell). */
 static CUresult two_bufs(CUdeviceptr *a, CUdeviceptr *b, size_t n)
 {
-	CUresult rc = cu.cuMemAlloc(a, n);
+	CUresult rc = cu.cuMemAllocManaged(a, n, CU_MEM_ATTACH_GLOBAL);
 
 	if (!rc)
-		rc = cu.cuMemAlloc(b, n);
-	if (!rc)
-		rc = cu.cuMemsetD8(*a, 0x5a, n);
-	if (!rc)
-		rc = cu.cuMemsetD8(*b, 0, n);
+		rc = cu.cuMemAllocManaged(b, n, CU_MEM_ATTACH_GLOBAL);
+	if (!rc) {
+		memset((void *)(uintptr_t)*a, 0x5a, n);
+		memset((void *)(uintptr_t)*b, 0, n);
+	}
 	return rc;
 }
 
