@@ -15,55 +15,11 @@
  * for a default stream). Synchronous copies (no stream: the legacy or,
  * for _ptds, the per-thread default stream) also count the thread in the
  * page's bound while the driver copies (synced.h), as a synchronisation
- * does: the process is busy on the GPU though it makes no launch.
+ * does: the process is busy on the GPU though it makes no launch. The
+ * wrappers' two shapes are engine.h's; copies with CUDA arrays, 3D batches
+ * and batch prefetches are in copyarray.c.
  */
-#include "hooks.h"
-#include "launchgate.h"
-#include "state.h"
-#include "synced.h"
-
-/* Asynchronous: exactly a launch's wrapper (launch.c). */
-#define ENGINE(sym, params, args, stream)					\
-static __attribute__((noinline)) CUresult sym##_slow params			\
-{										\
-	vgpu_pfn_##sym real = REAL(sym);					\
-										\
-	if (!real)								\
-		return CUDA_ERROR_NOT_INITIALIZED;				\
-	libvgpu_launch_slow(stream);						\
-	return vgpu_launch_done(real args);					\
-}										\
-										\
-VGPU_EXPORT CUresult sym params							\
-{										\
-	vgpu_pfn_##sym real = (vgpu_pfn_##sym)					\
-		__atomic_load_n(&libvgpu_real[VGPU_HOOK_##sym], __ATOMIC_RELAXED);	\
-										\
-	if (__builtin_expect(real && vgpu_gate_pass(&libvgpu_gate, stream), 1))	\
-		return real args;						\
-	return sym##_slow args;							\
-}
-
-/* Synchronous: gated, then the thread counted busy while it copies. */
-#define ENGINE_SYNC(sym, params, args, stream)					\
-VGPU_EXPORT CUresult sym params							\
-{										\
-	vgpu_pfn_##sym real = REAL(sym);					\
-	uint64_t launches = 0;							\
-	CUresult rc;								\
-	int g;									\
-										\
-	if (!real)								\
-		return CUDA_ERROR_NOT_INITIALIZED;				\
-	vgpu_launch_gate(stream);						\
-	g = libvgpu_sync_begin(&launches);					\
-	rc = vgpu_launch_done(real args);					\
-	libvgpu_sync_end(g, launches, 0, rc);					\
-	return rc;								\
-}
-
-#define ST(h) ((void *)(h))
-#define ST_PT(h) ((void *)((h) ? (h) : CU_STREAM_PER_THREAD))
+#include "engine.h"
 
 ENGINE_SYNC(cuMemcpyHtoD, (CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount),
        (dstDevice, srcHost, ByteCount), ST(NULL))

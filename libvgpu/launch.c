@@ -2,7 +2,9 @@
 /*
  * Kernel launches pass the compute gate (gate.h) before the driver sees
  * them: cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel and
- * their per-thread-stream (_ptsz) forms; cuGraphLaunch(_ptsz) in graph.c.
+ * their per-thread-stream (_ptsz) forms, the deprecated cuLaunch,
+ * cuLaunchGrid, cuLaunchGridAsync and cuLaunchCooperativeKernelMultiDevice;
+ * cuGraphLaunch(_ptsz) in graph.c.
  *
  * Each wrapper is two tail calls: while the tenant holds the GPU, the
  * inlined fast path (a few loads, one relaxed increment) and a jump to
@@ -73,3 +75,45 @@ LAUNCH(cuLaunchKernelEx, EX_PARAMS, EX_ARGS, EX_ST(config))
 LAUNCH(cuLaunchKernelEx_ptsz, EX_PARAMS, EX_ARGS, EX_ST_PTSZ(config))
 LAUNCH(cuLaunchCooperativeKernel, COOP_PARAMS, COOP_ARGS, ST(hStream))
 LAUNCH(cuLaunchCooperativeKernel_ptsz, COOP_PARAMS, COOP_ARGS, ST_PTSZ(hStream))
+
+/* The deprecated launches. cuLaunch and cuLaunchGrid run on the current
+ * context's NULL stream, cuLaunchGridAsync on hStream; their block shape
+ * and parameters are the function's state, set by calls the gate need
+ * not see (cuFuncSetBlockShape, cuParamSet*). */
+LAUNCH(cuLaunch, (CUfunction f), (f), ST(NULL))
+LAUNCH(cuLaunchGrid, (CUfunction f, int grid_width, int grid_height),
+       (f, grid_width, grid_height), ST(NULL))
+LAUNCH(cuLaunchGridAsync, (CUfunction f, int grid_width, int grid_height, CUstream hStream),
+       (f, grid_width, grid_height, hStream), ST(hStream))
+
+/*
+ * One kernel per device, each on its entry's stream: every entry's GPU
+ * passes its own gate before the driver sees the launch, one after the
+ * other (a closed gate waits there; the gates already passed counted
+ * their launch). A gate that passed with a mark due leaves it in the
+ * thread's state, where the next entry's slow path would take it for its
+ * own fast path's and not wait: it is set aside until every entry has
+ * passed, then the driver's answer goes to vgpu_launch_done for the last
+ * mark due (the queue bound's mark covers the thread's last launches
+ * whatever their GPU).
+ */
+VGPU_EXPORT CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *launchParamsList,
+							  unsigned int numDevices,
+							  unsigned int flags)
+{
+	vgpu_pfn_cuLaunchCooperativeKernelMultiDevice real =
+		REAL(cuLaunchCooperativeKernelMultiDevice);
+	int mark = 0;
+
+	if (!real)
+		return CUDA_ERROR_NOT_INITIALIZED;
+	for (unsigned int i = 0; launchParamsList && i < numDevices; i++) {
+		vgpu_launch_gate(launchParamsList[i].hStream);
+		if (libvgpu_gate_tls.mark) {
+			mark = libvgpu_gate_tls.mark;
+			libvgpu_gate_tls.mark = 0;
+		}
+	}
+	libvgpu_gate_tls.mark = mark;
+	return vgpu_launch_done(real(launchParamsList, numDevices, flags));
+}

@@ -165,5 +165,24 @@ int cu_load(unsigned long long flags)
 	bad |= GET(cuStreamWriteValue32, 11070);
 	bad |= GET(cuStreamWaitValue32, 11070);
 	bad |= GET(cuStreamBatchMemOp, 11070);
+	bad |= GET(cuMemcpyHtoA, 3020);
+	bad |= GET(cuMemcpyAtoH, 3020);
+	bad |= GET(cuMemcpyDtoA, 3020);
+	bad |= GET(cuMemcpyAtoD, 3020);
+	bad |= GET(cuMemcpyAtoA, 3020);
+	bad |= GET(cuMemcpyHtoAAsync, 3020);
+	bad |= GET(cuMemcpyAtoHAsync, 3020);
+	bad |= GET(cuMemcpy3DBatchAsync, 13000);
+	bad |= GET(cuMemPrefetchBatchAsync, 13000);
+	bad |= GET(cuMemDiscardAndPrefetchBatchAsync, 13000);
+	bad |= GET(cuModuleLoadData, 2000);
+	bad |= GET(cuModuleGetFunction, 2000);
+	bad |= GET(cuFuncSetBlockShape, 2000);
+	bad |= GET(cuParamSetSize, 2000);
+	bad |= GET(cuParamSetv, 2000);
+	bad |= GET(cuLaunch, 2000);
+	bad |= GET(cuLaunchGrid, 2000);
+	bad |= GET(cuLaunchGridAsync, 2000);
+	bad |= GET(cuLaunchCooperativeKernelMultiDevice, 9000);
 	return bad ? -1 : 0;
 }

@@ -99,6 +99,26 @@ struct cu {
 	CU_FN(cuStreamWriteValue32);
 	CU_FN(cuStreamWaitValue32);
 	CU_FN(cuStreamBatchMemOp);
+	CU_FN(cuMemcpyHtoA);
+	CU_FN(cuMemcpyAtoH);
+	CU_FN(cuMemcpyDtoA);
+	CU_FN(cuMemcpyAtoD);
+	CU_FN(cuMemcpyAtoA);
+	CU_FN(cuMemcpyHtoAAsync);
+	CU_FN(cuMemcpyAtoHAsync);
+	CU_FN(cuMemcpy3DBatchAsync);
+	CU_FN(cuMemPrefetchBatchAsync);
+	CU_FN(cuMemDiscardAndPrefetchBatchAsync);
+	CU_FN(cuModuleLoadData);
+	CU_FN(cuModuleGetFunction);
+	/* deprecated (the Makefile defines CUDA_ENABLE_DEPRECATED) */
+	CU_FN(cuFuncSetBlockShape);
+	CU_FN(cuParamSetSize);
+	CU_FN(cuParamSetv);
+	CU_FN(cuLaunch);
+	CU_FN(cuLaunchGrid);
+	CU_FN(cuLaunchGridAsync);
+	CU_FN(cuLaunchCooperativeKernelMultiDevice);
 };
 
 extern struct cu cu;

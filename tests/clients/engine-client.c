@@ -25,7 +25,25 @@
  *                          (cuMemPrefetchAsync of BYTES managed memory to
  *                          device 0), writevalue (cuStreamWriteValue32;
  *                          BYTES unused), batchmemop (cuStreamBatchMemOp:
- *                          a 32-bit write, a barrier, a 64-bit write)
+ *                          a 32-bit write, a barrier, a 64-bit write),
+ *                          array (cuMemcpyHtoAAsync and cuMemcpyAtoHAsync
+ *                          of BYTES in turn), arraysync (cuMemcpyDtoA,
+ *                          AtoA, AtoD, AtoH, HtoA of BYTES in turn, on
+ *                          the current context), batch3d
+ *                          (cuMemcpy3DBatchAsync: BYTES/2 to an array,
+ *                          4 rows of BYTES/8 between device buffers),
+ *                          prefetchbatch, discardprefetch
+ *                          (cuMemPrefetchBatchAsync,
+ *                          cuMemDiscardAndPrefetchBatchAsync: two halves
+ *                          of BYTES managed memory, to device 0 and the
+ *                          host); and the deprecated launches of a
+ *                          BYTES ns simgpu_spin kernel set up with
+ *                          cuFuncSetBlockShape and cuParamSetv: launch
+ *                          (cuLaunch), launchgrid (cuLaunchGrid),
+ *                          launchgridasync (cuLaunchGridAsync on the
+ *                          stream), multidevice
+ *                          (cuLaunchCooperativeKernelMultiDevice on the
+ *                          stream and one of device 1)
  *   waitvalue NS COUNT     a stream waits (cuStreamWaitValue32) for a word
  *                          the host sets after NS ns, then writes COUNT
  *                          into another word; fails if the write came

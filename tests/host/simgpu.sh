@@ -73,7 +73,12 @@ else
 		cuMemPrefetchAsync cuMemPrefetchAsync_v2_ptsz cuStreamWriteValue32 \
 		cuStreamWriteValue64_v2_ptsz cuStreamWaitValue32_v2 cuStreamWaitValue64_ptsz \
 		cuStreamBatchMemOp cuStreamBatchMemOp_v2_ptsz cuMemcpyBatchAsync \
-		cuMemcpyBatchAsync_v2_ptsz \
+		cuMemcpyBatchAsync_v2_ptsz cuMemcpyHtoA cuMemcpyAtoH_v2 cuMemcpyAtoA_v2_ptds \
+		cuMemcpyDtoA_v2_ptds cuMemcpyAtoD cuMemcpyHtoAAsync_v2_ptsz cuMemcpyAtoHAsync \
+		cuMemcpy3DBatchAsync cuMemcpy3DBatchAsync_ptsz cuMemcpy3DBatchAsync_v2_ptsz \
+		cuMemPrefetchBatchAsync_ptsz cuMemDiscardAndPrefetchBatchAsync \
+		cuLaunch cuLaunchGrid cuLaunchGridAsync cuLaunchCooperativeKernelMultiDevice \
+		cuFuncSetBlockShape cuParamSetv \
 		cuLaunchKernel cuLaunchKernel_ptsz cuLaunchKernelEx cuLaunchKernelEx_ptsz \
 		cuLaunchCooperativeKernel cuLaunchCooperativeKernel_ptsz \
 		cuStreamSynchronize cuStreamSynchronize_ptsz cuEventRecord_ptsz \
@@ -325,7 +330,8 @@ fi
 
 # ---- pitched and peer copies, 2D memsets, prefetch, stream memory ops ----
 E=$cli/engine-client
-for k in 2d 3d peer batch memset2d prefetch writevalue batchmemop; do
+for k in 2d 3d peer batch memset2d prefetch writevalue batchmemop array arraysync batch3d \
+	prefetchbatch discardprefetch launch launchgrid launchgridasync multidevice; do
 	out=$("$E" work $k 64K 5 2>&1)
 	check "work $k: stream-ordered, the bytes or value land where documented" "$out" \
 		grep -qx "work $k ok" <<<"$out"
@@ -334,12 +340,12 @@ out=$("$E" waitvalue 100000000 7 2>&1)
 check "cuStreamWaitValue32 blocks its stream until another stream writes the word" "$out" \
 	grep -qx "waitvalue ok" <<<"$out"
 out=$("$E" errors 0 0 2>&1)
-check "bad pitches, bounds, contexts, prefetch targets, flags and batches get documented errors" \
+check "bad pitches, bounds, arrays, contexts, prefetch targets, flags, batches and launches get documented errors" \
 	"$(tr '\n' ' ' <<<"$out")" grep -qx "errors ok" <<<"$out"
 # Device time: 4 operations of 4 MiB at 64 MiB/s hold the engine 250 ms
 # (what work KIND 4M 4 takes beyond work KIND 4M 0, its set-up).
 gpu_busy() { "$STAT" | awk '$1 == "gpu" && $2 == 0 { print $8 }'; }
-for k in 2d 3d peer batch memset2d prefetch; do
+for k in 2d 3d peer batch memset2d prefetch array arraysync batch3d prefetchbatch discardprefetch; do
 	"$STAT" reset
 	SIMGPU_COPY_BW=64M "$E" work $k 4M 0 >/dev/null 2>&1
 	b0=$(gpu_busy)
@@ -348,6 +354,19 @@ for k in 2d 3d peer batch memset2d prefetch; do
 	b1=$(gpu_busy)
 	check "work $k: 4 x 4 MiB hold the engine 250 ms at copy_bw 64M" \
 		"$(((b1 - b0) / 1000)) us" test $((b1 - b0)) -ge 245000000 -a $((b1 - b0)) -le 255000000
+done
+
+# The deprecated launches: 4 kernels of 50 ms hold the engine 200 ms (the
+# multi-device launch on each of GPUs 0 and 1).
+gpu_busy_g() { "$STAT" | awk -v g="$1" '$1 == "gpu" && $2 == g { print $8 }'; }
+for k in launch launchgrid launchgridasync multidevice; do
+	"$STAT" reset
+	"$E" work $k 50000000 4 >/dev/null 2>&1
+	b0=$(gpu_busy_g 0)
+	b1=$(gpu_busy_g 1)
+	[ $k = multidevice ] || b1=200000000
+	check "work $k: 4 kernels of 50 ms hold the engine 200 ms" "$((b0 / 1000)) us, GPU 1 $((b1 / 1000)) us" \
+		test "$b0" -ge 199000000 -a "$b0" -le 205000000 -a "$b1" -ge 199000000 -a "$b1" -le 205000000
 done
 
 # ---- device time: queued kernels run back to back on a loaded host ----

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * CUDA arrays and mipmapped arrays. Their contents are not simulated; what
- * matters is the VRAM they take: width x height x depth (x layers) x
- * channels x element size of the format, summed over mip levels, rounded
- * up to a 4 KiB page.
+ * CUDA arrays and mipmapped arrays. What matters is the VRAM they take:
+ * width x height x depth (x layers) x channels x element size of the
+ * format, summed over mip levels, rounded up to a 4 KiB page. A plain
+ * array's contents are kept in host memory for the copies that reach it
+ * (arraycopy.c, copybatch3d.c), linear: no texture layout is simulated.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -99,8 +100,43 @@ static CUresult array_free(struct CUarray_st *a)
 		return CUDA_ERROR_INVALID_HANDLE;
 	a->magic = 0;
 	simgpu_uncharge(a->dev, a->charged);
+	free(a->data);
 	free(a);
 	return CUDA_SUCCESS;
+}
+
+/*
+ * An array's contents for copies (arraycopy.c, copybatch3d.c): level 0's
+ * elements, rows of Width, Height rows (1 when 0) a slice, Depth slices
+ * (1 when 0), allocated on the first copy. A plain array only (not a
+ * mipmapped one); *elsize: bytes an element (at least 1).
+ */
+CUresult simgpu_array_data(struct CUarray_st *a, unsigned char **data, size_t *elsize)
+{
+	const CUDA_ARRAY3D_DESCRIPTOR *d;
+	uint64_t bytes;
+
+	if (!a || a->magic != SG_ARRAY_MAGIC || a->levels != 1)
+		return CUDA_ERROR_INVALID_VALUE;
+	d = &a->desc;
+	*elsize = (size_t)d->NumChannels * format_bits((unsigned int)d->Format) / 8;
+	if (!*elsize)
+		*elsize = 1;
+	bytes = level_bytes(d, 0);
+	pthread_mutex_lock(&simgpu_lk);
+	if (!a->data)
+		a->data = calloc(1, bytes ? bytes : 1);
+	*data = a->data;
+	pthread_mutex_unlock(&simgpu_lk);
+	return *data ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+/* Elements of a row, rows of a slice, slices of level 0. */
+void simgpu_array_extent(const struct CUarray_st *a, size_t *w, size_t *h, size_t *z)
+{
+	*w = a->desc.Width;
+	*h = a->desc.Height ? a->desc.Height : 1;
+	*z = a->desc.Depth ? a->desc.Depth : 1;
 }
 
 SG_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *d)

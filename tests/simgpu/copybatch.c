@@ -17,8 +17,8 @@
 #include "simgpu.h"
 
 /* An operand: device memory must hold n bytes from p; host memory is not
- * simgpu's to check. */
-static CUresult operand(CUdeviceptr p, size_t n)
+ * simgpu's to check (copybatch3d.c too). */
+CUresult simgpu_batch_operand(CUdeviceptr p, size_t n)
 {
 	struct sg_range *r;
 	CUresult rc = CUDA_SUCCESS;
@@ -62,9 +62,9 @@ static CUresult batch(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_
 		return CUDA_ERROR_INVALID_VALUE;
 	rc = attrs_check(attrs, idx, nattrs, count);
 	for (size_t i = 0; i < count && !rc; i++) {
-		rc = operand(dsts[i], sizes[i]);
+		rc = simgpu_batch_operand(dsts[i], sizes[i]);
 		if (!rc)
-			rc = operand(srcs[i], sizes[i]);
+			rc = simgpu_batch_operand(srcs[i], sizes[i]);
 		if (rc)
 			bad = i;
 	}

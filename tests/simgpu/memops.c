@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Stream-ordered engine work that is not a copy: managed memory prefetch
- * (CUDA Driver API, "Unified Addressing": cuMemPrefetchAsync, _v2) and
+ * (CUDA Driver API, "Unified Addressing": cuMemPrefetchAsync, _v2, and the
+ * batches cuMemPrefetchBatchAsync, cuMemDiscardAndPrefetchBatchAsync) and
  * the stream memory operations ("Stream Memory Operations":
  * cuStreamWriteValue32/64, cuStreamWaitValue32/64, cuStreamBatchMemOp; v1,
  * _v2 and _ptsz).
@@ -55,26 +56,85 @@ static CUresult prefetch_v1(CUdeviceptr p, size_t n, CUdevice dev, CUstream h, i
 	return prefetch(p, n, h, ptds);
 }
 
-static CUresult prefetch_v2(CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int flags,
-			    CUstream h, int ptds)
+static CUresult location(CUmemLocation loc)
 {
-	SG_INIT_CHECK();
-	if (flags)
-		return CUDA_ERROR_INVALID_VALUE;	/* reserved, must be 0 */
 	switch (loc.type) {
 	case CU_MEM_LOCATION_TYPE_DEVICE:
-		if (simgpu_check_dev(loc.id))
-			return CUDA_ERROR_INVALID_DEVICE;
-		break;
+		return simgpu_check_dev(loc.id) ? CUDA_ERROR_INVALID_DEVICE : CUDA_SUCCESS;
 	case CU_MEM_LOCATION_TYPE_HOST:
 	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
 	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
-		break;
+		return CUDA_SUCCESS;
 	default:
 		return CUDA_ERROR_INVALID_VALUE;
 	}
-	return prefetch(p, n, h, ptds);
 }
+
+static CUresult prefetch_v2(CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int flags,
+			    CUstream h, int ptds)
+{
+	CUresult rc;
+
+	SG_INIT_CHECK();
+	if (flags)
+		return CUDA_ERROR_INVALID_VALUE;	/* reserved, must be 0 */
+	rc = location(loc);
+	return rc ? rc : prefetch(p, n, h, ptds);
+}
+
+/*
+ * Batch prefetches ("Unified Addressing": cuMemPrefetchBatchAsync,
+ * cuMemDiscardAndPrefetchBatchAsync, 13000, each with _ptsz). The whole
+ * batch is checked first: flags "must be zero"; the stream "must not be
+ * legacy NULL stream"; the location ranges as cuMemcpyBatchAsync's
+ * attributes ("the first entry in prefetchLocIdxs must always be 0",
+ * increasing, below count, "numPrefetchLocs must be lesser than or equal
+ * to count"), each location as cuMemPrefetchAsync's; each range managed
+ * memory. Each range is then a prefetch holding the engine for its
+ * bytes. A discard and prefetch is one too: the discarded contents are
+ * left as they are (the reference makes them indeterminate), and the
+ * range is made resident at its location like a prefetch.
+ */
+static CUresult prefetch_batch(CUdeviceptr *p, size_t *n, size_t count, CUmemLocation *locs,
+			       size_t *idx, size_t nlocs, unsigned long long flags, CUstream h,
+			       int ptds)
+{
+	CUresult rc = CUDA_SUCCESS;
+
+	SG_INIT_CHECK();
+	if (!count || !p || !n || flags || h == CU_STREAM_LEGACY || (!h && !ptds) ||
+	    !nlocs || nlocs > count || !locs || !idx || idx[0])
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t k = 0; k < nlocs && !rc; k++) {
+		if ((k && idx[k] <= idx[k - 1]) || idx[k] >= count)
+			return CUDA_ERROR_INVALID_VALUE;
+		rc = location(locs[k]);
+	}
+	for (size_t i = 0; i < count && !rc; i++)
+		rc = n[i] ? managed(p[i], n[i]) : CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < count && !rc; i++)
+		rc = prefetch(p[i], n[i], h, ptds);
+	return rc;
+}
+
+SG_API CUresult cuMemPrefetchBatchAsync(CUdeviceptr *p, size_t *n, size_t count,
+					CUmemLocation *locs, size_t *idx, size_t nlocs,
+					unsigned long long flags, CUstream h)
+{ return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 0); }
+SG_API CUresult cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *p, size_t *n, size_t count,
+					     CUmemLocation *locs, size_t *idx, size_t nlocs,
+					     unsigned long long flags, CUstream h)
+{ return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 1); }
+SG_API CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *p, size_t *n, size_t count,
+						  CUmemLocation *locs, size_t *idx,
+						  size_t nlocs, unsigned long long flags,
+						  CUstream h)
+{ return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 0); }
+SG_API CUresult cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *p, size_t *n,
+						       size_t count, CUmemLocation *locs,
+						       size_t *idx, size_t nlocs,
+						       unsigned long long flags, CUstream h)
+{ return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 1); }
 
 SG_API CUresult cuMemPrefetchAsync(CUdeviceptr p, size_t n, CUdevice dev, CUstream h)
 { return prefetch_v1(p, n, dev, h, 0); }

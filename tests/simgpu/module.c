@@ -414,7 +414,7 @@ uint64_t simgpu_kernel_ns(struct CUfunc_st *f, void **params, void **extra)
 	return ns;
 }
 
-static CUresult launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+CUresult simgpu_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
 		       unsigned int bx, unsigned int by, unsigned int bz,
 		       CUstream h, void **params, void **extra, int ptds)
 {
@@ -441,7 +441,7 @@ SG_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, u
 			       unsigned int shmem, CUstream h, void **params, void **extra)
 {
 	(void)shmem;
-	return launch(f, gx, gy, gz, bx, by, bz, h, params, extra, 0);
+	return simgpu_launch(f, gx, gy, gz, bx, by, bz, h, params, extra, 0);
 }
 
 SG_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
@@ -449,7 +449,7 @@ SG_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int 
 				    unsigned int shmem, CUstream h, void **params, void **extra)
 {
 	(void)shmem;
-	return launch(f, gx, gy, gz, bx, by, bz, h, params, extra, 1);
+	return simgpu_launch(f, gx, gy, gz, bx, by, bz, h, params, extra, 1);
 }
 
 SG_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy,
@@ -458,7 +458,7 @@ SG_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigne
 					  void **params)
 {
 	(void)shmem;
-	return launch(f, gx, gy, gz, bx, by, bz, h, params, NULL, 0);
+	return simgpu_launch(f, gx, gy, gz, bx, by, bz, h, params, NULL, 0);
 }
 
 SG_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
@@ -467,7 +467,7 @@ SG_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, un
 					       void **params)
 {
 	(void)shmem;
-	return launch(f, gx, gy, gz, bx, by, bz, h, params, NULL, 1);
+	return simgpu_launch(f, gx, gy, gz, bx, by, bz, h, params, NULL, 1);
 }
 
 static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params,
@@ -476,7 +476,7 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params,
 	SG_INIT_CHECK();
 	if (!c)
 		return CUDA_ERROR_INVALID_VALUE;
-	return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX,
+	return simgpu_launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX,
 		      c->blockDimY, c->blockDimZ, c->hStream, params, extra, ptds);
 }
 

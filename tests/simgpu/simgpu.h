@@ -115,9 +115,16 @@ struct CUevent_st {
 	struct CUstream_st *cap_src;
 };
 
+/* The legacy launches' parameter space (legacylaunch.c), bytes. */
+#define SG_PARAM_SPACE 4096
+
 struct CUfunc_st {
 	uint32_t magic;
 	int spin;
+	/* Set by cuFuncSetBlockShape, cuFuncSetSharedSize, cuParamSet*
+	 * for cuLaunch, cuLaunchGrid(Async) (legacylaunch.c). */
+	unsigned int bx, by, bz, shmem, psize;
+	unsigned char param[SG_PARAM_SPACE];
 	struct CUmod_st *mod;
 	struct CUfunc_st *next;
 	char name[256];
@@ -283,8 +290,19 @@ void simgpu_pool_trim_all(void);
 CUresult simgpu_pool_alloc(struct CUmemPoolHandle_st *pool, size_t size,
 			   CUdeviceptr *out);
 
+/* ---- copybatch.c: a batch copy's pointer operand of n bytes ---- */
+CUresult simgpu_batch_operand(CUdeviceptr p, size_t n);
+
+/* ---- array.c: a plain array's contents, element size and extent ---- */
+CUresult simgpu_array_data(struct CUarray_st *a, unsigned char **data, size_t *elsize);
+void simgpu_array_extent(const struct CUarray_st *a, size_t *w, size_t *h, size_t *z);
+
 /* ---- module.c ---- */
 void simgpu_module_release_ctx(struct CUctx_st *ctx);
+/* A kernel launch on stream h (its checks, then queued). */
+CUresult simgpu_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+		       unsigned int bx, unsigned int by, unsigned int bz,
+		       CUstream h, void **params, void **extra, int ptds);
 /* A copy's or memset's bytes moved (copy.c), and its device time. */
 void simgpu_move(const struct sg_op *op);
 uint64_t simgpu_op_copy_ns(const struct sg_op *op);

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # The compute gate beyond kernels on the current context (issue #14):
 # launches on another device's stream with no context current, copies
-# (1D, 2D, 3D, peer, batch), 2D memsets, prefetches, stream memory operations,
-# and one thread driving two GPUs whose work depends on each other. A
+# (1D, 2D, 3D, peer, batch, with CUDA arrays, 3D batch), 2D memsets,
+# prefetches (single and batch), stream memory operations, the deprecated
+# launches (cuLaunch, cuLaunchGrid(Async), multi-device cooperative), and
+# one thread driving two GPUs whose work depends on each other. A
 # closed gate is made by a high-priority tenant (y) with work on the GPU:
 # the low-priority tenant (x) must then make no progress there, and finish
 # once y's work is done. simgpu's engine records the device time each
@@ -81,7 +83,22 @@ stalls "a peer-copy-only tenant" 0 work peer 1M 400
 stalls "a batch-copy-only tenant" 0 work batch 1M 400
 stalls "a 2D-memset-only tenant" 0 work memset2d 1M 400
 stalls "a prefetch-only tenant" 0 work prefetch 1M 400
+# copies with CUDA arrays (asynchronous; synchronous on the current
+# context's GPU), 3D batch copies and batch prefetches likewise
+stalls "an array-copy-only tenant" 0 work array 1M 400
+stalls "a synchronous-array-copy-only tenant" 0 work arraysync 1M 400
+stalls "a 3D-batch-copy-only tenant" 0 work batch3d 1M 400
+stalls "a batch-prefetch-only tenant" 0 work prefetchbatch 1M 400
+stalls "a discard-and-prefetch-only tenant" 0 work discardprefetch 1M 400
 unset SIMGPU_COPY_BW
+
+# --- the deprecated launches (2 ms kernels): cuLaunch and cuLaunchGrid
+# on the current context's NULL stream, cuLaunchGridAsync on a stream, a
+# multi-device cooperative launch on GPUs 0 and 1 (GPU 0's gate closed)
+stalls "a cuLaunch-only tenant" 0 work launch 2000000 400
+stalls "a cuLaunchGrid-only tenant" 0 work launchgrid 2000000 400
+stalls "a cuLaunchGridAsync-only tenant" 0 work launchgridasync 2000000 400
+stalls "a multi-device-cooperative-launch-only tenant" 0 work multidevice 2000000 400
 
 # --- stream memory operations take next to no device time: the closed
 # gate shows as x's 20 writes (or batches) not done 1 s after x is set up
