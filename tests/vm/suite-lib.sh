@@ -40,7 +40,11 @@ field() {
 bg_hold() {
 	local dir=$1 out=$2 i
 	shift 2
-	/tmp/in_cg "$dir" "$@" > "$out" 2>&1 &
+	# Emptied here, not by the background job's own redirection, which may
+	# come late: a loaded run read the previous holder's "holding" in a
+	# reused file and checked before this holder had done anything.
+	: > "$out"
+	/tmp/in_cg "$dir" "$@" >> "$out" 2>&1 &
 	for i in $(seq 1 600); do
 		grep -q '^holding' "$out" && return 0
 		sleep 0.1

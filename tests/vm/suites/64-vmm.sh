@@ -21,15 +21,24 @@ check "tenant l: 64M" vgpuctl tenant add l cgroup l vram-max 64M
 
 # step TENANT WHAT BYTES CMD...: vmm-client CMD..., then hold; the tenant
 # is charged BYTES, what simgpu holds; kill -9 leaves zero in both.
+# step_state TENANT PID: what a failed step saw (on the test's output).
+step_state() {
+	echo "# holder $2: $(tr '\n' ' ' < /tmp/step)"
+	echo "# its cgroup: $(cat /proc/"$2"/cgroup 2>&1); alive: $(kill -0 "$2" 2>&1 && echo yes)"
+	simgpu-stat | sed -n "/^cgroup \/$1 /s/^/# simgpu: /p; /^proc /s/^/# simgpu: /p"
+	vgpuctl ps 2>&1 | sed 's/^/# vgpuctl ps: /'
+}
 step() {
-	local t=$1 what=$2 want=$3 out sp
+	local t=$1 what=$2 want=$3 out sp got
 	shift 3
 	bg_hold "$t" /tmp/step vmm-client "$@" , hold 600000 && sp=$!
 	out=$(cat /tmp/step)
 	case $out in
 	*CUDA_ERROR*) fail "$what: every call succeeds" "$(echo "$out" | tr '\n' ' ')" ;;
 	esac
-	check_eq "$what: $((want / M))M charged" "$want" "$(usage "$t" 0 vram_current)"
+	got=$(usage "$t" 0 vram_current)
+	check_eq "$what: $((want / M))M charged" "$want" "$got"
+	[ "$got" = "$want" ] || step_state "$t" "$sp"
 	check_eq "$what: charged what simgpu holds" "$(truth /"$t" 0)" "$(usage "$t" 0 vram_current)"
 	kill -9 "$sp"
 	wait "$sp" 2>/dev/null

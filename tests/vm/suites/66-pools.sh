@@ -42,6 +42,7 @@ check "tenant c: 64M" vgpuctl tenant add c cgroup c vram-max 64M
 rm -f /tmp/p[0-9]*
 
 # --- 32 allocations of 4 KiB share one chunk of the default pool
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c pool-client alloc 4K 32 , reserved , pause /tmp/p1 , free , reserved , \
 	pause /tmp/p2 , sync , reserved , pause /tmp/p3 , alloc 4K 4096 , reserved , \
 	pause /tmp/p4 > /tmp/pc 2>&1 &
@@ -66,6 +67,7 @@ check_eq "kill -9: simgpu holds nothing" 0 "$(truth /c 0)"
 rm -f /tmp/p[0-9]*
 
 # --- with a context of its own (32M): the pool's chunk on top of it
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c env SIMGPU_CTX_VRAM=32M pool-client alloc 4K 32 , pause /tmp/p1 > /tmp/pc 2>&1 &
 pc=$!
 step 1
@@ -77,6 +79,7 @@ rm -f /tmp/p[0-9]*
 
 # --- cached memory is charged until trimmed; what it takes is refused to
 # another process of the tenant
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c pool-client threshold 64M , alloc 4K 32 , alloc 40M , free , sync , reserved , \
 	pause /tmp/p1 , trim 2M , reserved , pause /tmp/p2 , trim 0 , reserved , \
 	pause /tmp/p3 > /tmp/pc 2>&1 &
@@ -106,6 +109,7 @@ case $out in
 esac
 
 # --- a pool created on GPU 1 is charged to GPU 1, from GPU 0's context
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c pool-client pool 1 , alloc 4K 3 , alloc 8M , reserved , pause /tmp/p1 , \
 	free , sync , destroy , pause /tmp/p2 > /tmp/pc 2>&1 &
 pc=$!
@@ -119,6 +123,7 @@ wait $pc 2>/dev/null
 rm -f /tmp/p[0-9]*
 
 # --- cuDeviceSetMemPool: cuMemAllocAsync follows the device's current pool
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c pool-client pool 0 , threshold 64M , setpool , default , alloc 1M 3 , free , \
 	sync , reserved , pause /tmp/p1 > /tmp/pc 2>&1 &
 pc=$!
@@ -132,6 +137,7 @@ check_eq "kill -9 with cached memory: simgpu holds nothing" 0 "$(truth /c 0)"
 rm -f /tmp/p[0-9]*
 
 # --- a host pool holds no VRAM
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c pool-client hostpool , alloc 48M 2 , pause /tmp/p1 > /tmp/pc 2>&1 &
 pc=$!
 step 1
@@ -154,6 +160,7 @@ check_eq "and no budget kept" 0 "$(usage c 0 vram_budget)"
 rm -f /tmp/p[0-9]*
 
 # --- context memory that grows: each module takes 6M once loaded
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c env SIMGPU_MODULE_VRAM=6M pool-client module , pause /tmp/p1 , function k , \
 	pause /tmp/p2 , function k2 , unload , pause /tmp/p3 , library , function x , \
 	pause /tmp/p4 , limit heap 24M , pause /tmp/p5 , limit heap 8M , pause /tmp/p6 , \
@@ -180,6 +187,7 @@ check_eq "kill -9: loaded modules and limits uncharged" 0 "$(usage c 0 vram_curr
 check_eq "kill -9: simgpu holds nothing" 0 "$(truth /c 0)"
 rm -f /tmp/p[0-9]*
 
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c env SIMGPU_MODULE_VRAM=6M CUDA_MODULE_LOADING=EAGER pool-client module , \
 	pause /tmp/p1 > /tmp/pc 2>&1 &
 pc=$!
@@ -190,6 +198,7 @@ wait $pc 2>/dev/null
 rm -f /tmp/p[0-9]*
 
 # --- growth past the limit is refused and undone
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c env SIMGPU_MODULE_VRAM=80M CUDA_MODULE_LOADING=EAGER pool-client module , \
 	limit heap 100M , limit stack 2048 , pause /tmp/p1 > /tmp/pc 2>&1 &
 pc=$!

@@ -37,6 +37,7 @@ check "tenant d: 48M" vgpuctl tenant add d cgroup d vram-max 48M
 rm -f /tmp/p[0-9]*
 
 # --- beside the primary context: create, allocate and launch in it, destroy
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c env SIMGPU_CTX_VRAM=32M greenctx-client primary 0 , pause /tmp/p1 , \
 	green 0 16 , pause /tmp/p2 , current , alloc 8M , stream , launch , pause /tmp/p3 , \
 	destroy , pause /tmp/p4 > /tmp/pc 2>&1 &
@@ -60,6 +61,7 @@ rm -f /tmp/p[0-9]*
 
 # --- on GPU 1 without a primary context first: it retains one (charged
 # once), allocations in it are GPU 1's
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c env SIMGPU_CTX_VRAM=32M greenctx-client green 1 8 , current , alloc 4M , \
 	pause /tmp/p1 , destroy , pause /tmp/p2 > /tmp/pc 2>&1 &
 pc=$!
@@ -73,6 +75,7 @@ wait $pc 2>/dev/null
 rm -f /tmp/p[0-9]*
 
 # --- kill -9 with a green context and an allocation in it
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg c env SIMGPU_CTX_VRAM=32M greenctx-client green 0 16 , current , alloc 8M , \
 	pause /tmp/p1 > /tmp/pc 2>&1 &
 pc=$!
@@ -87,6 +90,7 @@ rm -f /tmp/p[0-9]*
 # --- over the limit: 48M hold the primary context (32M), not a green one.
 # simgpu enforces no limit of its own here (SIMGPU_MEMORY_LIMITS=off: no
 # backstop), so the refusal is libvgpu's, after the real call.
+: > /tmp/pc	# not the stale file of the last client
 /tmp/in_cg d env SIMGPU_MEMORY_LIMITS=off SIMGPU_CTX_VRAM=32M greenctx-client green 0 16 , pause /tmp/p1 , \
 	primary 0 , green 0 16 , pause /tmp/p2 > /tmp/pc 2>&1 &
 pc=$!
