@@ -13,9 +13,13 @@ check_out "GPU 0 has 16 GiB" "total 17179869184" simgpu-client device 0 , info
 check_out "GPU 1 has 16 GiB" "total 17179869184" simgpu-client device 1 , info
 check_out "NVML sees the same GPU" "total 17179869184" simgpu-client nvml
 # memory is shared by all processes of the host
-simgpu-client alloc 12G , sleep 3000 > /tmp/holder 2>&1 &
+simgpu-client alloc 12G , sleep 600000 > /tmp/holder 2>&1 &
 holder=$!
-sleep 1
+# Until it has allocated (a loaded machine took over a second).
+for i in $(seq 1 600); do
+	grep -q '^alloc .* ok' /tmp/holder && break
+	sleep 0.1
+done
 check_out "a second process sees the first one's allocation" "free 4294967296" simgpu-client info
 check_out "and cannot take more than is left" "CUDA_ERROR_OUT_OF_MEMORY" sh -c 'simgpu-client alloc 5G; true'
 kill -9 $holder
