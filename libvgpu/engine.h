@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The two shapes of an engine work wrapper (copy.c, copyarray.c): ENGINE,
- * an asynchronous call on a stream, gated exactly as a launch (launch.c:
- * the inlined fast path, then a tail call to the driver); ENGINE_SYNC, a
+ * The two shapes of an engine work wrapper (launch.c, copy.c, copyarray.c):
+ * ENGINE, an asynchronous call on a stream, a kernel launch or a copy (the
+ * inlined fast path, then a tail call to the driver); ENGINE_SYNC, a
  * synchronous one, gated, then the thread counted in the page's bound
  * while the driver works (synced.h). stream: what the gate takes for the
  * GPU (launchgate.h); ST(h) a stream argument, ST_PT(h) one of a _ptsz or
@@ -16,7 +16,7 @@
 #include "state.h"
 #include "synced.h"
 
-/* Asynchronous: exactly a launch's wrapper (launch.c). */
+/* Asynchronous: a launch, or work gated exactly as one. */
 #define ENGINE(sym, params, args, stream)					\
 static __attribute__((noinline)) CUresult sym##_slow params			\
 {										\

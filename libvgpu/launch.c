@@ -20,30 +20,7 @@
  * cuLaunchKernelEx); 0 in a _ptsz form is the thread's per-thread stream,
  * named CU_STREAM_PER_THREAD so that the event goes where the launch went.
  */
-#include "hooks.h"
-#include "launchgate.h"
-#include "state.h"
-
-#define LAUNCH(sym, params, args, stream)					\
-static __attribute__((noinline)) CUresult sym##_slow params			\
-{										\
-	vgpu_pfn_##sym real = REAL(sym);					\
-										\
-	if (!real)								\
-		return CUDA_ERROR_NOT_INITIALIZED;				\
-	libvgpu_launch_slow(stream);						\
-	return vgpu_launch_done(real args);					\
-}										\
-										\
-VGPU_EXPORT CUresult sym params							\
-{										\
-	vgpu_pfn_##sym real = (vgpu_pfn_##sym)					\
-		__atomic_load_n(&libvgpu_real[VGPU_HOOK_##sym], __ATOMIC_RELAXED);	\
-										\
-	if (__builtin_expect(real && vgpu_gate_pass(&libvgpu_gate, stream), 1))	\
-		return real args;						\
-	return sym##_slow args;							\
-}
+#include "engine.h"
 
 #define KERNEL_PARAMS								\
 	(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,		\
@@ -64,26 +41,24 @@ VGPU_EXPORT CUresult sym params							\
 #define EX_PARAMS (const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 #define EX_ARGS (config, f, kernelParams, extra)
 
-#define ST(h) ((void *)(h))
-#define ST_PTSZ(h) ((void *)((h) ? (h) : CU_STREAM_PER_THREAD))
 #define EX_ST(c) ((void *)((c) ? (c)->hStream : NULL))
-#define EX_ST_PTSZ(c) ((void *)((c) && (c)->hStream ? (c)->hStream : CU_STREAM_PER_THREAD))
+#define EX_ST_PT(c) ((void *)((c) && (c)->hStream ? (c)->hStream : CU_STREAM_PER_THREAD))
 
-LAUNCH(cuLaunchKernel, KERNEL_PARAMS, KERNEL_ARGS, ST(hStream))
-LAUNCH(cuLaunchKernel_ptsz, KERNEL_PARAMS, KERNEL_ARGS, ST_PTSZ(hStream))
-LAUNCH(cuLaunchKernelEx, EX_PARAMS, EX_ARGS, EX_ST(config))
-LAUNCH(cuLaunchKernelEx_ptsz, EX_PARAMS, EX_ARGS, EX_ST_PTSZ(config))
-LAUNCH(cuLaunchCooperativeKernel, COOP_PARAMS, COOP_ARGS, ST(hStream))
-LAUNCH(cuLaunchCooperativeKernel_ptsz, COOP_PARAMS, COOP_ARGS, ST_PTSZ(hStream))
+ENGINE(cuLaunchKernel, KERNEL_PARAMS, KERNEL_ARGS, ST(hStream))
+ENGINE(cuLaunchKernel_ptsz, KERNEL_PARAMS, KERNEL_ARGS, ST_PT(hStream))
+ENGINE(cuLaunchKernelEx, EX_PARAMS, EX_ARGS, EX_ST(config))
+ENGINE(cuLaunchKernelEx_ptsz, EX_PARAMS, EX_ARGS, EX_ST_PT(config))
+ENGINE(cuLaunchCooperativeKernel, COOP_PARAMS, COOP_ARGS, ST(hStream))
+ENGINE(cuLaunchCooperativeKernel_ptsz, COOP_PARAMS, COOP_ARGS, ST_PT(hStream))
 
 /* The deprecated launches. cuLaunch and cuLaunchGrid run on the current
  * context's NULL stream, cuLaunchGridAsync on hStream; their block shape
  * and parameters are the function's state, set by calls the gate need
  * not see (cuFuncSetBlockShape, cuParamSet*). */
-LAUNCH(cuLaunch, (CUfunction f), (f), ST(NULL))
-LAUNCH(cuLaunchGrid, (CUfunction f, int grid_width, int grid_height),
+ENGINE(cuLaunch, (CUfunction f), (f), ST(NULL))
+ENGINE(cuLaunchGrid, (CUfunction f, int grid_width, int grid_height),
        (f, grid_width, grid_height), ST(NULL))
-LAUNCH(cuLaunchGridAsync, (CUfunction f, int grid_width, int grid_height, CUstream hStream),
+ENGINE(cuLaunchGridAsync, (CUfunction f, int grid_width, int grid_height, CUstream hStream),
        (f, grid_width, grid_height, hStream), ST(hStream))
 
 /*
