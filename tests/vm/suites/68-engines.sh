@@ -138,37 +138,28 @@ memops "a stream-batch-memop-only tenant" work batchmemop 0 20
 # Marks are asked to wait for the newest launch (VGPU_QUEUE_US=1000 with
 # 5 ms kernels): without the bounded wait of a thread on several GPUs,
 # the mark after a launch on GPU 0 waits for work that runs only after
-# the thread's next launch on GPU 1. y closes x's gates on both GPUs in
-# turn meanwhile.
+# the thread's next launch on GPU 1. Both of x's gates are closed before
+# x starts: y works on GPU 1 (2.4 s) and on GPU 0 (0.6 s). x waits at GPU
+# 0's gate, and when y's work there ends, meets GPU 1's still closed (for
+# about 1.8 s more): a fixed order, whatever the machine's load.
 rm -f /tmp/x.out
 vgpuctl tenant del x >/dev/null
 vgpuctl tenant add x cgroup x >/dev/null
 vgpuctl tenant set x priority low >/dev/null
-VGPU_QUEUE_US=1000 /tmp/in_cg x engine-client pingpong 5000000 400 >/tmp/x.out 2>&1 &
-sleep 0.3
 # x's throttled time on GPU G.
 x_throttled() {
 	vgpuctl tenant show x | awk -v g=$1 '$1 == "gpu" && $2 == g {
 		for (i = 3; i < NF; i++) if ($i == "throttled") print $(i + 1) }'
 }
-# y's bursts (300 ms) on the two GPUs overlap, one starting later, so that
-# x, blocked at one gate, meets the other closed too when it is let go;
-# repeated (up to 8 rounds, while x runs) until x has waited at both
-# gates: on a loaded machine one round's timing may miss one.
-for r in 1 2 3 4 5 6 7 8; do
-	g=$((r % 2))
-	/tmp/in_cg y simgpu-client device $g , launch 2000000 count 150 >/dev/null 2>&1 &
-	y0=$!
-	sleep 0.15
-	/tmp/in_cg y simgpu-client device $((1 - g)) , launch 2000000 count 150 >/dev/null 2>&1 &
-	wait $y0 $!
-	sleep 0.3
-	case "$(x_throttled 0) $(x_throttled 1)" in
-	*" 0s"*|"0s "*|*" 0"|"0 "*|" "*|*" ") ;;
-	*) [ $r -ge 3 ] && break ;;
-	esac
-	grep -q ' ok$' /tmp/x.out && break
+y1_before=$(busy y 1)
+y0_before=$(busy y 0)
+/tmp/in_cg y simgpu-client device 1 , launch 2000000 count 1200 >/dev/null 2>&1 &
+/tmp/in_cg y simgpu-client device 0 , launch 2000000 count 300 >/dev/null 2>&1 &
+for i in $(seq 1 100); do
+	[ "$(busy y 0)" -gt "$y0_before" ] && [ "$(busy y 1)" -gt "$y1_before" ] && break
+	sleep 0.05
 done
+VGPU_QUEUE_US=1000 /tmp/in_cg x engine-client pingpong 5000000 40 >/tmp/x.out 2>&1 &
 if wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
 	pass "one thread on two GPUs with cross-device waits completes under a closed and reopened gate"
 else
