@@ -78,9 +78,12 @@ CUresult simgpu_copy_issue(CUstream h, int ptds, int sync, struct sg_op *op)
 		idle = s->completed == s->submitted;
 		pthread_mutex_unlock(&simgpu_lk);
 		if (idle) {
-			/* Nothing queued ahead of it: do it here. */
+			/* Nothing queued ahead of it: do it here, the device
+			 * time from the call (the move is the host's time). */
+			uint64_t t = simgpu_now_ns();
+
 			simgpu_move(op);
-			simgpu_engine_run(s->ctx->dev, simgpu_op_copy_ns(op), simgpu_now_ns());
+			simgpu_engine_run(s->ctx->dev, simgpu_op_copy_ns(op), t);
 			free(op);
 			return CUDA_SUCCESS;
 		}

@@ -31,6 +31,28 @@ struct sg_op *simgpu_op_new(enum sg_op_kind kind)
 }
 
 /*
+ * An op that holds the engine for ns: a kernel, or a copy or set (move:
+ * its data is moved first, so that no one sees its end before the data is
+ * in place). Synchronising threads see the end too: they need not wait
+ * for this thread to wake (stream_done()), as a GPU's completion does not
+ * wait for a host thread, whether a kernel or a DMA engine did the work.
+ */
+static void run_engine(struct CUstream_st *s, uint64_t ns, const struct sg_op *move)
+{
+	uint64_t token, end = simgpu_kernel_begin(s->ctx->dev, ns, s->clock_ns, &token);
+
+	if (move)
+		simgpu_move(move);
+	pthread_mutex_lock(&simgpu_lk);
+	s->run_end = end;
+	if (simgpu_sync_waiters)
+		pthread_cond_broadcast(&simgpu_cv);
+	pthread_mutex_unlock(&simgpu_lk);
+	simgpu_kernel_finish(s->ctx->dev, token, end);
+	s->clock_ns = end;
+}
+
+/*
  * Device time: an operation starts when it was queued or when the one
  * before it on the stream ended, whichever is later, as on a GPU that has
  * the work queued; the host thread running it may wake later than that.
@@ -40,24 +62,12 @@ static void run_op(struct CUstream_st *s, struct sg_op *op)
 	if (s->clock_ns < op->ready_ns)
 		s->clock_ns = op->ready_ns;
 	switch (op->kind) {
-	case SG_OP_KERNEL: {
-		uint64_t token, end = simgpu_kernel_begin(s->ctx->dev, op->ns, s->clock_ns, &token);
-
-		/* Synchronising threads see the end too: they need not wait
-		 * for this thread to wake (stream_done()). */
-		pthread_mutex_lock(&simgpu_lk);
-		s->run_end = end;
-		if (simgpu_sync_waiters)
-			pthread_cond_broadcast(&simgpu_cv);
-		pthread_mutex_unlock(&simgpu_lk);
-		simgpu_kernel_finish(s->ctx->dev, token, end);
-		s->clock_ns = end;
+	case SG_OP_KERNEL:
+		run_engine(s, op->ns, NULL);
 		break;
-	}
 	case SG_OP_COPY:
 	case SG_OP_SET:
-		simgpu_move(op);
-		s->clock_ns = simgpu_engine_run(s->ctx->dev, simgpu_op_copy_ns(op), s->clock_ns);
+		run_engine(s, simgpu_op_copy_ns(op), op);
 		break;
 	case SG_OP_RECORD:
 		pthread_mutex_lock(&simgpu_lk);
