@@ -61,13 +61,32 @@ ENGINE(cuLaunchGrid, (CUfunction f, int grid_width, int grid_height),
 ENGINE(cuLaunchGridAsync, (CUfunction f, int grid_width, int grid_height, CUstream hStream),
        (f, grid_width, grid_height, hStream), ST(hStream))
 
+/* Rounds of gates before a multi-device launch goes with one closed. */
+#define COOP_ROUNDS 16
+
+/* Whether every GPU in gpu[0..n) (outside 0..VGPU_DEV_GPUS-1: ungated,
+ * or not known) is still granted. */
+static int coop_granted(const int *gpu, unsigned int n)
+{
+	const struct vgpu_dev_gate *gp = __atomic_load_n(&libvgpu_gate.gate, __ATOMIC_ACQUIRE);
+
+	for (unsigned int i = 0; gp && i < n; i++)
+		if (gpu[i] >= 0 && gpu[i] < VGPU_DEV_GPUS &&
+		    !__atomic_load_n(&gp->gpu[gpu[i]].granted, __ATOMIC_RELAXED))
+			return 0;
+	return 1;
+}
+
 /*
  * One kernel per device, each on its entry's stream: every entry's GPU
  * passes its own gate before the driver sees the launch, one after the
- * other (a closed gate waits there; the gates already passed counted
- * their launch). A gate that passed with a mark due leaves it in the
- * thread's state, where the next entry's slow path would take it for its
- * own fast path's and not wait: it is set aside until every entry has
+ * other (a closed gate waits there; the gates passed counted their
+ * launch). A gate passed earlier may close while a later one waits (its
+ * holder looked idle): the entries then pass again, until all are open at
+ * once or COOP_ROUNDS rounds have passed (then the launch goes, one
+ * kernel over a share). A gate that passed with a mark due leaves it in
+ * the thread's state, where the next entry's slow path would take it for
+ * its own fast path's and not wait: it is set aside until every entry has
  * passed, then the driver's answer goes to vgpu_launch_done for the last
  * mark due (the queue bound's mark covers the thread's last launches
  * whatever their GPU).
@@ -78,16 +97,27 @@ VGPU_EXPORT CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *la
 {
 	vgpu_pfn_cuLaunchCooperativeKernelMultiDevice real =
 		REAL(cuLaunchCooperativeKernelMultiDevice);
-	int mark = 0;
+	int gpu[VGPU_DEV_GPUS], mark = 0;
+	/* More entries than GPUs: the driver refuses it; pass them once. */
+	unsigned int n = launchParamsList ? numDevices : 0;
+	int rounds = n <= VGPU_DEV_GPUS ? COOP_ROUNDS : 1;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	for (unsigned int i = 0; launchParamsList && i < numDevices; i++) {
-		vgpu_launch_gate(launchParamsList[i].hStream);
-		if (libvgpu_gate_tls.mark) {
-			mark = libvgpu_gate_tls.mark;
-			libvgpu_gate_tls.mark = 0;
+	for (int r = 0; r < rounds; r++) {
+		for (unsigned int i = 0; i < n; i++) {
+			void *st = launchParamsList[i].hStream;
+
+			vgpu_launch_gate(st);
+			if (libvgpu_gate_tls.mark) {
+				mark = libvgpu_gate_tls.mark;
+				libvgpu_gate_tls.mark = 0;
+			}
+			if (i < VGPU_DEV_GPUS)	/* the thread's cache holds st now */
+				gpu[i] = vgpu_gate_gpu(&libvgpu_gate, st);
 		}
+		if (rounds == 1 || coop_granted(gpu, n))
+			break;
 	}
 	libvgpu_gate_tls.mark = mark;
 	return vgpu_launch_done(real(launchParamsList, numDevices, flags));

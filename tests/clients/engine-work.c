@@ -13,6 +13,7 @@
 
 #include "cuload.h"
 #include "engine-work.h"
+#include "waitfile.h"
 
 /* A stream of device dev's primary context, which is left not current. */
 CUresult engine_dev_stream(int dev, CUcontext *ctx, CUstream *s)
@@ -191,6 +192,13 @@ static CUresult work_prefetch(CUstream s, uint64_t bytes, uint64_t count)
 	return rc;
 }
 
+/* A call has returned: the test counts those made while the gate is
+ * closed (none, when the calls are gated). */
+static void issued(uint64_t i)
+{
+	fprintf(stderr, "[issued %llu]\n", (unsigned long long)i);
+}
+
 static CUresult work_write(CUstream s, uint64_t count)
 {
 	CUdeviceptr w = 0;
@@ -198,8 +206,10 @@ static CUresult work_write(CUstream s, uint64_t count)
 
 	if (!rc)
 		rc = cu.cuMemsetD8(w, 0, 4);
-	for (uint64_t i = 1; i <= count && !rc; i++)
+	for (uint64_t i = 1; i <= count && !rc; i++) {
 		rc = cu.cuStreamWriteValue32(s, w, (cuuint32_t)i, 0);
+		issued(i);
+	}
 	if (!rc)
 		rc = cu.cuStreamSynchronize(s);
 	if (!rc)
@@ -227,6 +237,7 @@ static CUresult work_batch(CUstream s, uint64_t count)
 		ops[2].writeValue.address = w + 8;
 		ops[2].writeValue.value64 = i << 32 | i;
 		rc = cu.cuStreamBatchMemOp(s, 3, ops, 0);
+		issued(i);
 	}
 	if (!rc)
 		rc = cu.cuStreamSynchronize(s);
@@ -248,6 +259,7 @@ CUresult engine_work(const char *kind, uint64_t bytes, uint64_t count)
 	if (rc)
 		return rc;
 	fprintf(stderr, "[started]\n");	/* set up: the work comes next */
+	client_pause(getenv("ENGINE_GO"));	/* the test's go, if it asks */
 	if (!strcmp(kind, "2d"))
 		return work_rows(s, bytes, count, COPY2D);
 	if (!strcmp(kind, "3d"))

@@ -4,8 +4,9 @@
 # launches on another device's stream with no context current, copies
 # (1D, 2D, 3D, peer, batch, with CUDA arrays, 3D batch), 2D memsets,
 # prefetches (single and batch), stream memory operations, the deprecated
-# launches (cuLaunch, cuLaunchGrid(Async), multi-device cooperative), and
-# one thread driving two GPUs whose work depends on each other. A
+# launches (cuLaunch, cuLaunchGrid(Async), multi-device cooperative, which
+# waits until all its gates are open at once), and one thread driving two
+# GPUs whose work depends on each other. A
 # closed gate is made by a high-priority tenant (y) with work on the GPU:
 # the low-priority tenant (x) must then make no progress there, and finish
 # once y's work is done. simgpu's engine records the device time each
@@ -100,29 +101,41 @@ stalls "a cuLaunchGrid-only tenant" 0 work launchgrid 2000000 400
 stalls "a cuLaunchGridAsync-only tenant" 0 work launchgridasync 2000000 400
 stalls "a multi-device-cooperative-launch-only tenant" 0 work multidevice 2000000 400
 
-# --- stream memory operations take next to no device time: the closed
-# gate shows as x's 20 writes (or batches) not done 1 s after x is set up
-# ("[started]") while y works (ungated, taking turns with y's 2 ms kernels
-# on the engine, they take under 0.1 s), done once y stops.
+# --- stream memory operations take next to no device time: a closed gate
+# shows as none of x's calls returning. x sets up (its memset passes the
+# gate) and waits; y (high priority) then holds the GPU with one 4 s
+# kernel, synchronising on it (busy, so its grant is never given up, by
+# any load's timing); x's go comes once y holds the grant: while y's
+# kernel runs, x must not have one call back ("[issued N]"), and once it
+# ends x must finish.
 memops() {
-	local what=$1 i
+	local what=$1 i g0 y
 	shift
-	rm -f /tmp/x.out
-	/tmp/in_cg y simgpu-client device 0 , launch 2000000 count 2000 streams 2 \
-		>/tmp/y.out 2>&1 &
-	sleep 0.5
-	/tmp/in_cg x engine-client "$@" >/tmp/x.out 2>&1 &
-	for i in $(seq 1 20); do
+	rm -f /tmp/x.out /tmp/go
+	ENGINE_GO=/tmp/go /tmp/in_cg x engine-client "$@" >/tmp/x.out 2>&1 &
+	for i in $(seq 1 50); do
 		grep -qx '\[started\]' /tmp/x.out 2>/dev/null && break
 		sleep 0.1
 	done
+	g0=$(y_grants)
+	/tmp/in_cg y simgpu-client device 0 , launch 4000000000 count 1 >/tmp/y.out 2>&1 &
+	y=$!
+	for i in $(seq 1 50); do
+		[ "$(y_grants)" -gt "$g0" ] && break
+		sleep 0.1
+	done
+	touch /tmp/go
 	sleep 1
 	if ! grep -qx '\[started\]' /tmp/x.out 2>/dev/null; then
-		fail "$what: stalls while the gate is closed" "not set up in 2 s: $(cat /tmp/x.out)"
-	elif grep -q '^[a-z]* ' /tmp/x.out; then
+		fail "$what: stalls while the gate is closed" "not set up in 5 s: $(cat /tmp/x.out)"
+	elif [ "$(y_grants)" -le "$g0" ]; then
+		fail "$what: stalls while the gate is closed" "y was not granted GPU 0 in 5 s"
+	elif grep -qE '^(\[issued |[a-z]* )' /tmp/x.out; then
 		fail "$what: stalls while the gate is closed" "$(cat /tmp/x.out)"
+	elif ! kill -0 $y 2>/dev/null; then
+		fail "$what: stalls while the gate is closed" "y's 4 s kernel ended before the check"
 	else
-		pass "$what: stalls while the gate is closed"
+		pass "$what: stalls while the gate is closed (no call returned in 1 s)"
 	fi
 	if wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
 		pass "$what: finishes once the gate opens"
@@ -130,6 +143,11 @@ memops() {
 		fail "$what: finishes once the gate opens" "$(cat /tmp/x.out)"
 	fi
 	wait
+}
+# y's grants of GPU 0.
+y_grants() {
+	vgpuctl tenant show y | awk '$1 == "gpu" && $2 == 0 {
+		for (i = 3; i < NF; i++) if ($i == "grants") print $(i + 1) }'
 }
 memops "a stream-write-value-only tenant" work writevalue 0 20
 memops "a stream-batch-memop-only tenant" work batchmemop 0 20
@@ -173,6 +191,51 @@ for g in 0 1; do
 	*) pass "x waited at GPU $g's closed gate (throttled $check_gate)" ;;
 	esac
 done
+kill $(jobs -p) 2>/dev/null
+wait
+
+# --- a multi-device cooperative launch goes only with both gates open at
+# once: y holds GPU 1 (a 4 s kernel, synchronised on); x's launch passes
+# GPU 0's gate and waits at GPU 1's; y then takes GPU 0 too (a 5 s
+# kernel, from about 1 s on). When GPU 1 opens, GPU 0's gate has closed
+# again: x must wait there (about 3 s), not launch with it closed.
+rm -f /tmp/x.out
+y_grants_on() {
+	vgpuctl tenant show y | awk -v g=$1 '$1 == "gpu" && $2 == g {
+		for (i = 3; i < NF; i++) if ($i == "grants") print $(i + 1) }'
+}
+# ms of x's throttled time on GPU G (printed as seconds: "1.624s").
+x_throttled_ms() { x_throttled $1 | awk '{ print int($0 * 1000) }'; }
+g1=$(y_grants_on 1)
+/tmp/in_cg y simgpu-client device 1 , launch 4000000000 count 1 >/dev/null 2>&1 &
+y1=$!
+for i in $(seq 1 50); do
+	[ "$(y_grants_on 1)" -gt "$g1" ] && break
+	sleep 0.1
+done
+/tmp/in_cg x engine-client work multidevice 2000000 1 >/tmp/x.out 2>&1 &
+sleep 1
+g0=$(y_grants_on 0)
+t0=$(x_throttled_ms 0)
+/tmp/in_cg y simgpu-client device 0 , launch 5000000000 count 1 >/dev/null 2>&1 &
+for i in $(seq 1 50); do
+	[ "$(y_grants_on 0)" -gt "$g0" ] && break
+	sleep 0.1
+done
+if grep -q '^[a-z]* ' /tmp/x.out || ! kill -0 $y1 2>/dev/null; then
+	fail "a multi-device cooperative launch waits for both gates open at once" \
+		"y took GPU 0 only after x's launch or y's GPU 1 kernel: $(cat /tmp/x.out)"
+elif wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
+	t1=$(x_throttled_ms 0)
+	if [ $((t1 - t0)) -ge 1000 ]; then
+		pass "a multi-device cooperative launch waits for both gates open at once (GPU 0 closed again: waited $((t1 - t0)) ms)"
+	else
+		fail "a multi-device cooperative launch waits for both gates open at once" \
+			"launched with GPU 0's gate closed: waited $((t1 - t0)) ms there"
+	fi
+else
+	fail "a multi-device cooperative launch waits for both gates open at once" "$(cat /tmp/x.out)"
+fi
 kill $(jobs -p) 2>/dev/null
 wait
 
