@@ -14,9 +14,8 @@
  *                          stream of device 0, then synchronise
  *   work KIND BYTES COUNT  COUNT operations of KIND on a stream of device
  *                          0 ("[started]" on stderr once it has that
- *                          stream; then, with ENGINE_GO set, it waits
- *                          as waitfile.h says), then synchronise and
- *                          check what they did:
+ *                          stream), then synchronise and check what they
+ *                          did:
  *                          2d (cuMemcpy2DAsync of 4 rows of BYTES/4 bytes),
  *                          3d (cuMemcpy3DAsync of 2 slices of 2 such rows),
  *                          batch (cuMemcpyBatchAsync: 2 copies of BYTES/2),
@@ -27,7 +26,10 @@
  *                          device 0), writevalue (cuStreamWriteValue32;
  *                          BYTES unused), batchmemop (cuStreamBatchMemOp:
  *                          a 32-bit write, a barrier, a 64-bit write;
- *                          both print "[issued N]" as call N returns),
+ *                          both print "[set up]" when their word is,
+ *                          then, with ENGINE_GO set, wait as waitfile.h
+ *                          says, and print "[issued N]" as call N
+ *                          returns),
  *                          array (cuMemcpyHtoAAsync and cuMemcpyAtoHAsync
  *                          of BYTES in turn), arraysync (cuMemcpyDtoA,
  *                          AtoA, AtoD, AtoH, HtoA of BYTES in turn, on

@@ -192,6 +192,14 @@ static CUresult work_prefetch(CUstream s, uint64_t bytes, uint64_t count)
 	return rc;
 }
 
+/* The word is set up (its memset passed the gate): "[set up]", then the
+ * test's go when it asks for one (ENGINE_GO, waitfile.h). */
+static void set_up(void)
+{
+	fprintf(stderr, "[set up]\n");
+	client_pause(getenv("ENGINE_GO"));
+}
+
 /* A call has returned: the test counts those made while the gate is
  * closed (none, when the calls are gated). */
 static void issued(uint64_t i)
@@ -206,6 +214,8 @@ static CUresult work_write(CUstream s, uint64_t count)
 
 	if (!rc)
 		rc = cu.cuMemsetD8(w, 0, 4);
+	if (!rc)
+		set_up();
 	for (uint64_t i = 1; i <= count && !rc; i++) {
 		rc = cu.cuStreamWriteValue32(s, w, (cuuint32_t)i, 0);
 		issued(i);
@@ -227,6 +237,8 @@ static CUresult work_batch(CUstream s, uint64_t count)
 
 	if (!rc)
 		rc = cu.cuMemsetD8(w, 0, 16);
+	if (!rc)
+		set_up();
 	for (uint64_t i = 1; i <= count && !rc; i++) {
 		memset(ops, 0, sizeof(ops));
 		ops[0].writeValue.operation = CU_STREAM_MEM_OP_WRITE_VALUE_32;
@@ -259,7 +271,6 @@ CUresult engine_work(const char *kind, uint64_t bytes, uint64_t count)
 	if (rc)
 		return rc;
 	fprintf(stderr, "[started]\n");	/* set up: the work comes next */
-	client_pause(getenv("ENGINE_GO"));	/* the test's go, if it asks */
 	if (!strcmp(kind, "2d"))
 		return work_rows(s, bytes, count, COPY2D);
 	if (!strcmp(kind, "3d"))

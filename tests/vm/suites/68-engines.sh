@@ -103,7 +103,7 @@ stalls "a multi-device-cooperative-launch-only tenant" 0 work multidevice 200000
 
 # --- stream memory operations take next to no device time: a closed gate
 # shows as none of x's calls returning. x sets up (its memset passes the
-# gate) and waits; y (high priority) then holds the GPU with one 4 s
+# gate: "[set up]") and waits; y (high priority) then holds the GPU with one 4 s
 # kernel, synchronising on it (busy, so its grant is never given up, by
 # any load's timing); x's go comes once y holds the grant: while y's
 # kernel runs, x must not have one call back ("[issued N]"), and once it
@@ -114,7 +114,7 @@ memops() {
 	rm -f /tmp/x.out /tmp/go
 	ENGINE_GO=/tmp/go /tmp/in_cg x engine-client "$@" >/tmp/x.out 2>&1 &
 	for i in $(seq 1 50); do
-		grep -qx '\[started\]' /tmp/x.out 2>/dev/null && break
+		grep -qx '\[set up\]' /tmp/x.out 2>/dev/null && break
 		sleep 0.1
 	done
 	g0=$(y_grants)
@@ -126,12 +126,13 @@ memops() {
 	done
 	touch /tmp/go
 	sleep 1
-	if ! grep -qx '\[started\]' /tmp/x.out 2>/dev/null; then
+	if ! grep -qx '\[set up\]' /tmp/x.out 2>/dev/null; then
 		fail "$what: stalls while the gate is closed" "not set up in 5 s: $(cat /tmp/x.out)"
 	elif [ "$(y_grants)" -le "$g0" ]; then
 		fail "$what: stalls while the gate is closed" "y was not granted GPU 0 in 5 s"
 	elif grep -qE '^(\[issued |[a-z]* )' /tmp/x.out; then
-		fail "$what: stalls while the gate is closed" "$(cat /tmp/x.out)"
+		fail "$what: stalls while the gate is closed" \
+			"calls returned: $(grep -c '^\[issued ' /tmp/x.out), $(tail -n 1 /tmp/x.out)"
 	elif ! kill -0 $y 2>/dev/null; then
 		fail "$what: stalls while the gate is closed" "y's 4 s kernel ended before the check"
 	else
