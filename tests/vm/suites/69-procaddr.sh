@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-boot: shared
 # A driver whose cuGetProcAddress answers are not its exports (issue 14,
 # part 6): simgpu with SIMGPU_PROCADDR=distinct answers jump stubs, as a
 # driver with internal entry points would. libvgpu's self-check notices,
