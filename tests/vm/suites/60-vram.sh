@@ -126,9 +126,12 @@ check_out "nvmlDeviceGetMemoryInfo and _v2" \
 	"nvml total $((8 * G)) used $((2 * G)) free $((6 * G)) v2 total $((8 * G)) used $((2 * G)) free $((6 * G))" \
 	in_cg a vram-client nvml
 out=$(in_cg a vram-client nvml)
-case $out in
-*"pids "*"$h2"*) case $out in *"$h3"*) fail "nvml lists only the tenant's processes" "$out" ;;
-		 *) pass "nvml lists only the tenant's processes" ;; esac ;;
+# The pids as a list, matched whole: a pid matched as a substring of the
+# output was found in a byte count (8589934592) and failed the check.
+pids=",$(printf '%s\n' "$out" | sed -n 's/.*pids \([0-9,]*\).*/\1/p'),"
+case $pids in
+*",$h2,"*) case $pids in *",$h3,"*) fail "nvml lists only the tenant's processes" "$out" ;;
+	   *) pass "nvml lists only the tenant's processes" ;; esac ;;
 *) fail "nvml lists only the tenant's processes" "$out" ;;
 esac
 j=$(vgpuctl -j ps | tr -d ' \n')
