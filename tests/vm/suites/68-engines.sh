@@ -117,18 +117,18 @@ memops() {
 		grep -qx '\[set up\]' /tmp/x.out 2>/dev/null && break
 		sleep 0.1
 	done
-	g0=$(y_grants)
+	g0=$(usage y 0 grants)
 	/tmp/in_cg y simgpu-client device 0 , launch 4000000000 count 1 >/tmp/y.out 2>&1 &
 	y=$!
 	for i in $(seq 1 50); do
-		[ "$(y_grants)" -gt "$g0" ] && break
+		[ "$(usage y 0 grants)" -gt "$g0" ] && break
 		sleep 0.1
 	done
 	touch /tmp/go
 	sleep 1
 	if ! grep -qx '\[set up\]' /tmp/x.out 2>/dev/null; then
 		fail "$what: stalls while the gate is closed" "not set up in 5 s: $(cat /tmp/x.out)"
-	elif [ "$(y_grants)" -le "$g0" ]; then
+	elif [ "$(usage y 0 grants)" -le "$g0" ]; then
 		fail "$what: stalls while the gate is closed" "y was not granted GPU 0 in 5 s"
 	elif grep -qE '^(\[issued |[a-z]* )' /tmp/x.out; then
 		fail "$what: stalls while the gate is closed" \
@@ -145,11 +145,6 @@ memops() {
 	fi
 	wait
 }
-# y's grants of GPU 0.
-y_grants() {
-	vgpuctl tenant show y | awk '$1 == "gpu" && $2 == 0 {
-		for (i = 3; i < NF; i++) if ($i == "grants") print $(i + 1) }'
-}
 memops "a stream-write-value-only tenant" work writevalue 0 20
 memops "a stream-batch-memop-only tenant" work batchmemop 0 20
 
@@ -165,11 +160,6 @@ rm -f /tmp/x.out
 vgpuctl tenant del x >/dev/null
 vgpuctl tenant add x cgroup x >/dev/null
 vgpuctl tenant set x priority low >/dev/null
-# x's throttled time on GPU G.
-x_throttled() {
-	vgpuctl tenant show x | awk -v g=$1 '$1 == "gpu" && $2 == g {
-		for (i = 3; i < NF; i++) if ($i == "throttled") print $(i + 1) }'
-}
 y1_before=$(busy y 1)
 y0_before=$(busy y 0)
 /tmp/in_cg y simgpu-client device 1 , launch 2000000 count 1200 >/dev/null 2>&1 &
@@ -186,10 +176,10 @@ else
 		"$(cat /tmp/x.out)"
 fi
 for g in 0 1; do
-	check_gate="$(x_throttled $g)"
+	check_gate=$(usage x $g throttled_ns)
 	case $check_gate in
-	""|0|0ns|0s) fail "x waited at GPU $g's closed gate" "throttled '$check_gate'" ;;
-	*) pass "x waited at GPU $g's closed gate (throttled $check_gate)" ;;
+	""|0) fail "x waited at GPU $g's closed gate" "throttled '$check_gate' ns" ;;
+	*) pass "x waited at GPU $g's closed gate (throttled $((check_gate / 1000000)) ms)" ;;
 	esac
 done
 kill $(jobs -p) 2>/dev/null
@@ -201,33 +191,33 @@ wait
 # kernel, from about 1 s on). When GPU 1 opens, GPU 0's gate has closed
 # again: x must wait there (about 3 s), not launch with it closed.
 rm -f /tmp/x.out
-y_grants_on() {
-	vgpuctl tenant show y | awk -v g=$1 '$1 == "gpu" && $2 == g {
-		for (i = 3; i < NF; i++) if ($i == "grants") print $(i + 1) }'
+# ms of x's throttled time on GPU 0.
+x_throttled_ms() {
+	local t
+	t=$(usage x 0 throttled_ns)
+	echo $((${t:-0} / 1000000))
 }
-# ms of x's throttled time on GPU G (printed as seconds: "1.624s").
-x_throttled_ms() { x_throttled $1 | awk '{ print int($0 * 1000) }'; }
-g1=$(y_grants_on 1)
+g1=$(usage y 1 grants)
 /tmp/in_cg y simgpu-client device 1 , launch 4000000000 count 1 >/dev/null 2>&1 &
 y1=$!
 for i in $(seq 1 50); do
-	[ "$(y_grants_on 1)" -gt "$g1" ] && break
+	[ "$(usage y 1 grants)" -gt "$g1" ] && break
 	sleep 0.1
 done
 /tmp/in_cg x engine-client work multidevice 2000000 1 >/tmp/x.out 2>&1 &
 sleep 1
-g0=$(y_grants_on 0)
-t0=$(x_throttled_ms 0)
+g0=$(usage y 0 grants)
+t0=$(x_throttled_ms)
 /tmp/in_cg y simgpu-client device 0 , launch 5000000000 count 1 >/dev/null 2>&1 &
 for i in $(seq 1 50); do
-	[ "$(y_grants_on 0)" -gt "$g0" ] && break
+	[ "$(usage y 0 grants)" -gt "$g0" ] && break
 	sleep 0.1
 done
 if grep -q '^[a-z]* ' /tmp/x.out || ! kill -0 $y1 2>/dev/null; then
 	fail "a multi-device cooperative launch waits for both gates open at once" \
 		"y took GPU 0 only after x's launch or y's GPU 1 kernel: $(cat /tmp/x.out)"
 elif wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
-	t1=$(x_throttled_ms 0)
+	t1=$(x_throttled_ms)
 	if [ $((t1 - t0)) -ge 1000 ]; then
 		pass "a multi-device cooperative launch waits for both gates open at once (GPU 0 closed again: waited $((t1 - t0)) ms)"
 	else
