@@ -6,23 +6,24 @@
 # SECONDS", and between two suites the VM is put back as a boot leaves
 # it: every process but init and this one killed, the cgroups removed,
 # vgpu.ko unloaded and loaded again, /tmp, /dev/shm and /run empty, /root
-# empty, /etc as it was (suites write /etc/simgpu.conf). A boot costs 5-7 s of emulation; the suites that share one take
-# none of each other's state with them.
+# empty, /etc as it was (suites write /etc/simgpu.conf). A boot costs 5-7
+# s of emulation; the suites that share one take none of each other's
+# state with them.
 
 # The kernel log says which suite ran when it complained.
 mark() { echo "vgpu-test: $1" > /dev/kmsg 2>/dev/null; }
 
 reset_vm() {
-	local p pid i
+	local p pid i d left
 	for p in /proc/[0-9]*; do
 		pid=${p#/proc/}
 		[ "$pid" = 1 ] || [ "$pid" = $$ ] || kill -9 "$pid" 2>/dev/null
 	done
 	# The cgroups, deepest first, once their killed processes are gone.
 	for i in $(seq 1 50); do
-		find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null | sort -r |
-			while read -r d; do rmdir "$d" 2>/dev/null; done
-		[ -z "$(find /sys/fs/cgroup -mindepth 1 -type d 2>/dev/null)" ] && break
+		left=$(find /sys/fs/cgroup -mindepth 1 -type d | sort -r)
+		[ -n "$left" ] || break
+		for d in $left; do rmdir "$d" 2>/dev/null; done
 		sleep 0.1
 	done
 	for i in $(seq 1 50); do
@@ -33,15 +34,17 @@ reset_vm() {
 		reset_err="vgpu.ko could not be unloaded: $(rmmod vgpu 2>&1)"
 		return
 	fi
-	[ -z "$(find /sys/fs/cgroup -mindepth 1 -type d)" ] ||
-		reset_err="cgroups left: $(find /sys/fs/cgroup -mindepth 1 -type d | tr '\n' ' ')"
+	[ -z "$left" ] || left=$(find /sys/fs/cgroup -mindepth 1 -type d)
+	[ -z "$left" ] || reset_err="cgroups left: $(echo $left)"
 	modprobe vgpu 2>/dev/null || insmod /lib/modules/"$(uname -r)"/extra/vgpu.ko
 	cd /
+	# Mounted as init mounts them.
 	for d in /tmp /dev/shm /run; do
 		umount "$d" 2>/dev/null
-		mount -t tmpfs -o mode=1777 tmpfs "$d"
 	done
-	chmod 0755 /run
+	mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+	mount -t tmpfs -o mode=1777 tmpfs /tmp
+	mount -t tmpfs tmpfs /run
 	rm -rf /root /etc && mkdir -m 0700 /root && cp -a /.etc-boot /etc
 	cd /root
 	# Free memory in large blocks again, as after a boot: a suite's
