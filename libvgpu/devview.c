@@ -8,17 +8,20 @@
  * no translation; the tenant's own CUDA_VISIBLE_DEVICES is read first as a
  * choice among its devices (indices into the view, or UUIDs of its GPUs;
  * as the driver does, the first invalid entry ends the list). Children
- * inherit the rewritten variable, which reads the same (UUIDs of the
- * tenant's GPUs) when their libvgpu translates it again. NVML ignores the
+ * inherit the rewritten variable; what libvgpu wrote and the user's own
+ * value go with it (VGPU_CVD_SET, VGPU_CVD_USER), so a child that has a
+ * choice of its own (VGPU_GPUS) reads the user's value within its own view,
+ * and a worker without one keeps its parent's devices. NVML ignores the
  * variable: nvmlview.c maps its enumeration onto the view. Without a
  * quota, outside every tenant or without the module: no view, the
  * driver's enumeration as is.
  */
-#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "cvd.h"
 #include "devview.h"
 #include "log.h"
 #include "register.h"
@@ -26,15 +29,17 @@
 
 static struct {
 	int on;
+	int own;	/* the process asked for GPUs of its own (VGPU_GPUS) */
 	int n;
 	char uuid[VGPU_GPU_MAX][VGPU_UUID_LEN + 1];
 } vgpu_devview;
 
-void libvgpu_devview_build(const struct vgpu_reg *reg)
+void libvgpu_devview_build(const struct vgpu_reg *reg, int own)
 {
 	int denied = 0;
 
 	vgpu_devview.n = 0;
+	vgpu_devview.own = own;
 	for (int i = 0; i < reg->ngpu; i++)
 		denied += reg->gpu[i].denied;
 	vgpu_devview.on = reg->in_tenant && denied;
@@ -71,90 +76,48 @@ int libvgpu_devview_find(const char *uuid)
 	return -1;
 }
 
-/* The view's device an entry of CUDA_VISIBLE_DEVICES names, or -1: an
- * index into the view, or a UUID (or unique "GPU-" prefix) of the view. */
-static int entry(const char *e, size_t len)
+/* Sets CUDA_VISIBLE_DEVICES to val, keeping the user's value (user, NULL
+ * when unset) and val beside it for children (libvgpu_cvd_source()). */
+static void cvd_write(const char *user, const char *val)
 {
-	int found = -1;
-
-	if (len && isdigit((unsigned char)e[0])) {
-		long v = 0;
-
-		for (size_t i = 0; i < len; i++) {
-			if (!isdigit((unsigned char)e[i]) || v > VGPU_GPU_MAX)
-				return -1;
-			v = v * 10 + (e[i] - '0');
-		}
-		return v < vgpu_devview.n ? (int)v : -1;
-	}
-	if (len < 5 || strncmp(e, "GPU-", 4))
-		return -1;
-	for (int v = 0; v < vgpu_devview.n; v++) {
-		if (strncasecmp(vgpu_devview.uuid[v], e, len))
-			continue;
-		if (found >= 0)
-			return -1;
-		found = v;
-	}
-	return found;
-}
-
-/* The tenant's choice (cvd, or every device when NULL) into out[]. */
-static int choose(const char *cvd, int *out)
-{
-	int n = 0;
-
-	if (!cvd) {
-		for (n = 0; n < vgpu_devview.n; n++)
-			out[n] = n;
-		return n;
-	}
-	while (n < vgpu_devview.n) {
-		size_t len = strcspn(cvd, ",");
-		const char *e = cvd;
-		int v;
-
-		while (len && isspace((unsigned char)*e)) {
-			e++;
-			len--;
-		}
-		while (len && isspace((unsigned char)e[len - 1]))
-			len--;
-		v = entry(e, len);
-		for (int i = 0; v >= 0 && i < n; i++)
-			if (out[i] == v)
-				v = -1;
-		if (v < 0)
-			break;
-		out[n++] = v;
-		cvd += strcspn(cvd, ",");
-		if (!*cvd++)
-			break;
-	}
-	return n;
+	if (user)
+		setenv("VGPU_CVD_USER", user, 1);
+	else
+		unsetenv("VGPU_CVD_USER");
+	setenv("VGPU_CVD_SET", val, 1);
+	setenv("CUDA_VISIBLE_DEVICES", val, 1);
 }
 
 void libvgpu_devview_cuda_env(void)
 {
-	char val[VGPU_GPU_MAX * (VGPU_UUID_LEN + 1) + 1];
+	const struct vgpu_cvd_view view = { vgpu_devview.n, vgpu_devview.uuid };
+	const struct vgpu_cvd_env env = {
+		getenv("CUDA_VISIBLE_DEVICES"), getenv("VGPU_CVD_SET"), getenv("VGPU_CVD_USER"),
+	};
+	char val[VGPU_GPU_MAX * (VGPU_UUID_LEN + 1) + 3];
+	char copy[sizeof(val) + 64];
 	const char *cvd;
-	int pick[VGPU_GPU_MAX], n;
-	size_t off = 0;
+	int pick[VGPU_GPU_MAX], n, user;
 
-	if (!libvgpu_devview_on())
+	if (!vgpu_active())
 		return;
-	cvd = getenv("CUDA_VISIBLE_DEVICES");
-	n = choose(cvd, pick);
-	for (int i = 0; i < n; i++) {
-		memcpy(val + off, vgpu_devview.uuid[pick[i]], strlen(vgpu_devview.uuid[pick[i]]));
-		off += strlen(vgpu_devview.uuid[pick[i]]);
-		val[off++] = i + 1 < n ? ',' : 0;
+	cvd = libvgpu_cvd_source(vgpu_devview.on ? &view : NULL, vgpu_devview.own, &env, &user);
+	/* A copy: the setenv() below may free the string cvd points into. */
+	if (cvd)
+		snprintf(copy, sizeof(copy), "%s", cvd);
+	if (!vgpu_devview.on) {
+		/* Every GPU its own (auto:N of all): the user's value as is. */
+		if (user && cvd)
+			setenv("CUDA_VISIBLE_DEVICES", copy, 1);
+		else if (user)
+			unsetenv("CUDA_VISIBLE_DEVICES");
+		return;
 	}
-	/* No device: an entry no driver takes, so none is visible. */
-	if (!n)
-		strcpy(val, "-1");
+	n = libvgpu_cvd_choose(&view, cvd, pick);
+	libvgpu_cvd_format(&view, pick, n, val, sizeof(val));
 	libvgpu_log(VGPU_LOG_INFO, "device view: %d of the tenant's %d GPUs (CUDA_VISIBLE_DEVICES "
-		    "%s%s%s): the driver gets CUDA_VISIBLE_DEVICES=%s", n, vgpu_devview.n,
-		    cvd ? "\"" : "", cvd ? cvd : "unset", cvd ? "\"" : "", val);
-	setenv("CUDA_VISIBLE_DEVICES", val, 1);
+		    "%s%s%s%s): the driver gets CUDA_VISIBLE_DEVICES=%s", n, vgpu_devview.n,
+		    cvd ? "\"" : "", cvd ? copy : "unset", cvd ? "\"" : "",
+		    user ? ", the user's, under what libvgpu wrote for a parent" : "", val);
+	cvd_write(cvd ? copy : NULL, val);
 }

@@ -8,8 +8,9 @@
 
 #include "netlink.h"
 
-/* From a proc-register reply (register.c); a fork forgets it. */
-void libvgpu_devview_build(const struct vgpu_reg *reg);
+/* From a proc-register reply (register.c), own set when the process asked
+ * for GPUs of its own (VGPU_GPUS); a fork forgets it. */
+void libvgpu_devview_build(const struct vgpu_reg *reg, int own);
 /* Is the view on (registered, in a tenant with a gpus quota)? */
 int libvgpu_devview_on(void);
 /* Its device count, and device v's UUID (v below the count). */

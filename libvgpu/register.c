@@ -211,7 +211,7 @@ static int send_register(struct vgpu_proc *p, uint32_t *seq)
 		p->slot[i] = -1;
 	for (int i = 0; i < p->reg.ngpu; i++)
 		p->slot[p->reg.gpu[i].index] = i;
-	libvgpu_devview_build(&p->reg);
+	libvgpu_devview_build(&p->reg, want > 0);
 	if (!p->reg.in_tenant && p->reg.policy == VGPU_DEFAULT_POLICY_DENY) {
 		libvgpu_log(VGPU_LOG_ERROR, "pid %u is outside every vgpu tenant and the "
 			    "host default is deny: CUDA reports no device", p->reg.pid);

@@ -18,6 +18,7 @@
 
 #include "../arraysize.h"
 #include "../charge.h"
+#include "../cvd.h"
 #include "../gate.h"
 #include "../gpureq.h"
 #include "../netlink.h"
@@ -461,6 +462,72 @@ static void test_gpureq(void)
 	PASSED(what);
 }
 
+/* ---- CUDA_VISIBLE_DEVICES against a view ---- */
+
+static const char cvd_uuid[3][VGPU_UUID_LEN + 1] = {
+	"GPU-aaaa0000-0000-0000-0000-000000000000",
+	"GPU-bbbb0000-0000-0000-0000-000000000000",
+	"GPU-bbbc0000-0000-0000-0000-000000000000",
+};
+
+/* The choice of cvd in a 3-device view, as "1,0" ("" for none). */
+static const char *cvd_pick(const char *cvd)
+{
+	static char buf[64];
+	const struct vgpu_cvd_view view = { 3, cvd_uuid };
+	int pick[3], n = libvgpu_cvd_choose(&view, cvd, pick);
+	size_t off = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < n; i++)
+		off += snprintf(buf + off, sizeof(buf) - off, "%s%d", i ? "," : "", pick[i]);
+	return buf;
+}
+
+static void test_cvd(void)
+{
+	static const char what[] = "CUDA_VISIBLE_DEVICES against a view";
+	static const char *const cases[][2] = {
+		{ NULL, "0,1,2" }, { "1,0", "1,0" }, { " 2 , 0 ", "2,0" }, { "", "" },
+		{ "3", "" }, { "0,3,1", "0" }, { "1,1,0", "1" }, { "GPU-BBBB", "1" },
+		{ "GPU-bbb", "" }, { "GPU-aaaa0000-0000-0000-0000-000000000000,2", "0,2" },
+		{ "GPU-cccc", "" }, { "MIG-x", "" }, { "0x1", "" }, { "99999999999999", "" },
+		{ "0,1,2,0", "0,1,2" }, { "-1", "" },
+	};
+	const struct vgpu_cvd_view view = { 3, cvd_uuid }, one = { 1, cvd_uuid + 1 };
+	const char *set = "GPU-bbbb0000-0000-0000-0000-000000000000";
+	struct vgpu_cvd_env env = { set, set, "1" };
+	int pick[2] = { 2, 0 }, user;
+	char buf[3 * (VGPU_UUID_LEN + 1) + 3];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK(!strcmp(cvd_pick(cases[i][0]), cases[i][1]), what, "\"%s\" chose \"%s\", not \"%s\"",
+		      cases[i][0] ? cases[i][0] : "(unset)", cvd_pick(cases[i][0]), cases[i][1]);
+	libvgpu_cvd_format(&view, pick, 2, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "GPU-bbbc0000-0000-0000-0000-000000000000,"
+		      "GPU-aaaa0000-0000-0000-0000-000000000000"), what, "format: %s", buf);
+	libvgpu_cvd_format(&view, pick, 0, buf, sizeof(buf));
+	CHECK(!strcmp(buf, "-1"), what, "format of none: %s", buf);
+	/* Whose value: a worker keeps its parent's GPUs while in its view. */
+	CHECK(libvgpu_cvd_source(&view, 0, &env, &user) == set && !user, what, "worker, in view");
+	CHECK(libvgpu_cvd_source(NULL, 0, &env, &user) == set && !user, what, "worker, no view");
+	CHECK(!strcmp(libvgpu_cvd_source(&view, 1, &env, &user), "1") && user, what,
+	      "own choice: the user's");
+	env.set = env.cvd = "GPU-aaaa0000-0000-0000-0000-000000000000,GPU-bbbb";
+	CHECK(libvgpu_cvd_source(&view, 0, &env, &user) == env.cvd && !user, what, "worker, both in view");
+	CHECK(!strcmp(libvgpu_cvd_source(&one, 0, &env, &user), "1") && user, what,
+	      "worker, one GPU out of its view: the user's");
+	env.user = NULL;
+	CHECK(!libvgpu_cvd_source(&one, 0, &env, &user) && user, what, "the user's, unset");
+	env.cvd = "0";
+	CHECK(!strcmp(libvgpu_cvd_source(&view, 1, &env, &user), "0") && !user, what,
+	      "a value the process set itself is its own");
+	env.set = NULL;
+	CHECK(!strcmp(libvgpu_cvd_source(&view, 1, &env, &user), "0") && !user, what,
+	      "no ancestor wrote one");
+	PASSED(what);
+}
+
 /* ---- the hook table ---- */
 
 struct row {
@@ -493,6 +560,7 @@ static void test_table(void)
 int main(void)
 {
 	test_gpureq();
+	test_cvd();
 	test_ptrmap();
 	test_ptrmap_ctx();
 	test_vref();

@@ -16,6 +16,8 @@
  *                             "nvlink index I link L state 0|1 remote P|ERR"
  *   view-client exec CMD...   cuInit, then exec CMD (a child of a process
  *                             whose CUDA is initialised)
+ *   view-client spawn CMD...  cuInit, then run CMD in a child while this
+ *                             process stays registered; CMD's exit status
  *
  * list prints:
  *   cuda count N
@@ -32,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cuda.h>
@@ -197,6 +200,31 @@ static _Noreturn void alloc(int dev, size_t mib)
 		pause();
 }
 
+/* cuInit, then CMD in a child, waited for: its exit status. */
+static int spawn(char **cmd)
+{
+	int st;
+	pid_t pid;
+
+	need("cuInit", CU(cuInit)(0));
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("view-client: fork");
+		return 1;
+	}
+	if (!pid) {
+		execvp(cmd[0], cmd);
+		perror("view-client: exec");
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0) {
+		perror("view-client: waitpid");
+		return 1;
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -224,6 +252,8 @@ int main(int argc, char **argv)
 		return nvml_find(argv[1], argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "links"))
 		return nvml_links();
+	if (argc >= 3 && !strcmp(argv[1], "spawn"))
+		return spawn(argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "exec")) {
 		need("cuInit", CU(cuInit)(0));
 		execvp(argv[2], argv + 2);
@@ -233,6 +263,6 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "alloc"))
 		alloc(atoi(argv[2]), strtoull(argv[3], NULL, 10));
 	fprintf(stderr, "usage: view-client list | cuda-pci ID | nvml-uuid UUID | "
-		"nvml-serial SERIAL | nvml-pci ID | alloc DEV MIB | exec CMD...\n");
+		"nvml-serial SERIAL | nvml-pci ID | alloc DEV MIB | exec CMD... | spawn CMD...\n");
 	return 2;
 }

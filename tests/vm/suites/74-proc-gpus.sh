@@ -7,7 +7,9 @@
 # binpack on the same; each sees only its chosen GPUs as devices 0..n-1;
 # the module refuses charges on the others; a request larger than the
 # tenant's GPUs, a malformed value or one from outside every tenant leaves
-# the process without a device; vgpuctl ps shows the choice.
+# the process without a device; vgpuctl ps shows the choice; a child reads
+# the user's CUDA_VISIBLE_DEVICES, not the one libvgpu wrote for its parent,
+# where it has a choice of its own or lacks its parent's GPUs.
 suite=proc-gpus
 . /tests/suite-lib.sh
 
@@ -21,7 +23,7 @@ CONF
 check_out "gpu probe registers simgpu's 4 GPUs" "gpu 3" vgpuctl gpu probe
 host=$(view-client list 2>&1)
 uuid() { printf '%s\n' "$host" | sed -n "s/^cuda dev $1 uuid \([^ ]*\) .*/\1/p"; }
-U0=$(uuid 0) U1=$(uuid 1) U2=$(uuid 2)
+U0=$(uuid 0) U1=$(uuid 1) U2=$(uuid 2) U3=$(uuid 3)
 check_out "the host sees 4 CUDA devices" "cuda count 4" echo "$host"
 
 # chosen_json PID: the gpus_chosen of PID's first row in vgpuctl -j ps
@@ -32,7 +34,7 @@ chosen_json() {
 # chosen_plain PID: the CHOSEN column of PID's first row in vgpuctl ps
 chosen_plain() { vgpuctl ps | awk -v p="$1" '$1 == p { print $NF; exit }'; }
 
-mkdir -p $cg/t $cg/b $cg/r
+mkdir -p $cg/t $cg/b $cg/r $cg/s
 check "tenant t, unrestricted" vgpuctl tenant add t cgroup t vram-max 4G
 
 # --- spread: a tenant's processes apart ---
@@ -53,6 +55,28 @@ check_out "spread: auto:2 sees two CUDA devices" "cuda count 2" echo "$out"
 check_out "spread: GPU 2 (no process now) as device 0" "cuda dev 0 uuid $U2 " echo "$out"
 check_eq "ps -j shows the first process's choice" "[0]" "$(chosen_json $p1)"
 check_eq "ps shows the second's in CHOSEN" "1" "$(chosen_plain $p2)"
+
+# Children of a registered process (view-client spawn): the parent's choice
+# is GPU 2. A child with the inherited VGPU_GPUS chooses for itself (GPU 3)
+# and reads the user's CUDA_VISIBLE_DEVICES, not the parent's GPU 2 that
+# libvgpu wrote into it; a worker without VGPU_GPUS keeps its parent's GPU.
+out=$(VGPU_GPUS=auto:1 /tmp/in_cg t view-client spawn view-client list 2>&1)
+check_out "spread: a child with its parent's VGPU_GPUS sees one CUDA device" \
+	"cuda count 1" echo "$out"
+check_out "spread: the child's is GPU 3, its own (its parent holds GPU 2)" \
+	"cuda dev 0 uuid $U3 " echo "$out"
+out=$(CUDA_VISIBLE_DEVICES=0 VGPU_GPUS=auto:1 /tmp/in_cg t \
+	view-client spawn view-client list 2>&1)
+check_out "spread: with CUDA_VISIBLE_DEVICES=0, the child's device 0 is GPU 3" \
+	"cuda dev 0 uuid $U3 " echo "$out"
+out=$(VGPU_GPUS=auto:1 /tmp/in_cg t view-client spawn \
+	env -u VGPU_GPUS view-client list 2>&1)
+check_out "spread: a worker without VGPU_GPUS sees one CUDA device" \
+	"cuda count 1" echo "$out"
+check_out "spread: the worker's is its parent's GPU 2" "cuda dev 0 uuid $U2 " echo "$out"
+check_out "spread: a child asking for all 4 GPUs sees 4 CUDA devices, not its parent's 1" \
+	"cuda count 4" env VGPU_GPUS=auto:1 /tmp/in_cg t view-client spawn \
+	env VGPU_GPUS=auto:4 view-client list
 
 # The module itself refuses the other GPUs (vgpu-devtest charges directly).
 out=$( (inside t gpus-auto 1 register try charge 0 1M charge 2 1M) 2>&1)
@@ -114,6 +138,14 @@ check_eq "a process without a request shows - in CHOSEN" "-" "$(chosen_plain $p5
 check_eq "and null in gpus_chosen" "null" "$(chosen_json $p5)"
 kill -9 $p5 2>/dev/null
 wait 2>/dev/null
+# A worker moved to a tenant without its parent's GPU: the parent in r with
+# CUDA_VISIBLE_DEVICES=1 (GPU 2); the worker, in s (gpus 0,3), reads the
+# user's 1 within its own view: GPU 3.
+check "tenant s with gpus 0,3" vgpuctl tenant add s cgroup s gpus 0,3
+out=$(CUDA_VISIBLE_DEVICES=1 /tmp/in_cg r view-client spawn /tmp/in_cg s view-client list 2>&1)
+check_out "a worker moved from r to s sees one CUDA device" "cuda count 1" echo "$out"
+check_out "the worker's is GPU 3, s's device 1 (the user's CUDA_VISIBLE_DEVICES=1)" \
+	"cuda dev 0 uuid $U3 " echo "$out"
 
 rm -f /etc/simgpu.conf
 suite_end
