@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What "vgpuctl tenant" (tenant.c) shares with "tenant replace"
- * (tenant_replace.c): the parsed quotas and labels of a command line and
- * the helpers that check, resolve and send them.
+ * (tenant_replace.c): the parsed quotas and labels of a command line
+ * (tenant_conf.c) and the helpers that check, resolve and send them.
  */
 #ifndef VGPU_CTL_TENANT_H
 #define VGPU_CTL_TENANT_H
@@ -44,6 +44,8 @@ void vgpuctl_tenant_conf_clear_unnamed(struct tenant_conf *c);
 struct nlattr;
 void vgpuctl_tenant_conf_from_reply(struct tenant_conf *c, struct nlattr **tb);
 bool vgpuctl_tenant_quota_same(const struct tenant_conf *a, const struct tenant_conf *b, size_t i);
+struct nl_msg;
+int vgpuctl_tenant_conf_put(struct nl_msg *msg, const struct tenant_conf *c);	/* tenant_conf.c */
 int vgpuctl_tenant_replace(int argc, char **argv);	/* tenant_replace.c */
 
 #endif

@@ -124,7 +124,7 @@ for unit in parse_sched:ctl/parse_sched.c cpuset:ctl/cpuset.c meta:ctl/parse_met
 done
 
 # test_print links the reply printers, hence libnl and libcap.
-PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c
+PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/tenant_conf.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c
 	    ctl/final.c ctl/placement.c ctl/cpuset.c ctl/print.c ctl/json.c ctl/parse.c
 	    ctl/parse_id.c ctl/parse_cgroup.c ctl/parse_sched.c ctl/parse_meta.c
 	    ctl/util.c ctl/nl.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c
@@ -185,7 +185,7 @@ if [ "$tools_ok" = 1 ]; then
 		-I"${NVML_INC:-build/deps/nvml/usr/include}" \
 		ctl/main.c ctl/batch.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
 		ctl/parse_sched.c ctl/parse_meta.c ctl/json.c ctl/print.c ctl/gpu.c ctl/probe.c \
-		ctl/tenant.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c ctl/final.c \
+		ctl/tenant.c ctl/tenant_conf.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c ctl/final.c \
 		ctl/placement.c ctl/cpuset.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c \
 		ctl/backstop_nvml.c ctl/dmem.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
 		ctl/snap.c ctl/prom.c ctl/httpd.c ctl/file.c ctl/metrics.c ctl/acct_state.c \
