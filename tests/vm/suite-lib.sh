@@ -53,11 +53,18 @@ bg_hold() {
 	return 1
 }
 
-# usage TENANT GPU FIELD: one number from vgpuctl -j tenant show.
+# usage TENANT GPU FIELD...: numbers from one vgpuctl -j tenant show, one
+# per FIELD, space-separated (a field it lacks prints nothing).
 usage() {
-	vgpuctl -j tenant show "$1" | tr -d ' \n' |
-		sed -n "s/.*{\"gpu\":$2,\([^}]*\)}.*/\1/p" |
-		sed -n "s/.*\"$3\":\([0-9]*\).*/\1/p"
+	local obj f out=
+	obj=$(vgpuctl -j tenant show "$1" | tr -d ' \n' |
+		sed -n "s/.*{\"gpu\":$2,\([^}]*\)}.*/\1/p")
+	shift 2
+	for f; do
+		f=$(printf '%s\n' "$obj" | sed -n "s/.*\"$f\":\([0-9]*\).*/\1/p")
+		out=$out${out:+${f:+ }}$f
+	done
+	printf '%s\n' "$out"
 }
 
 # truth CGROUP GPU: bytes simgpu's shared state holds for the cgroup.

@@ -20,12 +20,6 @@ mkdir -p $cg/cap $cg/rival
 vgpuctl tenant add cap cgroup cap >/dev/null
 vgpuctl tenant add rival cgroup rival >/dev/null
 
-# throttled TENANT: its throttled time on GPU 0 (vgpuctl's figure).
-throttled() {
-	vgpuctl tenant show "$1" | awk '$1 == "gpu" && $2 == 0 {
-		for (i = 3; i < NF; i++) if ($i == "throttled") print $(i + 1) }'
-}
-
 # --- simgpu refuses what CUDA forbids during a capture (the app's own calls)
 for m in global thread; do
 	for f in sync alloc query; do
@@ -48,13 +42,13 @@ for m in global thread; do
 		>/dev/null 2>&1 &
 	rival=$!
 	sleep 1
-	t0=$(throttled cap)
+	t0=$(usage cap 0 throttled_ns)
 	rm -f /tmp/cap.out
 	/tmp/in_cg cap capture-client $m 100000 5 8M 1000 0 side 10 sidens 2000000 \
 		pause 100 > /tmp/cap.out 2>&1 &
 	pid=$!
 	for i in $(seq 1 1200); do grep -q '^captured' /tmp/cap.out && break; sleep 0.1; done
-	t1=$(throttled cap)
+	t1=$(usage cap 0 throttled_ns)
 	kill -9 $rival
 	wait $rival 2>/dev/null
 	wait $pid
@@ -64,9 +58,9 @@ for m in global thread; do
 	check_out "$m mode: instantiated and replayed 1000 times" "replays 1000 ok" \
 		printf '%s\n' "$out"
 	if [ -n "$t1" ] && [ "$t1" != "$t0" ]; then
-		pass "$m mode: the gate held the process back during the capture (throttled $t0 -> $t1)"
+		pass "$m mode: the gate held the process back during the capture (throttled $t0 -> $t1 ns)"
 	else
-		fail "$m mode: the gate held the process back during the capture" "throttled $t0 -> $t1"
+		fail "$m mode: the gate held the process back during the capture" "throttled $t0 -> $t1 ns"
 	fi
 done
 
