@@ -17,7 +17,8 @@
  *   view-client exec CMD...   cuInit, then exec CMD (a child of a process
  *                             whose CUDA is initialised)
  *   view-client spawn CMD...  cuInit, then run CMD in a child while this
- *                             process stays registered; CMD's exit status
+ *                             process stays registered; exits with CMD's
+ *                             status
  *
  * list prints:
  *   cuda count N

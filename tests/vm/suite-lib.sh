@@ -56,13 +56,13 @@ bg_hold() {
 # usage TENANT GPU FIELD...: numbers from one vgpuctl -j tenant show, one
 # per FIELD, space-separated (a field it lacks prints nothing).
 usage() {
-	local obj f out=
+	local obj f v out=
 	obj=$(vgpuctl -j tenant show "$1" | tr -d ' \n' |
 		sed -n "s/.*{\"gpu\":$2,\([^}]*\)}.*/\1/p")
 	shift 2
 	for f; do
-		f=$(printf '%s\n' "$obj" | sed -n "s/.*\"$f\":\([0-9]*\).*/\1/p")
-		out=$out${out:+${f:+ }}$f
+		v=$(printf '%s\n' "$obj" | sed -n "s/.*\"$f\":\([0-9]*\).*/\1/p")
+		out=$out${out:+${v:+ }}$v
 	done
 	printf '%s\n' "$out"
 }
