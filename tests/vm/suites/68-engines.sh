@@ -40,6 +40,21 @@ wait_line() {
 	return 1
 }
 
+# y_takes GPU NS: y starts one NS-long kernel on GPU, synchronising on it
+# (busy, so it keeps its grant), its pid in $y; waits up to 5 s for y to
+# be granted the GPU: 0 if it was.
+y_takes() {
+	local g i
+	g=$(usage y "$1" grants)
+	/tmp/in_cg y simgpu-client device "$1" , launch "$2" count 1 >/dev/null 2>&1 &
+	y=$!
+	for i in $(seq 1 50); do
+		[ "$(usage y "$1" grants)" -gt "$g" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # stalls WHAT GPU CMD...: x runs CMD (an engine-client command) while y
 # keeps GPU busy for 3 s with 2 ms kernels; over y's second second x's
 # work must take under 2% of the GPU (the gate is closed to it), and x's
@@ -109,7 +124,7 @@ stalls "a multi-device-cooperative-launch-only tenant" 0 work multidevice 200000
 # kernel runs, x must not have one call back ("[issued N]"), and once it
 # ends x must finish.
 memops() {
-	local what=$1 i g0 y
+	local what=$1 i granted=0
 	shift
 	rm -f /tmp/x.out /tmp/go
 	ENGINE_GO=/tmp/go /tmp/in_cg x engine-client "$@" >/tmp/x.out 2>&1 &
@@ -117,18 +132,12 @@ memops() {
 		grep -qx '\[set up\]' /tmp/x.out 2>/dev/null && break
 		sleep 0.1
 	done
-	g0=$(usage y 0 grants)
-	/tmp/in_cg y simgpu-client device 0 , launch 4000000000 count 1 >/tmp/y.out 2>&1 &
-	y=$!
-	for i in $(seq 1 50); do
-		[ "$(usage y 0 grants)" -gt "$g0" ] && break
-		sleep 0.1
-	done
+	y_takes 0 4000000000 && granted=1
 	touch /tmp/go
 	sleep 1
 	if ! grep -qx '\[set up\]' /tmp/x.out 2>/dev/null; then
 		fail "$what: stalls while the gate is closed" "not set up in 5 s: $(cat /tmp/x.out)"
-	elif [ "$(usage y 0 grants)" -le "$g0" ]; then
+	elif [ "$granted" = 0 ]; then
 		fail "$what: stalls while the gate is closed" "y was not granted GPU 0 in 5 s"
 	elif grep -qE '^(\[issued |[a-z]* )' /tmp/x.out; then
 		fail "$what: stalls while the gate is closed" \
@@ -197,22 +206,12 @@ x_throttled_ms() {
 	t=$(usage x 0 throttled_ns)
 	echo $((${t:-0} / 1000000))
 }
-g1=$(usage y 1 grants)
-/tmp/in_cg y simgpu-client device 1 , launch 4000000000 count 1 >/dev/null 2>&1 &
-y1=$!
-for i in $(seq 1 50); do
-	[ "$(usage y 1 grants)" -gt "$g1" ] && break
-	sleep 0.1
-done
+y_takes 1 4000000000
+y1=$y
 /tmp/in_cg x engine-client work multidevice 2000000 1 >/tmp/x.out 2>&1 &
 sleep 1
-g0=$(usage y 0 grants)
 t0=$(x_throttled_ms)
-/tmp/in_cg y simgpu-client device 0 , launch 5000000000 count 1 >/dev/null 2>&1 &
-for i in $(seq 1 50); do
-	[ "$(usage y 0 grants)" -gt "$g0" ] && break
-	sleep 0.1
-done
+y_takes 0 5000000000
 if grep -q '^[a-z]* ' /tmp/x.out || ! kill -0 $y1 2>/dev/null; then
 	fail "a multi-device cooperative launch waits for both gates open at once" \
 		"y took GPU 0 only after x's launch or y's GPU 1 kernel: $(cat /tmp/x.out)"
