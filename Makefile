@@ -32,9 +32,17 @@ MODPROBE ?= /sbin/modprobe
 # Units of a /usr installation (a package) go with the system's; others
 # in /etc/systemd/system.
 UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,/etc/systemd/system)
-NVML_H := build/deps/nvml/usr/include/nvml.h
+# NVIDIA's headers: the pinned wheels make deps unpacks (tools/nvidia.lock),
+# or your own toolkit's (CUDA_INC=DIR with cuda.h and cudaTypedefs.h,
+# NVML_INC=DIR with nvml.h).
+CUDA_DEPS := build/deps/cuda
+ifeq ($(origin CUDA_INC)$(origin NVML_INC),undefinedundefined)
+HEADERS := $(CUDA_DEPS)/.lock
+endif
+CUDA_INC ?= $(CURDIR)/$(CUDA_DEPS)/include
+NVML_INC ?= $(CUDA_INC)
 
-export KDIR KVER PREFIX DESTDIR SBINDIR LIBDIR
+export KDIR KVER PREFIX DESTDIR SBINDIR LIBDIR CUDA_INC NVML_INC
 
 .PHONY: all module ctl libvgpu simgpu deps check demo bench install clean \
 	modules_install dkms-install install-service deb check-install
@@ -44,20 +52,20 @@ all: module ctl libvgpu simgpu
 module:
 	@tools/kmod-build modules
 
-ctl: $(NVML_H)
+ctl: $(HEADERS)
 	$(MAKE) -C ctl
 
-libvgpu: $(NVML_H)
+libvgpu: $(HEADERS)
 	$(MAKE) -C libvgpu
 
-simgpu: $(NVML_H)
+simgpu: $(HEADERS)
 	$(MAKE) -C tests/simgpu
 	$(MAKE) -C tests/clients
 
-# nvml.h is not in the CUDA toolkit; tools/deps unpacks it from Debian's
-# libnvidia-ml-dev without installing the package.
-$(NVML_H):
-	tools/deps
+# A changed lock fetches the wheels again.
+$(CUDA_DEPS)/.lock: tools/nvidia.lock
+	tools/nvidia-deps $(CUDA_DEPS)
+	touch $@
 
 deps:
 	tools/deps

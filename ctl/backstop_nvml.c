@@ -8,11 +8,11 @@
  * UUID the module holds for it.
  */
 #include <dlfcn.h>
+#include <nvml.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "backstop.h"
-#include "nvml_memlimit.h"
 
 #define NVML_LIB	"libnvidia-ml.so.1"
 

@@ -13,12 +13,18 @@
 #include "hooks.h"
 #include "log.h"
 
+/* Programs still call entry points nvml.h marks deprecated
+ * (nvmlDeviceGetHandleBySerial since NVML 13.0): they stay wrapped while
+ * drivers export them. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 const struct vgpu_hook libvgpu_hooks[VGPU_HOOK_COUNT] = {
 #define HOOK(lib, sym, base, ret, params) \
 	[VGPU_HOOK_##sym] = { #sym, #base, VGPU_LIB_##lib, (void *)&sym },
 #define NEED(lib, sym, ret, params) [VGPU_HOOK_##sym] = { #sym, NULL, VGPU_LIB_##lib, NULL },
 #include "hooks.def"
 };
+#pragma GCC diagnostic pop
 
 void *libvgpu_real[VGPU_HOOK_COUNT];
 

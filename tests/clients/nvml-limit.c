@@ -19,8 +19,6 @@
 
 #include <nvml.h>
 
-#include "../../ctl/nvml_memlimit.h"
-
 static void *sym(void *h, const char *name)
 {
 	void *p = dlsym(h, name);

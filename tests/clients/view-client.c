@@ -41,6 +41,10 @@
 #include <cuda.h>
 #include <nvml.h>
 
+/* nvmlDeviceGetHandleBySerial, deprecated since NVML 13.0, is enumerated
+ * on purpose: programs still call it and the view must answer it. */
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
 static void *vc_cu, *vc_nv;
 
 static void *sym(void *lib, const char *name)

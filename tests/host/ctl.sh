@@ -138,7 +138,7 @@ for mode in print print-asan; do
 	# shellcheck disable=SC2046
 	if [ "$tools_ok" = 1 ] &&
 	   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
-		-I"${NVML_INC:-build/deps/nvml/usr/include}" "${PRINT_SRCS[@]}" -o "$out" \
+		-I"${NVML_INC:-build/deps/cuda/include}" "${PRINT_SRCS[@]}" -o "$out" \
 		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err"; then
 		pass "$mode" "test_print builds $what"
 		run_unit "$mode" "$out" print
@@ -159,7 +159,7 @@ for mode in apply apply-asan; do
 	# shellcheck disable=SC2046
 	if [ "$tools_ok" = 1 ] &&
 	   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
-		-I"${NVML_INC:-build/deps/nvml/usr/include}" "${APPLY_SRCS[@]}" -o "$out" \
+		-I"${NVML_INC:-build/deps/cuda/include}" "${APPLY_SRCS[@]}" -o "$out" \
 		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err"; then
 		pass "$mode" "test_apply builds $what"
 		run_unit "$mode" "$out" apply
@@ -182,7 +182,7 @@ if [ "$tools_ok" = 1 ]; then
 	mkdir -p build/asan/ctl
 	# shellcheck disable=SC2046
 	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap jansson) \
-		-I"${NVML_INC:-build/deps/nvml/usr/include}" \
+		-I"${NVML_INC:-build/deps/cuda/include}" \
 		ctl/main.c ctl/batch.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
 		ctl/parse_sched.c ctl/parse_meta.c ctl/json.c ctl/print.c ctl/gpu.c ctl/probe.c \
 		ctl/tenant.c ctl/tenant_conf.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c ctl/final.c \

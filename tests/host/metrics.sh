@@ -85,7 +85,7 @@ S=metrics
 V=build/asan/ctl/vgpuctl-metrics
 mkdir -p build/asan/ctl
 if ! "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" "${NL_CFLAGS[@]}" \
-	-I"${NVML_INC:-build/deps/nvml/usr/include}" ctl/*.c -o "$V" "${NL_LIBS[@]}" -ldl \
+	-I"${NVML_INC:-build/deps/cuda/include}" ctl/*.c -o "$V" "${NL_LIBS[@]}" -ldl \
 	2> "$tmp/cc.err"; then
 	fail $S "vgpuctl builds with ASan and UBSan" "$(oneline "$tmp/cc.err")"
 	exit 1

@@ -524,11 +524,13 @@ check "graph memory: an upload beyond the GPU fails with CUDA_ERROR_OUT_OF_MEMOR
 	"launch CUDA_ERROR_OUT_OF_MEMORY"
 
 # ---- a program built by nvcc against NVIDIA's cuda.h ----
-NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
+# nvcc is the pinned wheel's (make deps); NVIDIA's wheels carry no libcuda
+# stub, so -lcuda links against simgpu's libcuda.so, as against a driver's.
+NVCC=${NVCC:-$top/build/deps/cuda/bin/nvcc}
 if [ ! -x "$NVCC" ]; then
-	fail "nvcc driver-API program" "$NVCC missing: install the CUDA toolkit (nvcc) or set NVCC"
-elif ! "$NVCC" -o "$work/nvcc_driver" "$cli/nvcc_driver.c" -lcuda \
-		-L"$(dirname "$NVCC")/../lib64/stubs" >"$work/nvcc.log" 2>&1; then
+	fail "nvcc driver-API program" "$NVCC missing: run make deps (NVIDIA's pinned wheels) or set NVCC"
+elif ! "$NVCC" -o "$work/nvcc_driver" "$cli/nvcc_driver.c" -L"$sim" -lcuda \
+		>"$work/nvcc.log" 2>&1; then
 	fail "nvcc driver-API program" "compile: $(tail -n 3 "$work/nvcc.log" | tr '\n' ' ')"
 else
 	out=$("$work/nvcc_driver" 2>&1)

@@ -13,7 +13,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "../../ctl/nvml_memlimit.h"
 #include "nvmldev.h"
 #include "shm.h"
 
