@@ -4,7 +4,9 @@
  * (launch.c): the cuMemcpy* and cuMemset* families (1D, pitched 2D and 3D,
  * peer, batch), managed memory prefetch and the stream memory operations
  * (cuStreamWriteValue*, cuStreamWaitValue*, cuStreamBatchMemOp), in their
- * legacy (v1), _v2 and per-thread default stream (_ptds, _ptsz) forms. A tenant's
+ * legacy (v1), _v2 and per-thread default stream (_ptds, _ptsz) forms, and
+ * cuMemcpyWithAttributesAsync (CUDA 13.2), a copy with a batch copy's
+ * attributes. A tenant's
  * share of a GPU is its time on the whole device, copy engines included:
  * a tenant that only copies waits at the closed gate like one that only
  * launches kernels, and its copies count in the page's launches, which
@@ -175,6 +177,14 @@ ENGINE(cuMemcpyBatchAsync_v2, (CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *siz
 ENGINE(cuMemcpyBatchAsync_v2_ptsz, (CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
 	CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream),
        (dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, hStream), ST_PT(hStream))
+#endif
+#if CUDA_VERSION >= 13020
+ENGINE(cuMemcpyWithAttributesAsync, (CUdeviceptr dst, CUdeviceptr src, size_t size,
+	CUmemcpyAttributes *attr, CUstream hStream),
+       (dst, src, size, attr, hStream), ST(hStream))
+ENGINE(cuMemcpyWithAttributesAsync_ptsz, (CUdeviceptr dst, CUdeviceptr src, size_t size,
+	CUmemcpyAttributes *attr, CUstream hStream),
+       (dst, src, size, attr, hStream), ST_PT(hStream))
 #endif
 ENGINE_SYNC(cuMemsetD2D8, (CUdeviceptr_v1 dstDevice, unsigned int dstPitch, unsigned char uc,
 	unsigned int Width, unsigned int Height),

@@ -5,8 +5,12 @@
  * cuMemcpyDtoA, cuMemcpyAtoD, cuMemcpyAtoA: legacy, _v2, _v2_ptds;
  * cuMemcpyHtoAAsync, cuMemcpyAtoHAsync: legacy, _v2, _v2_ptsz), batches
  * of 3D copies (cuMemcpy3DBatchAsync: 12080 with failIdx and 13000, each
- * with _ptsz) and batch prefetches (cuMemPrefetchBatchAsync,
- * cuMemDiscardAndPrefetchBatchAsync and their _ptsz forms).
+ * with _ptsz), batch prefetches (cuMemPrefetchBatchAsync,
+ * cuMemDiscardAndPrefetchBatchAsync and their _ptsz forms), one 3D copy
+ * with attributes (cuMemcpy3DWithAttributesAsync, 13020) and batches of
+ * fabric copies (cuFabricCpyBatchAsync, 13050), each with _ptsz. A fabric
+ * copy is gated on its stream's GPU, as every copy is, whatever its far
+ * end (the reference requires an operand local to that GPU or the host).
  *
  * A synchronous array copy runs on the current context's GPU (its legacy
  * or, for _ptds, per-thread default stream), like copy.c's synchronous
@@ -98,4 +102,20 @@ ENGINE(cuMemPrefetchBatchAsync, PREFETCH_PARAMS, PREFETCH_ARGS, ST(hStream))
 ENGINE(cuMemPrefetchBatchAsync_ptsz, PREFETCH_PARAMS, PREFETCH_ARGS, ST_PT(hStream))
 ENGINE(cuMemDiscardAndPrefetchBatchAsync, PREFETCH_PARAMS, PREFETCH_ARGS, ST(hStream))
 ENGINE(cuMemDiscardAndPrefetchBatchAsync_ptsz, PREFETCH_PARAMS, PREFETCH_ARGS, ST_PT(hStream))
+#endif
+#if CUDA_VERSION >= 13020
+ENGINE(cuMemcpy3DWithAttributesAsync, (CUDA_MEMCPY3D_BATCH_OP *op, unsigned long long flags,
+	CUstream hStream),
+       (op, flags, hStream), ST(hStream))
+ENGINE(cuMemcpy3DWithAttributesAsync_ptsz, (CUDA_MEMCPY3D_BATCH_OP *op,
+	unsigned long long flags, CUstream hStream),
+       (op, flags, hStream), ST_PT(hStream))
+#endif
+#if CUDA_VERSION >= 13050
+ENGINE(cuFabricCpyBatchAsync, (size_t numOps, CUDA_FABRIC_COPY_BATCH_OP *opList,
+	unsigned long long flags, CUstream hStream),
+       (numOps, opList, flags, hStream), ST(hStream))
+ENGINE(cuFabricCpyBatchAsync_ptsz, (size_t numOps, CUDA_FABRIC_COPY_BATCH_OP *opList,
+	unsigned long long flags, CUstream hStream),
+       (numOps, opList, flags, hStream), ST_PT(hStream))
 #endif

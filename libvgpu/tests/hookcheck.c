@@ -184,6 +184,16 @@ static const struct want wants[] = {
 	{ "cuMemPrefetchBatchAsync", 13000, 2, "cuMemPrefetchBatchAsync_ptsz", "vgpu" },
 	{ "cuMemDiscardAndPrefetchBatchAsync", 13000, 0, "cuMemDiscardAndPrefetchBatchAsync",
 	  "vgpu" },
+#if CUDA_VERSION >= 13020
+	{ "cuMemcpyWithAttributesAsync", 13020, 0, "cuMemcpyWithAttributesAsync", "vgpu" },
+	{ "cuMemcpyWithAttributesAsync", 13020, 2, "cuMemcpyWithAttributesAsync_ptsz", "vgpu" },
+	{ "cuMemcpy3DWithAttributesAsync", 13020, 2, "cuMemcpy3DWithAttributesAsync_ptsz",
+	  "vgpu" },
+#endif
+#if CUDA_VERSION >= 13050
+	{ "cuFabricCpyBatchAsync", 13050, 0, "cuFabricCpyBatchAsync", "vgpu" },
+	{ "cuFabricCpyBatchAsync", 13050, 2, "cuFabricCpyBatchAsync_ptsz", "vgpu" },
+#endif
 	{ "cuStreamDestroy", 4000, 0, "cuStreamDestroy_v2", "vgpu" },
 	/* The deprecated launches too; the function state they use is the
 	 * driver's own. */
@@ -233,7 +243,8 @@ static void check_procaddr(gpa_fn gpa)
 	bad = 0;
 	n = 0;
 	for (size_t i = 0; i < NROWS; i++) {
-		static const int versions[] = { 2000, 3020, 4000, 7000, 11000, 11040, 12000, 13000 };
+		static const int versions[] = { 2000, 3020, 4000, 7000, 11000, 11040, 12000,
+						13000, CUDA_VERSION };
 
 		if (strcmp(rows[i].lib, "CU"))
 			continue;

@@ -175,6 +175,13 @@ int cu_load(unsigned long long flags)
 	bad |= GET(cuMemcpy3DBatchAsync, 13000);
 	bad |= GET(cuMemPrefetchBatchAsync, 13000);
 	bad |= GET(cuMemDiscardAndPrefetchBatchAsync, 13000);
+#if CUDA_VERSION >= 13020
+	bad |= GET(cuMemcpyWithAttributesAsync, 13020);
+	bad |= GET(cuMemcpy3DWithAttributesAsync, 13020);
+#endif
+#if CUDA_VERSION >= 13050
+	bad |= GET(cuFabricCpyBatchAsync, 13050);
+#endif
 	bad |= GET(cuModuleLoadData, 2000);
 	bad |= GET(cuModuleGetFunction, 2000);
 	bad |= GET(cuFuncSetBlockShape, 2000);

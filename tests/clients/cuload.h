@@ -109,6 +109,13 @@ struct cu {
 	CU_FN(cuMemcpy3DBatchAsync);
 	CU_FN(cuMemPrefetchBatchAsync);
 	CU_FN(cuMemDiscardAndPrefetchBatchAsync);
+#if CUDA_VERSION >= 13020
+	CU_FN(cuMemcpyWithAttributesAsync);
+	CU_FN(cuMemcpy3DWithAttributesAsync);
+#endif
+#if CUDA_VERSION >= 13050
+	CU_FN(cuFabricCpyBatchAsync);
+#endif
 	CU_FN(cuModuleLoadData);
 	CU_FN(cuModuleGetFunction);
 	/* deprecated (the Makefile defines CUDA_ENABLE_DEPRECATED) */

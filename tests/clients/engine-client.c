@@ -40,8 +40,13 @@
  *                          (cuMemPrefetchBatchAsync,
  *                          cuMemDiscardAndPrefetchBatchAsync: two halves
  *                          of BYTES managed memory, to device 0 and the
- *                          host); and the deprecated launches of a
- *                          BYTES ns simgpu_spin kernel set up with
+ *                          host), copyattr (cuMemcpyWithAttributesAsync
+ *                          of BYTES), copy3dattr (batch3d's two copies,
+ *                          each alone with cuMemcpy3DWithAttributesAsync),
+ *                          fabric (cuFabricCpyBatchAsync: 2 copies of
+ *                          BYTES/2 between pointers); and the deprecated
+ *                          launches of a BYTES ns simgpu_spin kernel set
+ *                          up with
  *                          cuFuncSetBlockShape and cuParamSetv: launch
  *                          (cuLaunch), launchgrid (cuLaunchGrid),
  *                          launchgridasync (cuLaunchGridAsync on the

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * engine-client's work beyond engine-work.c (engine-client.c documents the
- * commands): copies with CUDA arrays, batches of 3D copies, batch
- * prefetches and the deprecated launches, each checked for what it did,
- * and the documented errors of their bad arguments.
+ * commands): copies with CUDA arrays, batches of 3D copies and 3D copies
+ * with attributes, batch prefetches and the deprecated launches, each
+ * checked for what it did, and the documented errors of their bad
+ * arguments.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,7 +140,22 @@ static void batch_ops(CUDA_MEMCPY3D_BATCH_OP *ops, CUarray a, CUdeviceptr d1, CU
 	ops[0].srcAccessOrder = ops[1].srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
 }
 
-static CUresult work_batch3d(CUstream s, size_t n, uint64_t count)
+/* The two ops as one batch, or (one) each alone with
+ * cuMemcpy3DWithAttributesAsync. */
+static CUresult copy3d(CUstream s, CUDA_MEMCPY3D_BATCH_OP *ops, int one)
+{
+#if CUDA_VERSION >= 13020
+	if (one) {
+		CUresult rc = cu.cuMemcpy3DWithAttributesAsync(&ops[0], 0, s);
+
+		return rc ? rc : cu.cuMemcpy3DWithAttributesAsync(&ops[1], 0, s);
+	}
+#endif
+	(void)one;
+	return cu.cuMemcpy3DBatchAsync(2, ops, 0, s);
+}
+
+static CUresult work_batch3d(CUstream s, size_t n, uint64_t count, int one)
 {
 	size_t half = n / 2 & ~(size_t)15;
 	CUDA_MEMCPY3D_BATCH_OP ops[2];
@@ -151,7 +167,7 @@ static CUresult work_batch3d(CUstream s, size_t n, uint64_t count)
 		rc = array_new(&a, half, CU_AD_FORMAT_UNSIGNED_INT32);
 	batch_ops(ops, a, d1, d2, half);
 	for (uint64_t i = 0; i < count && !rc; i++)
-		rc = cu.cuMemcpy3DBatchAsync(2, ops, 0, s);
+		rc = copy3d(s, ops, one);
 	if (!rc)
 		rc = cu.cuStreamSynchronize(s);
 	if (!rc)	/* the array's half back (whatever count: same set-up) */
@@ -260,7 +276,11 @@ CUresult engine_more(const char *kind, CUcontext c, CUstream s, uint64_t bytes, 
 	if (!strcmp(kind, "arraysync"))
 		return n ? work_array_sync(n, count) : CUDA_ERROR_INVALID_VALUE;
 	if (!strcmp(kind, "batch3d"))
-		return work_batch3d(s, n, count);
+		return work_batch3d(s, n, count, 0);
+#if CUDA_VERSION >= 13020
+	if (!strcmp(kind, "copy3dattr"))
+		return work_batch3d(s, n, count, 1);
+#endif
 	if (!strcmp(kind, "prefetchbatch") || !strcmp(kind, "discardprefetch"))
 		return work_prefetch_batch(s, n, count, kind[0] == 'd');
 	if (!strcmp(kind, "launch") || !strcmp(kind, "launchgrid") ||
@@ -270,7 +290,8 @@ CUresult engine_more(const char *kind, CUcontext c, CUstream s, uint64_t bytes, 
 		return work_multi(s, bytes, count);
 	fprintf(stderr, "engine-client: work %s: not 2d, 3d, peer, memset2d, prefetch, "
 		"writevalue, batch, batchmemop, array, arraysync, batch3d, prefetchbatch, "
-		"discardprefetch, launch, launchgrid, launchgridasync or multidevice\n", kind);
+		"discardprefetch, copyattr, copy3dattr, fabric, launch, launchgrid, "
+		"launchgridasync or multidevice\n", kind);
 	exit(2);
 }
 
@@ -344,6 +365,39 @@ static int errors_batch3d(CUstream s, CUdeviceptr d)
 	cu.cuArrayDestroy(b);
 	return n;
 }
+
+#if CUDA_VERSION >= 13020
+/* A copy and a 3D copy with attributes: the attribute, flags and op. */
+static int errors_attr(CUstream s, CUdeviceptr d)
+{
+	CUmemcpyAttributes at = { .srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM };
+	CUDA_MEMCPY3D_BATCH_OP ops[2];
+	int n = 0;
+
+	n += expect("copy with attributes", cu.cuMemcpyWithAttributesAsync(d, d + 128, 64, &at, s),
+		    CUDA_SUCCESS);
+	n += expect("copy with no attributes",
+		    cu.cuMemcpyWithAttributesAsync(d, d + 128, 64, NULL, s), CUDA_ERROR_INVALID_VALUE);
+	at.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_INVALID;
+	n += expect("copy with attributes of no source access order",
+		    cu.cuMemcpyWithAttributesAsync(d, d + 128, 64, &at, s), CUDA_ERROR_INVALID_VALUE);
+	batch_ops(ops, NULL, d, d + 128, 64);
+	n += expect("3D copy with attributes", cu.cuMemcpy3DWithAttributesAsync(&ops[1], 0, s),
+		    CUDA_SUCCESS);
+	n += expect("3D copy with attributes and flags",
+		    cu.cuMemcpy3DWithAttributesAsync(&ops[1], 1, s), CUDA_ERROR_INVALID_VALUE);
+	n += expect("3D copy with attributes of no op", cu.cuMemcpy3DWithAttributesAsync(NULL, 0, s),
+		    CUDA_ERROR_INVALID_VALUE);
+	ops[1].extent.height = 0;
+	n += expect("3D copy with attributes of a zero extent",
+		    cu.cuMemcpy3DWithAttributesAsync(&ops[1], 0, s), CUDA_ERROR_INVALID_VALUE);
+	ops[1].extent.height = 4;
+	ops[1].srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_INVALID;
+	n += expect("3D copy with attributes of no source access order",
+		    cu.cuMemcpy3DWithAttributesAsync(&ops[1], 0, s), CUDA_ERROR_INVALID_VALUE);
+	return n;
+}
+#endif
 
 static int errors_prefetch(CUstream s, CUdeviceptr d)
 {
@@ -466,6 +520,9 @@ int engine_errors_more(CUcontext c, CUstream s)
 		return expect("alloc", CUDA_ERROR_OUT_OF_MEMORY, CUDA_SUCCESS);
 	n = errors_array(d) + errors_batch3d(s, d) + errors_prefetch(s, d) + errors_legacy() +
 	    errors_multi(s);
+#if CUDA_VERSION >= 13020
+	n += errors_attr(s, d);
+#endif
 	cu.cuStreamSynchronize(s);
 	cu.cuCtxSynchronize(NULL);
 	cu.cuMemFree(d);

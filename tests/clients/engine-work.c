@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * engine-client's engine work beyond 1D copies and kernels (engine-client.c
- * documents the commands): pitched, peer and batch copies, 2D memsets,
- * prefetches and stream memory operations, each checked for what it did,
- * and the documented errors of their bad arguments (engine-more.c: the
- * rest).
+ * documents the commands): pitched, peer, batch and attributed copies, 2D
+ * memsets, prefetches and stream memory operations, each checked for what
+ * it did, and the documented errors of their bad arguments (engine-more.c:
+ * the rest).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,6 +149,70 @@ static CUresult work_batch_copy(CUstream s, uint64_t bytes, uint64_t count)
 	return rc;
 }
 
+#if CUDA_VERSION >= 13020
+/* cuMemcpyWithAttributesAsync of bytes, count times. */
+static CUresult work_copy_attr(CUstream s, uint64_t bytes, uint64_t count)
+{
+	size_t n = (size_t)bytes & ~(size_t)3;
+	CUmemcpyAttributes at = { .srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM };
+	CUdeviceptr a = 0, b = 0;
+	CUresult rc = n ? host_filled(&a, n, 0x5a) : CUDA_ERROR_INVALID_VALUE;
+
+	if (!rc)
+		rc = host_filled(&b, n, 0);
+	for (uint64_t i = 0; i < count && !rc; i++)
+		rc = cu.cuMemcpyWithAttributesAsync(b, a, n, &at, s);
+	if (!rc)
+		rc = cu.cuStreamSynchronize(s);
+	if (!rc && count)
+		rc = check_word(b + n - 4, 0x5a5a5a5a);
+	if (a)
+		cu.cuMemFree(a);
+	if (b)
+		cu.cuMemFree(b);
+	return rc;
+}
+#endif
+
+#if CUDA_VERSION >= 13050
+/* A fabric copy of size bytes between two pointers. */
+static CUDA_FABRIC_COPY_BATCH_OP fabric_op(CUdeviceptr dst, CUdeviceptr src, size_t size)
+{
+	return (CUDA_FABRIC_COPY_BATCH_OP){
+		.src = { .type = CU_FABRIC_COPY_OPERAND_TYPE_POINTER, .op.ptr.ptr = src },
+		.dst = { .type = CU_FABRIC_COPY_OPERAND_TYPE_POINTER, .op.ptr.ptr = dst },
+		.size = size,
+	};
+}
+
+/* cuFabricCpyBatchAsync of two halves of bytes between pointers. */
+static CUresult work_fabric(CUstream s, uint64_t bytes, uint64_t count)
+{
+	size_t half = (size_t)(bytes / 2) & ~(size_t)3;
+	CUDA_FABRIC_COPY_BATCH_OP ops[2];
+	CUdeviceptr a = 0, b = 0;
+	CUresult rc = half ? host_filled(&a, 2 * half, 0x5a) : CUDA_ERROR_INVALID_VALUE;
+
+	if (!rc)
+		rc = host_filled(&b, 2 * half, 0);
+	ops[0] = fabric_op(b, a, half);
+	ops[1] = fabric_op(b + half, a + half, half);
+	for (uint64_t i = 0; i < count && !rc; i++)
+		rc = cu.cuFabricCpyBatchAsync(2, ops, 0, s);
+	if (!rc)
+		rc = cu.cuStreamSynchronize(s);
+	if (!rc && count)
+		rc = check_word(b + half - 4, 0x5a5a5a5a);
+	if (!rc && count)
+		rc = check_word(b + 2 * half - 4, 0x5a5a5a5a);
+	if (a)
+		cu.cuMemFree(a);
+	if (b)
+		cu.cuMemFree(b);
+	return rc;
+}
+#endif
+
 static CUresult work_peer(CUstream s, CUcontext c0, uint64_t bytes, uint64_t count)
 {
 	CUdeviceptr a = 0, b = 0;
@@ -287,6 +351,14 @@ CUresult engine_work(const char *kind, uint64_t bytes, uint64_t count)
 		return work_batch_copy(s, bytes, count);
 	if (!strcmp(kind, "batchmemop"))
 		return work_batch(s, count);
+#if CUDA_VERSION >= 13020
+	if (!strcmp(kind, "copyattr"))
+		return work_copy_attr(s, bytes, count);
+#endif
+#if CUDA_VERSION >= 13050
+	if (!strcmp(kind, "fabric"))
+		return work_fabric(s, bytes, count);
+#endif
 	return engine_more(kind, c, s, bytes, count);
 }
 
@@ -332,6 +404,48 @@ static int expect(const char *what, CUresult got, CUresult want)
 	printf("%s: %s, not %s\n", what, cu_err(got), cu_err(want));
 	return 1;
 }
+
+#if CUDA_VERSION >= 13050
+/* Fabric copies: the whole batch is refused, nothing of it done. */
+static int errors_fabric(CUstream s, CUdeviceptr d)
+{
+	static const uint32_t seven = 7;
+	CUDA_FABRIC_COPY_BATCH_OP ops[2];
+	int n = 0;
+
+	ops[0] = fabric_op(d + 252, (CUdeviceptr)(uintptr_t)&seven, 4);
+	ops[1] = fabric_op(d + 64, d + 128, 64);
+	n += expect("fabric copy of no ops", cu.cuFabricCpyBatchAsync(0, ops, 0, s),
+		    CUDA_ERROR_INVALID_VALUE);
+	n += expect("fabric copy of no list", cu.cuFabricCpyBatchAsync(2, NULL, 0, s),
+		    CUDA_ERROR_INVALID_VALUE);
+	n += expect("fabric copy with flags", cu.cuFabricCpyBatchAsync(2, ops, 1, s),
+		    CUDA_ERROR_INVALID_VALUE);
+	n += expect("fabric copy on the legacy stream", cu.cuFabricCpyBatchAsync(2, ops, 0, NULL),
+		    CUDA_ERROR_INVALID_VALUE);
+	ops[1].flags = 1;
+	n += expect("fabric copy with an op's flags", cu.cuFabricCpyBatchAsync(2, ops, 0, s),
+		    CUDA_ERROR_INVALID_VALUE);
+	ops[1].flags = 0;
+	ops[1].size = 1 << 26;
+	n += expect("fabric copy past the allocation", cu.cuFabricCpyBatchAsync(2, ops, 0, s),
+		    CUDA_ERROR_INVALID_VALUE);
+	ops[1].size = 64;
+	ops[1].dst.type = CU_FABRIC_COPY_OPERAND_TYPE_LOGICAL_ENDPOINT;
+	n += expect("fabric copy to a logical endpoint (simgpu has no fabric)",
+		    cu.cuFabricCpyBatchAsync(2, ops, 0, s), CUDA_ERROR_NOT_SUPPORTED);
+	cu.cuStreamSynchronize(s);
+	n += expect("a refused fabric batch copies nothing", check_word(d + 252, 7),
+		    CUDA_ERROR_ILLEGAL_ADDRESS);
+	ops[1].dst.type = CU_FABRIC_COPY_OPERAND_TYPE_POINTER;
+	n += expect("fabric copy between pointers", cu.cuFabricCpyBatchAsync(2, ops, 0, s),
+		    CUDA_SUCCESS);
+	cu.cuStreamSynchronize(s);
+	n += expect("fabric copy between pointers copies", check_word(d + 252, 7),
+		    CUDA_SUCCESS);
+	return n;
+}
+#endif
 
 CUresult engine_errors(void)
 {
@@ -433,6 +547,9 @@ CUresult engine_errors(void)
 		n += expect("batch with flags", cu.cuStreamBatchMemOp(s, 1, op, 1),
 			    CUDA_ERROR_INVALID_VALUE);
 	}
+#if CUDA_VERSION >= 13050
+	n += errors_fabric(s, d);
+#endif
 	rc = cu.cuStreamSynchronize(s);
 	if (!rc)	/* the bad batches queued nothing, their good write either */
 		n += expect("a bad batch writes nothing", check_word(d + 64, 7),

@@ -78,6 +78,36 @@ else
 	fail "libvgpu.so exports" "$(diff "$work/want.syms" "$work/vgpu.syms" | grep '^[<>]' | tr '\n' ' ')"
 fi
 
+# ---- every allocating, launching, copying or context-creating entry point
+# of cudaTypedefs.h is hooked or passed through on purpose (libvgpu.md) ----
+ep=$top/tests/tools/cuda-entry-points
+tdefs=${CUDA_INC:-$top/build/deps/cuda/include}/cudaTypedefs.h
+what="every allocating, launching, copying or context-creating entry point is hooked or listed as passed through"
+if out=$("$ep" --typedefs "$tdefs" 2>&1); then
+	pass "$what: $out"
+else
+	fail "$what" "$(echo "$out" | tr '\n' ' ')"
+fi
+# It can fail: the same check without cuMemcpyPeerAsync's HOOK rows, with a
+# header that has one entry point more, and with a stale table row.
+sed '/^HOOK(CU, cuMemcpyPeerAsync\(_ptsz\)\?,/d' "$lib/hooks.def" >"$work/hooks.def"
+{ cat "$tdefs"; echo 'typedef CUresult (CUDAAPI *PFN_cuMemcpyVgpuProbe_v99990)(void);'; } \
+	>"$work/cudaTypedefs.h"
+sed 's/^## Passed through on purpose$/&\n\n| `cuMemAllocVgpuGone` | allocating | probe |/' \
+	"$top/Documentation/libvgpu.md" >"$work/libvgpu.md"
+for neg in "--hooks $work/hooks.def|cuMemcpyPeerAsync (copying): neither hooked" \
+	   "--typedefs $work/cudaTypedefs.h|cuMemcpyVgpuProbe (copying): neither hooked" \
+	   "--doc $work/libvgpu.md|cuMemAllocVgpuGone: listed as passed through, but .* (stale)"; do
+	read -ra args <<<"${neg%%|*}"
+	out=$("$ep" --typedefs "$tdefs" "${args[@]}" 2>&1)
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q "^${neg#*|}" <<<"$out"; then
+		pass "the entry-point check fails ($rc) and names the offender: $(grep "^${neg#*|}" <<<"$out")"
+	else
+		fail "the entry-point check fails on ${neg#*|}" "exit $rc: $(echo "$out" | tr '\n' ' ')"
+	fi
+done
+
 # ---- interposition ----
 LD_PRELOAD=$PRE "$lib/tests/hookcheck" >"$work/hookcheck.out" 2>"$work/hookcheck.err"
 rc=$?

@@ -172,14 +172,21 @@ ASYNC_COPIES(_v2, 0, CUdeviceptr, size_t)
 ASYNC_COPIES(_v2_ptsz, 1, CUdeviceptr, size_t)
 
 /* ---- unified copies ---- */
+/* cuMemcpyAsync's copy, for copyattr.c too (not through the exported,
+ * interposable names). */
+CUresult simgpu_memcpy_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h, int ptds)
+{
+	return copy(P(dst), H, P(src), H, n, h, ptds, 0);
+}
+
 SG_API CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n)
 { return copy(P(dst), H, P(src), H, n, NULL, 0, 1); }
 SG_API CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
 { return copy(P(dst), H, P(src), H, n, NULL, 1, 1); }
 SG_API CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h)
-{ return copy(P(dst), H, P(src), H, n, h, 0, 0); }
+{ return simgpu_memcpy_async(dst, src, n, h, 0); }
 SG_API CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h)
-{ return copy(P(dst), H, P(src), H, n, h, 1, 0); }
+{ return simgpu_memcpy_async(dst, src, n, h, 1); }
 
 /* ---- sets ---- */
 #define SYNC_SETS(sfx, ptds, dptr_t, size_t_)				\

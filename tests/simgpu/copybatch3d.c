@@ -98,7 +98,9 @@ static CUresult check(const CUDA_MEMCPY3D_BATCH_OP *op, struct side3 *s, struct 
 	return rc;
 }
 
-static CUresult issue(const CUDA_MEMCPY3D_BATCH_OP *op, CUstream h, int ptds)
+/* One op, checked, then queued on h (cuMemcpy3DWithAttributesAsync's
+ * too, copyattr.c). */
+CUresult simgpu_copy3d_op(const CUDA_MEMCPY3D_BATCH_OP *op, CUstream h, int ptds)
 {
 	struct side3 s, d;
 	struct sg_op *o;
@@ -140,7 +142,7 @@ static CUresult batch3d(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, size_t *fail,
 			bad = i;
 	}
 	for (size_t i = 0; i < n && !rc; i++) {
-		rc = issue(&ops[i], h, ptds);
+		rc = simgpu_copy3d_op(&ops[i], h, ptds);
 		if (rc)
 			bad = i;
 	}

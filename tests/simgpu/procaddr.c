@@ -306,6 +306,15 @@ static const struct sg_proc table[] = {
 	{ "cuMemPrefetchBatchAsync", 13000, F(cuMemPrefetchBatchAsync), F(cuMemPrefetchBatchAsync_ptsz) },
 	{ "cuMemDiscardAndPrefetchBatchAsync", 13000, F(cuMemDiscardAndPrefetchBatchAsync),
 	  F(cuMemDiscardAndPrefetchBatchAsync_ptsz) },
+#if CUDA_VERSION >= 13020	/* copyattr.c */
+	{ "cuMemcpyWithAttributesAsync", 13020, F(cuMemcpyWithAttributesAsync),
+	  F(cuMemcpyWithAttributesAsync_ptsz) },
+	{ "cuMemcpy3DWithAttributesAsync", 13020, F(cuMemcpy3DWithAttributesAsync),
+	  F(cuMemcpy3DWithAttributesAsync_ptsz) },
+#endif
+#if CUDA_VERSION >= 13050
+	{ "cuFabricCpyBatchAsync", 13050, F(cuFabricCpyBatchAsync), F(cuFabricCpyBatchAsync_ptsz) },
+#endif
 	{ "cuMemcpyDtoD", 2000, F(cuMemcpyDtoD), NULL },
 	{ "cuMemcpyDtoD", 3020, F(cuMemcpyDtoD_v2), F(cuMemcpyDtoD_v2_ptds) },
 	{ "cuMemcpyDtoDAsync", 3000, F(cuMemcpyDtoDAsync), NULL },

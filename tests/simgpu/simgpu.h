@@ -292,6 +292,10 @@ CUresult simgpu_pool_alloc(struct CUmemPoolHandle_st *pool, size_t size,
 
 /* ---- copybatch.c: a batch copy's pointer operand of n bytes ---- */
 CUresult simgpu_batch_operand(CUdeviceptr p, size_t n);
+#if CUDA_VERSION >= 12080
+/* copybatch3d.c: one 3D batch op, checked, then queued on stream h. */
+CUresult simgpu_copy3d_op(const CUDA_MEMCPY3D_BATCH_OP *op, CUstream h, int ptds);
+#endif
 
 /* ---- array.c: a plain array's contents, element size and extent ---- */
 CUresult simgpu_array_data(struct CUarray_st *a, unsigned char **data, size_t *elsize);
@@ -308,6 +312,8 @@ void simgpu_move(const struct sg_op *op);
 uint64_t simgpu_op_copy_ns(const struct sg_op *op);
 /* Queue a copy or set op on stream h; sync: and wait for it (copy.c). */
 CUresult simgpu_copy_issue(CUstream h, int ptds, int sync, struct sg_op *op);
+/* cuMemcpyAsync's copy of n bytes (copy.c). */
+CUresult simgpu_memcpy_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h, int ptds);
 /* memops.c: a wait value op, blocking its stream until it holds. */
 void simgpu_wait_value(const struct sg_op *op);
 /* Device time of a copy or memset of bytes (copy_bw). */
