@@ -72,6 +72,22 @@ truth() {
 	simgpu-stat | awk -v c="$1" -v g="$2" '$1 == "cgroup" && $2 == c && $4 == g { v = $6 } END { print v + 0 }'
 }
 
+# await WHAT TENTHS CMD...: poll CMD every 0.1 s, TENTHS times at most,
+# until it succeeds. A wait that gives up is a FAIL of its own, named WHAT
+# (and returns 1): the checks after it would run on a state that never came.
+await() {
+	local what=$1 n=$2 i=0
+	shift 2
+	while ! "$@" >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -ge "$n" ]; then
+			fail "$what" "gave up after $((n / 10)).$((n % 10)) s waiting for '$*'"
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
 pass() { echo "PASS: $suite: $1"; }
 fail() { echo "FAIL: $suite: $1: $2"; failures=$((failures + 1)); }
 

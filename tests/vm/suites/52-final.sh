@@ -28,10 +28,10 @@ wait_gone() {
 }
 # hold_in CGROUP OUT: a registered process in CGROUP, holding; its pid in $held.
 hold_in() {
-	local t=0
-	(inside "$1" register alloc 0 "$3" hold 60) >"$2" &
+	: > "$2"	# emptied here: the job's own redirection may come late
+	(inside "$1" register alloc 0 "$3" hold 60) >>"$2" &
 	held=$!
-	while ! grep -q holding "$2" && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+	await "a holder in $1 starts" 100 grep -q holding "$2"
 }
 
 # --- labels ------------------------------------------------------------------

@@ -77,10 +77,11 @@ cp /tmp/apply/good $f
 # --prune: x1 idle goes, x2 with a registered process stays.
 vgpuctl tenant add x1 cgroup x1 >/dev/null
 vgpuctl tenant add x2 cgroup x2 >/dev/null
-(inside x2 register hold 60) > /tmp/apply/hold &
+# Emptied first: the job's own redirection may come after the wait began.
+: > /tmp/apply/hold
+(inside x2 register hold 60) >> /tmp/apply/hold &
 held=$!
-t=0
-while ! grep -q holding /tmp/apply/hold && [ $t -lt 100 ]; do sleep 0.1; t=$((t + 1)); done
+await "a holder in x2 starts" 100 grep -q holding /tmp/apply/hold
 check_out "without --prune, extra tenants are left alone" "nothing to change" vgpuctl apply $f
 check_eq "... both still there" "ta tb tc x1 x2 " "$(names)"
 check_out "--prune --dry-run says it would delete x1" "tenant del x1" vgpuctl apply --dry-run --prune $f

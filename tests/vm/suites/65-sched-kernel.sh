@@ -179,9 +179,9 @@ check_out "no nest on a GPU never used" "" sh -c "vgpu-devtest usage-of a | grep
 # so none runs in between.
 inside h register run 0 2000 >/tmp/h1 &
 sleep 0.5
-taskset -c 3 sh -c ". /tests/suite-lib.sh; inside b register waiters 0 8 20" >/tmp/w1 &
-t=0
-while ! grep -q started /tmp/w1 && [ $t -lt 100 ]; do sleep 0.05; t=$((t + 1)); done
+: > /tmp/w1
+taskset -c 3 sh -c ". /tests/suite-lib.sh; inside b register waiters 0 8 20" >>/tmp/w1 &
+await "the waiters start" 100 grep -q started /tmp/w1
 sleep 0.3
 check "GPU 0 leaves and comes back with waiters asleep" taskset -c 3 vgpu-devtest rt gpu-readd 0 16G
 wait

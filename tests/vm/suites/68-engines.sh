@@ -2,15 +2,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # The compute gate beyond kernels on the current context (issue #14):
 # launches on another device's stream with no context current, copies
-# (1D, 2D, 3D, peer, batch, with CUDA arrays, 3D batch), 2D memsets,
-# prefetches (single and batch), stream memory operations, the deprecated
-# launches (cuLaunch, cuLaunchGrid(Async), multi-device cooperative, which
-# waits until all its gates are open at once), and one thread driving two
-# GPUs whose work depends on each other. A
-# closed gate is made by a high-priority tenant (y) with work on the GPU:
-# the low-priority tenant (x) must then make no progress there, and finish
-# once y's work is done. simgpu's engine records the device time each
-# cgroup got (simgpu-stat), copies included (bytes / copy_bw).
+# (1D, 2D, 3D, peer, batch, with CUDA arrays, 3D batch, with attributes,
+# fabric), 2D memsets, prefetches (single and batch), stream memory
+# operations, the deprecated launches (cuLaunch, cuLaunchGrid(Async),
+# multi-device cooperative, which waits until all its gates are open at
+# once), and one thread driving two GPUs whose work depends on each
+# other. A closed gate is made by a high-priority tenant (y) with work on
+# the GPU: the low-priority tenant (x) must then make no progress there,
+# and finish once y's work is done. simgpu's engine records the device
+# time each cgroup got (simgpu-stat), copies included (bytes / copy_bw).
 suite=engines
 . /tests/suite-lib.sh
 
@@ -106,6 +106,11 @@ stalls "a synchronous-array-copy-only tenant" 0 work arraysync 1M 400
 stalls "a 3D-batch-copy-only tenant" 0 work batch3d 1M 400
 stalls "a batch-prefetch-only tenant" 0 work prefetchbatch 1M 400
 stalls "a discard-and-prefetch-only tenant" 0 work discardprefetch 1M 400
+# copies with attributes (one 1D, one 3D op at a time) and fabric copies
+# between pointers (CUDA 13.2 and 13.5)
+stalls "a copy-with-attributes-only tenant" 0 work copyattr 1M 400
+stalls "a 3D-copy-with-attributes-only tenant" 0 work copy3dattr 1M 400
+stalls "a fabric-copy-only tenant" 0 work fabric 1M 400
 unset SIMGPU_COPY_BW
 
 # --- the deprecated launches (2 ms kernels): cuLaunch and cuLaunchGrid
@@ -195,10 +200,13 @@ kill $(jobs -p) 2>/dev/null
 wait
 
 # --- a multi-device cooperative launch goes only with both gates open at
-# once: y holds GPU 1 (a 4 s kernel, synchronised on); x's launch passes
-# GPU 0's gate and waits at GPU 1's; y then takes GPU 0 too (a 5 s
-# kernel, from about 1 s on). When GPU 1 opens, GPU 0's gate has closed
-# again: x must wait there (about 3 s), not launch with it closed.
+# once: y holds GPU 1 (one long kernel, synchronised on); x's launch passes
+# GPU 0's gate and waits at GPU 1's; y then takes GPU 0 too. y's GPU 1
+# process is ended: GPU 1 opens while GPU 0's gate is closed, and x must
+# wait there (2 s, until y's GPU 0 process is ended too), not launch with
+# it closed. The script sets the order: with a 4 s kernel on GPU 1, a
+# loaded run saw it end before y had been granted GPU 0 (y_takes polls for
+# up to 5 s), and the check could not be made.
 rm -f /tmp/x.out
 # ms of x's throttled time on GPU 0.
 x_throttled_ms() {
@@ -206,27 +214,40 @@ x_throttled_ms() {
 	t=$(usage x 0 throttled_ns)
 	echo $((${t:-0} / 1000000))
 }
-y_takes 1 4000000000
-y1=$y
-/tmp/in_cg x engine-client work multidevice 2000000 1 >/tmp/x.out 2>&1 &
-sleep 1
-t0=$(x_throttled_ms)
-y_takes 0 5000000000
-if grep -q '^[a-z]* ' /tmp/x.out || ! kill -0 $y1 2>/dev/null; then
-	fail "a multi-device cooperative launch waits for both gates open at once" \
-		"y took GPU 0 only after x's launch or y's GPU 1 kernel: $(cat /tmp/x.out)"
-elif wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
-	t1=$(x_throttled_ms)
-	if [ $((t1 - t0)) -ge 1000 ]; then
-		pass "a multi-device cooperative launch waits for both gates open at once (GPU 0 closed again: waited $((t1 - t0)) ms)"
-	else
-		fail "a multi-device cooperative launch waits for both gates open at once" \
-			"launched with GPU 0's gate closed: waited $((t1 - t0)) ms there"
-	fi
+md="a multi-device cooperative launch waits for both gates open at once"
+if ! y_takes 1 60000000000; then
+	fail "$md" "y was not granted GPU 1 in 5 s"
 else
-	fail "a multi-device cooperative launch waits for both gates open at once" "$(cat /tmp/x.out)"
+	y1=$y
+	/tmp/in_cg x engine-client work multidevice 2000000 1 >/tmp/x.out 2>&1 &
+	sleep 1
+	if ! y_takes 0 60000000000; then
+		fail "$md" "y was not granted GPU 0 in 5 s"
+	elif grep -q '^[a-z]* ' /tmp/x.out; then
+		fail "$md" "x launched while y held GPU 1: $(cat /tmp/x.out)"
+	else
+		y0=$y
+		t0=$(x_throttled_ms)
+		kill -9 $y1
+		sleep 2
+		if grep -q '^[a-z]* ' /tmp/x.out; then
+			fail "$md" "x launched with GPU 0's gate closed: $(cat /tmp/x.out)"
+		else
+			kill -9 $y0
+			if wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
+				t1=$(x_throttled_ms)
+				if [ $((t1 - t0)) -ge 1000 ]; then
+					pass "$md (GPU 0 closed when GPU 1 opened: waited $((t1 - t0)) ms there)"
+				else
+					fail "$md" "x launched with GPU 0's gate closed: waited $((t1 - t0)) ms there"
+				fi
+			else
+				fail "$md" "x did not finish once both gates opened: $(cat /tmp/x.out)"
+			fi
+		fi
+	fi
 fi
-kill $(jobs -p) 2>/dev/null
+kill -9 $(jobs -p) 2>/dev/null
 wait
 
 suite_end

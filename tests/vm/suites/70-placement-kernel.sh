@@ -31,22 +31,12 @@ affinity() {
 	done | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 nthreads() { ls /proc/"$1"/task | wc -l; }
+# has_threads PID N: the process has N threads or more
+has_threads() { [ "$(nthreads "$1")" -ge "$2" ]; }
 # wait_threads PID N: until the process has N threads (5 s at most)
-wait_threads() {
-	n=0
-	while [ "$(nthreads "$1")" -lt "$2" ] && [ $n -lt 50 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-}
+wait_threads() { await "process $1 has $2 threads" 50 has_threads "$1" "$2"; }
 # wait_for FILE TEXT: until FILE contains TEXT (5 s at most)
-wait_for() {
-	n=0
-	while ! grep -qF -- "$2" "$1" 2>/dev/null && [ $n -lt 50 ]; do
-		sleep 0.1
-		n=$((n + 1))
-	done
-}
+wait_for() { await "$1 says $2" 50 grep -qF -- "$2" "$1"; }
 
 vgpuctl gpu add 0 vram 16G numa 0 >/dev/null
 vgpuctl gpu add 1 vram 16G numa 1 >/dev/null
