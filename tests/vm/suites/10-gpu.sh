@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 21
 # vm-boot: shared
 # GPU inventory: life cycle, output formats and every validation error.
 suite=gpu

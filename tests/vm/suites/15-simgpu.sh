@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 3
 # vm-boot: shared
 # simgpu is the VM's system driver: found by the dynamic loader without any
 # environment, two 16 GiB GPUs by default, shared by every process.

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 26
 # vm-boot: shared
 # Tenants: life cycle, quotas, set/clear, nesting, output, validation.
 suite=tenant

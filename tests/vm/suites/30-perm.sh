@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 10
 # vm-boot: shared
 # Unprivileged callers: refused for every mutation, and confined to their
 # own tenant (the nearest registered ancestor of their cgroup) for reads.

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 38
 # Tenant labels, ephemeral tenants, the final records of deleted tenants,
 # reserved byte-seconds, the module's instance id and the monitor group.
 suite=final

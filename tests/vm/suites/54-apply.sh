@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 21
 # vm-boot: shared
 # vgpuctl apply: the files' tenants and host setting come up, a second run
 # changes nothing, an edit changes only what was edited, a bad edit changes

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 83
 # The kernel half of per-tenant VRAM limits, driven with vgpu-devtest
 # inside the VM.
 suite=vram-kernel

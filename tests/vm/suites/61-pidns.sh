@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 10
 # vm-boot: shared
 # Containers with their own pid namespace (issue 13, part 6): NVML (simgpu,
 # like NVIDIA's) names processes by their host pid, so libvgpu must learn

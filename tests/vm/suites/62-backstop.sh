@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 28
 # vm-boot: shared
 # The backstop below libvgpu: vgpuctl sets a tenant's vram-max and
 # vram-min in the driver (simgpu's NVML per-cgroup memory limits), and

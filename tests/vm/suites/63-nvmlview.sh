@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 9
 # vm-boot: shared
 # NVML's per-process views filtered (issue 14, part 5): two tenants each run
 # a compute, a graphics and an MPS process on GPU 0 (simgpu's kinds,

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 91
 # VMM allocations charged by reference (issue 13, part 1): a physical
 # allocation (cuMemCreate) stays charged while its handle, a retained handle
 # (cuMemRetainAllocationHandle) or a mapping (cuMemMap) lives, and is given

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 36
 # vm-timing: yes
 # The kernel half of compute time-slicing, driven with vgpu-devtest inside
 # the VM: its "run" step launches like libvgpu's gate (count a launch in

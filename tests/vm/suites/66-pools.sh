@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 31
 # vm-boot: shared
 # Stream-ordered pools charged by what they reserve (issue 13, part 3): at
 # every step of a pool client (pool-client, paused between steps) the

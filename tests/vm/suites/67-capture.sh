@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 38
 # vm-boot: shared
 # Stream capture and graphs under libvgpu (issue #14 parts 1 and 8, issue
 # #13 part 4, with the graph memory reserve and its trim). simgpu is

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 160
 # The compute gate beyond kernels on the current context (issue #14):
 # launches on another device's stream with no context current, copies
 # (1D, 2D, 3D, peer, batch, with CUDA arrays, 3D batch, with attributes,

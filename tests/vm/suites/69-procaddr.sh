@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 7
 # vm-boot: shared
 # A driver whose cuGetProcAddress answers are not its exports (issue 14,
 # part 6): simgpu with SIMGPU_PROCADDR=distinct answers jump stubs, as a

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 23
 # vm-boot: shared
 # The kernel half of CPU and NUMA placement (issue #6), driven with raw
 # netlink (vgpu-nlsend) and vgpu-devtest inside the VM: validation, auto

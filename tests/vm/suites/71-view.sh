@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 11
 # vm-boot: shared
 # The enforced device view (issue 18, part 1), on a 4-GPU simgpu host:
 # GPUs 0,1 under one PCIe switch on NUMA node 0, GPUs 2,3 on node 1 with

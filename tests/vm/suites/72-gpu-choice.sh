@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 42
 # vm-boot: shared
 # Automatic GPU choice (gpus auto N) by the host's gpu-policy, and GPU
 # health (issue #18 parts 2 and 3): the choices of a sequence of tenants

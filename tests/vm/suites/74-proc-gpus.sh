@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 17
 # vm-boot: shared
 # GPUs chosen per process at registration (issue #18 part 2, per-process
 # form: VGPU_GPUS=auto:N, proc-register's gpus-auto), on a 4-GPU simgpu

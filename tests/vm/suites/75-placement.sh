@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 27
 # CPU and NUMA placement end to end, with vgpuctl (which writes the tenant
 # cgroup's cpuset), the module (which pins registered processes) and
 # libvgpu. The VM has CPUs 0-1 on node 0 and 2-3 on node 1; simgpu's GPU 0

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 123
 # vm-timing: yes
 # Compute time-slicing end to end (issue #5): tenants' processes launch
 # simgpu_spin kernels through libvgpu's gate; simgpu's engine, which runs

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 31
 # vm-timing: yes
 # vm-debug: off
 # Graph replays share the GPU like launches (issue #14 part 1): a tenant

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 29
 # vm-timing: yes
 # Shares of the GPU beyond kernels on the current context (issue #14),
 # measured against simgpu's engine (the ground truth, simgpu-stat) as in

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-usual: 37
 # Metrics and metering (issue #16): vgpuctl metrics (stdout, textfile for
 # Debian's prometheus-node-exporter, HTTP) and vgpuctl account (usage
 # records) under simgpu load, as root, as a member of the monitor group
