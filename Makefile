@@ -67,8 +67,10 @@ $(CUDA_DEPS)/.lock: tools/nvidia.lock
 	tools/nvidia-deps $(CUDA_DEPS)
 	touch $@
 
+# The default header directories are make deps' own to fill, not a
+# user's toolkit: tools/deps sees CUDA_INC and NVML_INC only when given.
 deps:
-	tools/deps
+	$(if $(HEADERS),env -u CUDA_INC -u NVML_INC) tools/deps
 
 check: deps
 	$(MAKE) -j$$(nproc) all
