@@ -202,6 +202,13 @@ wait_for() {
 	for i in $(seq 100); do "$@" && return 0; sleep 0.05; done
 	return 1
 }
+# await WHAT CONDITION...: wait_for, and a wait that gives up is a FAIL of
+# its own (the checks after it would judge a state that never came).
+await() {
+	local what=$1
+	shift
+	wait_for "$@" || { fail "$what" "gave up after 5 s waiting for '$*'"; return 1; }
+}
 gpu_used() { "$STAT" | awk -v g="$1" '$1 == "gpu" && $2 == g {print $4}'; }
 used_is() { [ "$(gpu_used 0)" = "$1" ]; }
 
@@ -211,16 +218,22 @@ used_is() { [ "$(gpu_used 0)" = "$1" ]; }
 # descriptor is open; it is attributed to each process while that process
 # holds a handle or mapping of its own, and counted once on the GPU.
 "$STAT" reset
-"$cli/vmm-client" reserve 64M , ecreate 32M , export 0 , hold 60000 >"$work/e.out" 2>&1 &
+# Each output file is emptied before its process starts, not by the job's
+# own redirection, which may come after the wait has begun: the loop below
+# reuses e.out, and its first round read this exporter's "holding" and
+# checked before its own process had allocated (a full run, under load).
+: > "$work/e.out"
+"$cli/vmm-client" reserve 64M , ecreate 32M , export 0 , hold 60000 >>"$work/e.out" 2>&1 &
 e=$!
 pids+=($e)
 if wait_for grep -q holding "$work/e.out"; then
 	fd=$(sed -n 's/^export 0 = fd \([0-9]*\) (e0) ok$/\1/p' "$work/e.out")
+	: > "$work/i.out"
 	"$cli/vmm-client" reserve 64M , import $e "${fd:-none}" 32M , map 0 0 , access 0 32M , \
-		memset 0 32M , release 0 , hold 60000 >"$work/i.out" 2>&1 &
+		memset 0 32M , release 0 , hold 60000 >>"$work/i.out" 2>&1 &
 	i=$!
 	pids+=($i)
-	wait_for grep -q holding "$work/i.out"
+	await "vmm ipc: the importer holds" grep -q holding "$work/i.out"
 	st=$("$STAT")
 	check "vmm ipc: the importer maps the exported memory: both hold it, the GPU once" \
 		"got: $(cat "$work/i.out" | tr '\n' ' ') $st" \
@@ -250,11 +263,12 @@ check "vmm ipc: export needs the descriptor type; an open descriptor alone keeps
 # open still holds the memory; once it closes it, a look finds it closed.
 for cmds in "release 0" "release 0 , close 0"; do
 	"$STAT" reset
+	: > "$work/e.out"
 	"$cli/vmm-client" reserve 64M , ecreate 32M , export 0 , $cmds , hold 60000 \
-		>"$work/e.out" 2>&1 &
+		>>"$work/e.out" 2>&1 &
 	e=$!
 	pids+=($e)
-	wait_for grep -q holding "$work/e.out"
+	await "vmm ipc: the exporter ($cmds) holds" grep -q holding "$work/e.out"
 	case $cmds in
 	*close*) want=0 what="closed: attributed nothing, freed" ;;
 	*) want=33554432 what="open: still attributed to it" ;;
@@ -283,7 +297,7 @@ if wait_for used_is 3221225472; then
 	nv=$("$C" nvml 2>&1)
 	check "NVML memory info matches the shared state" "got: $nv" \
 		grep -q "nvml gpu 0 total 4294967296 used 3221225472 free 1073741824 procs 2 ok" <<<"$nv"
-	wait_for used_is 0
+	await "OOM across processes: the other frees" used_is 0
 	out=$("$C" alloc 2G 2>&1)
 	check "OOM across processes: succeeds after the other frees" "got: $out" \
 		grep -q "alloc 2147483648 ok" <<<"$out"
@@ -294,7 +308,7 @@ kill "$a" 2>/dev/null
 wait "$a" 2>/dev/null
 "$C" alloc 3G , sleep 500 >/dev/null 2>&1 &
 a=$!
-wait_for used_is 3221225472
+await "OOM across processes: a holder of 3 GiB" used_is 3221225472
 wait "$a"
 out=$("$C" alloc 3G 2>&1)
 check "OOM across processes: memory returns when the holder exits" "got: $out" \
@@ -477,7 +491,7 @@ if wait_for grep -q "pausing $work/g1" "$work/g.out"; then
 	check "green context: its stream launches" "$(tr '\n' ' ' <"$work/g.out")" \
 		grep -q "^launch ok" "$work/g.out"
 	touch "$work/g1"
-	wait_for grep -q "pausing $work/g2" "$work/g.out"
+	await "green context: destroyed, paused" grep -q "pausing $work/g2" "$work/g.out"
 	check "green context destroyed: the primary context alone is left" "used $(gpu_used 0)" \
 		used_is $((32 * M))
 	touch "$work/g2"
@@ -512,7 +526,7 @@ check "graph memory: high watermarks kept past the trim, reset to the current va
 	"reset ok reserved 0 used 0" "high ok used 0 reserved 0"
 $G 6M launch pause:3000 trim pause:3000 >"$work/gm.out" 2>&1 &
 g=$!
-wait_for grep -q "^launch ok" "$work/gm.out"
+await "graph memory: the graph launched" grep -q "^launch ok" "$work/gm.out"
 check "graph memory: freed, the reserve is still held (ground truth)" "used $(gpu_used 0)" \
 	wait_for used_is $M6
 check "graph memory: trimmed, the ground truth holds nothing" "used $(gpu_used 0)" \
