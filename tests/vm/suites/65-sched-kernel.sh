@@ -128,13 +128,15 @@ hpid=$!
 sleep 1
 check_out "a wait ends with EINTR on a signal" "wait errno=EINTR" \
 	inside b register alarm 300 try wait 0
-inside b register wait 0 >/tmp/b1 &
+# b1 emptied first: it held an earlier "run" (its "waits=" would match).
+: > /tmp/b1
+inside b register wait 0 >>/tmp/b1 &
 bpid=$!
 sleep 1
-check_eq "normal priority waits while high priority launches" "" "$(grep wait /tmp/b1)"
+check_eq "normal priority waits while high priority launches" "" "$(grep '^wait ' /tmp/b1)"
 kill -9 $hpid
 t=0
-while [ -z "$(grep wait /tmp/b1)" ] && [ $t -lt 50 ]; do
+while [ -z "$(grep '^wait ' /tmp/b1)" ] && [ $t -lt 50 ]; do
 	sleep 0.02
 	t=$((t + 1))
 done
@@ -158,7 +160,8 @@ echo 100000 > $par/drain_timeout_us
 # tenant-set taking the GPU away ends a wait with EACCES
 inside h register run 0 3000 >/tmp/h1 &
 sleep 0.5
-inside b register try wait 0 >/tmp/b1 &
+: > /tmp/b1
+inside b register try wait 0 >>/tmp/b1 &
 sleep 0.5
 vgpuctl tenant set b gpus 1 >/dev/null
 sleep 0.3
