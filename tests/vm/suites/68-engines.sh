@@ -45,12 +45,14 @@ wait_line() {
 # (busy, so it keeps its grant), its pid in $y; waits up to 5 s for y to
 # be granted the GPU: 0 if it was.
 y_takes() {
-	local g i
+	local g i n
 	g=$(usage y "$1" grants)
 	/tmp/in_cg y simgpu-client device "$1" , launch "$2" count 1 >/dev/null 2>&1 &
 	y=$!
 	for i in $(seq 1 50); do
-		[ "$(usage y "$1" grants)" -gt "$g" ] && return 0
+		n=$(usage y "$1" grants)
+		# (no usage yet on a GPU y never used: no number at all)
+		[ "${n:-0}" -gt "${g:-0}" ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -167,37 +169,44 @@ memops "a stream-batch-memop-only tenant" work batchmemop 0 20
 # Marks are asked to wait for the newest launch (VGPU_QUEUE_US=1000 with
 # 5 ms kernels): without the bounded wait of a thread on several GPUs,
 # the mark after a launch on GPU 0 waits for work that runs only after
-# the thread's next launch on GPU 1. Both of x's gates are closed before
-# x starts: y works on GPU 1 (2.4 s) and on GPU 0 (0.6 s). x waits at GPU
-# 0's gate, and when y's work there ends, meets GPU 1's still closed (for
-# about 1.8 s more): a fixed order, whatever the machine's load.
+# the thread's next launch on GPU 1. y holds both GPUs (one long kernel
+# each) before x starts; x waits at GPU 0's gate; y's GPU 0 process is
+# ended; x launches there and meets GPU 1's gate still closed, which y
+# holds 1 s more. The script sets the order (y's work of fixed lengths,
+# 2.4 s on GPU 1 and 0.6 s on GPU 0, had ended on GPU 0 before a loaded
+# x started: "throttled 0" there).
 rm -f /tmp/x.out
 vgpuctl tenant del x >/dev/null
 vgpuctl tenant add x cgroup x >/dev/null
 vgpuctl tenant set x priority low >/dev/null
-y1_before=$(busy y 1)
-y0_before=$(busy y 0)
-/tmp/in_cg y simgpu-client device 1 , launch 2000000 count 1200 >/dev/null 2>&1 &
-/tmp/in_cg y simgpu-client device 0 , launch 2000000 count 300 >/dev/null 2>&1 &
-for i in $(seq 1 100); do
-	[ "$(busy y 0)" -gt "$y0_before" ] && [ "$(busy y 1)" -gt "$y1_before" ] && break
-	sleep 0.05
-done
-VGPU_QUEUE_US=1000 /tmp/in_cg x engine-client pingpong 5000000 40 >/tmp/x.out 2>&1 &
-if wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
-	pass "one thread on two GPUs with cross-device waits completes under a closed and reopened gate"
+pp="one thread on two GPUs with cross-device waits completes under a closed and reopened gate"
+# x_throttled GPU: x has been throttled on GPU (throttled_ns runs while it waits).
+x_throttled() { [ "$(usage x "$1" throttled_ns)" -gt 0 ] 2>/dev/null; }
+if ! y_takes 1 60000000000; then
+	fail "$pp" "y was not granted GPU 1 in 5 s"
+elif y1=$y; ! y_takes 0 60000000000; then
+	fail "$pp" "y was not granted GPU 0 in 5 s"
 else
-	fail "one thread on two GPUs with cross-device waits completes under a closed and reopened gate" \
-		"$(cat /tmp/x.out)"
+	y0=$y
+	VGPU_QUEUE_US=1000 /tmp/in_cg x engine-client pingpong 5000000 40 >/tmp/x.out 2>&1 &
+	await "x waits at GPU 0's closed gate" 300 x_throttled 0 && sleep 0.5
+	kill -9 $y0
+	await "x waits at GPU 1's closed gate, GPU 0 open" 300 x_throttled 1 && sleep 1
+	kill -9 $y1
+	if wait_line /tmp/x.out 60 && grep -q ' ok$' /tmp/x.out; then
+		pass "$pp"
+	else
+		fail "$pp" "$(cat /tmp/x.out)"
+	fi
+	for g in 0 1; do
+		check_gate=$(usage x $g throttled_ns)
+		case $check_gate in
+		""|0) fail "x waited at GPU $g's closed gate" "throttled '$check_gate' ns" ;;
+		*) pass "x waited at GPU $g's closed gate (throttled $((check_gate / 1000000)) ms)" ;;
+		esac
+	done
 fi
-for g in 0 1; do
-	check_gate=$(usage x $g throttled_ns)
-	case $check_gate in
-	""|0) fail "x waited at GPU $g's closed gate" "throttled '$check_gate' ns" ;;
-	*) pass "x waited at GPU $g's closed gate (throttled $((check_gate / 1000000)) ms)" ;;
-	esac
-done
-kill $(jobs -p) 2>/dev/null
+kill -9 $(jobs -p) 2>/dev/null
 wait
 
 # --- a multi-device cooperative launch goes only with both gates open at
