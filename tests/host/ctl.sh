@@ -188,7 +188,8 @@ if [ "$tools_ok" = 1 ]; then
 		ctl/tenant.c ctl/tenant_conf.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c ctl/final.c \
 		ctl/placement.c ctl/cpuset.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c \
 		ctl/backstop_nvml.c ctl/dmem.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
-		ctl/snap.c ctl/prom.c ctl/httpd.c ctl/file.c ctl/metrics.c ctl/acct_state.c \
+		ctl/snap.c ctl/prom.c ctl/httpd.c ctl/httpd_conn.c ctl/httpd_table.c ctl/httpd_loop.c \
+		ctl/file.c ctl/metrics.c ctl/acct_state.c \
 		ctl/acct_record.c ctl/account.c \
 		ctl/conf.c ctl/flavour.c ctl/cdi.c ctl/apply.c ctl/apply_load.c ctl/apply_diff.c ctl/oci.c ctl/cgpath.c ctl/hook.c ctl/hook_tenant.c \
 		-o build/asan/ctl/vgpuctl \
