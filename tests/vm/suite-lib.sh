@@ -35,8 +35,9 @@ field() {
 }
 
 # VRAM helpers (60-vram, 61-vram-pidns).
-# bg_hold CGROUP OUT CMD...: start a holder in the background and wait (up
-# to 60 s) until it says "holding".
+# bg_hold CGROUP OUT CMD...: start a holder in the background ($! is its
+# pid) and wait (up to 60 s) until it says "holding"; a holder that never
+# does is a FAIL of its own (and returns 1).
 bg_hold() {
 	local dir=$1 out=$2 i
 	shift 2
@@ -49,7 +50,7 @@ bg_hold() {
 		grep -q '^holding' "$out" && return 0
 		sleep 0.1
 	done
-	echo "holder did not start: $(cat "$out")"
+	fail "a holder in $dir starts" "gave up after 60 s: $(cat "$out")"
 	return 1
 }
 

@@ -29,10 +29,8 @@ wait_gone() {
 }
 # hold_in CGROUP OUT: a registered process in CGROUP, holding; its pid in $held.
 hold_in() {
-	: > "$2"	# emptied here: the job's own redirection may come late
-	(inside "$1" register alloc 0 "$3" hold 60) >>"$2" &
+	bg_hold "$1" "$2" vgpu-devtest register alloc 0 "$3" hold 60
 	held=$!
-	await "a holder in $1 starts" 100 grep -q holding "$2"
 }
 
 # --- labels ------------------------------------------------------------------

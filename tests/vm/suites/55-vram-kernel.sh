@@ -11,19 +11,6 @@ ko=/lib/modules/$(uname -r)/extra/vgpu.ko
 mkdir -p $cg/a $cg/b $cg/c
 M=1048576
 G=1073741824
-# hold_start OUT CGROUP STEPS...: vgpu-devtest STEPS in CGROUP in the
-# background (its pid in $held), awaited until it says "holding". OUT is
-# emptied here, not by the job's own redirection, which may come after the
-# wait began: a second holder writing the first one's file was seen
-# "holding" at once and "tenant del" ran before it had registered.
-hold_start() {
-	local out=$1
-	shift
-	: > "$out"
-	(inside "$@") >> "$out" &
-	held=$!
-	await "a holder in $1 starts" 100 grep -q holding "$out"
-}
 
 procs() { vgpu-devtest host | sed -n 's/.*procs=//p'; }
 
@@ -184,8 +171,8 @@ check_out "a charge takes the caller's own unspent budget back first" \
 
 # others' unspent budgets are taken only when that makes a charge fit
 # (1000 charges of 1T emptied every budget on the GPU: issue 12)
-hold_start /tmp/ra a register alloc 0 10M hold 60
-ra=$held
+bg_hold a /tmp/ra vgpu-devtest register alloc 0 10M hold 60
+ra=$!
 b0=$(field budget 'usage tenant=a gpu=0' "$(vgpu-devtest usage-of a)")
 check_eq "a holds 10M and a budget" "$((126 * M))" "$b0"
 args=register
@@ -260,8 +247,8 @@ check_out "200 parallel registrations" "parallel n=200 ok=200" echo "$out"
 check_out "all counted while held" "procs_during=200 procs_after=0" echo "$out"
 
 # the admin ends a registration, or deletes a tenant with its processes
-hold_start /tmp/pa a register alloc 0 100M hold 60
-pa=$held
+bg_hold a /tmp/pa vgpu-devtest register alloc 0 100M hold 60
+pa=$!
 check_fails "ps del needs CAP_NET_ADMIN" "needs CAP_NET_ADMIN" \
 	su -s /bin/sh nobody -c "vgpuctl ps del $pa"
 check_fails "ps del of a pid that is not registered" "Error: no registered process has this pid." \
@@ -274,8 +261,8 @@ check_eq "the process lives on" 0 "$(kill -0 $pa && echo 0)"
 check_eq "and is no longer listed" "" "$(vgpuctl -j ps | tr -d " \n" | grep -o "\"pid\":$pa,")"
 kill $pa
 wait $pa 2>/dev/null
-hold_start /tmp/pa a register alloc 0 100M hold 60
-pa=$held
+bg_hold a /tmp/pa vgpu-devtest register alloc 0 100M hold 60
+pa=$!
 check_fails "tenant del with a live process is refused" \
 	"Error: tenant has registered processes (force ends them)." vgpuctl tenant del a
 check "tenant del force ends it and deletes" vgpuctl tenant del a force
