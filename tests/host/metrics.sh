@@ -45,6 +45,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # (jansson: the whole of vgpuctl, its OCI hooks included, is built below)
 read -r -a NL_CFLAGS <<< "$(pkg-config --cflags libnl-genl-3.0 libcap jansson)"
 read -r -a NL_LIBS <<< "$(pkg-config --libs libnl-genl-3.0 libcap jansson)"
+# (vgpuctl: TLS and bcrypt for metrics --listen)
+read -r -a SSL_LIBS <<< "$(pkg-config --libs openssl libxcrypt) -pthread"
 
 # --- unit tests -------------------------------------------------------------
 # unit NAME SOURCES...: build tests/unit/test_NAME.c with SOURCES twice
@@ -91,7 +93,7 @@ mkdir -p build/asan/ctl
 # (with tests/tools/accept-fault.c: accept4() fails on demand)
 if ! "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" "${NL_CFLAGS[@]}" \
 	-I"${NVML_INC:-build/deps/cuda/include}" ctl/*.c tests/tools/accept-fault.c \
-	-Wl,--wrap=accept4 -o "$V" "${NL_LIBS[@]}" -ldl 2> "$tmp/cc.err"; then
+	-Wl,--wrap=accept4 -o "$V" "${NL_LIBS[@]}" "${SSL_LIBS[@]}" -ldl 2> "$tmp/cc.err"; then
 	fail $S "vgpuctl builds with ASan and UBSan" "$(oneline "$tmp/cc.err")"
 	exit 1
 fi
