@@ -13,7 +13,10 @@
 #   405, 400, 431, a NUL byte answered at once, a client that sends
 #   nothing, 1000 of them beside 20 scrapes, the caps per peer address and
 #   in total, the descriptor limit raised, accept() out of descriptors and
-#   failing with each error (tests/tools/accept-fault.c), SIGTERM; -o
+#   failing with each error (tests/tools/accept-fault.c), SIGTERM; who
+#   reads it (tests/host/metrics-exposure.bash: the loopback by default, a
+#   Unix socket's permissions, TLS and client certificates, basic
+#   authentication, malformed web configurations refused at start); -o
 #   replaces its file; account settles a STATE.next a crash left (all the
 #   records written: kept; part: cut back; none: dropped) and refuses a
 #   damaged state, a second collector on the same state.
@@ -337,6 +340,10 @@ n=$(grep -c "^accept-fault: " "$tmp/httpd3.err")
 scrape && pass $S "HTTP: and the next scrape too" ||
 	fail $S "HTTP: and the next scrape too" "$(oneline "$tmp/httpd3.err")"
 stopped "accept() errors" "$tmp/httpd3.err"
+
+# --- who reads the port: where it listens, a Unix socket, TLS, basic auth --------
+# shellcheck source=tests/host/metrics-exposure.bash
+. tests/host/metrics-exposure.bash
 
 # --- account: a crash's STATE.next is settled before anything else ---------------
 st=$tmp/acct.state out=$tmp/usage.jsonl
