@@ -1,19 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The HTTP server of vgpuctl metrics --listen (see httpd.h): what to
- * answer a request, and the listening socket. The serving is in
+ * answer a request, and the credentials it carries. The serving is in
  * httpd_loop.c, a connection's exchange in httpd_conn.c.
  */
-#include <errno.h>
-#include <netdb.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <sys/socket.h>
+#include <strings.h>
 
 #include "httpd.h"
-#include "vgpuctl.h"
 
 /**
  * vgpuctl_httpd_judge() - what to answer a request
@@ -49,54 +43,82 @@ struct vgpuctl_httpd_verdict vgpuctl_httpd_judge(const char *req, size_t len, bo
 	return (struct vgpuctl_httpd_verdict){ 200, "" };
 }
 
-/**
- * vgpuctl_httpd_listen() - open the listening socket
- * @addr: "ADDR:PORT", "[ADDR6]:PORT" or ":PORT" (every address)
- * @lfd: out: the socket
- *
- * Return: 0, VGPU_EXIT_USAGE for a bad address (with its error line), or
- * VGPU_EXIT_ERR when the socket cannot be bound.
- */
-int vgpuctl_httpd_listen(const char *addr, int *lfd)
+/* The value of @v's one base64 character, or -1. */
+static int b64_value(char v)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV };
-	char host[64];
-	const char *colon = strrchr(addr, ':'), *h = addr;
-	size_t hlen;
-	struct addrinfo *ai;
-	int one = 1, err, fd;
+	static const char b64[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char *p = v ? strchr(b64, v) : NULL;
 
-	if (!colon || !colon[1] || strspn(colon + 1, "0123456789") != strlen(colon + 1) ||
-	    atoi(colon + 1) < 1 || atoi(colon + 1) > 65535 || strlen(colon + 1) > 5)
-		return vgpuctl_usage_error("invalid ADDR:PORT \"%s\" for --listen (e.g. 127.0.0.1:9400)",
-					   addr);
-	hlen = (size_t)(colon - addr);
-	if (hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']') {
-		h++;
-		hlen -= 2;
+	return p ? (int)(p - b64) : -1;
+}
+
+/* Strict base64 (padded) of @n bytes at @in into @out; its length, or -1. */
+static long b64_decode(const char *in, size_t n, char *out, size_t size)
+{
+	size_t i, o = 0, pad = 0;
+	int v[4], k;
+
+	if (!n || n % 4 || n / 4 * 3 >= size)
+		return -1;
+	if (in[n - 1] == '=')
+		pad = in[n - 2] == '=' ? 2 : 1;
+	for (i = 0; i < n; i += 4) {
+		for (k = 0; k < 4; k++) {
+			v[k] = i + (size_t)k >= n - pad ? 0 : b64_value(in[i + (size_t)k]);
+			if (v[k] < 0)
+				return -1;
+		}
+		out[o++] = (char)(v[0] << 2 | v[1] >> 4);
+		out[o++] = (char)((v[1] & 15) << 4 | v[2] >> 2);
+		out[o++] = (char)((v[2] & 3) << 6 | v[3]);
 	}
-	if (hlen >= sizeof(host))
-		return vgpuctl_usage_error("invalid ADDR:PORT \"%s\" for --listen", addr);
-	memcpy(host, h, hlen);
-	host[hlen] = '\0';
-	err = getaddrinfo(hlen ? host : NULL, colon + 1, &hints, &ai);
-	if (err)
-		return vgpuctl_usage_error("invalid ADDR:PORT \"%s\" for --listen: %s",
-					   addr, gai_strerror(err));
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd >= 0)
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	/* A long queue: a burst of connections waits for accept() rather
-	 * than being dropped into the client's 1 s SYN retry. */
-	if (fd < 0 || bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, SOMAXCONN)) {
-		err = errno;
-		if (fd >= 0)
-			close(fd);
-		freeaddrinfo(ai);
-		return vgpuctl_error("cannot listen on %s: %s", addr, strerror(err));
+	return (long)(o - pad);
+}
+
+/**
+ * vgpuctl_httpd_basic() - the credentials of a request's basic authentication
+ * @req: the request, NUL-terminated, its header complete
+ * @out: out: "USER:PASSWORD", decoded and NUL-terminated
+ * @size: @out's size
+ * @user_len: out: the length of USER
+ *
+ * Return: 0; -1 when the header holds no "Authorization: Basic TOKEN"
+ * line, more than one Authorization line, or a TOKEN that is not padded
+ * base64 of USER:PASSWORD without control characters.
+ */
+int vgpuctl_httpd_basic(const char *req, char *out, size_t size, size_t *user_len)
+{
+	const char *nl = strchr(req, '\n'), *found = NULL, *v, *colon;
+	size_t n;
+	long len, i;
+
+	for (; nl && nl[1] && nl[1] != '\r' && nl[1] != '\n'; nl = strchr(nl + 1, '\n')) {
+		if (strncasecmp(nl + 1, "authorization:", 14))
+			continue;
+		if (found)
+			return -1;
+		found = nl + 15;
 	}
-	freeaddrinfo(ai);
-	*lfd = fd;
+	if (!found)
+		return -1;
+	v = found + strspn(found, " \t");
+	if (strncasecmp(v, "basic", 5) || (v[5] != ' ' && v[5] != '\t'))
+		return -1;
+	v += 5 + strspn(v + 5, " \t");
+	n = strcspn(v, " \t\r\n");
+	if (v[n + strspn(v + n, " \t")] != '\r' && v[n + strspn(v + n, " \t")] != '\n')
+		return -1;
+	len = b64_decode(v, n, out, size);
+	if (len < 0)
+		return -1;
+	out[len] = '\0';
+	for (i = 0; i < len; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			return -1;
+	colon = memchr(out, ':', (size_t)len);
+	if (!colon)
+		return -1;
+	*user_len = (size_t)(colon - out);
 	return 0;
 }

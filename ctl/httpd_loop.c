@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The HTTP server's loop (httpd.h): one thread, epoll over the listening
- * socket, the stop signals' signalfd and every connection, each a
- * non-blocking state machine (httpd_conn.c), so a slow or silent client
- * holds only its own connection. The nearest deadline is the oldest
- * connection's (httpd_table.c), the wait's timeout. accept() is never
- * fatal: out of descriptors or memory, it pauses VGPU_HTTPD_BACKOFF_MS
- * (EMFILE first drops the oldest connection), and errors of one
- * connection are passed over.
+ * socket, the stop signals' signalfd, the password checker's eventfd and
+ * every connection, each a non-blocking state machine (httpd_conn.c)
+ * waiting for its socket to be readable, writable, or for its password
+ * check, so a slow or silent client holds only its own connection. The
+ * nearest deadline is the oldest connection's (httpd_table.c), the wait's
+ * timeout. accept() is never fatal: out of descriptors or memory, it
+ * pauses VGPU_HTTPD_BACKOFF_MS (EMFILE first drops the oldest connection),
+ * and errors of one connection are passed over.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,14 +34,13 @@ struct loop {
 	bool listening;			/* @lfd in the epoll set */
 	long long resume;		/* when accept() pauses: until then */
 	struct vgpuctl_httpd_table t;
-	vgpuctl_httpd_body_fn fn;
-	void *arg;
+	const struct vgpuctl_httpd_server *srv;
 	int said_err;			/* the accept() error said last, and when */
 	long long said_at;
 };
 
-/* epoll's data of the two sockets that are not connections. */
-static char listen_tag, signal_tag;
+/* epoll's data of the descriptors that are not connections. */
+static char listen_tag, signal_tag, check_tag;
 
 static long long now_ms(void)
 {
@@ -137,6 +137,12 @@ static void accept_some(struct loop *l)
 			accept_failed(l, ENOMEM);
 			return;
 		}
+		if (vgpuctl_httpd_conn_init(c, l->srv)) {
+			vgpuctl_httpd_table_close(&l->t, c);
+			accept_failed(l, ENOMEM);
+			return;
+		}
+		c->events = EPOLLIN;
 		ev.data.ptr = c;
 		if (epoll_ctl(l->ep, EPOLL_CTL_ADD, fd, &ev)) {
 			int e = errno;
@@ -148,24 +154,37 @@ static void accept_some(struct loop *l)
 	}
 }
 
-/* An event of @c: its next step, or its end. */
-static void on_conn(struct loop *l, struct vgpuctl_httpd_conn *c)
+/* @c's next step @s: what epoll waits for on it, its answer held, or its end. */
+static void settle(struct loop *l, struct vgpuctl_httpd_conn *c, enum vgpuctl_httpd_step s)
 {
-	struct epoll_event ev = { .events = EPOLLOUT, .data.ptr = c };
-	enum vgpuctl_httpd_step s;
+	struct epoll_event ev = { .data.ptr = c };
 
-	if (c->writing) {
-		s = vgpuctl_httpd_conn_write(c);
-	} else {
-		s = vgpuctl_httpd_conn_read(c, l->fn, l->arg);
-		/* (from now on, writable is what it waits for) */
-		if (s == VGPU_HTTPD_WRITE && epoll_ctl(l->ep, EPOLL_CTL_MOD, c->fd, &ev))
+	if (s != VGPU_HTTPD_DONE) {
+		/* (waiting for its check: nothing, but a hang-up or error still comes) */
+		ev.events = s == VGPU_HTTPD_READ ? EPOLLIN : s == VGPU_HTTPD_WRITE ? EPOLLOUT : 0;
+		if (ev.events != c->events && epoll_ctl(l->ep, EPOLL_CTL_MOD, c->fd, &ev))
 			s = VGPU_HTTPD_DONE;
-		if (s == VGPU_HTTPD_WRITE)
-			vgpuctl_httpd_table_hold(&l->t, c);
+		else
+			c->events = ev.events;
 	}
 	if (s == VGPU_HTTPD_DONE)
 		vgpuctl_httpd_table_close(&l->t, c);
+	else if (s == VGPU_HTTPD_WRITE && c->phase == VGPU_HTTPD_ANSWER && !c->held)
+		vgpuctl_httpd_table_hold(&l->t, c);
+}
+
+/* An event of @c. */
+static void on_conn(struct loop *l, struct vgpuctl_httpd_conn *c)
+{
+	settle(l, c, vgpuctl_httpd_conn_step(c, l->srv));
+}
+
+/* A password check done (vgpuctl_httpd_auth_collect()). */
+static void on_checked(struct vgpuctl_httpd_conn *c, bool ok, void *arg)
+{
+	struct loop *l = arg;
+
+	settle(l, c, vgpuctl_httpd_conn_checked(c, l->srv, ok));
 }
 
 /* Close the connections past their deadline; ms until the next wake-up, or -1. */
@@ -193,7 +212,7 @@ static int expire(struct loop *l)
 static int run(struct loop *l)
 {
 	struct epoll_event ev[EVENTS];
-	bool incoming, stop;
+	bool incoming, stop, checked;
 	int i, n;
 
 	for (;;) {
@@ -203,12 +222,14 @@ static int run(struct loop *l)
 				continue;
 			return vgpuctl_error("epoll_wait: %s", strerror(errno));
 		}
-		incoming = stop = false;
+		incoming = stop = checked = false;
 		for (i = 0; i < n; i++) {
 			if (ev[i].data.ptr == &signal_tag)
 				stop = true;
 			else if (ev[i].data.ptr == &listen_tag)
 				incoming = true;
+			else if (ev[i].data.ptr == &check_tag)
+				checked = true;
 			else
 				on_conn(l, ev[i].data.ptr);
 		}
@@ -216,6 +237,8 @@ static int run(struct loop *l)
 			return VGPU_EXIT_OK;
 		/* After the connections' events: these close some, whose
 		 * events in this batch would have been freed under them. */
+		if (checked)
+			vgpuctl_httpd_auth_collect(l->srv->auth, on_checked, l);
 		vgpuctl_httpd_table_trim(&l->t);
 		if (incoming)
 			accept_some(l);
@@ -226,16 +249,17 @@ static int run(struct loop *l)
  * vgpuctl_httpd_serve() - answer connections until a stop signal
  * @lfd: the listening socket
  * @sfd: the signalfd of vgpuctl_stop_signals()
- * @fn: writes the metrics
- * @arg: its argument
+ * @srv: what is served (the metrics), over what (TLS or not), to whom
+ *       (basic authentication or not)
  *
  * Return: VGPU_EXIT_OK after SIGINT or SIGTERM, else VGPU_EXIT_ERR.
  */
-int vgpuctl_httpd_serve(int lfd, int sfd, vgpuctl_httpd_body_fn fn, void *arg)
+int vgpuctl_httpd_serve(int lfd, int sfd, const struct vgpuctl_httpd_server *srv)
 {
-	struct loop l = { .lfd = lfd, .listening = true, .fn = fn, .arg = arg };
+	struct loop l = { .lfd = lfd, .listening = true, .srv = srv };
 	struct epoll_event el = { .events = EPOLLIN, .data.ptr = &listen_tag };
 	struct epoll_event es = { .events = EPOLLIN, .data.ptr = &signal_tag };
+	struct epoll_event ec = { .events = EPOLLIN, .data.ptr = &check_tag };
 	int ret;
 
 	signal(SIGPIPE, SIG_IGN);
@@ -246,7 +270,8 @@ int vgpuctl_httpd_serve(int lfd, int sfd, vgpuctl_httpd_body_fn fn, void *arg)
 		return vgpuctl_error("%s", strerror(ENOMEM));
 	l.ep = epoll_create1(EPOLL_CLOEXEC);
 	if (l.ep < 0 || epoll_ctl(l.ep, EPOLL_CTL_ADD, lfd, &el) ||
-	    epoll_ctl(l.ep, EPOLL_CTL_ADD, sfd, &es))
+	    epoll_ctl(l.ep, EPOLL_CTL_ADD, sfd, &es) ||
+	    (srv->auth && epoll_ctl(l.ep, EPOLL_CTL_ADD, vgpuctl_httpd_auth_fd(srv->auth), &ec)))
 		ret = vgpuctl_error("epoll: %s", strerror(errno));
 	else
 		ret = run(&l);

@@ -10,7 +10,8 @@
  * deadline; to push it out, a flood would have to open the whole table's
  * worth of connections within that round trip. The cap per peer keeps one
  * client (an address; an IPv6 /64, what one host is usually given) from
- * pushing out everyone else's connections in turn.
+ * pushing out everyone else's connections in turn; on a Unix socket a
+ * peer is a user (SO_PEERCRED).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include <netinet/in.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 
 #include "httpd.h"
 
@@ -32,14 +34,23 @@ struct vgpuctl_httpd_peer {
 /* How far a victim is looked for among the oldest, past those writing. */
 #define VICTIM_SCAN	64
 
-/* @sa's peer: an IPv4 address (mapped into IPv6 or not), an IPv6 /64. */
-static void peer_key(const struct sockaddr_storage *sa, unsigned char key[16])
+/*
+ * @sa's peer: an IPv4 address (mapped into IPv6 or not), an IPv6 /64; on
+ * a Unix socket, the user of the process that connected (@fd's).
+ */
+static void peer_key(const struct sockaddr_storage *sa, int fd, unsigned char key[16])
 {
 	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
 	const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
 
 	memset(key, 0, 16);
-	if (sa->ss_family == AF_INET) {
+	if (sa->ss_family == AF_UNIX) {
+		key[0] = 0xff;		/* (no IPv6 /64 a Unix socket meets) */
+		if (!getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len))
+			memcpy(key + 1, &cred.uid, sizeof(cred.uid));
+	} else if (sa->ss_family == AF_INET) {
 		key[10] = key[11] = 0xff;	/* as ::ffff:a.b.c.d */
 		memcpy(key + 12, &s4->sin_addr, 4);
 	} else if (sa->ss_family == AF_INET6) {
@@ -145,8 +156,7 @@ void vgpuctl_httpd_table_close(struct vgpuctl_httpd_table *t, struct vgpuctl_htt
 		t->held -= c->len;
 	if (!--p->count)
 		peer_del(t, p);
-	close(c->fd);
-	free(c->buf);
+	vgpuctl_httpd_conn_release(c);
 	free(c);
 }
 
@@ -157,7 +167,7 @@ static struct vgpuctl_httpd_conn *pick(struct vgpuctl_httpd_conn *c, bool peer)
 	int n;
 
 	for (n = 0; c && n < VICTIM_SCAN; n++, c = peer ? c->peer_next : c->next)
-		if (!c->writing)
+		if (c->phase != VGPU_HTTPD_ANSWER)
 			return c;
 	return first;
 }
@@ -229,7 +239,7 @@ struct vgpuctl_httpd_conn *vgpuctl_httpd_table_open(struct vgpuctl_httpd_table *
 	struct vgpuctl_httpd_peer *p;
 	unsigned char key[16];
 
-	peer_key(sa, key);
+	peer_key(sa, fd, key);
 	for (;;) {
 		/* (found again: closing its last connection frees a peer) */
 		p = peer_find(t, key);

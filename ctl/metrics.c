@@ -3,8 +3,10 @@
  * vgpuctl metrics: the Prometheus exposition (prom.c) of a snapshot
  * (snap.c), to stdout, to a file replaced atomically (node_exporter's
  * textfile collector), optionally every SECONDS, or served over HTTP
- * (httpd.c). Each scrape opens the family afresh, so a reloaded module is
- * found again; a module that does not answer gives vgpu_up 0.
+ * (httpd.h: on the loopback unless told otherwise, or a Unix socket; TLS
+ * and basic authentication from a web configuration file, webconf.h). Each
+ * scrape opens the family afresh, so a reloaded module is found again; a
+ * module that does not answer gives vgpu_up 0.
  */
 #include <errno.h>
 #include <poll.h>
@@ -20,6 +22,7 @@
 #include "prom.h"
 #include "snap.h"
 #include "vgpuctl.h"
+#include "webconf.h"
 
 /**
  * vgpuctl_usage_metrics() - usage of metrics
@@ -28,7 +31,8 @@
 void vgpuctl_usage_metrics(FILE *f)
 {
 	fputs("Usage: vgpuctl metrics [-o FILE [-i SECONDS]]\n"
-	      "       vgpuctl metrics --listen ADDR:PORT\n"
+	      "       vgpuctl metrics --listen ADDR [--web.config.file FILE]\n"
+	      "                       [--socket-mode MODE] [--socket-group GROUP]\n"
 	      "       vgpuctl metrics help\n"
 	      "Prints vgpu's metrics in the Prometheus text format (0.0.4): per tenant and\n"
 	      "GPU, VRAM, GPU time, throttled time, grants; per tenant, its quotas and\n"
@@ -37,7 +41,14 @@ void vgpuctl_usage_metrics(FILE *f)
 	      "-o FILE        replace FILE atomically (node_exporter's textfile collector:\n"
 	      "               a FILE.prom in its --collector.textfile.directory)\n"
 	      "-i SECONDS     with -o: again every SECONDS until SIGINT or SIGTERM\n"
-	      "--listen ADDR:PORT  serve GET /metrics over HTTP (\":9400\": every address)\n", f);
+	      "--listen ADDR  serve GET /metrics over HTTP: whoever connects reads every\n"
+	      "               tenant's metrics. ADDR is PORT or :PORT (127.0.0.1, this\n"
+	      "               host only), ADDR:PORT, [ADDR6]:PORT (0.0.0.0:PORT, [::]:PORT:\n"
+	      "               every address), or unix:PATH (a Unix socket)\n"
+	      "--web.config.file FILE  TLS (client certificates) and basic authentication,\n"
+	      "               in the format of Prometheus' exporter-toolkit\n"
+	      "--socket-mode MODE    unix:PATH's permissions (octal; default 0600)\n"
+	      "--socket-group GROUP  unix:PATH's group\n", f);
 }
 
 /* The metrics, or vgpu_up 0 when the module cannot be read; 0 or -errno. */
@@ -123,56 +134,143 @@ static int http_body(FILE *f, void *arg)
 	return 0;
 }
 
-static int serve(const char *addr)
-{
-	int lfd, sfd, ret = vgpuctl_httpd_listen(addr, &lfd);
+/* The options of metrics. */
+struct metrics_opts {
+	const char *out, *web_config, *mode, *group;
+	uint64_t delay;
+	struct vgpuctl_httpd_where where;
+};
 
-	if (ret)
-		return ret;
-	ret = vgpuctl_stop_signals(&sfd);
+/* What a reader of the port must get through, in words. */
+static void say_serving(const struct vgpuctl_httpd_listener *l, const struct vgpuctl_webconf *wc,
+			const struct metrics_opts *o)
+{
+	fprintf(stderr, "vgpuctl metrics: serving /metrics on %s", l->name);
+	if (l->path)
+		fprintf(stderr, " (mode %04o)", o->where.mode);
+	if (!wc->tls)
+		fputs(", plain HTTP", stderr);
+	else if (wc->client_auth == VGPU_WEBCONF_REQUIRE_AND_VERIFY)
+		fputs(", TLS with client certificates", stderr);
+	else
+		fputs(", TLS", stderr);
+	if (wc->nusers)
+		fprintf(stderr, ", basic authentication (%zu user%s)", wc->nusers,
+			wc->nusers == 1 ? "" : "s");
+	else if (!wc->tls || wc->client_auth != VGPU_WEBCONF_REQUIRE_AND_VERIFY)
+		fputs(", no authentication", stderr);
+	fputs("\n", stderr);
+}
+
+/*
+ * The web configuration, its TLS and authentication, all checked before
+ * the socket is opened: a bad one serves nothing. Then until a stop signal.
+ */
+static int serve(const struct metrics_opts *o)
+{
+	struct vgpuctl_httpd_server srv = { .fn = http_body };
+	struct vgpuctl_httpd_listener l;
+	struct vgpuctl_webconf wc = { 0 };
+	int sfd, ret = 0;
+
+	if (o->web_config)
+		ret = vgpuctl_webconf_load(o->web_config, &wc);
+	if (!ret && wc.tls)
+		ret = vgpuctl_httpd_tls_ctx(&wc, &srv.tls);
+	if (!ret)
+		ret = vgpuctl_httpd_auth_start(&wc, &srv.auth);
+	if (!ret)
+		ret = vgpuctl_httpd_listen(&o->where, &l);
 	if (!ret) {
-		ret = vgpuctl_httpd_serve(lfd, sfd, http_body, NULL);
-		close(sfd);
+		ret = vgpuctl_stop_signals(&sfd);
+		if (!ret) {
+			say_serving(&l, &wc, o);
+			ret = vgpuctl_httpd_serve(l.fd, sfd, &srv);
+			close(sfd);
+		}
+		vgpuctl_httpd_unlisten(&l);
 	}
-	close(lfd);
+	vgpuctl_httpd_auth_stop(srv.auth);
+	vgpuctl_httpd_tls_ctx_free(srv.tls);
+	vgpuctl_webconf_free(&wc);
 	return ret;
 }
 
+/* What the options say of one another, and of the Unix socket's. */
+static int metrics_check(struct metrics_opts *o)
+{
+	const char *addr = o->where.addr;
+	char *end;
+	long mode;
+
+	if (o->delay && !o->out)
+		return vgpuctl_usage_error("-i needs -o FILE");
+	if (o->out && addr)
+		return vgpuctl_usage_error("-o and --listen exclude each other");
+	if (o->web_config && !addr)
+		return vgpuctl_usage_error("--web.config.file needs --listen");
+	if ((o->mode || o->group) && (!addr || strncmp(addr, "unix:", 5)))
+		return vgpuctl_usage_error("--socket-mode and --socket-group need --listen unix:PATH");
+	o->where.mode = 0600;
+	if (o->mode) {
+		errno = 0;
+		mode = strtol(o->mode, &end, 8);
+		if (errno || *end || end == o->mode || o->mode[0] == '-' || mode > 0777)
+			return vgpuctl_usage_error("invalid MODE \"%s\" for --socket-mode (octal permissions, e.g. 0660)",
+						   o->mode);
+		o->where.mode = (unsigned int)mode;
+	}
+	if (o->group) {
+		if (vgpuctl_host_parse_group(o->group, &o->where.gid) || !strcmp(o->group, "none"))
+			return vgpuctl_usage_error("invalid GROUP \"%s\" for --socket-group (a group name or number)",
+						   o->group);
+		o->where.has_gid = true;
+	}
+	return 0;
+}
+
+/* The option @o names, and its slot in @m; NULL for none. */
+static const char **option_slot(struct metrics_opts *m, const char *o)
+{
+	if (!strcmp(o, "-o") || !strcmp(o, "--output"))
+		return &m->out;
+	if (!strcmp(o, "-l") || !strcmp(o, "--listen"))
+		return &m->where.addr;
+	if (!strcmp(o, "--web.config.file"))
+		return &m->web_config;
+	if (!strcmp(o, "--socket-mode"))
+		return &m->mode;
+	if (!strcmp(o, "--socket-group"))
+		return &m->group;
+	return NULL;
+}
+
 /* The options; 0 or VGPU_EXIT_USAGE. */
-static int metrics_args(int argc, char **argv, const char **out, const char **listen,
-			uint64_t *delay)
+static int metrics_args(int argc, char **argv, struct metrics_opts *m)
 {
 	int i;
 
 	for (i = 0; i < argc; i += 2) {
-		const char *o = argv[i];
-		bool is_o = !strcmp(o, "-o") || !strcmp(o, "--output");
+		const char *o = argv[i], **slot = option_slot(m, o);
 		bool is_i = !strcmp(o, "-i") || !strcmp(o, "--interval");
-		bool is_l = !strcmp(o, "-l") || !strcmp(o, "--listen");
 
-		if (!is_o && !is_i && !is_l)
+		if (!slot && !is_i)
 			return vgpuctl_usage_error("unexpected argument \"%s\" for metrics", o);
-		if ((is_o && *out) || (is_l && *listen) || (is_i && *delay))
+		if ((slot && *slot) || (is_i && m->delay))
 			return vgpuctl_usage_error("duplicate option \"%s\" for metrics", o);
 		if (i + 1 >= argc || !argv[i + 1][0])
 			return vgpuctl_usage_error("missing value for %s", o);
-		if (is_o)
-			*out = argv[i + 1];
-		else if (is_l)
-			*listen = argv[i + 1];
-		else if (vgpuctl_parse_seconds(argv[i + 1], delay))
+		if (slot)
+			*slot = argv[i + 1];
+		else if (vgpuctl_parse_seconds(argv[i + 1], &m->delay))
 			return vgpuctl_usage_error("invalid SECONDS \"%s\" for %s (0.001-%u, at most 3 decimals)",
 						   argv[i + 1], o, VGPU_SECONDS_MAX);
 	}
-	if (*delay && !*out)
-		return vgpuctl_usage_error("-i needs -o FILE");
-	if (*out && *listen)
-		return vgpuctl_usage_error("-o and --listen exclude each other");
-	return 0;
+	return metrics_check(m);
 }
 
 /**
- * vgpuctl_cmd_metrics() - "vgpuctl metrics [-o FILE [-i SECONDS] | --listen ADDR:PORT]"
+ * vgpuctl_cmd_metrics() - "vgpuctl metrics [-o FILE [-i SECONDS] | --listen ADDR ...]"
  * @argc: arguments after "metrics"
  * @argv: the options, or "help"
  *
@@ -180,23 +278,22 @@ static int metrics_args(int argc, char **argv, const char **out, const char **li
  */
 int vgpuctl_cmd_metrics(int argc, char **argv)
 {
-	const char *out = NULL, *listen = NULL;
-	uint64_t delay = 0;
+	struct metrics_opts m = { 0 };
 	int ret;
 
 	if (vgpuctl_is_help(argc, argv)) {
 		vgpuctl_usage_metrics(stdout);
 		return VGPU_EXIT_OK;
 	}
-	ret = metrics_args(argc, argv, &out, &listen, &delay);
+	ret = metrics_args(argc, argv, &m);
 	if (ret)
 		return ret;
-	if (listen)
-		return serve(listen);
-	if (out && delay)
-		return file_loop(out, delay);
-	if (out)
-		return write_file(out);
+	if (m.where.addr)
+		return serve(&m);
+	if (m.out && m.delay)
+		return file_loop(m.out, m.delay);
+	if (m.out)
+		return write_file(m.out);
 	ret = write_metrics(stdout, NULL) ? VGPU_EXIT_ERR : VGPU_EXIT_OK;
 	if (fflush(stdout) || ferror(stdout))
 		return VGPU_EXIT_ERR;

@@ -13,7 +13,10 @@
 #   405, 400, 431, a NUL byte answered at once, a client that sends
 #   nothing, 1000 of them beside 20 scrapes, the caps per peer address and
 #   in total, the descriptor limit raised, accept() out of descriptors and
-#   failing with each error (tests/tools/accept-fault.c), SIGTERM; -o
+#   failing with each error (tests/tools/accept-fault.c), SIGTERM; who
+#   reads it (tests/host/metrics-exposure.bash: the loopback by default, a
+#   Unix socket's permissions, TLS and client certificates, basic
+#   authentication, malformed web configurations refused at start); -o
 #   replaces its file; account settles a STATE.next a crash left (all the
 #   records written: kept; part: cut back; none: dropped) and refuses a
 #   damaged state, a second collector on the same state.
@@ -45,6 +48,8 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # (jansson: the whole of vgpuctl, its OCI hooks included, is built below)
 read -r -a NL_CFLAGS <<< "$(pkg-config --cflags libnl-genl-3.0 libcap jansson)"
 read -r -a NL_LIBS <<< "$(pkg-config --libs libnl-genl-3.0 libcap jansson)"
+# (vgpuctl: TLS and bcrypt for metrics --listen)
+read -r -a SSL_LIBS <<< "$(pkg-config --libs openssl libxcrypt) -pthread"
 
 # --- unit tests -------------------------------------------------------------
 # unit NAME SOURCES...: build tests/unit/test_NAME.c with SOURCES twice
@@ -91,7 +96,7 @@ mkdir -p build/asan/ctl
 # (with tests/tools/accept-fault.c: accept4() fails on demand)
 if ! "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" "${NL_CFLAGS[@]}" \
 	-I"${NVML_INC:-build/deps/cuda/include}" ctl/*.c tests/tools/accept-fault.c \
-	-Wl,--wrap=accept4 -o "$V" "${NL_LIBS[@]}" -ldl 2> "$tmp/cc.err"; then
+	-Wl,--wrap=accept4 -o "$V" "${NL_LIBS[@]}" "${SSL_LIBS[@]}" -ldl 2> "$tmp/cc.err"; then
 	fail $S "vgpuctl builds with ASan and UBSan" "$(oneline "$tmp/cc.err")"
 	exit 1
 fi
@@ -335,6 +340,10 @@ n=$(grep -c "^accept-fault: " "$tmp/httpd3.err")
 scrape && pass $S "HTTP: and the next scrape too" ||
 	fail $S "HTTP: and the next scrape too" "$(oneline "$tmp/httpd3.err")"
 stopped "accept() errors" "$tmp/httpd3.err"
+
+# --- who reads the port: where it listens, a Unix socket, TLS, basic auth --------
+# shellcheck source=tests/host/metrics-exposure.bash
+. tests/host/metrics-exposure.bash
 
 # --- account: a crash's STATE.next is settled before anything else ---------------
 st=$tmp/acct.state out=$tmp/usage.jsonl

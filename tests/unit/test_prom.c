@@ -158,10 +158,54 @@ static void test_judge(void)
 	judge("garbage is 400", "\x01\x02\r\n\r\n", true, 400);
 }
 
+/* The credentials of @req: "USER:PASSWORD" (@want), or none (@want NULL). */
+static void creds(const char *what, const char *req, const char *want, size_t want_ulen)
+{
+	char out[256];
+	size_t ulen = 0;
+	int r = vgpuctl_httpd_basic(req, out, sizeof(out), &ulen);
+
+	if (!want)
+		result(r == -1, what, "got \"%s\", want none", r ? "" : out);
+	else
+		result(!r && !strcmp(out, want) && ulen == want_ulen, what,
+		       "got %d \"%s\" (user %zu bytes), want \"%s\" (%zu)", r, r ? "" : out, ulen,
+		       want, want_ulen);
+}
+
+static void test_basic(void)
+{
+	/* "prom:s3cret", "a:b:c", "prom:" */
+	creds("Basic credentials", "GET /metrics HTTP/1.1\r\nAuthorization: Basic cHJvbTpzM2NyZXQ=\r\n\r\n",
+	      "prom:s3cret", 4);
+	creds("the header's name in any case, blanks around",
+	      "GET / HTTP/1.1\r\nHost: x\r\nauthorization:   basic\tcHJvbTpzM2NyZXQ=  \r\n\r\n",
+	      "prom:s3cret", 4);
+	creds("the password holds the colons after the first", "GET / HTTP/1.0\nAuthorization: Basic YTpiOmM=\n\n",
+	      "a:b:c", 1);
+	creds("an empty password", "GET / HTTP/1.0\r\nAuthorization: Basic cHJvbTo=\r\n\r\n", "prom:", 4);
+	creds("no Authorization header", "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", NULL, 0);
+	creds("Bearer is not Basic", "GET / HTTP/1.1\r\nAuthorization: Bearer cHJvbTpzM2NyZXQ=\r\n\r\n",
+	      NULL, 0);
+	creds("two Authorization headers",
+	      "GET / HTTP/1.1\r\nAuthorization: Basic cHJvbTpzM2NyZXQ=\r\nAuthorization: Basic YTpiOmM=\r\n\r\n",
+	      NULL, 0);
+	creds("unpadded base64", "GET / HTTP/1.1\r\nAuthorization: Basic cHJvbTo\r\n\r\n", NULL, 0);
+	creds("not base64", "GET / HTTP/1.1\r\nAuthorization: Basic cHJv*TpzM2NyZXQ=\r\n\r\n", NULL, 0);
+	creds("no colon", "GET / HTTP/1.1\r\nAuthorization: Basic cHJvbQ==\r\n\r\n", NULL, 0);
+	creds("a control character (\"a:b\\n\")", "GET / HTTP/1.1\r\nAuthorization: Basic YTpiCg==\r\n\r\n",
+	      NULL, 0);
+	creds("a second word after the token", "GET / HTTP/1.1\r\nAuthorization: Basic cHJvbTo= x\r\n\r\n",
+	      NULL, 0);
+	creds("a header after the request's end is not read",
+	      "GET / HTTP/1.1\r\n\r\nAuthorization: Basic cHJvbTo=\r\n\r\n", NULL, 0);
+}
+
 int main(void)
 {
 	test_escape();
 	test_exposition();
 	test_judge();
+	test_basic();
 	return failures ? 1 : 0;
 }
