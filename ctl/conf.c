@@ -182,8 +182,19 @@ static int split_line(const struct vgpuctl_conf_rec *where, char *s,
 	return 0;
 }
 
-/* Cut @buf, the text of @file, into records. */
-static int parse_buf(struct vgpuctl_conf *c, const char *file, char *buf)
+/**
+ * vgpuctl_conf_parse() - cut the text of one file into records
+ * @c: the records are appended to it
+ * @file: the file's name, which the records keep (not copied)
+ * @buf: its text, NUL-terminated; cut into words in place, and kept by
+ *       the records
+ *
+ * The loaders call it on what they read; the fuzzer of tests/fuzz on
+ * bytes of its own.
+ *
+ * Return: 0, or the exit status after an error line naming FILE:LINE.
+ */
+int vgpuctl_conf_parse(struct vgpuctl_conf *c, const char *file, char *buf)
 {
 	char *words[VGPU_CONF_WORDS_MAX];
 	struct vgpuctl_conf_rec where = { .file = file };
@@ -239,7 +250,7 @@ static int load_one(struct vgpuctl_conf *c, const char *path, bool optional)
 	c->bufs = bufs;
 	bufs[c->nbufs++] = name;
 	bufs[c->nbufs++] = buf;
-	return parse_buf(c, name, buf);
+	return vgpuctl_conf_parse(c, name, buf);
 }
 
 static int cmp_names(const void *a, const void *b)

@@ -48,6 +48,7 @@ struct vgpuctl_conf {
 
 int vgpuctl_conf_load(struct vgpuctl_conf *c, const char *main_file, const char *dir);
 int vgpuctl_conf_load_files(struct vgpuctl_conf *c, char *const *files, size_t n);
+int vgpuctl_conf_parse(struct vgpuctl_conf *c, const char *file, char *buf);
 void vgpuctl_conf_free(struct vgpuctl_conf *c);
 int vgpuctl_conf_error(const struct vgpuctl_conf_rec *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -3,8 +3,10 @@
  * The container a hook runs for (see oci.h): its state from the runtime on
  * stdin (OCI runtime-spec, "State": ociVersion, id, status, pid, bundle,
  * annotations) and its bundle's config.json (linux.cgroupsPath and the
- * annotations), parsed with jansson. Every malformed field is refused
- * with a message that names it.
+ * annotations), parsed with jansson; the pod it belongs to, from those
+ * annotations, is oci_pod.c's. Every malformed field is refused with a
+ * message that names it. The parsers take bytes (the fuzzers of
+ * tests/fuzz call them); vgpuctl_oci_read() reads the files.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,23 +20,11 @@
 #include "oci.h"
 #include "vgpuctl.h"
 
-/* The pod annotations: containerd's, then CRI-O's. */
-static const struct pod_keys {
-	const char *ns, *name, *uid, *ctr;
-} pod_keys[] = {
-	{ "io.kubernetes.cri.sandbox-namespace", "io.kubernetes.cri.sandbox-name",
-	  "io.kubernetes.cri.sandbox-uid", "io.kubernetes.cri.container-name" },
-	{ "io.kubernetes.pod.namespace", "io.kubernetes.pod.name",
-	  "io.kubernetes.pod.uid", "io.kubernetes.container.name" },
-};
-
-/* Read at most VGPU_OCI_JSON_MAX bytes of @f and parse them. */
-static int load_json(FILE *f, const char *what, json_t **out)
+/* Read at most VGPU_OCI_JSON_MAX bytes of @f into a new buffer. */
+static int read_all(FILE *f, const char *what, char **out, size_t *outlen)
 {
 	size_t len = 0, cap = 65536, n;
-	json_error_t err;
 	char *buf = malloc(cap), *more;
-	int ret = 0;
 
 	while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
 		len += n;
@@ -53,25 +43,45 @@ static int load_json(FILE *f, const char *what, json_t **out)
 	if (!buf)
 		return vgpuctl_error("%s", strerror(ENOMEM));
 	if (ferror(f)) {
-		ret = vgpuctl_error("cannot read %s: %s", what, strerror(errno));
-		goto out;
+		free(buf);
+		return vgpuctl_error("cannot read %s: %s", what, strerror(errno));
 	}
-	*out = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
-	if (!*out)
-		ret = vgpuctl_error("%s is not valid JSON: %s (line %d, column %d)",
-				    what, err.text, err.line, err.column);
-	else if (!json_is_object(*out)) {
-		json_decref(*out);
-		ret = vgpuctl_error("%s is not a JSON object", what);
-	}
-out:
-	free(buf);
-	return ret;
+	*out = buf;
+	*outlen = len;
+	return 0;
 }
 
-/* Copy the string member @key of @obj into @out; absent is fine unless @need. */
-static int get_str(json_t *obj, const char *key, const char *what, bool need,
-		   char *out, size_t outlen)
+/* Parse @len bytes of @buf, which must hold one JSON object. */
+static int parse_json(const char *buf, size_t len, const char *what, json_t **out)
+{
+	json_error_t err;
+
+	*out = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &err);
+	if (!*out)
+		return vgpuctl_error("%s is not valid JSON: %s (line %d, column %d)",
+				     what, err.text, err.line, err.column);
+	if (!json_is_object(*out)) {
+		json_decref(*out);
+		*out = NULL;
+		return vgpuctl_error("%s is not a JSON object", what);
+	}
+	return 0;
+}
+
+/**
+ * vgpuctl_oci_get_str() - copy a string member of a JSON object
+ * @obj: the object
+ * @key: the member's name
+ * @what: the file it came from, for the error line
+ * @need: whether it must be there; an absent one is "" otherwise
+ * @out: its value
+ * @outlen: size of @out
+ *
+ * Return: 0, or VGPU_EXIT_ERR after an error line (not a string, a NUL
+ * character in it, too long, or absent though needed).
+ */
+int vgpuctl_oci_get_str(struct json_t *obj, const char *key, const char *what, bool need,
+			char *out, size_t outlen)
 {
 	json_t *v = json_object_get(obj, key);
 	const char *s;
@@ -98,11 +108,11 @@ static int read_state(json_t *st, struct vgpuctl_oci *o)
 	json_t *pid = json_object_get(st, "pid");
 	int ret;
 
-	ret = get_str(st, "id", what, true, o->id, sizeof(o->id));
+	ret = vgpuctl_oci_get_str(st, "id", what, true, o->id, sizeof(o->id));
 	if (!ret && !o->id[0])
 		ret = vgpuctl_error("\"id\" in %s is empty", what);
 	if (!ret)
-		ret = get_str(st, "bundle", what, true, o->bundle, sizeof(o->bundle));
+		ret = vgpuctl_oci_get_str(st, "bundle", what, true, o->bundle, sizeof(o->bundle));
 	if (!ret && o->bundle[0] != '/')
 		ret = vgpuctl_error("\"bundle\" in %s is not an absolute path: \"%s\"", what, o->bundle);
 	if (ret)
@@ -114,37 +124,6 @@ static int read_state(json_t *st, struct vgpuctl_oci *o)
 	return 0;
 }
 
-/* The pod annotations: all three of one runtime's, or none at all. */
-static int read_pod(json_t *ann, const char *what, struct vgpuctl_oci *o)
-{
-	size_t i;
-	int ret = 0;
-
-	for (i = 0; i < sizeof(pod_keys) / sizeof(pod_keys[0]) && !ret; i++) {
-		const struct pod_keys *k = &pod_keys[i];
-		int have = !!json_object_get(ann, k->ns) + !!json_object_get(ann, k->name) +
-			   !!json_object_get(ann, k->uid);
-
-		if (!have)
-			continue;
-		if (have != 3)
-			return vgpuctl_error("%s has only some of the pod annotations %s, %s and %s",
-					     what, k->ns, k->name, k->uid);
-		ret = get_str(ann, k->ns, what, true, o->pod_ns, sizeof(o->pod_ns));
-		if (!ret)
-			ret = get_str(ann, k->name, what, true, o->pod_name, sizeof(o->pod_name));
-		if (!ret)
-			ret = get_str(ann, k->uid, what, true, o->pod_uid, sizeof(o->pod_uid));
-		if (!ret)
-			ret = get_str(ann, k->ctr, what, false, o->ctr_name, sizeof(o->ctr_name));
-		if (!ret && (!o->pod_ns[0] || !o->pod_name[0] || !o->pod_uid[0]))
-			ret = vgpuctl_error("%s has an empty pod annotation (%s, %s or %s)",
-					    what, k->ns, k->name, k->uid);
-		break;
-	}
-	return ret;
-}
-
 static int read_config(json_t *cfg, const char *what, struct vgpuctl_oci *o)
 {
 	json_t *linux_ = json_object_get(cfg, "linux"), *ann = json_object_get(cfg, "annotations");
@@ -153,38 +132,69 @@ static int read_config(json_t *cfg, const char *what, struct vgpuctl_oci *o)
 	if (linux_ && !json_is_object(linux_))
 		return vgpuctl_error("\"linux\" in %s is not an object", what);
 	if (linux_)
-		ret = get_str(linux_, "cgroupsPath", what, false, o->cgroups_path,
-			      sizeof(o->cgroups_path));
+		ret = vgpuctl_oci_get_str(linux_, "cgroupsPath", what, false, o->cgroups_path,
+					  sizeof(o->cgroups_path));
 	if (ret)
 		return ret;
 	if (ann && !json_is_object(ann))
 		return vgpuctl_error("\"annotations\" in %s is not an object", what);
-	return ann ? read_pod(ann, what, o) : 0;
+	return ann ? vgpuctl_oci_pod(ann, what, o) : 0;
 }
 
 /**
- * vgpuctl_oci_read() - read a hook's container: its state, then its config
- * @state: the state (the hook's stdin)
- * @o: filled in
+ * vgpuctl_oci_parse_state() - a container's state, as a hook gets it
+ * @buf: the JSON text (not NUL-terminated)
+ * @len: its length
+ * @o: cleared, then its id, pid and bundle filled in
  *
  * Return: 0, or VGPU_EXIT_ERR after an error line naming what is wrong.
  */
-int vgpuctl_oci_read(FILE *state, struct vgpuctl_oci *o)
+int vgpuctl_oci_parse_state(const char *buf, size_t len, struct vgpuctl_oci *o)
 {
-	char path[sizeof(o->bundle) + 16];
-	json_t *st = NULL, *cfg = NULL;
+	static const char what[] = "the container state on stdin";
+	json_t *st;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	ret = parse_json(buf, len, what, &st);
+	if (ret)
+		return ret;
+	ret = read_state(st, o);
+	json_decref(st);
+	return ret;
+}
+
+/**
+ * vgpuctl_oci_parse_config() - what a hook takes of a bundle's config.json
+ * @buf: the JSON text (not NUL-terminated)
+ * @len: its length
+ * @what: the file's path, for the error lines
+ * @o: its cgroups_path and pod fields filled in (the rest untouched)
+ *
+ * Return: 0, or VGPU_EXIT_ERR after an error line naming what is wrong.
+ */
+int vgpuctl_oci_parse_config(const char *buf, size_t len, const char *what,
+			     struct vgpuctl_oci *o)
+{
+	json_t *cfg;
+	int ret;
+
+	o->cgroups_path[0] = o->pod_ns[0] = o->pod_name[0] = o->pod_uid[0] = '\0';
+	ret = parse_json(buf, len, what, &cfg);
+	if (ret)
+		return ret;
+	ret = read_config(cfg, what, o);
+	json_decref(cfg);
+	return ret;
+}
+
+/* The whole of the regular file @path. */
+static int read_file(const char *path, char **buf, size_t *len)
+{
 	struct stat sb;
 	FILE *f;
 	int fd, ret;
 
-	memset(o, 0, sizeof(*o));
-	ret = load_json(state, "the container state on stdin", &st);
-	if (!ret)
-		ret = read_state(st, o);
-	json_decref(st);
-	if (ret)
-		return ret;
-	snprintf(path, sizeof(path), "%s/config.json", o->bundle);
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return vgpuctl_error("cannot open %s: %s", path, strerror(errno));
@@ -197,10 +207,37 @@ int vgpuctl_oci_read(FILE *state, struct vgpuctl_oci *o)
 		close(fd);
 		return vgpuctl_error("cannot read %s: %s", path, strerror(errno));
 	}
-	ret = load_json(f, path, &cfg);
+	ret = read_all(f, path, buf, len);
 	fclose(f);
-	if (!ret)
-		ret = read_config(cfg, path, o);
-	json_decref(cfg);
+	return ret;
+}
+
+/**
+ * vgpuctl_oci_read() - read a hook's container: its state, then its config
+ * @state: the state (the hook's stdin)
+ * @o: filled in
+ *
+ * Return: 0, or VGPU_EXIT_ERR after an error line naming what is wrong.
+ */
+int vgpuctl_oci_read(FILE *state, struct vgpuctl_oci *o)
+{
+	char path[sizeof(o->bundle) + 16], *buf;
+	size_t len;
+	int ret;
+
+	memset(o, 0, sizeof(*o));
+	ret = read_all(state, "the container state on stdin", &buf, &len);
+	if (ret)
+		return ret;
+	ret = vgpuctl_oci_parse_state(buf, len, o);
+	free(buf);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/config.json", o->bundle);
+	ret = read_file(path, &buf, &len);
+	if (ret)
+		return ret;
+	ret = vgpuctl_oci_parse_config(buf, len, path, o);
+	free(buf);
 	return ret;
 }

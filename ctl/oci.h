@@ -2,8 +2,9 @@
 /*
  * What the OCI hooks (hook.c) read of a container: its state, given by
  * the runtime on the hook's stdin, and its bundle's config.json (oci.c,
- * with jansson); and the cgroup paths computed from them (cgpath.c, pure
- * functions that tests/unit/test_cgpath.c checks one by one).
+ * with jansson), the pod it belongs to among the config's annotations
+ * (oci_pod.c); and the cgroup paths computed from them (cgpath.c, pure
+ * functions).
  *
  * Paths of cgroups are relative to the cgroup2 mount, with a leading
  * slash ("/machine.slice/libpod-1234.scope"), as tenant add sends them.
@@ -27,17 +28,26 @@ struct vgpuctl_oci {
 	char bundle[4096];			/* the state's bundle directory */
 	char cgroups_path[4096];		/* config.json's linux.cgroupsPath, or "" */
 	/*
-	 * The pod it belongs to, from the CRI annotations of config.json
-	 * (containerd's io.kubernetes.cri.sandbox-*, CRI-O's
-	 * io.kubernetes.pod.*): all three set, or none.
+	 * The pod it belongs to, from the annotations of config.json that
+	 * the runtimes set (oci_pod.c): all three set, or none.
 	 */
 	char pod_ns[VGPU_OCI_VALUE_MAX + 1];
 	char pod_name[VGPU_OCI_VALUE_MAX + 1];
 	char pod_uid[VGPU_OCI_VALUE_MAX + 1];
-	char ctr_name[VGPU_OCI_VALUE_MAX + 1];	/* the container's name in the pod, or "" */
 };
 
+/* jansson's json_t, for the few that take one. */
+struct json_t;
+
 int vgpuctl_oci_read(FILE *state, struct vgpuctl_oci *o);
+int vgpuctl_oci_parse_state(const char *buf, size_t len, struct vgpuctl_oci *o);
+int vgpuctl_oci_parse_config(const char *buf, size_t len, const char *what,
+			     struct vgpuctl_oci *o);
+int vgpuctl_oci_get_str(struct json_t *obj, const char *key, const char *what, bool need,
+			char *out, size_t outlen);
+
+/* oci_pod.c */
+int vgpuctl_oci_pod(struct json_t *ann, const char *what, struct vgpuctl_oci *o);
 
 /* cgpath.c */
 int vgpuctl_cg_systemd(const char *spec, char *out, size_t outlen);

@@ -38,6 +38,7 @@ container_checks() {
 	echo '{"linux":{"cgroupsPath":"/"},"annotations":{"io.kubernetes.pod.name":"a"}}' > "$d/b/config.json"
 	expect_error "$s" 1 "Error: $d/b/config.json has only some of the pod annotations io.kubernetes.pod.namespace, io.kubernetes.pod.name and io.kubernetes.pod.uid." \
 		"$v" hook create-runtime weight 5 < "$st"
+	pod_identity_checks "$s" "$v" "$d" "$st"
 
 	expect_error "$s" 2 'Error: missing COMMAND for cdi; try "vgpuctl cdi help".' "$v" cdi
 	expect_error "$s" 2 'Error: unknown key "frob" for cdi generate.' "$v" cdi generate frob 1
@@ -84,6 +85,68 @@ container_checks() {
 		container_spec_checks "$s" "$d"
 		container_schema_checks "$s" "$d"
 	fi
+}
+
+# pod_identity_checks SUITE VGPUCTL DIR STATE: which pod annotations the
+# hook trusts (Documentation/containers.md, "Pod identity"). containerd
+# writes its io.kubernetes.cri.sandbox-* over anything else; CRI-O copies
+# the pod's own annotations into config.json and writes kubelet's
+# io.kubernetes.pod.* labels over them. So each runtime's config.json may
+# also carry the other family, set by the pod: the two must agree. A
+# config.json the hook accepts goes on to its cgroup, which does not exist.
+pod_identity_checks() {
+	local s=$1 v=$2 d=$3 st=$4 uid=0f1e2d3c-aaaa-bbbb-cccc-123456789abc cfg cri crio
+	cfg=$d/b/config.json
+	cri="\"io.kubernetes.cri.sandbox-namespace\":\"team-a\",\"io.kubernetes.cri.sandbox-name\":\"train\",\"io.kubernetes.cri.sandbox-uid\":\"$uid\""
+	crio="\"io.kubernetes.pod.namespace\":\"team-a\",\"io.kubernetes.pod.name\":\"train\",\"io.kubernetes.pod.uid\":\"$uid\""
+	pod_config() {
+		echo "{\"linux\":{\"cgroupsPath\":\"/vgpu-test-none/pod$uid/c\"},\"annotations\":{$1}}" > "$cfg"
+	}
+	local gone="Error: the container's cgroup ${cgmnt%/}/vgpu-test-none/pod$uid/c does not exist (linux.cgroupsPath \"/vgpu-test-none/pod$uid/c\")."
+	local why="(containerd sets io.kubernetes.cri.sandbox-*, CRI-O io.kubernetes.pod.*: the other was copied from the pod's own annotations)."
+
+	# Each family alone, and both agreeing, name the pod.
+	pod_config "$cri"
+	expect_error "$s" 1 "$gone" "$v" hook create-runtime weight 5 < "$st"
+	pod_config "$crio"
+	expect_error "$s" 1 "$gone" "$v" hook create-runtime weight 5 < "$st"
+	pod_config "$cri,$crio,\"io.kubernetes.cri-o.ContainerType\":\"container\""
+	expect_error "$s" 1 "$gone" "$v" hook create-runtime weight 5 < "$st"
+
+	# CRI-O's config.json with a pod that annotated itself as another
+	# namespace's (its own UID, so its cgroup matches): refused.
+	pod_config "$crio,\"io.kubernetes.cri.sandbox-namespace\":\"billing\",\"io.kubernetes.cri.sandbox-name\":\"other\",\"io.kubernetes.cri.sandbox-uid\":\"$uid\""
+	expect_error "$s" 1 "Error: $cfg: the pod annotations disagree: io.kubernetes.cri.sandbox-namespace is \"billing\" but io.kubernetes.pod.namespace is \"team-a\" $why" \
+		"$v" hook create-runtime weight 5 < "$st"
+	# One forged key is enough to be refused.
+	pod_config "$crio,\"io.kubernetes.cri.sandbox-name\":\"other\""
+	expect_error "$s" 1 "Error: $cfg: the pod annotations disagree: io.kubernetes.cri.sandbox-name is \"other\" but io.kubernetes.pod.name is \"train\" $why" \
+		"$v" hook create-runtime weight 5 < "$st"
+	# containerd's config.json with a pass-through io.kubernetes.pod.*.
+	pod_config "$cri,\"io.kubernetes.pod.uid\":\"11112222-3333-4444-5555-666677778888\""
+	expect_error "$s" 1 "Error: $cfg: the pod annotations disagree: io.kubernetes.cri.sandbox-uid is \"$uid\" but io.kubernetes.pod.uid is \"11112222-3333-4444-5555-666677778888\" $why" \
+		"$v" hook create-runtime weight 5 < "$st"
+	# Neither family whole: refused, whatever the union.
+	pod_config "\"io.kubernetes.cri.sandbox-namespace\":\"team-a\",\"io.kubernetes.pod.name\":\"train\",\"io.kubernetes.pod.uid\":\"$uid\""
+	expect_error "$s" 1 "Error: $cfg has only some of the pod annotations io.kubernetes.pod.namespace, io.kubernetes.pod.name and io.kubernetes.pod.uid." \
+		"$v" hook create-runtime weight 5 < "$st"
+
+	# Values Kubernetes never gives: '/' or '@' would make one pod's
+	# tenant name NAMESPACE/NAME@UID8 read as another's.
+	pod_config "${crio/\"team-a\"/\"kube-system\/x\"}"
+	expect_error "$s" 1 "Error: $cfg: io.kubernetes.pod.namespace \"kube-system/x\" is not a Kubernetes namespace (a DNS-1123 label: 1-63 lowercase letters, digits and '-')." \
+		"$v" hook create-runtime weight 5 < "$st"
+	pod_config "${crio/\"train\"/\"a@b\"}"
+	expect_error "$s" 1 "Error: $cfg: io.kubernetes.pod.name \"a@b\" is not a Kubernetes pod name (a DNS-1123 subdomain: 1-253 lowercase letters, digits, '-' and '.')." \
+		"$v" hook create-runtime weight 5 < "$st"
+	# '_' stands for '-' in a systemd pod slice: two UIDs would share one.
+	pod_config "${crio//$uid/${uid//-/_}}"
+	expect_error "$s" 1 "Error: $cfg: io.kubernetes.pod.uid \"${uid//-/_}\" is not a pod UID (1-64 letters, digits and '-')." \
+		"$v" hook create-runtime weight 5 < "$st"
+	local nl='"team\na"'
+	pod_config "${cri/\"team-a\"/$nl}"
+	expect_error "$s" 1 "Error: $cfg: io.kubernetes.cri.sandbox-namespace \"team?a\" is not a Kubernetes namespace (a DNS-1123 label: 1-63 lowercase letters, digits and '-')." \
+		"$v" hook create-runtime weight 5 < "$st"
 }
 
 # The CDI schema and versions of Debian 12's CDI library (tools/deps).

@@ -192,7 +192,7 @@ if [ "$tools_ok" = 1 ]; then
 		ctl/httpd_auth.c ctl/httpd_table.c ctl/httpd_loop.c ctl/webconf.c ctl/webconf_yaml.c \
 		ctl/file.c ctl/metrics.c ctl/acct_state.c \
 		ctl/acct_record.c ctl/account.c \
-		ctl/conf.c ctl/flavour.c ctl/cdi.c ctl/apply.c ctl/apply_load.c ctl/apply_diff.c ctl/oci.c ctl/cgpath.c ctl/hook.c ctl/hook_tenant.c \
+		ctl/conf.c ctl/flavour.c ctl/cdi.c ctl/apply.c ctl/apply_load.c ctl/apply_diff.c ctl/oci.c ctl/oci_pod.c ctl/cgpath.c ctl/hook.c ctl/hook_tenant.c \
 		-o build/asan/ctl/vgpuctl \
 		$(pkg-config --libs libnl-genl-3.0 libcap jansson openssl libxcrypt) -pthread -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \
