@@ -398,9 +398,16 @@ u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes)
 }
 
 /**
- * vgpu_acct_meminfo() - VGPU_IOC_MEMINFO: the GPU as the tenant sees it
+ * vgpu_acct_meminfo() - VGPU_IOC_MEMINFO: the GPU as the tenant may see it
  * @p: live registered process, allowed on the GPU
  * @mi: its @gpu names a GPU of the inventory; the rest is filled
+ *
+ * Tells the caller its own limit and use and, of the other buckets, one
+ * bit: whether the GPU is full for it (their charges and reservations
+ * leave it nothing beyond its own charges, short of its limit). @room is
+ * then what it holds (its tenant's charges; outside every tenant, its own
+ * grant), else min(limit, capacity): it moves when others charge only
+ * when that bit flips (Documentation/vram.md, "What a tenant learns").
  *
  * Context: vgpu_acct_lock held.
  */
@@ -408,17 +415,23 @@ void vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi)
 {
 	const struct vgpu_acct_gpu *gpu = &vgpu_acct_gpus[mi->gpu];
 	struct vgpu_bucket *b = p->bucket;
+	u64 limit = min(b->vram_max, gpu->capacity);
+	u64 used = 0, held;
 	struct vgpu_proc *q;
-	u64 used = 0;
+	bool gpu_bound;
 
 	if (!p->tenant) {
 		used = vgpu_acct_proc_used(p, mi->gpu);
+		held = p->granted[mi->gpu];
 	} else {
 		list_for_each_entry(q, &b->procs, bnode)
 			used += vgpu_acct_proc_used(q, mi->gpu);
+		held = b->usage[mi->gpu].charged;
 	}
 	mi->capacity = gpu->capacity;
 	mi->limit = b->vram_max;
 	mi->tenant_used = used;
-	mi->room = vgpu_acct_free(b, mi->gpu);
+	mi->room = limit;
+	if (!vgpu_acct_room(b, mi->gpu, 0, &gpu_bound) && gpu_bound)
+		mi->room = min(held, limit);
 }

@@ -2,11 +2,14 @@
 /*
  * What a tenant sees of a GPU's memory (cuMemGetInfo, cuDeviceTotalMem;
  * NVML in nvml.c). VGPU_IOC_MEMINFO gives the GPU's capacity, the
- * tenant's limit, what all its processes hold and the room the other
- * tenants leave; the view is total = min(limit, capacity), used = the
- * tenant's usage, free = min(total, room) - used, never negative. A
- * process outside vgpu (no module, not registered) or in an unlimited
- * tenant sees the driver's own figures.
+ * tenant's limit, what all its processes hold and its room (its limit, or
+ * what it holds once the GPU is full for it); the view is total =
+ * min(limit, capacity), used = the tenant's usage, free = min(total,
+ * room) - used, never negative: nothing of the other tenants' use but
+ * whether the GPU is full (Documentation/vram.md, "What a tenant
+ * learns"). Unlimited tenants too: the driver's figures would show the
+ * others' use. A process outside vgpu (no module, not registered) or
+ * outside every tenant sees the driver's own figures.
  */
 #include <errno.h>
 #include <sys/ioctl.h>
@@ -23,7 +26,7 @@ int libvgpu_view(int gpu, struct vgpu_view *v)
 
 	if (gpu < 0 || !vgpu_active())
 		return 0;
-	if (ioctl(libvgpu_proc.devfd, VGPU_IOC_MEMINFO, &mi) < 0 || mi.limit == UINT64_MAX)
+	if (!libvgpu_proc.reg.in_tenant || ioctl(libvgpu_proc.devfd, VGPU_IOC_MEMINFO, &mi) < 0)
 		return 0;
 	vgpu_view_compute(&mi, v);
 	return 1;

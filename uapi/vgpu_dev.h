@@ -163,9 +163,15 @@ struct vgpu_dev_charge {
  * @limit: the tenant's vram-max on the GPU, or ~0 when unlimited
  * @tenant_used: bytes all the tenant's processes hold on the GPU (for a
  *	process outside every tenant: its own)
- * @room: the most the tenant could hold on the GPU given the others:
- *	capacity less what the other tenants hold, or reserve with vram-min
+ * @room: the most the tenant may count on holding, as far as it may
+ *	know: min(@limit, @capacity); or, when the GPU is full for it (what
+ *	the others hold or reserve leaves it nothing beyond its own charges,
+ *	short of its limit), what it holds: its charges, that is its
+ *	processes' use and unspent budgets (outside every tenant: the
+ *	process's own)
  *
+ * Nothing here depends on the others but that one bit, whether the GPU is
+ * full: @room does not move when they allocate or free unless it flips.
  * A view for the tenant: total = min(@limit, @capacity), used =
  * @tenant_used, free = min(total, @room) - used (0 when negative).
  */

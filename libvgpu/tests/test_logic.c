@@ -369,6 +369,11 @@ static void test_sizes(void)
 	mi.room = 2ULL << 30;
 	vgpu_view_compute(&mi, &v);
 	CHECK(v.free == 1ULL << 30, what, "room below the limit");
+	mi.limit = UINT64_MAX;
+	mi.room = mi.capacity;
+	vgpu_view_compute(&mi, &v);
+	CHECK(v.total == 16ULL << 30 && v.free == 15ULL << 30, what,
+	      "unlimited: the capacity less the tenant's use");
 	PASSED(what);
 }
 
