@@ -182,7 +182,8 @@ kill $pn 2>/dev/null
 # does not stop it.
 vgpuctl metrics --listen 127.0.0.1:9400 2>/tmp/httpd.err &
 ph=$!
-for i in $(seq 50); do nc -z 127.0.0.1 9400 2>/dev/null && break; sleep 0.1; done
+# (busybox's nc has no -z: the server's own line says it listens)
+await "the metrics server starts" 50 grep -q '^vgpuctl metrics: serving' /tmp/httpd.err
 check_out "GET /metrics answers the exposition" 'vgpu_tenant_gpu_seconds_total{tenant="team-a",gpu="0"}' \
 	wget -q -O - http://127.0.0.1:9400/metrics
 req() { printf "$1" | timeout 8 nc 127.0.0.1 9400 | head -n 1 | tr -d '\r'; }
