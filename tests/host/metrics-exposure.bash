@@ -22,6 +22,9 @@
 start_server() {
 	local err=$1
 	shift
+	# (emptied first: the background job's redirection may come after the
+	# wait below has read the last server's "serving" line)
+	: > "$err"
 	"$V" metrics "$@" 2> "$err" &
 	hpid=$!
 	pids+=("$hpid")
