@@ -48,6 +48,8 @@ extern spinlock_t vgpu_acct_lock;
  *	as the module counts them
  * @peak: most bytes ever charged at once
  * @failures: charges refused for want of quota or VRAM
+ * @scans: charges that ran short and looked through the bucket's
+ *	registrations (and, the GPU short, every registration on it)
  * @overdrafts: processes found claiming more than granted (their page)
  * @reserved: the bucket's reservation on the GPU while the GPU is
  *	present (vgpu_bucket_reserve()), else 0: what @res_sec integrates
@@ -61,6 +63,7 @@ struct vgpu_usage {
 	u64 charged;
 	u64 peak;
 	u64 failures;
+	u64 scans;
 	u64 overdrafts;
 	u64 reserved;
 	u64 byte_sec;

@@ -78,6 +78,7 @@ int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
 
 	room = vgpu_acct_room(b, index, 0, &gpu_bound);
 	if (bytes > room) {
+		b->usage[index].scans++;
 		vgpu_proc_reap_bucket(b, dead);
 		list_for_each_entry(q, &b->procs, bnode)
 			vgpu_acct_reclaim(q, index);
