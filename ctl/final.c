@@ -62,6 +62,7 @@ int vgpuctl_usage_read(struct nlattr *nest, struct vgpuctl_usage *u)
 		.vram_overdrafts = u64_or0(tb[VGPU_A_USAGE_VRAM_OVERDRAFTS]),
 		.vram_reserved_byte_seconds =
 			u64_or0(tb[VGPU_A_USAGE_VRAM_RESERVED_BYTE_SECONDS]),
+		.vram_scans = u64_or0(tb[VGPU_A_USAGE_VRAM_SCANS]),
 	};
 	return 0;
 }

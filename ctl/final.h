@@ -47,6 +47,7 @@ struct vgpuctl_usage {
 	uint64_t grants;
 	uint64_t vram_overdrafts;
 	uint64_t vram_reserved_byte_seconds;
+	uint64_t vram_scans;
 };
 
 /*

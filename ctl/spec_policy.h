@@ -72,6 +72,7 @@ static const struct nla_policy vgpu_usage_nl_policy[VGPU_A_USAGE_MAX + 1] = {
 	[VGPU_A_USAGE_GRANTS] = { .type = NLA_U64 },
 	[VGPU_A_USAGE_VRAM_OVERDRAFTS] = { .type = NLA_U64 },
 	[VGPU_A_USAGE_VRAM_RESERVED_BYTE_SECONDS] = { .type = NLA_U64 },
+	[VGPU_A_USAGE_VRAM_SCANS] = { .type = NLA_U64 },
 };
 
 /* libnl's parse policy of the proc attributes. */

@@ -110,6 +110,9 @@ void vgpuctl_usage_print(const struct vgpuctl_usage *u)
 			  HAS(VRAM_RESERVED_BYTE_SECONDS) &&
 			  (vgpuctl_print_json() || u->vram_reserved_byte_seconds),
 			  u->vram_reserved_byte_seconds);
+	vgpuctl_print_u64("vram_scans", "scans",
+			  HAS(VRAM_SCANS) && (vgpuctl_print_json() || u->vram_scans),
+			  u->vram_scans);
 	vgpuctl_print_sub_close();
 #undef HAS
 }

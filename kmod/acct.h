@@ -2,14 +2,17 @@
 /*
  * vgpu: VRAM accounting, kept by the module for every tenant, for the
  * default bucket (processes outside every tenant) and for every GPU
- * (acct.c: the sums and grants; acct_charge.c: charging; acct_bucket.c:
- * buckets and GPUs coming and going; usage.c: the usage attributes).
+ * (acct.c: the sums and grants; acct_charge.c: charging; acct_scan.c: a
+ * short charge's looks through registrations; acct_bucket.c: buckets and
+ * GPUs coming and going; usage.c: the usage attributes).
  *
  * One spinlock, vgpu_acct_lock, protects all of it together with the
  * process registry (proc.c): the accounting state of every bucket and GPU,
  * the limits each bucket copies from its tenant's quotas, the registered
  * processes and their grants, and the host's default policy. Nothing
- * sleeps under it. Lock order: vgpu_lock (mutex), then vgpu_acct_lock.
+ * sleeps under it, and nothing holds it for long: a charge that looks
+ * through registrations lets it go every VGPU_SCAN_BATCH of them.
+ * Lock order: vgpu_lock (mutex), then vgpu_acct_lock.
  * See Documentation/vram.md.
  */
 #ifndef _VGPU_ACCT_H
@@ -37,8 +40,19 @@ struct vgpu_quota_set;
 #define VGPU_BUDGET_SHIFT	3
 #define VGPU_BUDGET_STEP	(2ULL << 20)
 #define VGPU_BUDGET_MAX		(256ULL << 20)
-/* After a charge that others' budgets could not save, none looks there. */
+/*
+ * After a charge that a look through registrations could not save, its
+ * bucket's charges on the GPU do not look again for this long.
+ */
 #define VGPU_RECLAIM_PAUSE_NS	(10 * NSEC_PER_MSEC)
+/*
+ * After a look that saved its charge, the bucket's next one on the GPU
+ * waits this many times as long as the look took (at most the pause):
+ * a bucket's looks take at most a tenth of the time.
+ */
+#define VGPU_SCAN_SPACING	9
+/* Registrations a look goes through per hold of vgpu_acct_lock. */
+#define VGPU_SCAN_BATCH		8
 
 extern spinlock_t vgpu_acct_lock;
 
@@ -48,6 +62,8 @@ extern spinlock_t vgpu_acct_lock;
  *	as the module counts them
  * @peak: most bytes ever charged at once
  * @failures: charges refused for want of quota or VRAM
+ * @scans: charges that ran short and looked through the bucket's
+ *	registrations (and, the GPU short, every registration on it)
  * @overdrafts: processes found claiming more than granted (their page)
  * @reserved: the bucket's reservation on the GPU while the GPU is
  *	present (vgpu_bucket_reserve()), else 0: what @res_sec integrates
@@ -56,11 +72,17 @@ extern spinlock_t vgpu_acct_lock;
  * @res_sec: time integral of @reserved, in byte-seconds (saturating)
  * @res_ns: remainder of that integral below one byte-second, byte-ns
  * @stamp: ktime_get_ns() of the last integration (of both)
+ * @scan_after: ktime_get_ns() before which the bucket's charges on the GPU
+ *	do not look through registrations (acct_scan.c)
+ * @spare: scratch of a GPU-wide look: the bucket's unspent budgets on the
+ *	GPU counted so far
+ * @spare_seq: the look that @spare belongs to
  */
 struct vgpu_usage {
 	u64 charged;
 	u64 peak;
 	u64 failures;
+	u64 scans;
 	u64 overdrafts;
 	u64 reserved;
 	u64 byte_sec;
@@ -68,6 +90,9 @@ struct vgpu_usage {
 	u64 res_sec;
 	u64 res_ns;
 	u64 stamp;
+	u64 scan_after;
+	u64 spare;
+	u64 spare_seq;
 };
 
 /**
@@ -76,12 +101,14 @@ struct vgpu_usage {
  * @vram_max: the tenant's vram-max, U64_MAX when unset
  * @vram_min: the tenant's vram-min, 0 when unset
  * @gpus: mask of the GPUs the tenant may use, all bits when unset
+ * @scanning: mask of the GPUs on which a charge of the bucket is looking
+ *	through registrations (acct_scan.c); the bucket is not freed while
+ *	any is
  * @nprocs: registered processes charged to this bucket
  * @procs: those processes (struct vgpu_proc.bnode)
  * @node: link in the list of tenants' buckets (acct_bucket.c)
  * @usage: accounting per GPU index
  * @sched: compute scheduling state, under vgpu_sched_lock (sched.h)
- * @spare: scratch of vgpu_acct_charge(): the bucket's unspent budgets
  *
  * Everything else is protected by vgpu_acct_lock.
  */
@@ -89,7 +116,7 @@ struct vgpu_bucket {
 	u64 vram_max;
 	u64 vram_min;
 	u64 gpus;
-	u64 spare;
+	u64 scanning;
 	unsigned int nprocs;
 	struct list_head procs;
 	struct list_head node;
@@ -102,10 +129,12 @@ extern struct vgpu_bucket vgpu_default_bucket;
 /*
  * Per GPU index, present or not: @held and @charged are kept for every
  * index, so a GPU added later starts with the reservations of the tenants
- * that may use it. Under vgpu_acct_lock.
+ * that may use it; @scanning while a charge looks through every
+ * registration on it (acct_scan.c). Under vgpu_acct_lock.
  */
 struct vgpu_acct_gpu {
 	bool present;
+	bool scanning;
 	u64 capacity;
 	u64 held;
 	u64 charged;
@@ -154,6 +183,10 @@ bool vgpu_acct_check_page(struct vgpu_proc *p, u32 index);
 bool vgpu_acct_denied(const struct vgpu_proc *p, u32 index);
 u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes);
 void vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi);
+
+/* acct_scan.c */
+int vgpu_acct_scan(struct vgpu_proc *p, u32 index, u64 bytes, struct list_head *dead);
+void vgpu_acct_scan_wait_bucket(struct vgpu_bucket *b);
 
 /* acct_charge.c */
 int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,

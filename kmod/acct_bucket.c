@@ -96,9 +96,12 @@ void vgpu_acct_bucket_set(struct vgpu_bucket *b, const struct vgpu_quota_set *q)
  * @force: end the registrations of its processes first
  *
  * Refused while processes are registered to it (dead ones are reaped
- * first), unless @force.
+ * first), unless @force. A charge of an ended registration that is still
+ * looking through registrations (it lets vgpu_acct_lock go between
+ * steps) is waited for: it notices the end at its next step, and the
+ * bucket may be freed once it has.
  *
- * Context: vgpu_lock held.
+ * Context: vgpu_lock held (no process registers to @b meanwhile).
  * Return: 0, or -EBUSY when processes are still registered.
  */
 int vgpu_acct_bucket_del(struct vgpu_bucket *b, bool force)
@@ -115,6 +118,7 @@ int vgpu_acct_bucket_del(struct vgpu_bucket *b, bool force)
 		err = -EBUSY;
 		goto out_unlock;
 	}
+	vgpu_acct_scan_wait_bucket(b);
 	for (i = 0; i < VGPU_GPU_MAX; i++)
 		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
 	/* The reservations end: integrated up to now, then 0. */

@@ -164,6 +164,10 @@ static void vgpu_dev_report(u32 tenant_id)
 		vgpu_tenant_notify_id(tenant_id);
 }
 
+/*
+ * A charge that runs short may let vgpu_acct_lock go for a moment
+ * (acct_scan.c): it holds a reference to the registration meanwhile.
+ */
 static int vgpu_dev_charge(struct vgpu_dev_file *df, struct vgpu_dev_charge *c)
 {
 	struct vgpu_proc *p;
@@ -174,12 +178,14 @@ static int vgpu_dev_charge(struct vgpu_dev_file *df, struct vgpu_dev_charge *c)
 	spin_lock(&vgpu_acct_lock);
 	p = vgpu_dev_check(df, c->gpu, true);
 	if (IS_ERR(p)) {
-		err = PTR_ERR(p);
-	} else {
-		report = vgpu_dev_look(p, c->gpu);
-		err = vgpu_acct_charge(p, c->gpu, c->bytes, &c->keep, &dead);
+		spin_unlock(&vgpu_acct_lock);
+		return PTR_ERR(p);
 	}
+	kref_get(&p->ref);
+	report = vgpu_dev_look(p, c->gpu);
+	err = vgpu_acct_charge(p, c->gpu, c->bytes, &c->keep, &dead);
 	spin_unlock(&vgpu_acct_lock);
+	vgpu_proc_put(p);
 	vgpu_proc_put_list(&dead);
 	vgpu_dev_report(report);
 	return err;

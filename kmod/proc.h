@@ -57,8 +57,6 @@ struct vgpu_dev_file {
  *	charged to @bucket (its used + avail as far as the module knows)
  * @suspect: GPUs on which the last look at the page found an overdraft
  * @overdrawn: GPUs on which an overdraft was seen twice and reported
- * @reclaim_after: ktime_get_ns() before which the process's charges do not
- *	look at other tenants' budgets (after one that could not succeed)
  * @sched: compute scheduling state (vgpu_sched_lock)
  * @gpus: GPUs chosen for the process at registration (gpus-auto), ~0 when
  *	it asked for none; constant once registered
@@ -78,7 +76,6 @@ struct vgpu_proc {
 	u64 granted[VGPU_GPU_MAX];
 	u64 suspect;
 	u64 overdrawn;
-	u64 reclaim_after;
 	struct vgpu_sched_proc sched;
 	u64 gpus;
 };

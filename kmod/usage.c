@@ -31,7 +31,7 @@
 size_t vgpu_usage_msg_size(void)
 {
 	return VGPU_GPU_MAX * (nla_total_size(0) + nla_total_size(sizeof(u32)) +
-			       10 * nla_total_size_64bit(sizeof(u64)));
+			       11 * nla_total_size_64bit(sizeof(u64)));
 }
 
 /**
@@ -80,6 +80,7 @@ int vgpu_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *snap)
 			.peak = u->peak,
 			.failures = u->failures,
 			.overdrafts = u->overdrafts,
+			.scans = u->scans,
 			.byte_sec = u->byte_sec,
 			.res_sec = u->res_sec,
 			.sched = sc,
@@ -128,7 +129,9 @@ int vgpu_usage_put_snap(struct sk_buff *skb, const struct vgpu_usage_snap *snap,
 		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_OVERDRAFTS, snap[i].overdrafts,
 				      VGPU_A_USAGE_PAD) ||
 		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_RESERVED_BYTE_SECONDS,
-				      snap[i].res_sec, VGPU_A_USAGE_PAD))
+				      snap[i].res_sec, VGPU_A_USAGE_PAD) ||
+		    nla_put_u64_64bit(skb, VGPU_A_USAGE_VRAM_SCANS, snap[i].scans,
+				      VGPU_A_USAGE_PAD))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}

@@ -20,6 +20,7 @@ struct vgpu_bucket;
  * @peak: vram-peak
  * @failures: vram-failures
  * @overdrafts: vram-overdrafts
+ * @scans: vram-scans
  * @budget: vram-budget
  * @byte_sec: vram-byte-seconds
  * @res_sec: vram-reserved-byte-seconds
@@ -31,6 +32,7 @@ struct vgpu_usage_snap {
 	u64 peak;
 	u64 failures;
 	u64 overdrafts;
+	u64 scans;
 	u64 budget;
 	u64 byte_sec;
 	u64 res_sec;

@@ -28,6 +28,7 @@
  *   tenant.c usage.c final.c   the tenant table; usage attributes; the
  *                              final records of deleted tenants
  *   acct_charge.c acct_bucket.c  charging; buckets and GPUs come and go
+ *   acct_scan.c                a short charge's looks through registrations
  *   proc.c                     the process registry, ends registrations
  *   acct.c                     VRAM sums and grants
  *   sched_proc.c sched_bucket.c  processes' waits; buckets, GPUs, counters

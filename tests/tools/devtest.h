@@ -109,4 +109,10 @@ int devtest_step_close_socket(void);
 int devtest_step_bench_register(long n);
 int devtest_step_parallel(long n);
 
+/* devtest-contend.c */
+/* bench-charge GPU BYTES N: time N rounds of CHARGE BYTES, RELEASE all. */
+int devtest_step_bench_charge(uint32_t gpu, uint64_t bytes, long n);
+/* hammer GPU BYTES REGS ROUNDS: REGS registrations charging in turn. */
+int devtest_step_hammer(uint32_t gpu, uint64_t bytes, long regs, long rounds);
+
 #endif /* VGPU_DEVTEST_H */

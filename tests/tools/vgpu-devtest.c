@@ -78,6 +78,12 @@
  *                        the latency of proc-register
  *   parallel N           N processes register at once and hold until all
  *                        have; prints latencies and the procs counts
+ *   bench-charge GPU BYTES N  N rounds of CHARGE BYTES then RELEASE of the
+ *                        whole budget; prints p50, p99 and max in ns
+ *   hammer GPU BYTES REGS ROUNDS  open REGS registrations, then ROUNDS
+ *                        times CHARGE BYTES on each in turn (BYTES 0:
+ *                        RELEASE 0, an O(1) call; ROUNDS 0: until
+ *                        SIGTERM); prints the calls and refusals
  *   exec PROG [ARG...]   exec PROG with the rest of the arguments
  */
 #include <errno.h>
@@ -451,6 +457,20 @@ static int s_bench_register(struct args *a)
 	return a->bad ? 0 : devtest_step_bench_register((long)n);
 }
 
+static int s_bench_charge(struct args *a)
+{
+	uint64_t g = arg_u64(a), bytes = arg_u64(a), n = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_bench_charge((uint32_t)g, bytes, (long)n);
+}
+
+static int s_hammer(struct args *a)
+{
+	uint64_t g = arg_u64(a), bytes = arg_u64(a), regs = arg_u64(a), rounds = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_hammer((uint32_t)g, bytes, (long)regs, (long)rounds);
+}
+
 static int s_parallel(struct args *a)
 {
 	uint64_t n = arg_u64(a);
@@ -492,6 +512,7 @@ static const struct step {
 	{ "placement", s_placement }, { "wait-placement", s_wait_placement },
 	{ "waiters", s_waiters }, { "gpu-readd", s_gpu_readd }, { "fork-hold", s_fork_hold },
 	{ "bench-register", s_bench_register }, { "parallel", s_parallel },
+	{ "bench-charge", s_bench_charge }, { "hammer", s_hammer },
 	{ "exec", s_exec },
 };
 

@@ -187,7 +187,7 @@ static void test_sched_placement(void)
 		 "{\"gpu\":0,\"vram_current\":1073741824,\"vram_peak\":null,"
 		 "\"vram_budget\":null,\"vram_failures\":null,\"vram_byte_seconds\":null,"
 		 "\"gpu_time_ns\":1234000000,\"throttled_ns\":500000000,\"grants\":12,"
-		 "\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null}]}\n");
+		 "\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null,\"vram_scans\":null}]}\n");
 
 	msg = tenant(false);
 	n = nla_nest_start(msg, VGPU_A_TENANT_USAGE);
@@ -197,6 +197,25 @@ static void test_sched_placement(void)
 	msg_case("tenant show: overdrafts named when there are some", msg, false, true,
 		 "tenant a id 1 cgroup /a vram-max 8GiB\n"
 		 "    gpu 0 gpu-time 0s throttled 0s grants 0 overdrafts 2\n");
+	msg = tenant(false);
+	n = nla_nest_start(msg, VGPU_A_TENANT_USAGE);
+	nla_put_u32(msg, VGPU_A_USAGE_GPU, 0);
+	nla_put_u64(msg, VGPU_A_USAGE_VRAM_SCANS, 7);
+	nla_nest_end(msg, n);
+	msg_case("tenant show: scans named when there are some", msg, false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB\n"
+		 "    gpu 0 gpu-time 0s throttled 0s grants 0 scans 7\n");
+	msg = tenant(false);
+	n = nla_nest_start(msg, VGPU_A_TENANT_USAGE);
+	nla_put_u32(msg, VGPU_A_USAGE_GPU, 0);
+	nla_put_u64(msg, VGPU_A_USAGE_VRAM_SCANS, 0);
+	nla_nest_end(msg, n);
+	msg_case("tenant show -j: vram_scans as a number, 0 included", msg, true, true,
+		 TENANT_A_JSON("null") NO_PLACEMENT_JSON ",\"usage\":["
+		 "{\"gpu\":0,\"vram_current\":null,\"vram_peak\":null,"
+		 "\"vram_budget\":null,\"vram_failures\":null,\"vram_byte_seconds\":null,"
+		 "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,"
+		 "\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null,\"vram_scans\":0}]}\n");
 	msg = tenant(false);
 	put_sched(msg, 0, 0, 0, 0, 0);
 	msg_case("tenant show: none when the count is absent", msg, false, true,
@@ -246,10 +265,10 @@ static void test_tenant(void)
 		    "\"cpus\":null,\"mems\":null," NO_PLACEMENT_JSON ",\"usage\":["
 		    "{\"gpu\":0,\"vram_current\":1073741824,\"vram_peak\":2147483648,"
 		    "\"vram_budget\":67108864,\"vram_failures\":3,\"vram_byte_seconds\":123456,"
-		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null},"
+		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null,\"vram_scans\":null},"
 		    "{\"gpu\":1,\"vram_current\":0,\"vram_peak\":4096,\"vram_budget\":0,"
 		    "\"vram_failures\":0,\"vram_byte_seconds\":0,"
-		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null}]}\n");
+		    "\"gpu_time_ns\":0,\"throttled_ns\":0,\"grants\":0,\"vram_overdrafts\":null,\"vram_reserved_byte_seconds\":null,\"vram_scans\":null}]}\n");
 	tenant_case("tenant show -j: no usage is []", false, true, true,
 		    "{\"name\":\"a\",\"id\":1,\"cgroup\":\"/a\",\"cgroup_id\":null,"
 		    "\"cgroup_removed\":false,\"ephemeral\":false,\"created\":null,\"labels\":{},\"vram_max\":8589934592,\"vram_min\":null,"
