@@ -59,4 +59,14 @@ static inline void fuzz_quiet(void)
 		stderr = f;
 }
 
+/* The LLVMFuzzerInitialize of a harness that needs nothing but quiet. */
+#define FUZZ_QUIET_INITIALIZE					\
+	int LLVMFuzzerInitialize(int *argc, char ***argv)	\
+	{							\
+		(void)argc;					\
+		(void)argv;					\
+		fuzz_quiet();					\
+		return 0;					\
+	}
+
 #endif /* VGPU_FUZZ_H */

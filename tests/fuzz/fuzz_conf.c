@@ -18,13 +18,7 @@
 #include "../../ctl/flavour.h"
 #include "fuzz.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	return 0;
-}
+FUZZ_QUIET_INITIALIZE
 
 static void check_words(const struct vgpuctl_conf *c)
 {

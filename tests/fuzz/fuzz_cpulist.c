@@ -61,13 +61,7 @@ static bool oracle(const char *s, unsigned long max, uint64_t *bits)
 	}
 }
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	return 0;
-}
+FUZZ_QUIET_INITIALIZE
 
 /* The bitmap @bits round-trips through its canonical form. */
 static void round_trip(const char *s, const uint64_t *bits)

@@ -27,13 +27,7 @@ static const char *const keys[2][3] = {
 	{ "io.kubernetes.pod.namespace", "io.kubernetes.pod.name", "io.kubernetes.pod.uid" },
 };
 
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	fuzz_quiet();
-	return 0;
-}
+FUZZ_QUIET_INITIALIZE
 
 /* Every pod annotation of the file agrees with the pod taken. */
 static void check_pod(const uint8_t *data, size_t size, const struct vgpuctl_oci *o)
