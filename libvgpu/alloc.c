@@ -26,6 +26,7 @@
 #include "hooks.h"
 #include "ptrmap.h"
 #include "register.h"
+#include "nest.h"
 
 static CUresult alloc_dev(CUresult (*real)(CUdeviceptr *, size_t), CUdeviceptr *dptr,
 			  size_t bytesize, uint64_t charge, int ctx_bound)
@@ -50,11 +51,13 @@ static CUresult alloc_dev(CUresult (*real)(CUdeviceptr *, size_t), CUdeviceptr *
 
 VGPU_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
+	VGPU_PASS_NESTED(cuMemAlloc_v2, (dptr, bytesize));
 	return alloc_dev(REAL(cuMemAlloc_v2), dptr, bytesize, VGPU_ROUND(bytesize, VGPU_PAGE), 1);
 }
 
 VGPU_EXPORT CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
+	VGPU_PASS_NESTED(cuMemAlloc, (dptr, bytesize));
 	vgpu_pfn_cuMemAlloc real = REAL(cuMemAlloc);
 	struct vgpu_tx tx;
 	CUcontext ctx;
@@ -98,6 +101,7 @@ static CUresult pitch_fix(struct vgpu_tx *tx, uint64_t pitch, uint64_t height,
 VGPU_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
 					size_t Height, unsigned int ElementSizeBytes)
 {
+	VGPU_PASS_NESTED(cuMemAllocPitch_v2, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
 	vgpu_pfn_cuMemAllocPitch_v2 real = REAL(cuMemAllocPitch_v2);
 	struct vgpu_tx tx;
 	CUcontext ctx;
@@ -120,6 +124,7 @@ VGPU_EXPORT CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch,
 				     unsigned int WidthInBytes, unsigned int Height,
 				     unsigned int ElementSizeBytes)
 {
+	VGPU_PASS_NESTED(cuMemAllocPitch, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
 	vgpu_pfn_cuMemAllocPitch real = REAL(cuMemAllocPitch);
 	struct vgpu_tx tx;
 	CUcontext ctx;
@@ -140,6 +145,7 @@ VGPU_EXPORT CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch,
 
 VGPU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
+	VGPU_PASS_NESTED(cuMemAllocManaged, (dptr, bytesize, flags));
 	vgpu_pfn_cuMemAllocManaged real = REAL(cuMemAllocManaged);
 	struct vgpu_tx tx;
 	CUcontext ctx;
@@ -174,17 +180,20 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool poo
 }
 VGPU_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
+	VGPU_PASS_NESTED(cuMemAllocAsync, (dptr, bytesize, hStream));
 	return alloc_async(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync), 0, 0);
 }
 
 VGPU_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
 {
+	VGPU_PASS_NESTED(cuMemAllocAsync_ptsz, (dptr, bytesize, hStream));
 	return alloc_async(dptr, bytesize, NULL, hStream, (void *)REAL(cuMemAllocAsync_ptsz), 0, 1);
 }
 
 VGPU_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
 					     CUmemoryPool pool, CUstream hStream)
 {
+	VGPU_PASS_NESTED(cuMemAllocFromPoolAsync, (dptr, bytesize, pool, hStream));
 	return alloc_async(dptr, bytesize, pool, hStream,
 			   (void *)REAL(cuMemAllocFromPoolAsync), 1, 0);
 }
@@ -192,6 +201,7 @@ VGPU_EXPORT CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize,
 VGPU_EXPORT CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize,
 						  CUmemoryPool pool, CUstream hStream)
 {
+	VGPU_PASS_NESTED(cuMemAllocFromPoolAsync_ptsz, (dptr, bytesize, pool, hStream));
 	return alloc_async(dptr, bytesize, pool, hStream,
 			   (void *)REAL(cuMemAllocFromPoolAsync_ptsz), 1, 1);
 }

@@ -9,6 +9,7 @@
 #include "arraysize.h"
 #include "hooks.h"
 #include "ptrmap.h"
+#include "nest.h"
 
 static CUresult array_new(void *real, int kind, CUarray *pa, const void *desc, uint64_t bytes)
 {
@@ -39,6 +40,7 @@ static CUresult array_new(void *real, int kind, CUarray *pa, const void *desc, u
 
 VGPU_EXPORT CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *d)
 {
+	VGPU_PASS_NESTED(cuArrayCreate, (pHandle, d));
 	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, 1, (unsigned int)d->Format,
 					     d->NumChannels, 0, 1) : 0;
 
@@ -47,6 +49,7 @@ VGPU_EXPORT CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR
 
 VGPU_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *d)
 {
+	VGPU_PASS_NESTED(cuArrayCreate_v2, (pHandle, d));
 	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, 1, (unsigned int)d->Format,
 					     d->NumChannels, 0, 1) : 0;
 
@@ -55,6 +58,7 @@ VGPU_EXPORT CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIP
 
 VGPU_EXPORT CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *d)
 {
+	VGPU_PASS_NESTED(cuArray3DCreate, (pHandle, d));
 	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
 					     d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED),
 					     1) : 0;
@@ -64,6 +68,7 @@ VGPU_EXPORT CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRI
 
 VGPU_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
+	VGPU_PASS_NESTED(cuArray3DCreate_v2, (pHandle, d));
 	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
 					     d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED),
 					     1) : 0;
@@ -73,6 +78,7 @@ VGPU_EXPORT CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DES
 
 VGPU_EXPORT CUresult cuArrayDestroy(CUarray hArray)
 {
+	VGPU_PASS_NESTED(cuArrayDestroy, (hArray));
 	vgpu_pfn_cuArrayDestroy real = REAL(cuArrayDestroy);
 	struct vgpu_alloc a;
 	int taken;
@@ -90,6 +96,7 @@ VGPU_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 					    const CUDA_ARRAY3D_DESCRIPTOR *d,
 					    unsigned int numMipmapLevels)
 {
+	VGPU_PASS_NESTED(cuMipmappedArrayCreate, (pHandle, d, numMipmapLevels));
 	vgpu_pfn_cuMipmappedArrayCreate real = REAL(cuMipmappedArrayCreate);
 	uint64_t b = d ? libvgpu_array_bytes(d->Width, d->Height, d->Depth, (unsigned int)d->Format,
 					     d->NumChannels, !!(d->Flags & CUDA_ARRAY3D_LAYERED),
@@ -114,6 +121,7 @@ VGPU_EXPORT CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 
 VGPU_EXPORT CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
 {
+	VGPU_PASS_NESTED(cuMipmappedArrayDestroy, (h));
 	vgpu_pfn_cuMipmappedArrayDestroy real = REAL(cuMipmappedArrayDestroy);
 	struct vgpu_alloc a;
 	int taken;

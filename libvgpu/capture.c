@@ -33,6 +33,7 @@
 #include "capture.h"
 #include "hooks.h"
 #include "log.h"
+#include "nest.h"
 
 int libvgpu_captures;
 
@@ -109,6 +110,7 @@ static void ended(CUstream h, int ptsz)
 #define BEGIN(sym, params, args, h, ptsz)					\
 VGPU_EXPORT CUresult sym params							\
 {										\
+	VGPU_PASS_NESTED(sym, args);						\
 	vgpu_pfn_##sym real = REAL(sym);					\
 	CUresult rc;								\
 										\
@@ -151,10 +153,12 @@ static CUresult end(vgpu_pfn_cuStreamEndCapture real, CUstream h, CUgraph *g, in
 
 VGPU_EXPORT CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph)
 {
+	VGPU_PASS_NESTED(cuStreamEndCapture, (hStream, phGraph));
 	return end(REAL(cuStreamEndCapture), hStream, phGraph, 0);
 }
 
 VGPU_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 {
+	VGPU_PASS_NESTED(cuStreamEndCapture_ptsz, (hStream, phGraph));
 	return end(REAL(cuStreamEndCapture_ptsz), hStream, phGraph, 1);
 }

@@ -33,6 +33,7 @@
 #include "qevents.h"
 #include "register.h"
 #include "state.h"
+#include "nest.h"
 
 #define VGPU_PRIMARY_MAX 256
 
@@ -209,17 +210,20 @@ static CUresult create(vgpu_pfn_cuCtxCreate_v2 real, CUcontext *pctx, unsigned i
 
 VGPU_EXPORT CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
+	VGPU_PASS_NESTED(cuCtxCreate, (pctx, flags, dev));
 	return create(REAL(cuCtxCreate), pctx, flags, dev);
 }
 
 VGPU_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
+	VGPU_PASS_NESTED(cuCtxCreate_v2, (pctx, flags, dev));
 	return create(REAL(cuCtxCreate_v2), pctx, flags, dev);
 }
 
 VGPU_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray,
 				    int numParams, unsigned int flags, CUdevice dev)
 {
+	VGPU_PASS_NESTED(cuCtxCreate_v3, (pctx, paramsArray, numParams, flags, dev));
 	vgpu_pfn_cuCtxCreate_v3 real = REAL(cuCtxCreate_v3);
 	struct libvgpu_ctx_measure m;
 	CUresult rc;
@@ -234,6 +238,7 @@ VGPU_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *params
 VGPU_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams,
 				    unsigned int flags, CUdevice dev)
 {
+	VGPU_PASS_NESTED(cuCtxCreate_v4, (pctx, ctxCreateParams, flags, dev));
 	vgpu_pfn_cuCtxCreate_v4 real = REAL(cuCtxCreate_v4);
 	struct libvgpu_ctx_measure m;
 	CUresult rc;
@@ -261,15 +266,17 @@ static CUresult destroy(vgpu_pfn_cuCtxDestroy_v2 real, CUcontext ctx)
 
 VGPU_EXPORT CUresult cuCtxDestroy(CUcontext ctx)
 {
+	VGPU_PASS_NESTED(cuCtxDestroy, (ctx));
 	return destroy(REAL(cuCtxDestroy), ctx);
 }
 
 VGPU_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
+	VGPU_PASS_NESTED(cuCtxDestroy_v2, (ctx));
 	return destroy(REAL(cuCtxDestroy_v2), ctx);
 }
 
-VGPU_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+CUresult libvgpu_primary_retain(CUcontext *pctx, CUdevice dev)
 {
 	vgpu_pfn_cuDevicePrimaryCtxRetain real = REAL(cuDevicePrimaryCtxRetain);
 	vgpu_pfn_cuDevicePrimaryCtxRelease_v2 rel = REAL(cuDevicePrimaryCtxRelease_v2);
@@ -349,20 +356,35 @@ static CUresult primary_end(CUresult (*real)(CUdevice), CUdevice dev, int reset)
 
 VGPU_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
 {
+	VGPU_PASS_NESTED(cuDevicePrimaryCtxRelease, (dev));
 	return primary_end(REAL(cuDevicePrimaryCtxRelease), dev, 0);
 }
 
-VGPU_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+CUresult libvgpu_primary_release(CUdevice dev)
 {
 	return primary_end(REAL(cuDevicePrimaryCtxRelease_v2), dev, 0);
 }
 
+VGPU_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+	VGPU_PASS_NESTED(cuDevicePrimaryCtxRetain, (pctx, dev));
+	return libvgpu_primary_retain(pctx, dev);
+}
+
+VGPU_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	VGPU_PASS_NESTED(cuDevicePrimaryCtxRelease_v2, (dev));
+	return libvgpu_primary_release(dev);
+}
+
 VGPU_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
 {
+	VGPU_PASS_NESTED(cuDevicePrimaryCtxReset, (dev));
 	return primary_end(REAL(cuDevicePrimaryCtxReset), dev, 1);
 }
 
 VGPU_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
+	VGPU_PASS_NESTED(cuDevicePrimaryCtxReset_v2, (dev));
 	return primary_end(REAL(cuDevicePrimaryCtxReset_v2), dev, 1);
 }

@@ -25,5 +25,9 @@ CUresult libvgpu_ctx_measure_end(struct libvgpu_ctx_measure *m, CUcontext c);
 /* The context c is gone: give back its charge and everything bound to
  * it. */
 void libvgpu_ctx_gone(CUcontext c);
+/* The bodies of the cuDevicePrimaryCtxRetain and _Release_v2 wrappers,
+ * for greenctx.c: libvgpu never calls its own exports (nest.h). */
+CUresult libvgpu_primary_retain(CUcontext *pctx, CUdevice dev);
+CUresult libvgpu_primary_release(CUdevice dev);
 
 #endif

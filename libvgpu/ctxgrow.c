@@ -33,6 +33,7 @@
 #include "log.h"
 #include "ptrmap.h"
 #include "register.h"
+#include "nest.h"
 
 struct growth {
 	int gpu;		/* < 0: not measured */
@@ -104,6 +105,7 @@ static CUresult mod_loaded(struct growth *g, CUresult rc, CUmodule *m)
 
 VGPU_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname)
 {
+	VGPU_PASS_NESTED(cuModuleLoad, (module, fname));
 	vgpu_pfn_cuModuleLoad real = REAL(cuModuleLoad);
 	struct growth g;
 
@@ -115,6 +117,7 @@ VGPU_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname)
 
 VGPU_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
+	VGPU_PASS_NESTED(cuModuleLoadData, (module, image));
 	vgpu_pfn_cuModuleLoadData real = REAL(cuModuleLoadData);
 	struct growth g;
 
@@ -128,6 +131,7 @@ VGPU_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
 					unsigned int numOptions, CUjit_option *options,
 					void **optionValues)
 {
+	VGPU_PASS_NESTED(cuModuleLoadDataEx, (module, image, numOptions, options, optionValues));
 	vgpu_pfn_cuModuleLoadDataEx real = REAL(cuModuleLoadDataEx);
 	struct growth g;
 
@@ -139,6 +143,7 @@ VGPU_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
 
 VGPU_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
+	VGPU_PASS_NESTED(cuModuleLoadFatBinary, (module, fatCubin));
 	vgpu_pfn_cuModuleLoadFatBinary real = REAL(cuModuleLoadFatBinary);
 	struct growth g;
 
@@ -150,6 +155,7 @@ VGPU_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubi
 
 VGPU_EXPORT CUresult cuModuleUnload(CUmodule hmod)
 {
+	VGPU_PASS_NESTED(cuModuleUnload, (hmod));
 	vgpu_pfn_cuModuleUnload real = REAL(cuModuleUnload);
 	struct vgpu_alloc a;
 	int taken;
@@ -165,6 +171,7 @@ VGPU_EXPORT CUresult cuModuleUnload(CUmodule hmod)
 
 VGPU_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
+	VGPU_PASS_NESTED(cuModuleGetFunction, (hfunc, hmod, name));
 	vgpu_pfn_cuModuleGetFunction real = REAL(cuModuleGetFunction);
 	struct growth g;
 	CUresult rc;
@@ -205,6 +212,7 @@ VGPU_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code,
 				       unsigned int numJitOptions, CUlibraryOption *libraryOptions,
 				       void **libraryOptionValues, unsigned int numLibraryOptions)
 {
+	VGPU_PASS_NESTED(cuLibraryLoadData, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions));
 	vgpu_pfn_cuLibraryLoadData real = REAL(cuLibraryLoadData);
 	struct growth g;
 
@@ -223,6 +231,7 @@ VGPU_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileN
 					   void **libraryOptionValues,
 					   unsigned int numLibraryOptions)
 {
+	VGPU_PASS_NESTED(cuLibraryLoadFromFile, (library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions));
 	vgpu_pfn_cuLibraryLoadFromFile real = REAL(cuLibraryLoadFromFile);
 	struct growth g;
 
@@ -236,6 +245,7 @@ VGPU_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileN
 
 VGPU_EXPORT CUresult cuLibraryUnload(CUlibrary library)
 {
+	VGPU_PASS_NESTED(cuLibraryUnload, (library));
 	vgpu_pfn_cuLibraryUnload real = REAL(cuLibraryUnload);
 	struct vgpu_alloc a;
 	int taken;
@@ -251,6 +261,7 @@ VGPU_EXPORT CUresult cuLibraryUnload(CUlibrary library)
 
 VGPU_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
+	VGPU_PASS_NESTED(cuLibraryGetKernel, (pKernel, library, name));
 	vgpu_pfn_cuLibraryGetKernel real = REAL(cuLibraryGetKernel);
 	struct growth g;
 	CUresult rc;
@@ -272,6 +283,7 @@ VGPU_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, co
 
 VGPU_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 {
+	VGPU_PASS_NESTED(cuCtxSetLimit, (limit, value));
 	vgpu_pfn_cuCtxSetLimit real = REAL(cuCtxSetLimit);
 	vgpu_pfn_cuCtxGetLimit get = REAL(cuCtxGetLimit);
 	struct growth g;

@@ -9,6 +9,7 @@
 #include "ctxmap.h"
 #include "hooks.h"
 #include "state.h"
+#include "nest.h"
 
 /* cuCtxSetCurrent and cuCtxPushCurrent(_v2): ctx becomes current. */
 static CUresult make_current(vgpu_pfn_cuCtxSetCurrent real, CUcontext ctx)
@@ -25,16 +26,19 @@ static CUresult make_current(vgpu_pfn_cuCtxSetCurrent real, CUcontext ctx)
 
 VGPU_EXPORT CUresult cuCtxSetCurrent(CUcontext ctx)
 {
+	VGPU_PASS_NESTED(cuCtxSetCurrent, (ctx));
 	return make_current(REAL(cuCtxSetCurrent), ctx);
 }
 
 VGPU_EXPORT CUresult cuCtxPushCurrent(CUcontext ctx)
 {
+	VGPU_PASS_NESTED(cuCtxPushCurrent, (ctx));
 	return make_current(REAL(cuCtxPushCurrent), ctx);
 }
 
 VGPU_EXPORT CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 {
+	VGPU_PASS_NESTED(cuCtxPushCurrent_v2, (ctx));
 	return make_current(REAL(cuCtxPushCurrent_v2), ctx);
 }
 
@@ -58,10 +62,12 @@ static CUresult pop(vgpu_pfn_cuCtxPopCurrent_v2 real, CUcontext *pctx)
 
 VGPU_EXPORT CUresult cuCtxPopCurrent(CUcontext *pctx)
 {
+	VGPU_PASS_NESTED(cuCtxPopCurrent, (pctx));
 	return pop(REAL(cuCtxPopCurrent), pctx);
 }
 
 VGPU_EXPORT CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
+	VGPU_PASS_NESTED(cuCtxPopCurrent_v2, (pctx));
 	return pop(REAL(cuCtxPopCurrent_v2), pctx);
 }

@@ -7,7 +7,9 @@
  * libnvidia-ml.so.1 (or through RTLD_DEFAULT / RTLD_NEXT) they answer the
  * wrapper; everything else goes to the real function by a tail call, so
  * that the real one still sees its caller's return address (RTLD_NEXT is
- * relative to the caller).
+ * relative to the caller). A look-up made while this thread is inside one
+ * of libvgpu's wrappers is the driver's own (nest.h): it gets the real
+ * answer, so that the driver keeps calling itself.
  *
  * The real functions are found by realdl.c. Exports only the two
  * interposers.
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "hooks.h"
+#include "nest.h"
 #include "realdl.h"
 
 static int maybe_hooked(const char *name)
@@ -49,7 +52,8 @@ VGPU_EXPORT void *dlsym(void *restrict handle, const char *restrict name)
 	int id;
 
 	vgpu_dl_init();
-	if (maybe_hooked(name) && (id = libvgpu_hook_find(name)) >= 0) {
+	if (!libvgpu_in_wrapper() && maybe_hooked(name) &&
+	    (id = libvgpu_hook_find(name)) >= 0) {
 		void *r = NULL;
 
 		if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)
@@ -69,7 +73,8 @@ VGPU_EXPORT void *dlvsym(void *restrict handle, const char *restrict name,
 	int id;
 
 	vgpu_dl_init();
-	if (maybe_hooked(name) && (id = libvgpu_hook_find(name)) >= 0) {
+	if (!libvgpu_in_wrapper() && maybe_hooked(name) &&
+	    (id = libvgpu_hook_find(name)) >= 0) {
 		void *r = NULL;
 
 		if (handle != RTLD_DEFAULT && handle != RTLD_NEXT)

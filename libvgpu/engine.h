@@ -13,6 +13,7 @@
 
 #include "hooks.h"
 #include "launchgate.h"
+#include "nest.h"
 #include "state.h"
 #include "synced.h"
 
@@ -20,6 +21,7 @@
 #define ENGINE(sym, params, args, stream)					\
 static __attribute__((noinline)) CUresult sym##_slow params			\
 {										\
+	VGPU_NEST_MARK();							\
 	vgpu_pfn_##sym real = REAL(sym);					\
 										\
 	if (!real)								\
@@ -33,6 +35,7 @@ VGPU_EXPORT CUresult sym params							\
 	vgpu_pfn_##sym real = (vgpu_pfn_##sym)					\
 		__atomic_load_n(&libvgpu_real[VGPU_HOOK_##sym], __ATOMIC_RELAXED);	\
 										\
+	VGPU_PASS_NESTED_HOT(real, args);					\
 	if (__builtin_expect(real && vgpu_gate_pass(&libvgpu_gate, stream), 1))	\
 		return real args;						\
 	return sym##_slow args;							\
@@ -42,6 +45,7 @@ VGPU_EXPORT CUresult sym params							\
 #define ENGINE_SYNC(sym, params, args, stream)					\
 VGPU_EXPORT CUresult sym params							\
 {										\
+	VGPU_PASS_NESTED(sym, args);						\
 	vgpu_pfn_##sym real = REAL(sym);					\
 	uint64_t launches = 0;							\
 	CUresult rc;								\

@@ -12,6 +12,7 @@
 #include "capture.h"
 #include "hooks.h"
 #include "ptrmap.h"
+#include "nest.h"
 
 static CUresult free_ptr(CUresult (*real)(CUdeviceptr), CUdeviceptr p)
 {
@@ -29,11 +30,13 @@ static CUresult free_ptr(CUresult (*real)(CUdeviceptr), CUdeviceptr p)
 
 VGPU_EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
+	VGPU_PASS_NESTED(cuMemFree_v2, (dptr));
 	return free_ptr(REAL(cuMemFree_v2), dptr);
 }
 
 VGPU_EXPORT CUresult cuMemFree(CUdeviceptr_v1 dptr)
 {
+	VGPU_PASS_NESTED(cuMemFree, (dptr));
 	vgpu_pfn_cuMemFree real = REAL(cuMemFree);
 	struct vgpu_alloc a;
 	int taken;
@@ -68,10 +71,12 @@ static CUresult free_async(CUdeviceptr dptr, CUstream h, vgpu_pfn_cuMemFreeAsync
 
 VGPU_EXPORT CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream)
 {
+	VGPU_PASS_NESTED(cuMemFreeAsync, (dptr, hStream));
 	return free_async(dptr, hStream, REAL(cuMemFreeAsync));
 }
 
 VGPU_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream)
 {
+	VGPU_PASS_NESTED(cuMemFreeAsync_ptsz, (dptr, hStream));
 	return free_async(dptr, hStream, REAL(cuMemFreeAsync_ptsz));
 }

@@ -42,6 +42,7 @@
 #include "log.h"
 #include "ptrmap.h"
 #include "register.h"
+#include "nest.h"
 
 struct gop {
 	uint64_t ptr;
@@ -217,6 +218,7 @@ static CUresult instantiate(vgpu_pfn_cuGraphInstantiate_v2 real, CUgraphExec *ph
 VGPU_EXPORT CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph,
 					CUgraphNode *phErrorNode, char *logBuffer, size_t bufferSize)
 {
+	VGPU_PASS_NESTED(cuGraphInstantiate, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize));
 	return instantiate(REAL(cuGraphInstantiate), phGraphExec, hGraph, phErrorNode,
 			   logBuffer, bufferSize);
 }
@@ -225,6 +227,7 @@ VGPU_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGr
 					   CUgraphNode *phErrorNode, char *logBuffer,
 					   size_t bufferSize)
 {
+	VGPU_PASS_NESTED(cuGraphInstantiate_v2, (phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize));
 	return instantiate(REAL(cuGraphInstantiate_v2), phGraphExec, hGraph, phErrorNode,
 			   logBuffer, bufferSize);
 }
@@ -232,6 +235,7 @@ VGPU_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGr
 VGPU_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph,
 						 unsigned long long flags)
 {
+	VGPU_PASS_NESTED(cuGraphInstantiateWithFlags, (phGraphExec, hGraph, flags));
 	vgpu_pfn_cuGraphInstantiateWithFlags real = REAL(cuGraphInstantiateWithFlags);
 	CUresult rc;
 
@@ -260,18 +264,21 @@ static CUresult inst_params(vgpu_pfn_cuGraphInstantiateWithParams real, CUgraphE
 VGPU_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *phGraphExec, CUgraph hGraph,
 						  CUDA_GRAPH_INSTANTIATE_PARAMS *p)
 {
+	VGPU_PASS_NESTED(cuGraphInstantiateWithParams, (phGraphExec, hGraph, p));
 	return inst_params(REAL(cuGraphInstantiateWithParams), phGraphExec, hGraph, p);
 }
 
 VGPU_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *phGraphExec, CUgraph hGraph,
 						       CUDA_GRAPH_INSTANTIATE_PARAMS *p)
 {
+	VGPU_PASS_NESTED(cuGraphInstantiateWithParams_ptsz, (phGraphExec, hGraph, p));
 	return inst_params(REAL(cuGraphInstantiateWithParams_ptsz), phGraphExec, hGraph, p);
 }
 #endif
 
 VGPU_EXPORT CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
 {
+	VGPU_PASS_NESTED(cuGraphExecDestroy, (hGraphExec));
 	vgpu_pfn_cuGraphExecDestroy real = REAL(cuGraphExecDestroy);
 	struct grec **pp, *r = NULL;
 	CUresult rc;
@@ -427,11 +434,13 @@ static CUresult launch(vgpu_pfn_cuGraphLaunch real, CUgraphExec e, CUstream h, i
 
 VGPU_EXPORT CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream)
 {
+	VGPU_PASS_NESTED(cuGraphLaunch, (hGraphExec, hStream));
 	return launch(REAL(cuGraphLaunch), hGraphExec, hStream, 0);
 }
 
 VGPU_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
+	VGPU_PASS_NESTED(cuGraphLaunch_ptsz, (hGraphExec, hStream));
 	return launch(REAL(cuGraphLaunch_ptsz), hGraphExec, hStream, 1);
 }
 
@@ -458,10 +467,12 @@ static CUresult upload(vgpu_pfn_cuGraphUpload real, CUgraphExec e, CUstream h)
 
 VGPU_EXPORT CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream)
 {
+	VGPU_PASS_NESTED(cuGraphUpload, (hGraphExec, hStream));
 	return upload(REAL(cuGraphUpload), hGraphExec, hStream);
 }
 
 VGPU_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream)
 {
+	VGPU_PASS_NESTED(cuGraphUpload_ptsz, (hGraphExec, hStream));
 	return upload(REAL(cuGraphUpload_ptsz), hGraphExec, hStream);
 }

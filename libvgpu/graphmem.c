@@ -24,6 +24,7 @@
 #include "log.h"
 #include "register.h"
 #include "state.h"
+#include "nest.h"
 
 struct gm_rec {
 	int seen;
@@ -150,6 +151,7 @@ void libvgpu_graphmem_sync(void)
 
 VGPU_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
 {
+	VGPU_PASS_NESTED(cuDeviceGraphMemTrim, (device));
 	vgpu_pfn_cuDeviceGraphMemTrim real = REAL(cuDeviceGraphMemTrim);
 	CUresult rc;
 

@@ -27,6 +27,7 @@
 #include "qevents.h"
 #include "register.h"
 #include "state.h"
+#include "nest.h"
 
 #if CUDA_VERSION >= 12040
 
@@ -101,6 +102,7 @@ static CUresult green_created(struct libvgpu_ctx_measure *m, CUgreenCtx *ph, str
 VGPU_EXPORT CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev,
 				      unsigned int flags)
 {
+	VGPU_PASS_NESTED(cuGreenCtxCreate, (phCtx, desc, dev, flags));
 	vgpu_pfn_cuGreenCtxCreate real = REAL(cuGreenCtxCreate);
 	struct libvgpu_ctx_measure m;
 	struct green *e;
@@ -112,7 +114,7 @@ VGPU_EXPORT CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc,
 	if (!phCtx)
 		return real(phCtx, desc, dev, flags);	/* the driver's error */
 	/* The primary context first: charged on its own (see above). */
-	rc = cuDevicePrimaryCtxRetain(&prim, dev);
+	rc = libvgpu_primary_retain(&prim, dev);
 	if (rc)
 		return rc;
 	e = calloc(1, sizeof(*e));
@@ -124,12 +126,13 @@ VGPU_EXPORT CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc,
 	else
 		free(e);
 	if (rc)
-		cuDevicePrimaryCtxRelease_v2(dev);
+		libvgpu_primary_release(dev);
 	return rc;
 }
 
 VGPU_EXPORT CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
+	VGPU_PASS_NESTED(cuGreenCtxDestroy, (hCtx));
 	vgpu_pfn_cuGreenCtxDestroy real = REAL(cuGreenCtxDestroy);
 	struct green *e;
 	CUresult rc;
@@ -144,7 +147,7 @@ VGPU_EXPORT CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)
 		return rc;
 	if (e->c && vgpu_active())
 		libvgpu_ctx_gone(e->c);
-	cuDevicePrimaryCtxRelease_v2(e->dev);	/* our reference */
+	libvgpu_primary_release(e->dev);	/* our reference */
 	free(e);
 	return rc;
 }

@@ -11,6 +11,7 @@
 
 #include "realdl.h"
 #include "hooks.h"
+#include "nest.h"
 #include "log.h"
 
 /* Programs still call entry points nvml.h marks deprecated
@@ -27,6 +28,7 @@ const struct vgpu_hook libvgpu_hooks[VGPU_HOOK_COUNT] = {
 #pragma GCC diagnostic pop
 
 void *libvgpu_real[VGPU_HOOK_COUNT];
+__thread unsigned int libvgpu_nest __attribute__((tls_model("initial-exec")));
 
 const char *const libvgpu_lib_names[VGPU_LIB_COUNT] = {
 	[VGPU_LIB_CU] = "libcuda.so.1",

@@ -21,6 +21,7 @@
  * named CU_STREAM_PER_THREAD so that the event goes where the launch went.
  */
 #include "engine.h"
+#include "nest.h"
 
 #define KERNEL_PARAMS								\
 	(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,		\
@@ -95,6 +96,7 @@ VGPU_EXPORT CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *la
 							  unsigned int numDevices,
 							  unsigned int flags)
 {
+	VGPU_PASS_NESTED(cuLaunchCooperativeKernelMultiDevice, (launchParamsList, numDevices, flags));
 	vgpu_pfn_cuLaunchCooperativeKernelMultiDevice real =
 		REAL(cuLaunchCooperativeKernelMultiDevice);
 	int gpu[VGPU_DEV_GPUS], mark = 0;

@@ -20,6 +20,7 @@
 #include "register.h"
 #include "state.h"
 #include "views.h"
+#include "nest.h"
 
 #define VGPU_PIDS_MAX 4096
 
@@ -32,6 +33,7 @@ static nvmlReturn_t init_done(nvmlReturn_t rc)
 
 VGPU_EXPORT nvmlReturn_t nvmlInit(void)
 {
+	VGPU_PASS_NESTED(nvmlInit, ());
 	vgpu_pfn_nvmlInit real = REAL(nvmlInit);
 
 	return real ? init_done(real()) : NVML_ERROR_LIBRARY_NOT_FOUND;
@@ -39,6 +41,7 @@ VGPU_EXPORT nvmlReturn_t nvmlInit(void)
 
 VGPU_EXPORT nvmlReturn_t nvmlInit_v2(void)
 {
+	VGPU_PASS_NESTED(nvmlInit_v2, ());
 	vgpu_pfn_nvmlInit_v2 real = REAL(nvmlInit_v2);
 
 	return real ? init_done(real()) : NVML_ERROR_LIBRARY_NOT_FOUND;
@@ -46,6 +49,7 @@ VGPU_EXPORT nvmlReturn_t nvmlInit_v2(void)
 
 VGPU_EXPORT nvmlReturn_t nvmlInitWithFlags(unsigned int flags)
 {
+	VGPU_PASS_NESTED(nvmlInitWithFlags, (flags));
 	vgpu_pfn_nvmlInitWithFlags real = REAL(nvmlInitWithFlags);
 
 	return real ? init_done(real(flags)) : NVML_ERROR_LIBRARY_NOT_FOUND;
@@ -63,6 +67,7 @@ static int nvml_gpu(nvmlDevice_t d)
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetMemoryInfo, (device, memory));
 	vgpu_pfn_nvmlDeviceGetMemoryInfo real = REAL(nvmlDeviceGetMemoryInfo);
 	struct vgpu_view v;
 	nvmlReturn_t rc;
@@ -80,6 +85,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetMemoryInfo_v2, (device, memory));
 	vgpu_pfn_nvmlDeviceGetMemoryInfo_v2 real = REAL(nvmlDeviceGetMemoryInfo_v2);
 	struct vgpu_view v;
 	nvmlReturn_t rc;
@@ -139,6 +145,7 @@ static void filter(void *infos, unsigned int *count, size_t size)
 	VGPU_EXPORT nvmlReturn_t name(nvmlDevice_t device, unsigned int *infoCount,	\
 				      type *infos)					\
 	{										\
+		VGPU_PASS_NESTED(name, (device, infoCount, infos));			\
 		vgpu_pfn_##name real = REAL(name);					\
 		nvmlReturn_t rc;							\
 											\
@@ -169,6 +176,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
 							 unsigned int *processSamplesCount,
 							 unsigned long long lastSeenTimeStamp)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetProcessUtilization, (device, utilization, processSamplesCount, lastSeenTimeStamp));
 	vgpu_pfn_nvmlDeviceGetProcessUtilization real = REAL(nvmlDeviceGetProcessUtilization);
 	nvmlReturn_t rc;
 
@@ -191,6 +199,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
  */
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1Memory)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetBAR1MemoryInfo, (device, bar1Memory));
 	vgpu_pfn_nvmlDeviceGetBAR1MemoryInfo real = REAL(nvmlDeviceGetBAR1MemoryInfo);
 	struct vgpu_view v;
 	nvmlReturn_t rc;

@@ -11,6 +11,7 @@
  */
 #include "devview.h"
 #include "hooks.h"
+#include "nest.h"
 
 /* Is the far end of the link a GPU outside the view? */
 static int foreign_peer(nvmlDevice_t device, unsigned int link)
@@ -35,6 +36,7 @@ static int foreign_peer(nvmlDevice_t device, unsigned int link)
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link,
 						  nvmlEnableState_t *isActive)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetNvLinkState, (device, link, isActive));
 	vgpu_pfn_nvmlDeviceGetNvLinkState real = REAL(nvmlDeviceGetNvLinkState);
 	nvmlReturn_t rc;
 
@@ -59,6 +61,7 @@ static nvmlReturn_t remote_pci(nvmlReturn_t rc, nvmlDevice_t device, unsigned in
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
 							     nvmlPciInfo_t *pci)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetNvLinkRemotePciInfo_v2, (device, link, pci));
 	vgpu_pfn_nvmlDeviceGetNvLinkRemotePciInfo_v2 real = REAL(nvmlDeviceGetNvLinkRemotePciInfo_v2);
 
 	if (!real)
@@ -69,6 +72,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device, unsigned int link,
 							  nvmlPciInfo_t *pci)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetNvLinkRemotePciInfo, (device, link, pci));
 	vgpu_pfn_nvmlDeviceGetNvLinkRemotePciInfo real = REAL(nvmlDeviceGetNvLinkRemotePciInfo);
 
 	if (!real)

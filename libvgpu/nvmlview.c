@@ -15,6 +15,7 @@
 
 #include "devview.h"
 #include "hooks.h"
+#include "nest.h"
 
 /* The view's device of a real handle, or -1 (foreign or unknown). */
 static int handle_pos(nvmlDevice_t d)
@@ -37,6 +38,7 @@ static nvmlReturn_t keep_own(nvmlReturn_t rc, nvmlDevice_t *device)
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetCount_v2, (deviceCount));
 	vgpu_pfn_nvmlDeviceGetCount_v2 real = REAL(nvmlDeviceGetCount_v2);
 	nvmlReturn_t rc;
 
@@ -50,6 +52,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned int *deviceCount)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetCount, (deviceCount));
 	vgpu_pfn_nvmlDeviceGetCount real = REAL(nvmlDeviceGetCount);
 	nvmlReturn_t rc;
 
@@ -76,6 +79,7 @@ static nvmlReturn_t by_view_index(unsigned int v, nvmlDevice_t *device)
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetHandleByIndex_v2, (index, device));
 	vgpu_pfn_nvmlDeviceGetHandleByIndex_v2 real = REAL(nvmlDeviceGetHandleByIndex_v2);
 
 	if (!real)
@@ -85,6 +89,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlD
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetHandleByIndex, (index, device));
 	vgpu_pfn_nvmlDeviceGetHandleByIndex real = REAL(nvmlDeviceGetHandleByIndex);
 
 	if (!real)
@@ -94,6 +99,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevi
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetHandleByUUID, (uuid, device));
 	vgpu_pfn_nvmlDeviceGetHandleByUUID real = REAL(nvmlDeviceGetHandleByUUID);
 
 	if (!real)
@@ -105,6 +111,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDevice_t *device)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetHandleBySerial, (serial, device));
 	vgpu_pfn_nvmlDeviceGetHandleBySerial real = REAL(nvmlDeviceGetHandleBySerial);
 
 	if (!real)
@@ -115,6 +122,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleBySerial(const char *serial, nvmlDev
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId,
 							  nvmlDevice_t *device)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetHandleByPciBusId_v2, (pciBusId, device));
 	vgpu_pfn_nvmlDeviceGetHandleByPciBusId_v2 real = REAL(nvmlDeviceGetHandleByPciBusId_v2);
 
 	if (!real)
@@ -124,6 +132,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId_v2(const char *pciBusId,
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId(const char *pciBusId, nvmlDevice_t *device)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetHandleByPciBusId, (pciBusId, device));
 	vgpu_pfn_nvmlDeviceGetHandleByPciBusId real = REAL(nvmlDeviceGetHandleByPciBusId);
 
 	if (!real)
@@ -133,6 +142,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByPciBusId(const char *pciBusId, nvm
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetIndex, (device, index));
 	vgpu_pfn_nvmlDeviceGetIndex real = REAL(nvmlDeviceGetIndex);
 	nvmlReturn_t rc;
 	int v;
@@ -181,6 +191,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device,
 							  unsigned int *count,
 							  nvmlDevice_t *deviceArray)
 {
+	VGPU_PASS_NESTED(nvmlDeviceGetTopologyNearestGpus, (device, level, count, deviceArray));
 	vgpu_pfn_nvmlDeviceGetTopologyNearestGpus real = REAL(nvmlDeviceGetTopologyNearestGpus);
 	nvmlDevice_t all[VGPU_NVML_SET_MAX];
 	unsigned int n = VGPU_NVML_SET_MAX;
@@ -195,6 +206,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device,
 VGPU_EXPORT nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, unsigned int *count,
 						     nvmlDevice_t *deviceArray)
 {
+	VGPU_PASS_NESTED(nvmlSystemGetTopologyGpuSet, (cpuNumber, count, deviceArray));
 	vgpu_pfn_nvmlSystemGetTopologyGpuSet real = REAL(nvmlSystemGetTopologyGpuSet);
 	nvmlDevice_t all[VGPU_NVML_SET_MAX];
 	unsigned int n = VGPU_NVML_SET_MAX;

@@ -21,6 +21,7 @@
 #include "ptrmap.h"
 #include "register.h"
 #include "streamdev.h"
+#include "nest.h"
 
 static void note(CUmemoryPool pool, const CUmemLocation *loc)
 {
@@ -54,6 +55,7 @@ int libvgpu_pool_gpu(CUmemoryPool pool, CUstream h)
 
 VGPU_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 {
+	VGPU_PASS_NESTED(cuMemPoolCreate, (pool, props));
 	vgpu_pfn_cuMemPoolCreate real = REAL(cuMemPoolCreate);
 	CUresult rc;
 
@@ -73,6 +75,7 @@ VGPU_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *p
  */
 VGPU_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
 {
+	VGPU_PASS_NESTED(cuMemPoolDestroy, (pool));
 	vgpu_pfn_cuMemPoolDestroy real = REAL(cuMemPoolDestroy);
 	vgpu_pfn_cuMemPoolTrimTo trim = REAL(cuMemPoolTrimTo);
 	struct vgpu_alloc a;
@@ -94,6 +97,7 @@ VGPU_EXPORT CUresult cuMemPoolDestroy(CUmemoryPool pool)
 /* What the trim released is given back. */
 VGPU_EXPORT CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
+	VGPU_PASS_NESTED(cuMemPoolTrimTo, (pool, minBytesToKeep));
 	vgpu_pfn_cuMemPoolTrimTo real = REAL(cuMemPoolTrimTo);
 	CUresult rc;
 
@@ -121,11 +125,13 @@ static CUresult dev_pool(CUresult (*real)(CUmemoryPool *, CUdevice), CUmemoryPoo
 
 VGPU_EXPORT CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
 {
+	VGPU_PASS_NESTED(cuDeviceGetDefaultMemPool, (pool, dev));
 	return dev_pool(REAL(cuDeviceGetDefaultMemPool), pool, dev);
 }
 
 VGPU_EXPORT CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
+	VGPU_PASS_NESTED(cuDeviceGetMemPool, (pool, dev));
 	return dev_pool(REAL(cuDeviceGetMemPool), pool, dev);
 }
 
@@ -146,12 +152,14 @@ static CUresult loc_pool(vgpu_pfn_cuMemGetMemPool real, CUmemoryPool *pool,
 VGPU_EXPORT CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc,
 					    CUmemAllocationType type)
 {
+	VGPU_PASS_NESTED(cuMemGetDefaultMemPool, (pool, loc, type));
 	return loc_pool(REAL(cuMemGetDefaultMemPool), pool, loc, type);
 }
 
 VGPU_EXPORT CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc,
 				     CUmemAllocationType type)
 {
+	VGPU_PASS_NESTED(cuMemGetMemPool, (pool, loc, type));
 	return loc_pool(REAL(cuMemGetMemPool), pool, loc, type);
 }
 #endif

@@ -14,16 +14,29 @@
  * a few hooked names at their versions must give what dlsym gives for the
  * versioned exports. If one does not, libvgpu says so once and maps every
  * look-up by name, version and flags instead (procmap.c), never letting a
- * hooked function through unwrapped.
+ * hooked function through unwrapped: an answer for a hooked name that
+ * neither its address nor its name maps to a wrapper is refused
+ * (CUDA_ERROR_NOT_FOUND), with a warning once per name. A look-up the
+ * driver makes of itself while libvgpu called it gets the driver's own
+ * answer (nest.h); the outer look-up maps the end result.
  */
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "hooks.h"
 #include "log.h"
+#include "nest.h"
 #include "procmap.h"
 
+/* The self-check's progress. No thread ever waits for it: one runs it,
+ * and look-ups made meanwhile by other threads are mapped by name, which
+ * is right for every driver. (A wait here could wait on itself: the
+ * driver's cuGetProcAddress may call back into the exported
+ * cuGetProcAddress_v2 on the checking thread, nest.h.) */
+enum { VGPU_CHECK_NONE, VGPU_CHECK_RUNNING, VGPU_CHECK_DONE };
+static int vgpu_procaddr_check;
 static int vgpu_procaddr_byname;	/* set once by the self-check */
-static pthread_once_t vgpu_procaddr_once = PTHREAD_ONCE_INIT;
 
 /* The driver's own answer, for procmap.c and the self-check. */
 static void *vgpu_procaddr_ask(const char *name, int version, unsigned long long flags,
@@ -87,17 +100,63 @@ static void vgpu_procaddr_selfcheck(void)
 		    got, first, exp);
 }
 
-/* What the caller gets for the driver's answer fn. */
+/* Whether look-ups are mapped by address: only once the self-check has
+ * found the driver's answers to be its exports. The first caller runs it. */
+static int vgpu_procaddr_by_address(void)
+{
+	int st = __atomic_load_n(&vgpu_procaddr_check, __ATOMIC_ACQUIRE);
+
+	if (st == VGPU_CHECK_NONE &&
+	    __atomic_compare_exchange_n(&vgpu_procaddr_check, &st, VGPU_CHECK_RUNNING, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		vgpu_procaddr_selfcheck();
+		__atomic_store_n(&vgpu_procaddr_check, VGPU_CHECK_DONE, __ATOMIC_RELEASE);
+		st = VGPU_CHECK_DONE;
+	}
+	return st == VGPU_CHECK_DONE && !__atomic_load_n(&vgpu_procaddr_byname, __ATOMIC_ACQUIRE);
+}
+
+/* A hooked name whose answer cannot be mapped to a wrapper: refused, said
+ * once per name (the first 64). Handing it back would let the program
+ * past libvgpu. Nothing under the lock calls the driver. */
+static void *vgpu_procaddr_unmapped(const char *symbol, int version, cuuint64_t flags)
+{
+	static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
+	static char *said[64];
+	int i, seen = 0;
+
+	pthread_mutex_lock(&lk);
+	for (i = 0; i < 64 && said[i] && !seen; i++)
+		seen = !strcmp(said[i], symbol);
+	if (!seen && i < 64)
+		said[i] = strdup(symbol);
+	pthread_mutex_unlock(&lk);
+	if (!seen)
+		libvgpu_log(VGPU_LOG_WARN, "cuGetProcAddress(%s, %d, %#llx): libvgpu cannot tell "
+			    "which of its variants the driver answered (cuda.h, cudaTypedefs.h "
+			    "and hooks.def disagree): refused with CUDA_ERROR_NOT_FOUND", symbol,
+			    version, (unsigned long long)flags);
+	return NULL;
+}
+
+/* What the caller gets for the driver's answer fn (NULL: refused). */
 static void *vgpu_procaddr_wrap(const char *symbol, int version, cuuint64_t flags, void *fn)
 {
+	void *w;
 	int id;
 
-	if (!fn || libvgpu_real_load(VGPU_LIB_CU, 1))
+	if (!fn || libvgpu_real_load(VGPU_LIB_CU, 1) || libvgpu_hook_is_wrapper(fn))
 		return fn;
-	pthread_once(&vgpu_procaddr_once, vgpu_procaddr_selfcheck);
-	if (!__atomic_load_n(&vgpu_procaddr_byname, __ATOMIC_ACQUIRE))
-		return libvgpu_hook_wrap(VGPU_LIB_CU, fn);
+	if (vgpu_procaddr_by_address()) {
+		w = libvgpu_hook_wrap(VGPU_LIB_CU, fn);
+		if (w != fn)
+			return w;
+		/* Not the address of a hooked export: by name below, in case
+		 * it is a hooked name after all. */
+	}
 	id = libvgpu_procmap_find(symbol, version, flags, fn, vgpu_procaddr_ask, NULL);
+	if (id == VGPU_PROCMAP_UNMAPPED)
+		return vgpu_procaddr_unmapped(symbol, version, flags);
 	if (id < 0 || !libvgpu_hooks[id].wrapper)
 		return libvgpu_hook_wrap(VGPU_LIB_CU, fn);
 	/* A variant the driver does not export: its wrapper calls this one. */
@@ -113,14 +172,18 @@ static void *vgpu_procaddr_wrap(const char *symbol, int version, cuuint64_t flag
 VGPU_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion,
 				      cuuint64_t flags)
 {
+	VGPU_PASS_NESTED(cuGetProcAddress, (symbol, pfn, cudaVersion, flags));
 	vgpu_pfn_cuGetProcAddress real = REAL(cuGetProcAddress);
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(symbol, pfn, cudaVersion, flags);
-	if (rc == CUDA_SUCCESS && pfn)
+	if (rc == CUDA_SUCCESS && pfn && *pfn) {
 		*pfn = vgpu_procaddr_wrap(symbol, cudaVersion, flags, *pfn);
+		if (!*pfn)
+			rc = CUDA_ERROR_NOT_FOUND;
+	}
 	return rc;
 }
 
@@ -129,14 +192,21 @@ VGPU_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cud
 					 cuuint64_t flags,
 					 CUdriverProcAddressQueryResult *symbolStatus)
 {
+	VGPU_PASS_NESTED(cuGetProcAddress_v2, (symbol, pfn, cudaVersion, flags, symbolStatus));
 	vgpu_pfn_cuGetProcAddress_v2 real = REAL(cuGetProcAddress_v2);
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	rc = real(symbol, pfn, cudaVersion, flags, symbolStatus);
-	if (rc == CUDA_SUCCESS && pfn)
+	if (rc == CUDA_SUCCESS && pfn && *pfn) {
 		*pfn = vgpu_procaddr_wrap(symbol, cudaVersion, flags, *pfn);
+		if (!*pfn) {
+			rc = CUDA_ERROR_NOT_FOUND;
+			if (symbolStatus)
+				*symbolStatus = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+		}
+	}
 	return rc;
 }
 #endif

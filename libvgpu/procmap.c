@@ -136,7 +136,7 @@ int libvgpu_procmap_find(const char *name, int version, unsigned long long flags
 	if (v < 0) {
 		nver = versions(name, version, &upto);
 		if (nver != nvar || upto < 1)
-			return -1;	/* headers and hooks.def disagree */
+			return VGPU_PROCMAP_UNMAPPED;	/* headers and hooks.def disagree */
 		v = vars[upto - 1];
 	}
 	if (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)

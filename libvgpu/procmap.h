@@ -9,10 +9,13 @@ typedef void *(*vgpu_procmap_ask)(const char *name, int version,
 
 /*
  * The HOOK row (enum vgpu_hook_id) that the driver's answer for
- * (name, version, flags) is a variant of, or -1 when name is not hooked or
- * the headers cannot say which variant it is. answer is what the driver
- * gave; ask may be called for another name to compare with it.
+ * (name, version, flags) is a variant of; -1 when name is not hooked;
+ * VGPU_PROCMAP_UNMAPPED when it is but the headers cannot say which
+ * variant the answer is (it must not be handed back unwrapped). answer is
+ * what the driver gave; ask may be called for another name to compare
+ * with it.
  */
+#define VGPU_PROCMAP_UNMAPPED (-2)
 int libvgpu_procmap_find(const char *name, int version, unsigned long long flags,
 			 void *answer, vgpu_procmap_ask ask, void *ctx);
 

@@ -31,6 +31,7 @@
 #include "state.h"
 #include "vmmfd.h"
 #include "vmmref.h"
+#include "nest.h"
 
 struct vgpu_proc libvgpu_proc = {
 	.nlfd = -1,
@@ -340,6 +341,7 @@ void libvgpu_register_atfork(void)
 
 VGPU_EXPORT CUresult cuInit(unsigned int Flags)
 {
+	VGPU_PASS_NESTED(cuInit, (Flags));
 	vgpu_pfn_cuInit real = REAL(cuInit);
 
 	if (!real)

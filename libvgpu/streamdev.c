@@ -13,6 +13,7 @@
 #include "ctxmap.h"
 #include "devmap.h"
 #include "hooks.h"
+#include "nest.h"
 #include "streamdev.h"
 
 static int default_stream(CUstream h)
@@ -73,6 +74,7 @@ int libvgpu_stream_gpu(CUstream h)
 #define DESTROY(sym)							\
 VGPU_EXPORT CUresult sym(CUstream hStream)				\
 {									\
+	VGPU_PASS_NESTED(sym, (hStream));				\
 	vgpu_pfn_##sym real = REAL(sym);				\
 	CUresult rc;							\
 									\

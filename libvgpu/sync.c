@@ -23,6 +23,7 @@
  */
 #include "graphmem.h"
 #include "hooks.h"
+#include "nest.h"
 #include "poolcharge.h"
 #include "synced.h"
 #include "vmmfd.h"
@@ -30,6 +31,7 @@
 #define SYNC(sym, params, args, whole)						\
 VGPU_EXPORT CUresult sym params							\
 {										\
+	VGPU_PASS_NESTED(sym, args);						\
 	vgpu_pfn_##sym real = REAL(sym);					\
 	uint64_t launches = 0;							\
 	CUresult rc;								\

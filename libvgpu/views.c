@@ -19,6 +19,7 @@
 #include "register.h"
 #include "state.h"
 #include "views.h"
+#include "nest.h"
 
 int libvgpu_view(int gpu, struct vgpu_view *v)
 {
@@ -39,6 +40,7 @@ static unsigned int clamp32(uint64_t v)
 
 VGPU_EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 {
+	VGPU_PASS_NESTED(cuMemGetInfo_v2, (free, total));
 	vgpu_pfn_cuMemGetInfo_v2 real = REAL(cuMemGetInfo_v2);
 	struct vgpu_view v;
 	CUcontext ctx;
@@ -56,6 +58,7 @@ VGPU_EXPORT CUresult cuMemGetInfo_v2(size_t *free, size_t *total)
 
 VGPU_EXPORT CUresult cuMemGetInfo(unsigned int *free, unsigned int *total)
 {
+	VGPU_PASS_NESTED(cuMemGetInfo, (free, total));
 	vgpu_pfn_cuMemGetInfo real = REAL(cuMemGetInfo);
 	struct vgpu_view v;
 	CUcontext ctx;
@@ -73,6 +76,7 @@ VGPU_EXPORT CUresult cuMemGetInfo(unsigned int *free, unsigned int *total)
 
 VGPU_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
+	VGPU_PASS_NESTED(cuDeviceTotalMem_v2, (bytes, dev));
 	vgpu_pfn_cuDeviceTotalMem_v2 real = REAL(cuDeviceTotalMem_v2);
 	struct vgpu_view v;
 	CUresult rc;
@@ -87,6 +91,7 @@ VGPU_EXPORT CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 
 VGPU_EXPORT CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 {
+	VGPU_PASS_NESTED(cuDeviceTotalMem, (bytes, dev));
 	vgpu_pfn_cuDeviceTotalMem real = REAL(cuDeviceTotalMem);
 	struct vgpu_view v;
 	CUresult rc;

@@ -27,6 +27,7 @@
 #include "state.h"
 #include "vmmfd.h"
 #include "vmmref.h"
+#include "nest.h"
 
 /* The inventory GPU an allocation at loc is charged to, or VGPU_GPU_SKIP. */
 static int vmm_gpu(const CUmemLocation *loc)
@@ -77,6 +78,7 @@ static int vmm_tracking(void)
 VGPU_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
 				 const CUmemAllocationProp *prop, unsigned long long flags)
 {
+	VGPU_PASS_NESTED(cuMemCreate, (handle, size, prop, flags));
 	vgpu_pfn_cuMemCreate real = REAL(cuMemCreate);
 	struct vgpu_vref old;
 	struct vgpu_tx tx;
@@ -117,6 +119,7 @@ VGPU_EXPORT CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t si
 
 VGPU_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
+	VGPU_PASS_NESTED(cuMemRelease, (handle));
 	vgpu_pfn_cuMemRelease real = REAL(cuMemRelease);
 	struct vgpu_vref gone;
 	int put = 0;
@@ -138,6 +141,7 @@ VGPU_EXPORT CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 
 VGPU_EXPORT CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
+	VGPU_PASS_NESTED(cuMemRetainAllocationHandle, (handle, addr));
 	vgpu_pfn_cuMemRetainAllocationHandle real = REAL(cuMemRetainAllocationHandle);
 	CUresult rc;
 
@@ -160,6 +164,7 @@ VGPU_EXPORT CUresult cuMemExportToShareableHandle(void *shareable,
 						  CUmemAllocationHandleType type,
 						  unsigned long long flags)
 {
+	VGPU_PASS_NESTED(cuMemExportToShareableHandle, (shareable, handle, type, flags));
 	vgpu_pfn_cuMemExportToShareableHandle real = REAL(cuMemExportToShareableHandle);
 	struct stat st;
 	CUresult rc;
@@ -207,6 +212,7 @@ VGPU_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle
 						    void *os_handle,
 						    CUmemAllocationHandleType type)
 {
+	VGPU_PASS_NESTED(cuMemImportFromShareableHandle, (handle, os_handle, type));
 	vgpu_pfn_cuMemImportFromShareableHandle real = REAL(cuMemImportFromShareableHandle);
 	vgpu_pfn_cuMemGetAllocationPropertiesFromHandle props =
 		REAL(cuMemGetAllocationPropertiesFromHandle);
@@ -252,6 +258,7 @@ VGPU_EXPORT CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle
 VGPU_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			      CUmemGenericAllocationHandle handle, unsigned long long flags)
 {
+	VGPU_PASS_NESTED(cuMemMap, (ptr, size, offset, handle, flags));
 	vgpu_pfn_cuMemMap real = REAL(cuMemMap);
 	struct vgpu_tx tx = { VGPU_GPU_SKIP, 0 };
 	struct vgpu_vref gone;
@@ -297,6 +304,7 @@ VGPU_EXPORT CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
  */
 VGPU_EXPORT CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
+	VGPU_PASS_NESTED(cuMemUnmap, (ptr, size));
 	vgpu_pfn_cuMemUnmap real = REAL(cuMemUnmap);
 	struct vgpu_vref buf[8], *m = buf, gone;
 	size_t n = 0;

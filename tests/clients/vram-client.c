@@ -24,6 +24,8 @@
  *   mipmap W H LEVELS   cuMipmappedArrayCreate, float x4 elements
  *   graphalloc SIZE     a graph with a mem-alloc node, instantiated, launched
  *   ctx                 cuCtxCreate (a context of its own)
+ *   ctxv2               the same through cuCtxCreate's 3020 form (_v2), as
+ *                       programs built against CUDA 3.2 to 12.4 call it
  *   fill SIZE           alloc SIZE until it fails: "fill N x SIZE" (ok)
  *   freeall             free everything held, each by its own path
  *   info                cuMemGetInfo: "info free F total T"
@@ -309,6 +311,25 @@ static CUresult do_ctx(void)
 	return rc;
 }
 
+/* cuCtxCreate as asked at API version 3020: cuCtxCreate_v2. */
+static CUresult do_ctx_v2(void)
+{
+	CUresult (*create)(CUcontext *, unsigned int, CUdevice) = NULL;
+	CUdriverProcAddressQueryResult st;
+	CUcontext c;
+	CUresult rc;
+
+	rc = cu.cuGetProcAddress("cuCtxCreate", (void **)&create, 3020, 0, &st);
+	if (rc || !create)
+		return rc ? rc : CUDA_ERROR_NOT_FOUND;
+	rc = create(&c, 0, dev);
+	if (!rc)
+		keep(K_CTX, (uint64_t)c, 0);
+	if (!rc)
+		rc = cu.cuCtxSetCurrent(pctx);
+	return rc;
+}
+
 struct stress_job {
 	uint64_t max;
 	double secs;
@@ -483,6 +504,8 @@ static int run(char **av, int ac)
 		rc = do_graphalloc(a);
 	} else if (!strcmp(cmd, "ctx") && ac == 1) {
 		rc = do_ctx();
+	} else if (!strcmp(cmd, "ctxv2") && ac == 1) {
+		rc = do_ctx_v2();
 	} else if (!strcmp(cmd, "fill") && ac == 2) {
 		uint64_t n = 0;
 		CUdeviceptr p;

@@ -108,6 +108,36 @@ for neg in "--hooks $work/hooks.def|cuMemcpyPeerAsync (copying): neither hooked"
 	fi
 done
 
+# ---- every export begins with its nesting guard (nest.h) ----
+nc=$top/tests/tools/nest-check
+ncflags="-I$lib -I${CUDA_INC:-$top/build/deps/cuda/include} -std=c11 -D_GNU_SOURCE"
+what="every exported wrapper passes a call from inside the driver straight through (nest.h)"
+if out=$("$nc" --so "$PRE" --cflags "$ncflags" "$lib"/*.c 2>&1); then
+	pass "$what: $out"
+else
+	fail "$what" "$(echo "$out" | head -n 5 | tr '\n' ' ')"
+fi
+# It can fail: alloc.c without cuMemAlloc_v2's guard, engine.h without the
+# fast path's.
+sed '/VGPU_PASS_NESTED(cuMemAlloc_v2,/d' "$lib/alloc.c" >"$work/alloc.c"
+sed 's/VGPU_PASS_NESTED_HOT(real, args);//' "$lib/engine.h" >"$work/engine.h"
+cp "$lib/launch.c" "$work/launch.c"
+for neg in "alloc.c|$work/alloc.c: cuMemAlloc_v2: does not begin with VGPU_PASS_NESTED" \
+	   "launch.c|$work/launch.c: cuLaunchKernel: does not begin with VGPU_PASS_NESTED"; do
+	files=()
+	for f in "$lib"/*.c; do
+		[ "${f##*/}" = "${neg%%|*}" ] && f=$work/${neg%%|*}
+		files+=("$f")
+	done
+	out=$("$nc" --so "$PRE" --cflags "-I$work $ncflags" "${files[@]}" 2>&1)
+	rc=$?
+	if [ "$rc" = 1 ] && grep -qF "${neg#*|}" <<<"$out"; then
+		pass "the guard check fails ($rc) and names the offender: ${neg#*|}"
+	else
+		fail "the guard check fails on ${neg#*|}" "exit $rc: $(echo "$out" | head -n 3 | tr '\n' ' ')"
+	fi
+done
+
 # ---- interposition ----
 LD_PRELOAD=$PRE "$lib/tests/hookcheck" >"$work/hookcheck.out" 2>"$work/hookcheck.err"
 rc=$?
@@ -124,6 +154,16 @@ sed -n 's/^\(PASS\|FAIL\): libvgpu: /\1: libvgpu: distinct entry points: /p' "$w
 grep -q '^FAIL' "$work/hookd.out" && fails=$((fails + 1))
 [ "$rc" -ne 0 ] && ! grep -q '^FAIL' "$work/hookd.out" &&
 	fail "hookcheck, distinct entry points" "exit $rc: $(head -c 300 "$work/hookd.err")"
+# And with a driver whose exports call their siblings through the dynamic
+# linker (SIMGPU_SELFCALL=plt: cuGetProcAddress -> cuGetProcAddress_v2, as a
+# library built without -Bsymbolic): before nest.h the first look-up hung in
+# libvgpu's self-check, waiting on itself.
+SIMGPU_SELFCALL=plt LD_PRELOAD=$PRE timeout 60 "$lib/tests/hookcheck" >"$work/hooks.out" 2>"$work/hooks.err"
+rc=$?
+sed -n 's/^\(PASS\|FAIL\): libvgpu: /\1: libvgpu: driver calling its own exports: /p' "$work/hooks.out"
+grep -q '^FAIL' "$work/hooks.out" && fails=$((fails + 1))
+[ "$rc" -ne 0 ] && ! grep -q '^FAIL' "$work/hooks.out" &&
+	fail "hookcheck, a driver calling its own exports" "exit $rc (124: hung): $(head -c 300 "$work/hooks.err")"
 byname='mapping look-ups by name'
 n_ex=$(grep -c "$byname" "$work/hookcheck.err")
 n_di=$(grep -c "$byname" "$work/hookd.err")

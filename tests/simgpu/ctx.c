@@ -225,6 +225,10 @@ SG_API CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
 
 SG_API CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
+#if CUDA_VERSION >= 12050
+	if (simgpu_selfcall())
+		return cuCtxCreate_v4(pctx, NULL, flags, dev);
+#endif
 	return ctx_create(pctx, flags, dev);
 }
 

@@ -318,10 +318,32 @@ static CUresult free_async(CUdeviceptr dptr, CUstream h, int ptds)
 	return simgpu_stream_submit(s, op);
 }
 
+/* SIMGPU_SELFCALL=plt: through the exported cuMemAllocFromPoolAsync, with
+ * the current pool of the stream's device (selfcall.c). */
+static CUresult alloc_async_selfcall(CUdeviceptr *dptr, size_t bytesize, CUstream h, int ptds)
+{
+	struct CUstream_st *s;
+	CUresult rc = simgpu_stream_resolve(h, ptds, &s);
+
+	if (rc)
+		return rc;
+	return ptds ? cuMemAllocFromPoolAsync_ptsz(dptr, bytesize, dev_pool(s->ctx->dev, 1), h)
+		    : cuMemAllocFromPoolAsync(dptr, bytesize, dev_pool(s->ctx->dev, 1), h);
+}
+
 SG_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h)
-{ return alloc_async(dptr, bytesize, NULL, h, 0); }
+{
+	if (simgpu_selfcall())
+		return alloc_async_selfcall(dptr, bytesize, h, 0);
+	return alloc_async(dptr, bytesize, NULL, h, 0);
+}
+
 SG_API CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream h)
-{ return alloc_async(dptr, bytesize, NULL, h, 1); }
+{
+	if (simgpu_selfcall())
+		return alloc_async_selfcall(dptr, bytesize, h, 1);
+	return alloc_async(dptr, bytesize, NULL, h, 1);
+}
 SG_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream h)
 { return pool ? alloc_async(dptr, bytesize, pool, h, 0) : CUDA_ERROR_INVALID_VALUE; }
 SG_API CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream h)

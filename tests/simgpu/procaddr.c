@@ -469,6 +469,10 @@ SG_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion
 {
 	int status;
 
+#if CUDA_VERSION >= 12000
+	if (simgpu_selfcall())
+		return cuGetProcAddress_v2(symbol, pfn, cudaVersion, flags, NULL);
+#endif
 	return get_proc(symbol, pfn, cudaVersion, flags, &status);
 }
 

@@ -175,6 +175,9 @@ struct CUarray_st {
 
 /* ---- globals (init.c) ---- */
 extern struct sg_config simgpu_cfg;
+/* SIMGPU_SELFCALL=plt: some entry points call sibling exports through the
+ * dynamic linker (selfcall.c). */
+int simgpu_selfcall(void);
 extern int simgpu_ready;		/* cuInit succeeded */
 extern pid_t simgpu_pid;
 extern int simgpu_slot;			/* this process in simgpu_shm->procs */
