@@ -146,19 +146,29 @@ wait $bpid
 
 # a holder whose process says all its work is complete (synced) is not
 # waited for to drain (drain timeout still 5 s): the waiter is granted
-# once the holder is idle (idle_us 50 ms here)
-inside h register run 0 1000 poke 0 synced 1000000000 hold 8 >/tmp/h1 &
+# once the holder is idle. idle_us is 300 ms here: the holder launches
+# every 0.5 ms for 1 s, but under emulation on a loaded host its vCPU has
+# been seen descheduled for more than 50 ms, which the module rightly took
+# for idleness (the waiter then waited 0 ms). Started, not merely
+# launched: the waiter must come while the holder holds.
+echo 300000 > $par/idle_us
+: > /tmp/h1
+inside h register run 0 1000 poke 0 synced 1000000000 hold 8 >>/tmp/h1 &
 hpid=$!
+await "the synchronised holder registers" 600 grep -q '^registered' /tmp/h1
 sleep 0.3
 out=$(inside b register wait 0)
 w=$(echo "$out" | sed -n 's/.*waited_us=\([0-9]*\).*/\1/p')
 within "synchronised holder: the waiter is granted without the drain timeout (ms)" 300 2000 $((${w:-999999999} / 1000))
 kill -9 $hpid
 wait $hpid 2>/dev/null
+echo 50000 > $par/idle_us
 echo 100000 > $par/drain_timeout_us
 
 # tenant-set taking the GPU away ends a wait with EACCES
-inside h register run 0 3000 >/tmp/h1 &
+: > /tmp/h1
+inside h register run 0 3000 >>/tmp/h1 &
+await "the holder registers" 600 grep -q '^registered' /tmp/h1
 sleep 0.5
 : > /tmp/b1
 inside b register try wait 0 >>/tmp/b1 &
@@ -181,7 +191,9 @@ check_out "no nest on a GPU never used" "" sh -c "vgpu-devtest usage-of a | grep
 # once are granted when it is free (they were stranded: issue 12). They
 # share CPU 3 with the real-time process that takes the GPU out and back,
 # so none runs in between.
-inside h register run 0 2000 >/tmp/h1 &
+: > /tmp/h1
+inside h register run 0 2000 >>/tmp/h1 &
+await "the holder registers" 600 grep -q '^registered' /tmp/h1
 sleep 0.5
 : > /tmp/w1
 taskset -c 3 sh -c ". /tests/suite-lib.sh; inside b register waiters 0 8 20" >>/tmp/w1 &
