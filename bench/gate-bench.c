@@ -11,8 +11,9 @@
  *
  *   bare    the stub itself (the program without libvgpu)
  *   gated   a wrapper built as libvgpu/launch.c builds its wrappers: the
- *           real function from a slot, the inlined gate fast path, a tail
- *           call to the real function (the slow twin only when closed)
+ *           real function from a slot, the nesting test (nest.h), the
+ *           inlined gate fast path, a tail call to the real function (the
+ *           slow twin only when closed)
  *
  * The queue bound runs with libvgpu's defaults (qevents.h: M = 4 at
  * first, K = 4, adapting to 40 ms of queued work, a thread's marks
@@ -25,7 +26,8 @@
  * with marks off (VGPU_QUEUE_MARK=0): the launches between marks;
  * "gated-count" the policy before deferred marks (a mark recorded every
  * M-th launch); "gated-tls" is "gated" with the GPU taken from the
- * thread's cache (a process that has used more than one GPU). Calls are
+ * thread's cache of its last stream's GPU (a process that has used more
+ * than one GPU; one stream: the cache holds one). Calls are
  * timed in batches (clock_gettime around 1000 calls), bare and gated
  * batches alternating; the table gives the median and 99th percentile
  * of ns per call over the batches, and "added" the same of the paired
@@ -46,6 +48,7 @@
 #include <time.h>
 
 #include "../libvgpu/gate.h"
+#include "../libvgpu/nest.h"
 #include "../libvgpu/qevents.h"
 
 #define BATCH 1000
@@ -66,6 +69,7 @@ static __attribute__((noinline)) int stub(void *f, unsigned int gx, unsigned int
 
 static launch_fn real_slot = stub;	/* as libvgpu's libvgpu_real[] */
 
+__thread unsigned int libvgpu_nest __attribute__((tls_model("initial-exec")));
 static struct vgpu_dev_page page;
 static struct vgpu_dev_gate gpage;
 
@@ -225,6 +229,7 @@ static __attribute__((noinline)) int gated PARAMS
 {
 	launch_fn real = __atomic_load_n(&real_slot, __ATOMIC_RELAXED);
 
+	VGPU_PASS_NESTED_HOT(real, ARGS);	/* never taken here: its cost */
 	if (__builtin_expect(real && vgpu_gate_pass(&gt, stream), 1))
 		return real ARGS;
 	return gated_slow ARGS;
@@ -240,14 +245,17 @@ static uint64_t now_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
+/* Launches alternate between two streams this far apart (0: one stream). */
+static uintptr_t bench_stream_step = 0x40;
+
 static double batch(launch_fn fn)
 {
 	void *params[1] = { NULL };
 	uint64_t t0 = now_ns();
 
 	for (int i = 0; i < BATCH; i++)
-		fn((void *)1, 1, 1, 1, 32, 1, 1, 0, (void *)(uintptr_t)(0x1000 + (i & 1) * 0x40),
-		   params, NULL);
+		fn((void *)1, 1, 1, 1, 32, 1, 1, 0,
+		   (void *)(uintptr_t)(0x1000 + (i & 1) * bench_stream_step), params, NULL);
 	return (double)(now_ns() - t0) / BATCH;
 }
 
@@ -364,11 +372,16 @@ int main(int argc, char **argv)
 	reset_queue(0);
 	run(batches, "gated-count", "added-count", bare, g, d, 0);
 	reset_queue(VGPU_TARGET_US_DEFAULT * 1000ULL / VGPU_QUEUE_DEFER_DIV);
-	/* More than one GPU: the thread's cache names it. */
+	/* More than one GPU: the thread's cache names the GPU of the stream it
+	 * last launched on (gate.h keeps one stream; here one stream, on GPU
+	 * 1, as a thread launching on one stream of another GPU). */
 	gt.one_gpu = VGPU_GATE_RESOLVE;
-	libvgpu_gate_tls.gen = gt.gen;
-	libvgpu_gate_tls.gpu = 1;
+	bench_stream_step = 0;
+	libvgpu_gate_tls.st = (void *)(uintptr_t)0x1000;
+	libvgpu_gate_tls.st_gpu = 1;
+	libvgpu_gate_tls.st_gen = gt.gen;
 	run(batches, "gated-tls", "added-tls", bare, g, d, 0);
+	bench_stream_step = 0x40;
 	gt.one_gpu = 0;
 	if (page.gpu[0].launches < (uint64_t)calls || page.gpu[1].launches < (uint64_t)calls) {
 		fprintf(stderr, "gate-bench: launches not counted (%llu, %llu)\n",
