@@ -10,11 +10,13 @@
  * pauses inside that call until DIR/release exists (it marks the pause
  * with DIR/release.paused). While it is paused the parent forks; the child
  * clears the pause, sets a 10 s alarm and allocates from its default pool,
- * which takes the same lock. Then the parent releases the thread. Lines:
+ * which takes the same lock (the allocation only: see pool_alloc). Then
+ * the parent releases the thread. Lines:
  *
  *   parent alloc ok
  *   paused
- *   child ok | child failed (RC) | child hung: killed by SIGALRM after 10 s
+ *   child ok | child failed (RC) |
+ *     child stuck in CALL + child hung: killed by SIGALRM after 10 s
  *   thread ok | thread failed (RC)
  *
  * Exit status 0 when the child and the thread are ok. Needs a registered
@@ -46,30 +48,65 @@ static void *trimmer(void *arg)
 	return (void *)(uintptr_t)rc;
 }
 
-/* One allocation from the default pool of device 0, freed again. */
-static CUresult pool_alloc(CUcontext *ctx, CUmemoryPool *pool)
+/* The step a child is at, said when its alarm kills it. */
+static const char *volatile fl_step = "start";
+
+/*
+ * One allocation from the default pool of device 0; the parent's is freed
+ * again (free: 1). The child stops at the allocation, which is what takes
+ * libvgpu's pool lock: simgpu's streams do not run in a forked child (their
+ * worker threads were the parent's), as NVIDIA's driver does not let a
+ * child use the CUDA state its parent made, so the child neither
+ * synchronises nor frees; its exit gives everything back.
+ */
+static CUresult pool_alloc(CUcontext *ctx, CUmemoryPool *pool, int free)
 {
 	CUdevice dev;
 	CUdeviceptr p;
-	CUresult rc = cu.cuInit(0);
+	CUresult rc;
 
+	fl_step = "cuInit";
+	rc = cu.cuInit(0);
 	if (!rc)
 		rc = cu.cuDeviceGet(&dev, 0);
+	fl_step = "cuDevicePrimaryCtxRetain";
 	if (!rc)
 		rc = cu.cuDevicePrimaryCtxRetain(ctx, dev);
+	fl_step = "cuCtxSetCurrent";
 	if (!rc)
 		rc = cu.cuCtxSetCurrent(*ctx);
+	fl_step = "cuDeviceGetDefaultMemPool";
 	if (!rc)
 		rc = cu.cuDeviceGetDefaultMemPool(pool, dev);
+	fl_step = "cuMemAllocFromPoolAsync";
 	if (!rc)
 		rc = cu.cuMemAllocFromPoolAsync(&p, 1 << 20, *pool, NULL);
+	if (rc || !free)
+		return rc;
+	fl_step = "cuStreamSynchronize";
 	if (!rc)
 		rc = cu.cuStreamSynchronize(NULL);
+	fl_step = "cuMemFreeAsync";
 	if (!rc)
 		rc = cu.cuMemFreeAsync(p, NULL);
+	fl_step = "cuStreamSynchronize";
 	if (!rc)
 		rc = cu.cuStreamSynchronize(NULL);
 	return rc;
+}
+
+/* The alarm: say where the child was stuck (write(2) only), then die of it. */
+static void stuck(int sig)
+{
+	const char *s = fl_step;
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	if (write(1, "child stuck in ", 15) < 0 || write(1, s, n) < 0 || write(1, "\n", 1) < 0)
+		_exit(3);
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 static void child(void)
@@ -79,8 +116,9 @@ static void child(void)
 	CUresult rc;
 
 	unsetenv("SIMGPU_PAUSE_IN");
+	signal(SIGALRM, stuck);
 	alarm(FL_CHILD_S);	/* a child stuck on a lock dies of it */
-	rc = pool_alloc(&c, &pool);
+	rc = pool_alloc(&c, &pool, 0);
 	if (rc)
 		printf("child failed (%s)\n", cu_err(rc));
 	else
@@ -106,7 +144,7 @@ int main(int argc, char **argv)
 	snprintf(paused, sizeof(paused), "%s/release.paused", argv[1]);
 	if (cu_load(1))
 		return 1;
-	rc = pool_alloc(&fl_ctx, &fl_pool);
+	rc = pool_alloc(&fl_ctx, &fl_pool, 1);
 	if (rc) {
 		printf("parent alloc failed (%s)\n", cu_err(rc));
 		return 1;
