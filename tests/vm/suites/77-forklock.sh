@@ -8,8 +8,8 @@
 # thread inside libvgpu's pool lock, paused by simgpu inside
 # cuMemPoolGetAttribute (SIMGPU_PAUSE_IN, simgpu.md), forks, and has the
 # child allocate from its pool, which takes that lock. Before the fix the
-# child was killed by its 10 s alarm; now it allocates, is charged as a
-# process of its own, and everything is given back.
+# child was killed by its 10 s alarm, stuck in cuMemAllocFromPoolAsync;
+# now it allocates, and everything is given back when both have exited.
 suite=forklock
 . /tests/suite-lib.sh
 
