@@ -162,3 +162,18 @@ VGPU_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 	VGPU_PASS_NESTED(cuStreamEndCapture_ptsz, (hStream, phGraph));
 	return end(REAL(cuStreamEndCapture_ptsz), hStream, phGraph, 1);
 }
+
+/* In a forked child (atfork.c): the captures were the parent's, begun by
+ * its threads on its driver state; none goes on in the child. */
+void libvgpu_capture_reset(void)
+{
+	struct cap *c = vgpu_caps, *next;
+
+	pthread_mutex_init(&vgpu_cap_lk, NULL);
+	for (; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	vgpu_caps = NULL;
+	__atomic_store_n(&libvgpu_captures, 0, __ATOMIC_RELAXED);
+}

@@ -31,5 +31,7 @@ static inline void *vgpu_capture_key(CUstream h, int ptsz)
  * only while a capture is live. The legacy stream while a blocking stream
  * captures counts as capturing: work on it is refused by the driver. */
 int libvgpu_capture_stream(void *stream);
+/* A forked child forgets the parent's captures (atfork.c). */
+void libvgpu_capture_reset(void);
 
 #endif

@@ -388,3 +388,13 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 	VGPU_PASS_NESTED(cuDevicePrimaryCtxReset_v2, (dev));
 	return primary_end(REAL(cuDevicePrimaryCtxReset_v2), dev, 1);
 }
+
+/* In a forked child (atfork.c): the parent's primary contexts are not the
+ * child's (its own are retained, measured and charged anew); whether NVML
+ * answers is kept, the library being the same. */
+void libvgpu_ctx_reset(void)
+{
+	pthread_mutex_init(&vgpu_nvml_lk, NULL);
+	memset(vgpu_prim_refs, 0, sizeof(vgpu_prim_refs));
+	memset(vgpu_prim_ctx, 0, sizeof(vgpu_prim_ctx));
+}

@@ -36,6 +36,7 @@
 
 #include "account.h"
 #include "devmap.h"
+#include "graph.h"
 #include "graphmem.h"
 #include "hooks.h"
 #include "launchgate.h"
@@ -475,4 +476,19 @@ VGPU_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream
 {
 	VGPU_PASS_NESTED(cuGraphUpload_ptsz, (hGraphExec, hStream));
 	return upload(REAL(cuGraphUpload_ptsz), hGraphExec, hStream);
+}
+
+/* In a forked child (atfork.c): the executable graphs were the parent's. */
+void libvgpu_graph_reset(void)
+{
+	struct grec *e = vgpu_execs, *next;
+
+	pthread_mutex_init(&vgpu_graph_lk, NULL);
+	for (; e; e = next) {
+		next = e->next;
+		unref(e->s);
+		free(e);
+	}
+	vgpu_execs = NULL;
+	__atomic_store_n(&vgpu_nexecs, 0, __ATOMIC_RELAXED);
 }

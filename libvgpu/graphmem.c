@@ -16,6 +16,7 @@
  * charged until trimmed or the process ends.
  */
 #include <pthread.h>
+#include <string.h>
 
 #include "account.h"
 #include "devmap.h"
@@ -161,4 +162,13 @@ VGPU_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
 	if (rc == CUDA_SUCCESS && vgpu_active())
 		libvgpu_graphmem_reread(device);
 	return rc;
+}
+
+/* In a forked child (atfork.c): the graph reserves charged were the
+ * parent's registration's. */
+void libvgpu_graphmem_reset(void)
+{
+	pthread_mutex_init(&gm_lk, NULL);
+	memset(recs, 0, sizeof(recs));
+	nseen = 0;
 }

@@ -27,6 +27,7 @@
 #include "qevents.h"
 #include "register.h"
 #include "state.h"
+#include "greenctx.h"
 #include "nest.h"
 
 #if CUDA_VERSION >= 12040
@@ -153,3 +154,16 @@ VGPU_EXPORT CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)
 }
 
 #endif
+
+/* In a forked child (atfork.c): the green contexts were the parent's. */
+void libvgpu_green_reset(void)
+{
+	struct green *e = vgpu_greens, *next;
+
+	pthread_mutex_init(&vgpu_green_lk, NULL);
+	for (; e; e = next) {
+		next = e->next;
+		free(e);
+	}
+	vgpu_greens = NULL;
+}

@@ -104,3 +104,10 @@ int libvgpu_hook_is_wrapper(const void *p)
 			return 1;
 	return 0;
 }
+
+/* In a forked child (atfork.c): only the lock. The real functions found
+ * are the child's too (the same address space, the same libraries). */
+void libvgpu_hooks_reset(void)
+{
+	pthread_mutex_init(&vgpu_load_lk, NULL);
+}

@@ -7,14 +7,14 @@
  * Registration with vgpu.ko waits for the first CUDA or NVML call
  * (register.c).
  */
+#include "atfork.h"
 #include "log.h"
-#include "register.h"
 
 __attribute__((visibility("default"))) const char vgpu_version[] = "0.2";
 
 __attribute__((constructor)) static void libvgpu_init(void)
 {
 	libvgpu_log_init();
-	libvgpu_register_atfork();
+	libvgpu_atfork_install();
 	libvgpu_log(VGPU_LOG_DEBUG, "loaded (version %s)", vgpu_version);
 }

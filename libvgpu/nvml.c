@@ -4,14 +4,15 @@
  * so that nvidia-smi-like tools see their tenant. Memory info follows
  * views.c (reserved is reported as 0 and folded into used); BAR1 is
  * clamped to that view with nothing used. The running process lists
- * (compute, graphics, MPS; _v1/_v2/_v3 layouts, all starting with the pid)
- * and the per-process utilisation samples (pid first too) keep only
+ * (compute, graphics, MPS; _v1/_v2/_v3 layouts; the detail list of every
+ * mode) and the per-process utilisation samples (both forms) keep only
  * the processes registered under the caller's tenant, as a proc-get dump
  * on the registration socket reports them, with their pids translated from
  * the initial pid namespace (NVML's) into the caller's; callers outside
  * every tenant see the driver's list. A size query (count only) is answered with the
  * driver's count, an upper bound.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "devmap.h"
@@ -103,12 +104,14 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMem
 }
 
 /*
- * Keep the entries (each size bytes, pid first) of the tenant's processes
- * and give each the pid the caller's namespace knows: NVML reports pids of
- * the initial pid namespace, the dump pairs them with ours and leaves out
- * processes our namespace cannot see.
+ * Keep the entries (each size bytes, the pid an unsigned int at pid_off)
+ * of the tenant's processes and give each the pid the caller's namespace
+ * knows: NVML reports pids of the initial pid namespace, the dump pairs
+ * them with ours and leaves out processes our namespace cannot see. The
+ * entries dropped are zeroed, so that the caller's array past the new
+ * count holds nothing of other tenants'.
  */
-static void filter(void *infos, unsigned int *count, size_t size)
+static void filter(void *infos, unsigned int *count, size_t size, size_t pid_off)
 {
 	static struct vgpu_nl_pid pids[VGPU_PIDS_MAX];	/* under nl_lk */
 	unsigned int out = 0;
@@ -124,21 +127,25 @@ static void filter(void *infos, unsigned int *count, size_t size)
 			char *e = (char *)infos + i * size;
 			unsigned int pid;
 
-			memcpy(&pid, e, sizeof(pid));
+			memcpy(&pid, e + pid_off, sizeof(pid));
 			for (int k = 0; k < n; k++) {
 				if (pids[k].host == pid) {
 					char *o = (char *)infos + out++ * size;
 
 					memmove(o, e, size);
-					memcpy(o, &pids[k].pid, sizeof(pids[k].pid));
+					memcpy(o + pid_off, &pids[k].pid, sizeof(pids[k].pid));
 					break;
 				}
 			}
 		}
+		memset((char *)infos + (size_t)out * size, 0, (size_t)(*count - out) * size);
 		*count = out;
 	}
 	pthread_mutex_unlock(&libvgpu_proc.nl_lk);
 }
+
+/* The entries of an array of type, filtered by their member pid. */
+#define VGPU_FILTER(infos, count, type) filter((infos), (count), sizeof(type), offsetof(type, pid))
 
 /* A running-process list (compute, graphics or MPS; _v1/_v2/_v3), filtered. */
 #define VGPU_NVML_PROC_LIST(name, type)							\
@@ -153,7 +160,7 @@ static void filter(void *infos, unsigned int *count, size_t size)
 			return NVML_ERROR_LIBRARY_NOT_FOUND;				\
 		rc = real(device, infoCount, infos);					\
 		if (rc == NVML_SUCCESS)							\
-			filter(infos, infoCount, sizeof(*infos));			\
+			VGPU_FILTER(infos, infoCount, __typeof__(*infos));			\
 		return rc;								\
 	}
 
@@ -184,12 +191,84 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device,
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
 	rc = real(device, utilization, processSamplesCount, lastSeenTimeStamp);
 	if (rc == NVML_SUCCESS && utilization && processSamplesCount) {
-		filter(utilization, processSamplesCount, sizeof(*utilization));
+		VGPU_FILTER(utilization, processSamplesCount, nvmlProcessUtilizationSample_t);
 		if (!*processSamplesCount)
 			rc = NVML_ERROR_NOT_FOUND;
 	}
 	return rc;
 }
+
+#ifdef nvmlProcessDetailList_v1
+/*
+ * The detail list (NVML 12.4+, every mode), filtered like the lists above.
+ * Whatever the driver refuses (NULL plist, a version or mode it does not
+ * know, a size query's INSUFFICIENT_SIZE) reaches the caller unchanged.
+ * A version the driver accepts but this build does not know is a layout
+ * libvgpu cannot filter: the caller gets no entry and the answer of a
+ * driver that knows only v1, ARGUMENT_VERSION_MISMATCH, never the
+ * unfiltered list.
+ */
+VGPU_EXPORT nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device,
+							       nvmlProcessDetailList_t *plist)
+{
+	VGPU_PASS_NESTED(nvmlDeviceGetRunningProcessDetailList, (device, plist));
+	vgpu_pfn_nvmlDeviceGetRunningProcessDetailList real = REAL(nvmlDeviceGetRunningProcessDetailList);
+	nvmlReturn_t rc;
+
+	if (!real)
+		return NVML_ERROR_LIBRARY_NOT_FOUND;
+	rc = real(device, plist);
+	if (rc != NVML_SUCCESS || !plist)
+		return rc;
+	if (plist->version != nvmlProcessDetailList_v1) {
+		if (vgpu_active() && libvgpu_proc.reg.in_tenant) {
+			plist->numProcArrayEntries = 0;
+			return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+		}
+		return rc;
+	}
+	VGPU_FILTER(plist->procArray, &plist->numProcArrayEntries, nvmlProcessDetail_v1_t);
+	return rc;
+}
+#endif
+
+#ifdef nvmlProcessesUtilizationInfo_v1
+/*
+ * The samples' newer form (NVML 12.4+; the pid after the time stamp),
+ * filtered like nvmlDeviceGetProcessUtilization's: none of the tenant's,
+ * NVML_ERROR_NOT_FOUND. The driver's errors (NULL info, version mismatch,
+ * a NULL or short array's INSUFFICIENT_SIZE) pass unchanged; a version
+ * the driver accepts but this build does not know is refused as
+ * nvmlDeviceGetRunningProcessDetailList's is.
+ */
+VGPU_EXPORT nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device,
+							       nvmlProcessesUtilizationInfo_t *info)
+{
+	VGPU_PASS_NESTED(nvmlDeviceGetProcessesUtilizationInfo, (device, info));
+	vgpu_pfn_nvmlDeviceGetProcessesUtilizationInfo real = REAL(nvmlDeviceGetProcessesUtilizationInfo);
+	nvmlReturn_t rc;
+
+	if (!real)
+		return NVML_ERROR_LIBRARY_NOT_FOUND;
+	rc = real(device, info);
+	if (rc != NVML_SUCCESS || !info)
+		return rc;
+	if (info->version != nvmlProcessesUtilizationInfo_v1) {
+		if (vgpu_active() && libvgpu_proc.reg.in_tenant) {
+			info->processSamplesCount = 0;
+			return NVML_ERROR_ARGUMENT_VERSION_MISMATCH;
+		}
+		return rc;
+	}
+	if (info->procUtilArray) {
+		VGPU_FILTER(info->procUtilArray, &info->processSamplesCount,
+			    nvmlProcessUtilizationInfo_v1_t);
+		if (!info->processSamplesCount)
+			rc = NVML_ERROR_NOT_FOUND;
+	}
+	return rc;
+}
+#endif
 
 /*
  * BAR1 maps the GPU's memory, so the tenant's aperture is at most its VRAM

@@ -264,3 +264,14 @@ CUresult libvgpu_pool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, C
 	pthread_mutex_unlock(&pools_lk);
 	return rc;
 }
+
+/* In a forked child (atfork.c): the pools' charges were the parent's
+ * registration's; the child's pools are charged from its own records. */
+void libvgpu_poolcharge_reset(void)
+{
+	pthread_mutex_init(&pools_lk, NULL);
+	free(recs);
+	recs = NULL;
+	caprecs = 0;
+	__atomic_store_n(&nrecs, 0, __ATOMIC_RELEASE);
+}

@@ -17,5 +17,7 @@ void libvgpu_pools_sync(void);
 void libvgpu_pool_reread(CUmemoryPool pool);
 /* pool was destroyed: its handle is no longer asked. */
 void libvgpu_pool_gone(CUmemoryPool pool);
+/* A forked child forgets the parent's pool charges (atfork.c). */
+void libvgpu_poolcharge_reset(void);
 
 #endif

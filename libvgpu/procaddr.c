@@ -27,6 +27,7 @@
 #include "hooks.h"
 #include "log.h"
 #include "nest.h"
+#include "procaddr.h"
 #include "procmap.h"
 
 /* The self-check's progress. No thread ever waits for it: one runs it,
@@ -36,6 +37,7 @@
  * cuGetProcAddress_v2 on the checking thread, nest.h.) */
 enum { VGPU_CHECK_NONE, VGPU_CHECK_RUNNING, VGPU_CHECK_DONE };
 static int vgpu_procaddr_check;
+static pthread_mutex_t vgpu_unmapped_lk = PTHREAD_MUTEX_INITIALIZER;
 static int vgpu_procaddr_byname;	/* set once by the self-check */
 
 /* The driver's own answer, for procmap.c and the self-check. */
@@ -121,16 +123,15 @@ static int vgpu_procaddr_by_address(void)
  * past libvgpu. Nothing under the lock calls the driver. */
 static void *vgpu_procaddr_unmapped(const char *symbol, int version, cuuint64_t flags)
 {
-	static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
 	static char *said[64];
 	int i, seen = 0;
 
-	pthread_mutex_lock(&lk);
+	pthread_mutex_lock(&vgpu_unmapped_lk);
 	for (i = 0; i < 64 && said[i] && !seen; i++)
 		seen = !strcmp(said[i], symbol);
 	if (!seen && i < 64)
 		said[i] = strdup(symbol);
-	pthread_mutex_unlock(&lk);
+	pthread_mutex_unlock(&vgpu_unmapped_lk);
 	if (!seen)
 		libvgpu_log(VGPU_LOG_WARN, "cuGetProcAddress(%s, %d, %#llx): libvgpu cannot tell "
 			    "which of its variants the driver answered (cuda.h, cudaTypedefs.h "
@@ -210,3 +211,16 @@ VGPU_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cud
 	return rc;
 }
 #endif
+
+/* In a forked child (atfork.c): the lock of the names said; and a
+ * self-check the parent's other thread was running will never finish in
+ * the child (only the forking thread lives on), so the child's first
+ * look-up runs its own. One finished is kept: the driver is the same. */
+void libvgpu_procaddr_reset(void)
+{
+	int running = VGPU_CHECK_RUNNING;
+
+	pthread_mutex_init(&vgpu_unmapped_lk, NULL);
+	__atomic_compare_exchange_n(&vgpu_procaddr_check, &running, VGPU_CHECK_NONE, 0,
+				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include <cuda.h>
+#include <nvml.h>	/* hooks.def's NVML 12.4+ rows are keyed on it */
 
 #include "procmap.h"
 

@@ -26,11 +26,8 @@
 #include "log.h"
 #include "netlink.h"
 #include "placement.h"
-#include "ptrmap.h"
 #include "register.h"
 #include "state.h"
-#include "vmmfd.h"
-#include "vmmref.h"
 #include "nest.h"
 
 struct vgpu_proc libvgpu_proc = {
@@ -312,13 +309,14 @@ const struct vgpu_reg_gpu *libvgpu_reg_gpu(int gpu)
 }
 
 /*
- * The child of a fork shares the parent's socket, descriptor and page:
- * it must not charge on the parent's page nor keep the parent's
- * registration alive. Close and unmap its copies; forget the allocation
- * map (the parent's allocations are not the child's); register anew on
- * the next CUDA call.
+ * In a forked child (atfork.c), which shares the parent's socket,
+ * descriptor and pages: it must not charge on the parent's page nor keep
+ * the parent's registration alive. Close and unmap its copies, and
+ * register anew on the next CUDA or NVML call (with its own
+ * CUDA_VISIBLE_DEVICES decision). The other units forget what was
+ * charged under the parent's registration (atfork.c calls them).
  */
-static void atfork_child(void)
+void libvgpu_register_reset(void)
 {
 	if (libvgpu_proc.state == VGPU_ST_ACTIVE)
 		undo();
@@ -326,17 +324,6 @@ static void atfork_child(void)
 	vgpu_cuda_env_done = 0;
 	pthread_mutex_init(&vgpu_reg_lk, NULL);
 	pthread_mutex_init(&libvgpu_proc.nl_lk, NULL);
-	libvgpu_ptrmap_reset();
-	libvgpu_vref_reset();
-	libvgpu_vfd_reset();
-	libvgpu_devmap_reset();
-	libvgpu_gate_reset();
-	libvgpu_placement_reset();
-}
-
-void libvgpu_register_atfork(void)
-{
-	pthread_atfork(NULL, NULL, atfork_child);
 }
 
 VGPU_EXPORT CUresult cuInit(unsigned int Flags)

@@ -14,6 +14,7 @@ static inline int vgpu_active(void)
 }
 /* The registration's entry for inventory GPU gpu, or NULL. */
 const struct vgpu_reg_gpu *libvgpu_reg_gpu(int gpu);
-void libvgpu_register_atfork(void);
+/* A forked child forgets the parent's registration (atfork.c). */
+void libvgpu_register_reset(void);
 
 #endif

@@ -244,6 +244,16 @@ if [ "$a" = "$b" ]; then
 else
 	fail "views without the module" "without: $(echo $a); with: $(echo $b)"
 fi
+# NVML 12.4+'s detail list and newer samples: bad input reaches the caller
+# as simgpu's own answer (NVIDIA's documented codes), with libvgpu or not.
+want="detail null 2 version 2 mode 2 entries-no-array 2 util2 null 2 version 25 no-array 7"
+a=$($cli/nvml-procs bad 2>&1)
+b=$(LD_PRELOAD=$PRE VGPU_LOG=none $cli/nvml-procs bad 2>&1)
+if [ "$a" = "$want" ] && [ "$b" = "$want" ]; then
+	pass "nvmlDeviceGetRunningProcessDetailList and nvmlDeviceGetProcessesUtilizationInfo: bad input gets NVML's own error through libvgpu ($want)"
+else
+	fail "NVML 12.4+ process calls, bad input" "without: $a; with: $b"
+fi
 if LD_PRELOAD=$PRE VGPU_LOG=bogus $C info >/dev/null 2>"$work/bad.err" &&
    grep -q 'VGPU_LOG="bogus" is not one of' "$work/bad.err"; then
 	pass "a bad VGPU_LOG gives a warning and the default"

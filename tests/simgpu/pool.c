@@ -479,6 +479,7 @@ SG_API CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute att
 
 SG_API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
+	simgpu_pause_point("cuMemPoolGetAttribute");	/* before any lock */
 	SG_INIT_CHECK();
 	if (!valid(pool) || !value)
 		return CUDA_ERROR_INVALID_VALUE;
