@@ -23,6 +23,7 @@
 
 #include "cvd.h"
 #include "devview.h"
+#include "env.h"
 #include "log.h"
 #include "register.h"
 #include "state.h"
@@ -77,15 +78,14 @@ int libvgpu_devview_find(const char *uuid)
 }
 
 /* Sets CUDA_VISIBLE_DEVICES to val, keeping the user's value (user, NULL
- * when unset) and val beside it for children (libvgpu_cvd_source()). */
+ * when unset) and val beside it for children (libvgpu_cvd_source()).
+ * Through env.c: other threads may be reading the environment. */
 static void cvd_write(const char *user, const char *val)
 {
-	if (user)
-		setenv("VGPU_CVD_USER", user, 1);
-	else
-		unsetenv("VGPU_CVD_USER");
-	setenv("VGPU_CVD_SET", val, 1);
-	setenv("CUDA_VISIBLE_DEVICES", val, 1);
+	if (libvgpu_env_set("VGPU_CVD_USER", user) || libvgpu_env_set("VGPU_CVD_SET", val) ||
+	    libvgpu_env_set("CUDA_VISIBLE_DEVICES", val))
+		libvgpu_log(VGPU_LOG_ERROR, "device view: out of memory writing the environment: "
+			    "the driver may see more GPUs than the tenant's");
 }
 
 void libvgpu_devview_cuda_env(void)
@@ -102,15 +102,13 @@ void libvgpu_devview_cuda_env(void)
 	if (!vgpu_active())
 		return;
 	cvd = libvgpu_cvd_source(vgpu_devview.on ? &view : NULL, vgpu_devview.own, &env, &user);
-	/* A copy: the setenv() below may free the string cvd points into. */
+	/* A copy: what cvd points into may be replaced below. */
 	if (cvd)
 		snprintf(copy, sizeof(copy), "%s", cvd);
 	if (!vgpu_devview.on) {
 		/* Every GPU its own (auto:N of all): the user's value as is. */
-		if (user && cvd)
-			setenv("CUDA_VISIBLE_DEVICES", copy, 1);
-		else if (user)
-			unsetenv("CUDA_VISIBLE_DEVICES");
+		if (user)
+			libvgpu_env_set("CUDA_VISIBLE_DEVICES", cvd ? copy : NULL);
 		return;
 	}
 	n = libvgpu_cvd_choose(&view, cvd, pick);

@@ -279,6 +279,28 @@ for m in global thread; do
 	fi
 done
 
+# ---- CUDA_VISIBLE_DEVICES is written without racing getenv (env.c) ----
+out=$("$lib/tests/envrace" 2>&1)
+rc=$?
+if [ "$rc" = 0 ] && [ "${out#envrace ok }" != "$out" ]; then
+	pass "the environment changes while 4 threads read it: every read finds PATH, every name as last written ($out)"
+else
+	fail "environment changes against readers" "exit $rc: $(echo "$out" | head -n 3 | tr '\n' ' ')"
+fi
+# It can fail: glibc's setenv frees the array a reader walks (a crash in
+# one of three runs at least; 6 of 6 crashed when measured).
+crashed=0
+for i in 1 2 3; do
+	sh -c '"$0" setenv' "$lib/tests/envrace" >/dev/null 2>&1
+	rc=$?
+	[ "$rc" -gt 128 ] && crashed=$((crashed + 1))
+done
+if [ "$crashed" -ge 1 ]; then
+	pass "the same with glibc's setenv crashes ($crashed of 3 runs killed by a signal)"
+else
+	fail "the envrace test would notice glibc's setenv" "0 of 3 runs crashed (last exit $rc)"
+fi
+
 # ---- programs that never touch CUDA pay nothing ----
 out=$(LD_PRELOAD=$PRE "$lib/tests/nocuda" 2>"$work/nocuda.err")
 if ! echo "$out" | grep -q '^libvgpu loaded'; then
