@@ -3,15 +3,19 @@
  * vgpu: VRAM accounting, kept by the module for every tenant, for the
  * default bucket (processes outside every tenant) and for every GPU
  * (acct.c: the sums and grants; acct_charge.c: charging; acct_scan.c: a
- * short charge's looks through registrations; acct_bucket.c: buckets and
- * GPUs coming and going; usage.c: the usage attributes).
+ * short charge's looks through registrations; acct_walk.c: walks through
+ * registrations in batches, MEMINFO; acct_bucket.c: buckets and GPUs
+ * coming and going; usage.c: the usage attributes).
  *
  * One spinlock, vgpu_acct_lock, protects all of it together with the
  * process registry (proc.c): the accounting state of every bucket and GPU,
  * the limits each bucket copies from its tenant's quotas, the registered
  * processes and their grants, and the host's default policy. Nothing
- * sleeps under it, and nothing holds it for long: a charge that looks
- * through registrations lets it go every VGPU_SCAN_BATCH of them.
+ * sleeps under it, and nothing holds it for long: whatever goes through
+ * registrations a tenant can have many of (a charge's look, MEMINFO,
+ * tenant-get, proc-get) lets it go every VGPU_SCAN_BATCH of them
+ * (struct vgpu_walk). Only admin operations (tenant-set, tenant-del,
+ * gpu-del, proc-del) walk under it in one hold.
  * Lock order: vgpu_lock (mutex), then vgpu_acct_lock.
  * See Documentation/vram.md.
  */
@@ -104,6 +108,8 @@ struct vgpu_usage {
  * @scanning: mask of the GPUs on which a charge of the bucket is looking
  *	through registrations (acct_scan.c); the bucket is not freed while
  *	any is
+ * @walkers: MEMINFO calls summing the bucket's registrations with the
+ *	lock let go between batches (acct_walk.c); likewise
  * @nprocs: registered processes charged to this bucket
  * @procs: those processes (struct vgpu_proc.bnode)
  * @node: link in the list of tenants' buckets (acct_bucket.c)
@@ -117,6 +123,7 @@ struct vgpu_bucket {
 	u64 vram_min;
 	u64 gpus;
 	u64 scanning;
+	unsigned int walkers;
 	unsigned int nprocs;
 	struct list_head procs;
 	struct list_head node;
@@ -182,7 +189,42 @@ u64 vgpu_acct_proc_used(const struct vgpu_proc *p, u32 index);
 bool vgpu_acct_check_page(struct vgpu_proc *p, u32 index);
 bool vgpu_acct_denied(const struct vgpu_proc *p, u32 index);
 u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes);
-void vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi);
+
+/**
+ * struct vgpu_walk - a walk through registrations in batches (acct_walk.c)
+ * @head: the list walked: &bucket->procs (by bnode) or &vgpu_procs (node)
+ * @by_bucket: whether @head links the entries by bnode
+ * @pos: the link of the next entry, @head at the end
+ * @last: serial of the last entry given out (the lists are in serial order)
+ * @skip: skip the entries up to @last (the walk started again from @head,
+ *	or started after a serial)
+ * @left: entries before the next pause
+ * @paused: the lock was let go since the caller last cleared it
+ * @pin: referenced entry the walk goes on from after a pause, or NULL
+ */
+struct vgpu_walk {
+	struct list_head *head;
+	bool by_bucket;
+	struct list_head *pos;
+	u64 last;
+	bool skip;
+	unsigned int left;
+	bool paused;
+	struct vgpu_proc *pin;
+};
+
+#define VGPU_WALK_INIT	{ .left = VGPU_SCAN_BATCH }
+
+/* acct_walk.c */
+void vgpu_walk_start(struct vgpu_walk *w, struct list_head *head, bool by_bucket, u64 after);
+struct vgpu_proc *vgpu_walk_next(struct vgpu_walk *w);
+void vgpu_walk_unlock(struct vgpu_walk *w, struct vgpu_proc *pin);
+void vgpu_walk_relock(struct vgpu_walk *w);
+void vgpu_walk_done(struct vgpu_walk *w);
+void vgpu_walk_bucket_get(struct vgpu_bucket *b);
+void vgpu_walk_bucket_put(struct vgpu_bucket *b);
+void vgpu_walk_wait_bucket(struct vgpu_bucket *b);
+int vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi);
 
 /* acct_scan.c */
 int vgpu_acct_scan(struct vgpu_proc *p, u32 index, u64 bytes, struct list_head *dead);
