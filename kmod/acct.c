@@ -42,6 +42,7 @@ struct vgpu_bucket vgpu_default_bucket = {
 	.vram_min = 0,
 	.gpus = ~0ULL,
 	.procs = LIST_HEAD_INIT(vgpu_default_bucket.procs),
+	.procs_lock = __SPIN_LOCK_UNLOCKED(vgpu_default_bucket.procs_lock),
 	.node = LIST_HEAD_INIT(vgpu_default_bucket.node),
 };
 
@@ -57,6 +58,7 @@ void vgpu_bucket_init(struct vgpu_bucket *b)
 	b->vram_max = U64_MAX;
 	b->gpus = ~0ULL;
 	INIT_LIST_HEAD(&b->procs);
+	spin_lock_init(&b->procs_lock);
 	INIT_LIST_HEAD(&b->node);
 	vgpu_sched_bucket_init(&b->sched);
 }
@@ -253,12 +255,13 @@ void vgpu_acct_reclaim_bucket(struct vgpu_bucket *b)
  * @p: live registered process
  * @index: GPU index
  *
- * Context: vgpu_acct_lock held.
+ * Context: vgpu_acct_lock held, or the lock of the list of its bucket's
+ * processes, @p on it (MEMINFO: its grant may then move meanwhile).
  * Return: @used from its page, never more than the module gave it.
  */
 u64 vgpu_acct_proc_used(const struct vgpu_proc *p, u32 index)
 {
-	return min_t(u64, READ_ONCE(p->df->page->gpu[index].used), p->granted[index]);
+	return min_t(u64, READ_ONCE(p->df->page->gpu[index].used), READ_ONCE(p->granted[index]));
 }
 
 /**

@@ -12,11 +12,13 @@
  * the limits each bucket copies from its tenant's quotas, the registered
  * processes and their grants, and the host's default policy. Nothing
  * sleeps under it, and nothing holds it for long: whatever goes through
- * registrations a tenant can have many of (a charge's look, MEMINFO,
- * tenant-get, proc-get) lets it go every VGPU_SCAN_BATCH of them
- * (struct vgpu_walk). Only admin operations (tenant-set, tenant-del,
+ * registrations a tenant can have many of (a charge's look, tenant-get,
+ * proc-get) lets it go every VGPU_SCAN_BATCH of them (struct vgpu_walk);
+ * MEMINFO sums its tenant's under the bucket's own @procs_lock instead,
+ * likewise in batches. Only admin operations (tenant-set, tenant-del,
  * gpu-del, proc-del) walk under it in one hold.
- * Lock order: vgpu_lock (mutex), then vgpu_acct_lock.
+ * Lock order: vgpu_lock (mutex), then vgpu_acct_lock, then a bucket's
+ * procs_lock.
  * See Documentation/vram.md.
  */
 #ifndef _VGPU_ACCT_H
@@ -108,10 +110,13 @@ struct vgpu_usage {
  * @scanning: mask of the GPUs on which a charge of the bucket is looking
  *	through registrations (acct_scan.c); the bucket is not freed while
  *	any is
- * @walkers: MEMINFO calls summing the bucket's registrations with the
- *	lock let go between batches (acct_walk.c); likewise
+ * @walkers: MEMINFO calls summing the bucket's registrations without
+ *	vgpu_acct_lock (acct_walk.c); likewise
  * @nprocs: registered processes charged to this bucket
  * @procs: those processes (struct vgpu_proc.bnode)
+ * @procs_lock: protects @procs for MEMINFO's sums, which do not take
+ *	vgpu_acct_lock; a process joins or leaves @procs under both,
+ *	vgpu_acct_lock first, and leaves it before its file is unbound
  * @node: link in the list of tenants' buckets (acct_bucket.c)
  * @usage: accounting per GPU index
  * @sched: compute scheduling state, under vgpu_sched_lock (sched.h)
@@ -126,6 +131,7 @@ struct vgpu_bucket {
 	unsigned int walkers;
 	unsigned int nprocs;
 	struct list_head procs;
+	spinlock_t procs_lock;
 	struct list_head node;
 	struct vgpu_usage usage[VGPU_GPU_MAX];
 	struct vgpu_sched_bucket sched;
@@ -192,6 +198,8 @@ u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes);
 
 /**
  * struct vgpu_walk - a walk through registrations in batches (acct_walk.c)
+ * @lock: the lock held while walking and let go between batches:
+ *	vgpu_acct_lock, or a bucket's @procs_lock (MEMINFO)
  * @head: the list walked: &bucket->procs (by bnode) or &vgpu_procs (node)
  * @by_bucket: whether @head links the entries by bnode
  * @pos: the link of the next entry, @head at the end
@@ -203,6 +211,7 @@ u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes);
  * @pin: referenced entry the walk goes on from after a pause, or NULL
  */
 struct vgpu_walk {
+	spinlock_t *lock;
 	struct list_head *head;
 	bool by_bucket;
 	struct list_head *pos;
@@ -213,7 +222,7 @@ struct vgpu_walk {
 	struct vgpu_proc *pin;
 };
 
-#define VGPU_WALK_INIT	{ .left = VGPU_SCAN_BATCH }
+#define VGPU_WALK_INIT	{ .lock = &vgpu_acct_lock, .left = VGPU_SCAN_BATCH }
 
 /* acct_walk.c */
 void vgpu_walk_start(struct vgpu_walk *w, struct list_head *head, bool by_bucket, u64 after);

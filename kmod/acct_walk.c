@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vgpu: VRAM accounting, walks through registrations that hold
- * vgpu_acct_lock for VGPU_SCAN_BATCH of them at most, then let it go for a
- * moment: the looks of a short charge (acct_scan.c) and the reads that sum
- * or list a tenant's registrations (VGPU_IOC_MEMINFO here, tenant-get's
- * usage in usage.c, proc-get in nl_proc.c). Another tenant's charge
- * waiting for the lock waits behind steps of that size, never behind a
- * whole walk, however many registrations the walker's tenant has (issue
- * 33: a read must cost the reader, not everyone).
+ * vgpu: VRAM accounting, walks through registrations that hold a lock for
+ * VGPU_SCAN_BATCH of them at most, then let it go for a moment: under
+ * vgpu_acct_lock, the looks of a short charge (acct_scan.c) and the reads
+ * that list or sum a tenant's registrations and end the dead ones
+ * (tenant-get's usage in usage.c, proc-get in nl_proc.c); under the
+ * bucket's own procs_lock, VGPU_IOC_MEMINFO's sum (here), which needs
+ * nothing else. Another tenant's charge waiting for vgpu_acct_lock waits
+ * behind steps of that size, never behind a whole walk, however many
+ * registrations the walker's tenant has, and never behind MEMINFO's sum
+ * (issue 33: a read must cost the reader, not everyone).
  *
  * While the lock is let go a walk holds a reference to the entry it goes
  * on from. If that entry's registration ended meanwhile, the walk starts
@@ -17,10 +19,10 @@
  * that registers during a walk is given out if it comes after the walk's
  * position.
  *
- * A walk through a bucket's list that holds nothing else keeping the
- * bucket (MEMINFO holds only vgpu_acct_lock) marks it with @walkers:
- * vgpu_acct_bucket_del() waits until none walks it. Above proc.c (it
- * drops references to entries), below acct_scan.c and the readers.
+ * MEMINFO, which holds nothing else keeping the bucket, marks it with
+ * @walkers: vgpu_acct_bucket_del() waits until none walks it. Above
+ * proc.c (it drops references to entries), below acct_scan.c and the
+ * readers.
  */
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -47,7 +49,7 @@ static struct vgpu_proc *vgpu_walk_entry(const struct vgpu_walk *w, struct list_
  * @by_bucket: whether @head links the entries by bnode
  * @after: serial after which the walk starts (0: from the first entry)
  *
- * Context: vgpu_acct_lock held.
+ * Context: @w->lock held.
  */
 void vgpu_walk_start(struct vgpu_walk *w, struct list_head *head, bool by_bucket, u64 after)
 {
@@ -59,13 +61,13 @@ void vgpu_walk_start(struct vgpu_walk *w, struct list_head *head, bool by_bucket
 }
 
 /**
- * vgpu_walk_unlock() - let vgpu_acct_lock go, keeping a reference to an entry
+ * vgpu_walk_unlock() - let the walk's lock go, keeping a reference to an entry
  * @w: walk
  * @pin: entry the walk goes on from, or NULL
  *
  * The reference held before is dropped, unlocked.
  *
- * Context: vgpu_acct_lock held; released on return.
+ * Context: @w->lock held; released on return.
  */
 void vgpu_walk_unlock(struct vgpu_walk *w, struct vgpu_proc *pin)
 {
@@ -74,19 +76,19 @@ void vgpu_walk_unlock(struct vgpu_walk *w, struct vgpu_proc *pin)
 	if (pin)
 		kref_get(&pin->ref);
 	w->pin = pin;
-	spin_unlock(&vgpu_acct_lock);
+	spin_unlock(w->lock);
 	vgpu_proc_put(old);
 }
 
 /**
- * vgpu_walk_relock() - take vgpu_acct_lock again after vgpu_walk_unlock()
+ * vgpu_walk_relock() - take the walk's lock again after vgpu_walk_unlock()
  * @w: walk; a new batch starts and @w->paused is set
  *
- * Context: vgpu_acct_lock not held; held on return.
+ * Context: @w->lock not held; held on return.
  */
 void vgpu_walk_relock(struct vgpu_walk *w)
 {
-	spin_lock(&vgpu_acct_lock);
+	spin_lock(w->lock);
 	w->left = VGPU_SCAN_BATCH;
 	w->paused = true;
 }
@@ -100,7 +102,7 @@ void vgpu_walk_relock(struct vgpu_walk *w)
  * not go on once something changed (its own registration ended) looks at
  * it, and clears it.
  *
- * Context: vgpu_acct_lock held; released and taken again as above.
+ * Context: @w->lock held; released and taken again as above.
  * Return: the entry, or NULL at the end. The walk has moved past it: the
  * caller may end its registration.
  */
@@ -108,14 +110,15 @@ struct vgpu_proc *vgpu_walk_next(struct vgpu_walk *w)
 {
 	struct vgpu_proc *q;
 
-	lockdep_assert_held(&vgpu_acct_lock);
+	lockdep_assert_held(w->lock);
 	while (w->pos != w->head) {
 		q = vgpu_walk_entry(w, w->pos);
 		if (!w->left) {
 			vgpu_walk_unlock(w, q);
 			cond_resched();
 			vgpu_walk_relock(w);
-			if (q->df) {
+			/* Each list is left under its lock (bnode: list_del_init). */
+			if (w->by_bucket ? !list_empty(&q->bnode) : !!q->df) {
 				w->pos = w->by_bucket ? &q->bnode : &q->node;
 			} else {	/* it ended meanwhile: from the start again */
 				w->pos = w->head->next;
@@ -138,7 +141,7 @@ struct vgpu_proc *vgpu_walk_next(struct vgpu_walk *w)
  * vgpu_walk_done() - drop the reference a walk holds
  * @w: walk
  *
- * Context: vgpu_acct_lock not held.
+ * Context: the walk's lock not held.
  */
 void vgpu_walk_done(struct vgpu_walk *w)
 {
@@ -189,8 +192,10 @@ void vgpu_walk_wait_bucket(struct vgpu_bucket *b)
 }
 
 /*
- * Σ used on @gpu of the registrations of @p's bucket, in batches; stops
- * with -ESRCH when @p's registration ends meanwhile.
+ * Σ used on @gpu of the registrations of @p's bucket, in batches under the
+ * bucket's procs_lock; stops with -ESRCH when @p's registration ends
+ * meanwhile. Called and returns with vgpu_acct_lock held; lets it go for
+ * the sum.
  */
 static int vgpu_acct_tenant_used(struct vgpu_proc *p, u32 gpu, u64 *used)
 {
@@ -200,21 +205,23 @@ static int vgpu_acct_tenant_used(struct vgpu_proc *p, u32 gpu, u64 *used)
 	int err = 0;
 
 	*used = 0;
+	w.lock = &b->procs_lock;
 	vgpu_walk_bucket_get(b);
+	spin_unlock(&vgpu_acct_lock);
+	spin_lock(&b->procs_lock);
 	vgpu_walk_start(&w, &b->procs, true, 0);
 	while ((q = vgpu_walk_next(&w))) {
-		if (w.paused && !p->df) {
+		if (w.paused && !READ_ONCE(p->df)) {
 			err = -ESRCH;
 			break;
 		}
 		w.paused = false;
 		*used += vgpu_acct_proc_used(q, gpu);
 	}
+	spin_unlock(&b->procs_lock);
+	vgpu_walk_done(&w);
+	spin_lock(&vgpu_acct_lock);
 	vgpu_walk_bucket_put(b);
-	if (w.pin) {
-		vgpu_walk_unlock(&w, NULL);
-		vgpu_walk_relock(&w);
-	}
 	return err;
 }
 
@@ -230,11 +237,11 @@ static int vgpu_acct_tenant_used(struct vgpu_proc *p, u32 gpu, u64 *used)
  * then what it holds (its tenant's charges; outside every tenant, its own
  * grant), else min(limit, capacity): it moves when others charge only
  * when that bit flips (Documentation/vram.md, "What a tenant learns").
- * A tenant's use is summed over its registrations in batches
- * (vgpu_walk_next()); the rest is read after the sum, at once.
+ * A tenant's use is summed over its registrations without vgpu_acct_lock,
+ * under the bucket's procs_lock, in batches (vgpu_walk_next()); the rest
+ * is read after the sum, under vgpu_acct_lock, at once.
  *
- * Context: vgpu_acct_lock held; released and taken again every
- * VGPU_SCAN_BATCH registrations of the tenant.
+ * Context: vgpu_acct_lock held; let go during a tenant's sum.
  * Return: 0, or -ESRCH, -ENODEV or -EACCES when the process's
  * registration ended, the GPU left the inventory or the process may no
  * longer use it meanwhile.

@@ -172,7 +172,9 @@ int vgpu_proc_link(struct vgpu_proc *p, struct vgpu_dev_file *df,
 	df->proc = p;
 	hash_add(vgpu_proc_hash, &p->hnode, vgpu_proc_key(net, portid));
 	list_add_tail(&p->node, &vgpu_procs);
+	spin_lock(&b->procs_lock);
 	list_add_tail(&p->bnode, &b->procs);
+	spin_unlock(&b->procs_lock);
 	b->nprocs++;
 	vgpu_proc_nr++;
 	vgpu_sched_proc_link(&p->sched, &b->sched, df->page, df->gate);
@@ -215,10 +217,13 @@ void vgpu_proc_end(struct vgpu_proc *p, struct list_head *dead)
 	page = p->df->page;
 	vgpu_page_clear(page);
 	WRITE_ONCE(page->registered, 0);
-	p->df->proc = NULL;
-	p->df = NULL;
-	hash_del(&p->hnode);
+	/* Off the bucket's list first: MEMINFO reads its entries' pages. */
+	spin_lock(&p->bucket->procs_lock);
 	list_del_init(&p->bnode);
+	spin_unlock(&p->bucket->procs_lock);
+	p->df->proc = NULL;
+	WRITE_ONCE(p->df, NULL);
+	hash_del(&p->hnode);
 	p->bucket->nprocs--;
 	vgpu_proc_nr--;
 	list_move(&p->node, dead);

@@ -4,7 +4,8 @@
  * /dev/vgpu file (dev.c).
  *
  * Registrations, grants and the binding between a file and its process are
- * protected by vgpu_acct_lock (acct.h).
+ * protected by vgpu_acct_lock (acct.h); a bucket's list of processes also
+ * by its procs_lock, for MEMINFO.
  */
 #ifndef _VGPU_PROC_H
 #define _VGPU_PROC_H
