@@ -234,6 +234,7 @@ void vgpu_walk_bucket_get(struct vgpu_bucket *b);
 void vgpu_walk_bucket_put(struct vgpu_bucket *b);
 void vgpu_walk_wait_bucket(struct vgpu_bucket *b);
 int vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi);
+void vgpu_acct_gpu_users(u64 *users);
 
 /* acct_scan.c */
 int vgpu_acct_scan(struct vgpu_proc *p, u32 index, u64 bytes, struct list_head *dead);

@@ -4,7 +4,8 @@
  * VGPU_SCAN_BATCH of them at most, then let it go for a moment: under
  * vgpu_acct_lock, the looks of a short charge (acct_scan.c) and the reads
  * that list or sum a tenant's registrations and end the dead ones
- * (tenant-get's usage in usage.c, proc-get in nl_proc.c); under the
+ * (tenant-get's usage in usage.c, proc-get in nl_proc.c), and the count
+ * of every GPU's users of a registration with gpus-auto (here); under the
  * bucket's own procs_lock, VGPU_IOC_MEMINFO's sum (here), which needs
  * nothing else. Another tenant's charge waiting for vgpu_acct_lock waits
  * behind steps of that size, never behind a whole walk, however many
@@ -24,6 +25,7 @@
  * proc.c (it drops references to entries), below acct_scan.c and the
  * readers.
  */
+#include <linux/bits.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/sched.h>
@@ -277,4 +279,36 @@ int vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi)
 	if (!vgpu_acct_room(b, mi->gpu, 0, &gpu_bound) && gpu_bound)
 		mi->room = min(held, limit);
 	return 0;
+}
+
+/**
+ * vgpu_acct_gpu_users() - count the live processes that may use each GPU
+ * @users: per GPU index, incremented by the number of live registered
+ *	processes whose tenant (and own choice) allows that GPU
+ *
+ * Every registration on the host, in batches (vgpu_walk_next()): a
+ * registration with gpus-auto, which anyone may make, costs others no
+ * more than a batch at a time.
+ *
+ * Context: vgpu_lock held, vgpu_acct_lock not held.
+ */
+void vgpu_acct_gpu_users(u64 *users)
+{
+	struct vgpu_walk w = VGPU_WALK_INIT;
+	struct vgpu_proc *p;
+	u64 mask;
+	u32 i;
+
+	spin_lock(&vgpu_acct_lock);
+	vgpu_walk_start(&w, &vgpu_procs, false, 0);
+	while ((p = vgpu_walk_next(&w))) {
+		if (vgpu_proc_dead(p))
+			continue;
+		mask = p->gpus & p->bucket->gpus;
+		for (i = 0; i < VGPU_GPU_MAX; i++)
+			if (mask & BIT_ULL(i))
+				users[i]++;
+	}
+	spin_unlock(&vgpu_acct_lock);
+	vgpu_walk_done(&w);
 }

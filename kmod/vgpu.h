@@ -31,7 +31,7 @@
  *   acct_charge.c acct_bucket.c  charging; buckets and GPUs come and go
  *   acct_scan.c                a short charge's looks through registrations
  *   acct_walk.c                walks through registrations in batches;
- *                              MEMINFO
+ *                              MEMINFO; the GPUs' users (gpus-auto)
  *   proc.c                     the process registry, ends registrations
  *   acct.c                     VRAM sums and grants
  *   sched_proc.c sched_bucket.c  processes' waits; buckets, GPUs, counters
