@@ -57,7 +57,7 @@ struct vgpu_quota_set;
  * a bucket's looks take at most a tenth of the time.
  */
 #define VGPU_SCAN_SPACING	9
-/* Registrations a look goes through per hold of vgpu_acct_lock. */
+/* Registrations a walk (a look, a read) goes through per hold of its lock. */
 #define VGPU_SCAN_BATCH		8
 
 extern spinlock_t vgpu_acct_lock;
