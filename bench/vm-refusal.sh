@@ -9,15 +9,21 @@
 # vram-max (refused); 512M at a vram-max of 1G (each fits only once the
 # budget a sibling registration was given comes back: a look through a's
 # 128 registrations every time); 15.5G on a GPU b fills (refused after a
-# look through every registration). Every row is from the same boot;
+# look through every registration); then the same processes reading in a
+# loop what a tenant may read of itself, each read summing or listing
+# every one of a's registrations: VGPU_IOC_MEMINFO, tenant-get, proc-get
+# (vgpu-devtest hammer-read). Every row is from the same boot;
 # compare it with the quiet and control rows. The VM is emulated (TCG, 4 vCPUs on the host's CPUs):
 # absolute figures are slow and noisy: each scenario runs R times (3),
-# the scenarios interleaved, and the medians are printed.
+# the scenarios interleaved, and the medians are printed. KEYS (say
+# "meminfo tenant_get") runs only those scenarios beside quiet and control.
 # vm-debug: off
 . /tests/suite-lib.sh	# /tmp/in_cg
 cg=/sys/fs/cgroup
 N=${N:-20000}
 R=${R:-3}
+KEYS=${KEYS:-}
+P=${P:-8}	# a's processes (16 registrations each)
 G=1073741824
 vgpuctl gpu add 0 vram 16G >/dev/null
 mkdir -p $cg/a $cg/b
@@ -37,24 +43,28 @@ victim() {
 		grep '^bench-charge'
 }
 
-# attack BYTES: 8 processes of a, as nobody, on CPUs 1-3, 16 registrations
-# each, charging BYTES in a loop (0: the O(1) control); the victim runs
-# once all have registered; then they stop and their calls are summed.
+# attack BYTES: P processes of a (8), as nobody, on CPUs 1-3, 16 registrations
+# each, charging BYTES in a loop (0: the O(1) control; meminfo, tenant-get
+# or proc-get: that read instead); the victim runs once all have
+# registered; then they stop and their calls are summed.
 attack() {
-	local i n pids jobs=
+	local i n pids jobs= cmd="hammer 0 $1 16 0"
+	case $1 in
+	meminfo|tenant-get|proc-get) cmd="hammer-read 0 $1 16 0" ;;
+	esac
 	rm -f /tmp/att.*
-	for i in 1 2 3 4 5 6 7 8; do
+	for i in $(seq 1 "$P"); do
 		: > /tmp/att.$i
 		/tmp/in_cg a taskset -c 1-3 su -s /bin/sh nobody -c \
-			"exec vgpu-devtest hammer 0 $1 16 0" >> /tmp/att.$i 2>&1 &
+			"exec vgpu-devtest $cmd" >> /tmp/att.$i 2>&1 &
 		jobs="$jobs $!"
 	done
 	for i in $(seq 1 600); do
 		n=$(cat /tmp/att.* | grep -c '^hammering')
-		[ "$n" -ge 8 ] && break
+		[ "$n" -ge "$P" ] && break
 		sleep 0.1
 	done
-	if [ "$n" -lt 8 ]; then
+	if [ "$n" -lt "$P" ]; then
 		echo "attackers did not start: $(cat /tmp/att.*)" >&2
 	fi
 	victim > /tmp/vic
@@ -74,7 +84,15 @@ control none 0 control:_a_calls_RELEASE_0_(O(1))
 t1 none 1T a_asks_1_TiB_(no_vram-max)
 t1max 1G 1T a_asks_1_TiB_(vram-max_1G)
 at_max 1G 512M a_asks_512M_at_its_vram-max_1G
-gpu none 15872M a_asks_15.5G,_the_GPU_short"
+gpu none 15872M a_asks_15.5G,_the_GPU_short
+meminfo none meminfo a_reads_MEMINFO
+tenant_get none tenant-get a_reads_tenant-get
+proc_get none proc-get a_reads_proc-get"
+if [ -n "$KEYS" ]; then
+	scenarios=$(printf '%s\n' "$scenarios" | while read -r key rest; do
+		case " quiet control $KEYS " in *" $key "*) echo "$key $rest" ;; esac
+	done)
+fi
 
 # one SCENARIO LINE: run it, append "p50 p99 max calls refused" to /tmp/r.KEY
 one() {
@@ -93,7 +111,7 @@ one() {
 # med FILE COLUMN: the median of a column
 med() { awk -v c="$2" '{ print $c }' "$1" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
-echo "== tenant b's CHARGE 2M + RELEASE round ($N rounds a run), alone and beside tenant a's 8 processes x 16 registrations; $R runs of each, interleaved; medians =="
+echo "== tenant b's CHARGE 2M + RELEASE round ($N rounds a run), alone and beside tenant a's $P processes x 16 registrations; $R runs of each, interleaved; medians =="
 rm -f /tmp/r.*
 r=0
 while [ $r -lt "$R" ]; do

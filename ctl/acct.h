@@ -23,7 +23,8 @@
 struct vgpu_acct_ctr {
 	uint64_t gpu_time_ns, throttled_ns, grants;
 	uint64_t vram_byte_seconds, vram_reserved_byte_seconds;
-	uint64_t vram_failures, vram_overdrafts;
+	uint64_t vram_failures, vram_overdrafts, vram_scans;
+	bool no_scans;	/* vram_scans unknown (a state line of an older vgpuctl) */
 };
 
 /* The last recorded state of a tenant on a GPU. */

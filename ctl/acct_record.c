@@ -61,6 +61,7 @@ static struct vgpu_acct_ctr ctr_of(const struct vgpu_snap_usage *u)
 		.grants = u->grants, .vram_byte_seconds = u->vram_byte_seconds,
 		.vram_reserved_byte_seconds = u->vram_reserved_byte_seconds,
 		.vram_failures = u->vram_failures, .vram_overdrafts = u->vram_overdrafts,
+		.vram_scans = u->vram_scans,
 	};
 }
 
@@ -75,6 +76,9 @@ static struct vgpu_acct_ctr ctr_sub(const struct vgpu_acct_ctr *c, const struct 
 						  l->vram_reserved_byte_seconds),
 		.vram_failures = sub(c->vram_failures, l->vram_failures),
 		.vram_overdrafts = sub(c->vram_overdrafts, l->vram_overdrafts),
+		/* No count to start from: the record leaves vram_scans out. */
+		.vram_scans = l->no_scans ? 0 : sub(c->vram_scans, l->vram_scans),
+		.no_scans = l->no_scans,
 	};
 }
 
@@ -132,6 +136,8 @@ static void put_usage(struct vgpu_json *j, const struct rec *r)
 	vgpuctl_json_u64(j, "vram_reserved_byte_seconds", r->d.vram_reserved_byte_seconds);
 	vgpuctl_json_u64(j, "vram_failures", r->d.vram_failures);
 	vgpuctl_json_u64(j, "vram_overdrafts", r->d.vram_overdrafts);
+	if (!r->d.no_scans)
+		vgpuctl_json_u64(j, "vram_scans", r->d.vram_scans);
 	if (r->u) {
 		vgpuctl_json_u64(j, "vram_peak_bytes", r->u->vram_peak);
 		vgpuctl_json_u64(j, "vram_used_bytes", r->u->vram_current);

@@ -8,7 +8,11 @@
  *   final-seq N
  *   pending OFFSET LEN DEV INO   (only in STATE.next, see account.c)
  *   entry TENANT GPU END CREATED GPU_TIME THROTTLED GRANTS BYTE_S RESERVED_BYTE_S
- *         FAILURES OVERDRAFTS NAME UUID|-      (one line each)
+ *         FAILURES OVERDRAFTS SCANS NAME UUID|-      (one line each)
+ *
+ * An entry line without SCANS (written by a vgpuctl that did not keep it)
+ * is read with the scans unknown: the next record of the tenant on the
+ * GPU leaves vram_scans out, and its entry has them.
  *
  * A file that does not parse is refused with the line and the reason:
  * nothing is guessed.
@@ -65,19 +69,38 @@ void vgpuctl_acct_state_free(struct vgpu_acct_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
+/* The counters of an entry line: 12 (SCANS last), or 11 of an older vgpuctl. */
+static int parse_counters(const char *line, struct vgpu_acct_entry *e, char *name, char *uuid)
+{
+	int end = 0;
+
+	if (sscanf(line, "entry %" SCNu32 " %" SCNu32 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %" SCNu64 " %64s %41s%n", &e->tenant, &e->gpu, &e->end_ns, &e->created,
+		   &e->c.gpu_time_ns, &e->c.throttled_ns, &e->c.grants, &e->c.vram_byte_seconds,
+		   &e->c.vram_reserved_byte_seconds, &e->c.vram_failures, &e->c.vram_overdrafts,
+		   &e->c.vram_scans, name, uuid, &end) == 14 && !line[end])
+		return 0;
+	end = 0;
+	e->c.vram_scans = 0;
+	e->c.no_scans = true;
+	if (sscanf(line, "entry %" SCNu32 " %" SCNu32 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %64s %41s%n", &e->tenant, &e->gpu, &e->end_ns, &e->created,
+		   &e->c.gpu_time_ns, &e->c.throttled_ns, &e->c.grants, &e->c.vram_byte_seconds,
+		   &e->c.vram_reserved_byte_seconds, &e->c.vram_failures, &e->c.vram_overdrafts,
+		   name, uuid, &end) == 13 && !line[end])
+		return 0;
+	return -1;
+}
+
 static int parse_entry(const char *line, struct vgpu_acct_state *st)
 {
 	struct vgpu_acct_entry e = { 0 };
 	char name[VGPU_NAME_LEN_MAX + 2], uuid[VGPU_UUID_LEN + 2];
 	struct vgpu_acct_entry *n;
-	int end = 0;
 
-	if (sscanf(line, "entry %" SCNu32 " %" SCNu32 " %" SCNu64 " %" SCNu64 " %" SCNu64
-		   " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-		   " %64s %41s%n", &e.tenant, &e.gpu, &e.end_ns, &e.created, &e.c.gpu_time_ns,
-		   &e.c.throttled_ns, &e.c.grants, &e.c.vram_byte_seconds,
-		   &e.c.vram_reserved_byte_seconds, &e.c.vram_failures, &e.c.vram_overdrafts,
-		   name, uuid, &end) != 13 || line[end] || vgpuctl_parse_name(name) ||
+	if (parse_counters(line, &e, name, uuid) || vgpuctl_parse_name(name) ||
 	    e.gpu >= VGPU_GPU_MAX || strlen(uuid) > VGPU_UUID_LEN)
 		return -1;
 	if (vgpuctl_acct_state_find(st, e.tenant, e.gpu))
@@ -191,10 +214,10 @@ char *vgpuctl_acct_state_format(const struct vgpu_acct_state *st, size_t *len)
 
 		fprintf(f, "entry %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64
 			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			" %s %s\n", e->tenant, e->gpu, e->end_ns, e->created, e->c.gpu_time_ns,
-			e->c.throttled_ns, e->c.grants, e->c.vram_byte_seconds,
+			" %" PRIu64 " %s %s\n", e->tenant, e->gpu, e->end_ns, e->created,
+			e->c.gpu_time_ns, e->c.throttled_ns, e->c.grants, e->c.vram_byte_seconds,
 			e->c.vram_reserved_byte_seconds, e->c.vram_failures, e->c.vram_overdrafts,
-			e->name, e->uuid[0] ? e->uuid : "-");
+			e->c.vram_scans, e->name, e->uuid[0] ? e->uuid : "-");
 	}
 	if (fclose(f)) {
 		free(buf);

@@ -277,6 +277,9 @@ static const struct u_family u_families[] = {
 	{ "vgpu_tenant_vram_overdrafts_total", "counter",
 	  "Processes of the tenant found claiming more VRAM than granted.",
 	  UOFF(vram_overdrafts), U_COUNT },
+	{ "vgpu_tenant_vram_scans_total", "counter",
+	  "Charges of the tenant that ran short and looked through its registrations on the GPU.",
+	  UOFF(vram_scans), U_COUNT },
 };
 
 static void usage_metrics(FILE *f, const struct vgpu_snap *s)

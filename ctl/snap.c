@@ -117,6 +117,7 @@ static void usage_from(struct vgpu_snap_usage *s, const struct vgpuctl_usage *u)
 		.vram_reserved_byte_seconds = u->vram_reserved_byte_seconds,
 		.gpu_time_ns = u->gpu_time_ns, .throttled_ns = u->throttled_ns,
 		.grants = u->grants, .vram_overdrafts = u->vram_overdrafts,
+		.vram_scans = u->vram_scans,
 	};
 }
 

@@ -27,7 +27,7 @@ struct vgpu_snap_usage {
 	uint32_t gpu;
 	uint64_t vram_current, vram_peak, vram_failures, vram_budget;
 	uint64_t vram_byte_seconds, vram_reserved_byte_seconds;
-	uint64_t gpu_time_ns, throttled_ns, grants, vram_overdrafts;
+	uint64_t gpu_time_ns, throttled_ns, grants, vram_overdrafts, vram_scans;
 	uint32_t procs;		/* registered processes using the GPU */
 };
 

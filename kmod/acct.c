@@ -42,6 +42,7 @@ struct vgpu_bucket vgpu_default_bucket = {
 	.vram_min = 0,
 	.gpus = ~0ULL,
 	.procs = LIST_HEAD_INIT(vgpu_default_bucket.procs),
+	.procs_lock = __SPIN_LOCK_UNLOCKED(vgpu_default_bucket.procs_lock),
 	.node = LIST_HEAD_INIT(vgpu_default_bucket.node),
 };
 
@@ -57,6 +58,7 @@ void vgpu_bucket_init(struct vgpu_bucket *b)
 	b->vram_max = U64_MAX;
 	b->gpus = ~0ULL;
 	INIT_LIST_HEAD(&b->procs);
+	spin_lock_init(&b->procs_lock);
 	INIT_LIST_HEAD(&b->node);
 	vgpu_sched_bucket_init(&b->sched);
 }
@@ -253,12 +255,13 @@ void vgpu_acct_reclaim_bucket(struct vgpu_bucket *b)
  * @p: live registered process
  * @index: GPU index
  *
- * Context: vgpu_acct_lock held.
+ * Context: vgpu_acct_lock held, or the lock of the list of its bucket's
+ * processes, @p on it (MEMINFO: its grant may then move meanwhile).
  * Return: @used from its page, never more than the module gave it.
  */
 u64 vgpu_acct_proc_used(const struct vgpu_proc *p, u32 index)
 {
-	return min_t(u64, READ_ONCE(p->df->page->gpu[index].used), p->granted[index]);
+	return min_t(u64, READ_ONCE(p->df->page->gpu[index].used), READ_ONCE(p->granted[index]));
 }
 
 /**
@@ -395,43 +398,4 @@ u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes)
 	p->granted[index] -= take;
 	vgpu_acct_uncharge(p->bucket, index, take);
 	return take;
-}
-
-/**
- * vgpu_acct_meminfo() - VGPU_IOC_MEMINFO: the GPU as the tenant may see it
- * @p: live registered process, allowed on the GPU
- * @mi: its @gpu names a GPU of the inventory; the rest is filled
- *
- * Tells the caller its own limit and use and, of the other buckets, one
- * bit: whether the GPU is full for it (their charges and reservations
- * leave it nothing beyond its own charges, short of its limit). @room is
- * then what it holds (its tenant's charges; outside every tenant, its own
- * grant), else min(limit, capacity): it moves when others charge only
- * when that bit flips (Documentation/vram.md, "What a tenant learns").
- *
- * Context: vgpu_acct_lock held.
- */
-void vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi)
-{
-	const struct vgpu_acct_gpu *gpu = &vgpu_acct_gpus[mi->gpu];
-	struct vgpu_bucket *b = p->bucket;
-	u64 limit = min(b->vram_max, gpu->capacity);
-	u64 used = 0, held;
-	struct vgpu_proc *q;
-	bool gpu_bound;
-
-	if (!p->tenant) {
-		used = vgpu_acct_proc_used(p, mi->gpu);
-		held = p->granted[mi->gpu];
-	} else {
-		list_for_each_entry(q, &b->procs, bnode)
-			used += vgpu_acct_proc_used(q, mi->gpu);
-		held = b->usage[mi->gpu].charged;
-	}
-	mi->capacity = gpu->capacity;
-	mi->limit = b->vram_max;
-	mi->tenant_used = used;
-	mi->room = limit;
-	if (!vgpu_acct_room(b, mi->gpu, 0, &gpu_bound) && gpu_bound)
-		mi->room = min(held, limit);
 }

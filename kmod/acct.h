@@ -3,16 +3,22 @@
  * vgpu: VRAM accounting, kept by the module for every tenant, for the
  * default bucket (processes outside every tenant) and for every GPU
  * (acct.c: the sums and grants; acct_charge.c: charging; acct_scan.c: a
- * short charge's looks through registrations; acct_bucket.c: buckets and
- * GPUs coming and going; usage.c: the usage attributes).
+ * short charge's looks through registrations; acct_walk.c: walks through
+ * registrations in batches, MEMINFO; acct_bucket.c: buckets and GPUs
+ * coming and going; usage.c: the usage attributes).
  *
  * One spinlock, vgpu_acct_lock, protects all of it together with the
  * process registry (proc.c): the accounting state of every bucket and GPU,
  * the limits each bucket copies from its tenant's quotas, the registered
  * processes and their grants, and the host's default policy. Nothing
- * sleeps under it, and nothing holds it for long: a charge that looks
- * through registrations lets it go every VGPU_SCAN_BATCH of them.
- * Lock order: vgpu_lock (mutex), then vgpu_acct_lock.
+ * sleeps under it, and nothing holds it for long: whatever goes through
+ * registrations a tenant can have many of (a charge's look, tenant-get,
+ * proc-get) lets it go every VGPU_SCAN_BATCH of them (struct vgpu_walk);
+ * MEMINFO sums its tenant's under the bucket's own @procs_lock instead,
+ * likewise in batches. Only admin operations (tenant-set, tenant-del,
+ * gpu-del, proc-del) walk under it in one hold.
+ * Lock order: vgpu_lock (mutex), then vgpu_acct_lock, then a bucket's
+ * procs_lock.
  * See Documentation/vram.md.
  */
 #ifndef _VGPU_ACCT_H
@@ -51,7 +57,7 @@ struct vgpu_quota_set;
  * a bucket's looks take at most a tenth of the time.
  */
 #define VGPU_SCAN_SPACING	9
-/* Registrations a look goes through per hold of vgpu_acct_lock. */
+/* Registrations a walk (a look, a read) goes through per hold of its lock. */
 #define VGPU_SCAN_BATCH		8
 
 extern spinlock_t vgpu_acct_lock;
@@ -104,8 +110,13 @@ struct vgpu_usage {
  * @scanning: mask of the GPUs on which a charge of the bucket is looking
  *	through registrations (acct_scan.c); the bucket is not freed while
  *	any is
+ * @walkers: MEMINFO calls summing the bucket's registrations without
+ *	vgpu_acct_lock (acct_walk.c); likewise
  * @nprocs: registered processes charged to this bucket
  * @procs: those processes (struct vgpu_proc.bnode)
+ * @procs_lock: protects @procs for MEMINFO's sums, which do not take
+ *	vgpu_acct_lock; a process joins or leaves @procs under both,
+ *	vgpu_acct_lock first, and leaves it before its file is unbound
  * @node: link in the list of tenants' buckets (acct_bucket.c)
  * @usage: accounting per GPU index
  * @sched: compute scheduling state, under vgpu_sched_lock (sched.h)
@@ -117,8 +128,10 @@ struct vgpu_bucket {
 	u64 vram_min;
 	u64 gpus;
 	u64 scanning;
+	unsigned int walkers;
 	unsigned int nprocs;
 	struct list_head procs;
+	spinlock_t procs_lock;
 	struct list_head node;
 	struct vgpu_usage usage[VGPU_GPU_MAX];
 	struct vgpu_sched_bucket sched;
@@ -182,7 +195,46 @@ u64 vgpu_acct_proc_used(const struct vgpu_proc *p, u32 index);
 bool vgpu_acct_check_page(struct vgpu_proc *p, u32 index);
 bool vgpu_acct_denied(const struct vgpu_proc *p, u32 index);
 u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes);
-void vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi);
+
+/**
+ * struct vgpu_walk - a walk through registrations in batches (acct_walk.c)
+ * @lock: the lock held while walking and let go between batches:
+ *	vgpu_acct_lock, or a bucket's @procs_lock (MEMINFO)
+ * @head: the list walked: &bucket->procs (by bnode) or &vgpu_procs (node)
+ * @by_bucket: whether @head links the entries by bnode
+ * @pos: the link of the next entry, @head at the end
+ * @last: serial of the last entry given out (the lists are in serial order)
+ * @skip: skip the entries up to @last (the walk started again from @head,
+ *	or started after a serial)
+ * @left: entries before the next pause
+ * @paused: the lock was let go since the caller last cleared it
+ * @pin: referenced entry the walk goes on from after a pause, or NULL
+ */
+struct vgpu_walk {
+	spinlock_t *lock;
+	struct list_head *head;
+	bool by_bucket;
+	struct list_head *pos;
+	u64 last;
+	bool skip;
+	unsigned int left;
+	bool paused;
+	struct vgpu_proc *pin;
+};
+
+#define VGPU_WALK_INIT	{ .lock = &vgpu_acct_lock, .left = VGPU_SCAN_BATCH }
+
+/* acct_walk.c */
+void vgpu_walk_start(struct vgpu_walk *w, struct list_head *head, bool by_bucket, u64 after);
+struct vgpu_proc *vgpu_walk_next(struct vgpu_walk *w);
+void vgpu_walk_unlock(struct vgpu_walk *w, struct vgpu_proc *pin);
+void vgpu_walk_relock(struct vgpu_walk *w);
+void vgpu_walk_done(struct vgpu_walk *w);
+void vgpu_walk_bucket_get(struct vgpu_bucket *b);
+void vgpu_walk_bucket_put(struct vgpu_bucket *b);
+void vgpu_walk_wait_bucket(struct vgpu_bucket *b);
+int vgpu_acct_meminfo(struct vgpu_proc *p, struct vgpu_dev_meminfo *mi);
+void vgpu_acct_gpu_users(u64 *users);
 
 /* acct_scan.c */
 int vgpu_acct_scan(struct vgpu_proc *p, u32 index, u64 bytes, struct list_head *dead);

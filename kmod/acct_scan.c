@@ -9,7 +9,7 @@
  *
  * - holds vgpu_acct_lock for VGPU_SCAN_BATCH registrations at most, then
  *   lets it go for a moment (other charges get in), holding a reference
- *   to the registration it goes on from;
+ *   to the registration it goes on from (struct vgpu_walk, acct_walk.c);
  * - runs once at a time per bucket and GPU, and the GPU-wide look once at
  *   a time per GPU (later charges sleep until it ends, then see what it
  *   did);
@@ -21,13 +21,12 @@
  *   counts.
  *
  * A bucket with a look under way is not freed: vgpu_acct_bucket_del()
- * waits for it (vgpu_acct_scan_wait_bucket()). Above proc.c (it ends
- * registrations), below acct_charge.c and acct_bucket.c.
+ * waits for it (vgpu_acct_scan_wait_bucket()). Above acct_walk.c and
+ * proc.c (it ends registrations), below acct_charge.c and acct_bucket.c.
  */
 #include <linux/atomic.h>
 #include <linux/bits.h>
 #include <linux/kernel.h>
-#include <linux/kref.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
@@ -48,32 +47,14 @@ static DECLARE_WAIT_QUEUE_HEAD(vgpu_scan_wq);
  * struct vgpu_scan - one charge's look through registrations
  * @p: the charging process (the caller holds a reference)
  * @index: GPU index
- * @pin: referenced registration a walk goes on from after a pause, or
- *	NULL; dropped at the next pause, with the lock released
- * @head: the list walked: &bucket->procs (by bnode) or &vgpu_procs (node)
- * @by_bucket: whether @head links the entries by bnode
- * @pos: the link of the next entry, @head at the end
- * @last: serial of the last entry given out (the lists are in serial order)
- * @skip: the walk started again from @head: skip up to @last
- * @left: entries before the next pause
+ * @w: the walk (acct_walk.c); its reference is dropped at the next pause
+ *	or at the end of the look, with the lock released
  */
 struct vgpu_scan {
 	struct vgpu_proc *p;
 	u32 index;
-	struct vgpu_proc *pin;
-	struct list_head *head;
-	bool by_bucket;
-	struct list_head *pos;
-	u64 last;
-	bool skip;
-	unsigned int left;
+	struct vgpu_walk w;
 };
-
-static struct vgpu_proc *vgpu_scan_entry(const struct vgpu_scan *s, struct list_head *l)
-{
-	return s->by_bucket ? list_entry(l, struct vgpu_proc, bnode) :
-			      list_entry(l, struct vgpu_proc, node);
-}
 
 /* A look ended: the charges waiting for one look again. */
 static void vgpu_scan_ended(void)
@@ -84,31 +65,12 @@ static void vgpu_scan_ended(void)
 }
 
 /*
- * Lets vgpu_acct_lock go for a moment or, with @sleep, until a look ends,
- * keeping a reference to @pin (or none) and dropping the previous one
- * unlocked. Returns 0, or why the charge cannot go on: a fatal signal
- * (-EINTR), its registration ended (-ESRCH), the GPU left the inventory
- * (-ENODEV) or the process (-EACCES).
+ * After the lock was let go: 0, or why the charge cannot go on: its
+ * registration ended (-ESRCH), the GPU left the inventory (-ENODEV) or
+ * the process (-EACCES).
  */
-static int vgpu_scan_yield(struct vgpu_scan *s, struct vgpu_proc *pin, bool sleep)
+static int vgpu_scan_check(struct vgpu_scan *s)
 {
-	struct vgpu_proc *old = s->pin;
-	u64 ends = vgpu_scan_ends;
-	int err = 0;
-
-	if (pin)
-		kref_get(&pin->ref);
-	s->pin = pin;
-	spin_unlock(&vgpu_acct_lock);
-	vgpu_proc_put(old);
-	if (sleep && wait_event_killable(vgpu_scan_wq, READ_ONCE(vgpu_scan_ends) != ends))
-		err = -EINTR;
-	else if (!sleep)
-		cond_resched();
-	spin_lock(&vgpu_acct_lock);
-	s->left = VGPU_SCAN_BATCH;
-	if (err)
-		return err;
 	if (!s->p->df)
 		return -ESRCH;
 	if (!vgpu_acct_gpu_ok(s->index))
@@ -116,46 +78,39 @@ static int vgpu_scan_yield(struct vgpu_scan *s, struct vgpu_proc *pin, bool slee
 	return vgpu_acct_denied(s->p, s->index) ? -EACCES : 0;
 }
 
-static void vgpu_scan_walk(struct vgpu_scan *s, struct list_head *head, bool by_bucket)
+/*
+ * Lets vgpu_acct_lock go until a look ends, dropping the walk's
+ * reference. Returns 0, -EINTR on a fatal signal, or vgpu_scan_check()'s.
+ */
+static int vgpu_scan_sleep(struct vgpu_scan *s)
 {
-	s->head = head;
-	s->by_bucket = by_bucket;
-	s->pos = head->next;
-	s->last = 0;
-	s->skip = false;
+	u64 ends = vgpu_scan_ends;
+	int err = 0;
+
+	vgpu_walk_unlock(&s->w, NULL);
+	if (wait_event_killable(vgpu_scan_wq, READ_ONCE(vgpu_scan_ends) != ends))
+		err = -EINTR;
+	vgpu_walk_relock(&s->w);
+	s->w.paused = false;
+	return err ?: vgpu_scan_check(s);
 }
 
 /*
- * The walk's next entry, or NULL at its end or when *@err is set (by a
- * pause). The walk has moved past it: the caller may end its registration.
+ * The walk's next entry, or NULL at its end or when *@err is set (after
+ * a pause). The walk has moved past it: the caller may end its
+ * registration.
  */
 static struct vgpu_proc *vgpu_scan_next(struct vgpu_scan *s, int *err)
 {
-	struct vgpu_proc *q;
+	struct vgpu_proc *q = vgpu_walk_next(&s->w);
 
-	while (s->pos != s->head) {
-		q = vgpu_scan_entry(s, s->pos);
-		if (!s->left) {
-			*err = vgpu_scan_yield(s, q, false);
-			if (*err)
-				return NULL;
-			if (q->df) {
-				s->pos = s->by_bucket ? &q->bnode : &q->node;
-			} else {	/* it ended meanwhile: from the start again */
-				s->pos = s->head->next;
-				s->skip = true;
-			}
-			continue;
-		}
-		s->left--;
-		s->pos = s->pos->next;
-		if (s->skip && q->serial <= s->last)
-			continue;
-		s->skip = false;
-		s->last = q->serial;
-		return q;
+	if (s->w.paused) {
+		s->w.paused = false;
+		*err = vgpu_scan_check(s);
+		if (*err)
+			return NULL;
 	}
-	return NULL;
+	return q;
 }
 
 /* The bucket's registrations: the dead end, the unspent budgets come back. */
@@ -164,7 +119,7 @@ static int vgpu_scan_bucket(struct vgpu_scan *s, struct list_head *dead)
 	struct vgpu_proc *q;
 	int err = 0;
 
-	vgpu_scan_walk(s, &s->p->bucket->procs, true);
+	vgpu_walk_start(&s->w, &s->p->bucket->procs, true, 0);
 	while ((q = vgpu_scan_next(s, &err))) {
 		if (vgpu_proc_dead(q))
 			vgpu_proc_end(q, dead);
@@ -215,7 +170,7 @@ static int vgpu_scan_gpu(struct vgpu_scan *s, u64 bytes, struct list_head *dead)
 	struct vgpu_proc *q;
 	int err = 0;
 
-	vgpu_scan_walk(s, &vgpu_procs, false);
+	vgpu_walk_start(&s->w, &vgpu_procs, false, 0);
 	while ((q = vgpu_scan_next(s, &err))) {
 		if (vgpu_proc_dead(q))
 			vgpu_proc_end(q, dead);
@@ -224,7 +179,7 @@ static int vgpu_scan_gpu(struct vgpu_scan *s, u64 bytes, struct list_head *dead)
 	}
 	if (err || bytes > vgpu_acct_room(b, s->index, freed, NULL))
 		return err;
-	vgpu_scan_walk(s, &vgpu_procs, false);
+	vgpu_walk_start(&s->w, &vgpu_procs, false, 0);
 	while ((q = vgpu_scan_next(s, &err))) {
 		if (q->bucket != b)
 			vgpu_acct_reclaim(q, s->index);
@@ -242,7 +197,7 @@ static int vgpu_scan_gpu_once(struct vgpu_scan *s, u64 bytes, struct list_head *
 	int err = 0;
 
 	while (gpu->scanning) {
-		err = vgpu_scan_yield(s, NULL, true);
+		err = vgpu_scan_sleep(s);
 		if (err)
 			return err;
 	}
@@ -295,7 +250,7 @@ static int vgpu_scan_run(struct vgpu_scan *s, u64 bytes, struct list_head *dead)
  */
 int vgpu_acct_scan(struct vgpu_proc *p, u32 index, u64 bytes, struct list_head *dead)
 {
-	struct vgpu_scan s = { .p = p, .index = index, .left = VGPU_SCAN_BATCH };
+	struct vgpu_scan s = { .p = p, .index = index, .w = VGPU_WALK_INIT };
 	struct vgpu_bucket *b = p->bucket;
 	struct vgpu_usage *u = &b->usage[index];
 	u64 start, end, pause;
@@ -303,7 +258,7 @@ int vgpu_acct_scan(struct vgpu_proc *p, u32 index, u64 bytes, struct list_head *
 
 	lockdep_assert_held(&vgpu_acct_lock);
 	while (b->scanning & BIT_ULL(index)) {
-		err = vgpu_scan_yield(&s, NULL, true);
+		err = vgpu_scan_sleep(&s);
 		if (err)
 			return err;
 	}
@@ -313,10 +268,10 @@ int vgpu_acct_scan(struct vgpu_proc *p, u32 index, u64 bytes, struct list_head *
 	WRITE_ONCE(b->scanning, b->scanning | BIT_ULL(index));
 	start = ktime_get_ns();
 	err = vgpu_scan_run(&s, bytes, dead);
-	if (s.pin) {
-		int e = vgpu_scan_yield(&s, NULL, false);
-
-		err = err ?: e;
+	if (s.w.pin) {
+		vgpu_walk_unlock(&s.w, NULL);
+		vgpu_walk_relock(&s.w);
+		err = err ?: vgpu_scan_check(&s);
 	}
 	end = ktime_get_ns();
 	pause = min((end - start) * VGPU_SCAN_SPACING, VGPU_RECLAIM_PAUSE_NS);
@@ -331,6 +286,7 @@ int vgpu_acct_scan(struct vgpu_proc *p, u32 index, u64 bytes, struct list_head *
 
 /**
  * vgpu_acct_scan_wait_bucket() - wait until no charge of a bucket looks
+ *	and no MEMINFO walks it
  * @b: bucket none of whose processes is registered
  *
  * A charge whose registration ended while it looked through the
@@ -343,9 +299,10 @@ int vgpu_acct_scan(struct vgpu_proc *p, u32 index, u64 bytes, struct list_head *
 void vgpu_acct_scan_wait_bucket(struct vgpu_bucket *b)
 {
 	lockdep_assert_held(&vgpu_acct_lock);
-	while (b->scanning) {
+	while (b->scanning || b->walkers) {
 		spin_unlock(&vgpu_acct_lock);
 		wait_event(vgpu_scan_wq, !READ_ONCE(b->scanning));
 		spin_lock(&vgpu_acct_lock);
+		vgpu_walk_wait_bucket(b);
 	}
 }

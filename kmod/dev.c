@@ -211,18 +211,26 @@ static int vgpu_dev_release_budget(struct vgpu_dev_file *df, struct vgpu_dev_cha
 	return err;
 }
 
+/*
+ * MEMINFO sums the tenant's registrations with vgpu_acct_lock let go
+ * between batches (acct_walk.c): it holds a reference to the registration
+ * meanwhile.
+ */
 static int vgpu_dev_meminfo(struct vgpu_dev_file *df, struct vgpu_dev_meminfo *mi)
 {
 	struct vgpu_proc *p;
-	int err = 0;
+	int err;
 
 	spin_lock(&vgpu_acct_lock);
 	p = vgpu_dev_check(df, mi->gpu, true);
-	if (IS_ERR(p))
-		err = PTR_ERR(p);
-	else
-		vgpu_acct_meminfo(p, mi);
+	if (IS_ERR(p)) {
+		spin_unlock(&vgpu_acct_lock);
+		return PTR_ERR(p);
+	}
+	kref_get(&p->ref);
+	err = vgpu_acct_meminfo(p, mi);
 	spin_unlock(&vgpu_acct_lock);
+	vgpu_proc_put(p);
 	return err;
 }
 

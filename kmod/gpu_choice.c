@@ -23,6 +23,7 @@
 #include <linux/topology.h>
 #include <net/netlink.h>
 
+#include "acct.h"
 #include "gpu.h"
 #include "gpu_choice.h"
 #include "proc.h"
@@ -283,7 +284,7 @@ int vgpu_gpus_choose_proc(const struct vgpu_tenant *t, u32 n, u64 *gpus,
 		return -ENOMEM;
 	c->n = n;
 	c->policy = vgpu_gpu_policy;
-	vgpu_proc_gpu_users(c->load);
+	vgpu_acct_gpu_users(c->load);
 	err = vgpu_choice_make(c, &t->quota, t,
 			       t->quota.set & VGPU_QUOTA_GPUS ? t->quota.gpus : ~0ULL,
 			       gpus, attr, extack);

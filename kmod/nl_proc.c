@@ -251,10 +251,12 @@ err_cancel:
  * One message per registered process, in registration order, with its
  * pid in the reader's pid namespace (processes without one there are left
  * out), its pid in the initial pid namespace (what NVML reports, so that
- * a reader in a container can translate NVML's pids) and its usage on each GPU where it holds anything. Callers without
- * CAP_NET_ADMIN, outside the monitor group, see only the processes of
- * their own tenant. Dead processes
- * are reaped first.
+ * a reader in a container can translate NVML's pids) and its usage on
+ * each GPU where it holds anything. Callers without CAP_NET_ADMIN,
+ * outside the monitor group, see only the processes of their own tenant:
+ * the walk goes through that tenant's registrations only. The walk lets
+ * vgpu_acct_lock go every VGPU_SCAN_BATCH registrations (acct_walk.c) and
+ * ends the registrations of the dead processes it meets.
  *
  * Return: bytes written, 0 at the end, or a negative errno.
  */
@@ -263,6 +265,7 @@ int vgpu_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	struct vgpu_proc_dump_ctx *ctx = (void *)cb->ctx;
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	bool admin = vgpu_may_read_all(cb->skb);
+	struct vgpu_walk w = VGPU_WALK_INIT;
 	struct vgpu_tenant *own = NULL;
 	struct vgpu_proc *p;
 	LIST_HEAD(dead);
@@ -280,10 +283,15 @@ int vgpu_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 			goto out_done;
 	}
 	spin_lock(&vgpu_acct_lock);
-	vgpu_proc_reap_all(&dead);
-	list_for_each_entry(p, &vgpu_procs, node) {
-		if (p->serial <= ctx->serial || (!admin && p->tenant != own))
+	if (own)
+		vgpu_walk_start(&w, &own->bucket.procs, true, ctx->serial);
+	else
+		vgpu_walk_start(&w, &vgpu_procs, false, ctx->serial);
+	while ((p = vgpu_walk_next(&w))) {
+		if (vgpu_proc_dead(p)) {
+			vgpu_proc_end(p, &dead);
 			continue;
+		}
 		pid = pid_nr_ns(p->pid, ns);
 		if (pid) {
 			err = vgpu_proc_fill(skb, p, pid, cb);
@@ -293,6 +301,7 @@ int vgpu_nl_proc_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		ctx->serial = p->serial;
 	}
 	spin_unlock(&vgpu_acct_lock);
+	vgpu_walk_done(&w);
 out_done:
 	if (!err)
 		ctx->done = true;

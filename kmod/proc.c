@@ -40,6 +40,8 @@ LIST_HEAD(vgpu_procs);
 u32 vgpu_default_policy = VGPU_DEFAULT_POLICY_ALLOW;
 
 static DEFINE_HASHTABLE(vgpu_proc_hash, 10);
+/* The same entries by process, so that no registration scans them all. */
+static DEFINE_HASHTABLE(vgpu_proc_pids, 10);
 static unsigned int vgpu_proc_nr;
 static u64 vgpu_proc_serial;
 
@@ -62,6 +64,7 @@ struct vgpu_proc *vgpu_proc_alloc(void)
 		return NULL;
 	kref_init(&p->ref);
 	INIT_HLIST_NODE(&p->hnode);
+	INIT_HLIST_NODE(&p->pidnode);
 	INIT_LIST_HEAD(&p->bnode);
 	INIT_LIST_HEAD(&p->node);
 	p->gpus = ~0ULL;
@@ -99,13 +102,13 @@ static struct vgpu_proc *vgpu_proc_find(const struct net *net, u32 portid)
 	return NULL;
 }
 
-/* The live registrations of process @pid (one scan of the registry). */
-static unsigned int vgpu_proc_regs_of(const struct pid *pid)
+/* The live registrations of process @pid (one chain of the pid hash). */
+static unsigned int vgpu_proc_regs_of(struct pid *pid)
 {
 	unsigned int n = 0;
 	struct vgpu_proc *p;
 
-	list_for_each_entry(p, &vgpu_procs, node)
+	hash_for_each_possible(vgpu_proc_pids, p, pidnode, (unsigned long)pid)
 		n += p->pid == pid;
 	return n;
 }
@@ -171,8 +174,11 @@ int vgpu_proc_link(struct vgpu_proc *p, struct vgpu_dev_file *df,
 	p->df = df;
 	df->proc = p;
 	hash_add(vgpu_proc_hash, &p->hnode, vgpu_proc_key(net, portid));
+	hash_add(vgpu_proc_pids, &p->pidnode, (unsigned long)p->pid);
 	list_add_tail(&p->node, &vgpu_procs);
+	spin_lock(&b->procs_lock);
 	list_add_tail(&p->bnode, &b->procs);
+	spin_unlock(&b->procs_lock);
 	b->nprocs++;
 	vgpu_proc_nr++;
 	vgpu_sched_proc_link(&p->sched, &b->sched, df->page, df->gate);
@@ -215,10 +221,14 @@ void vgpu_proc_end(struct vgpu_proc *p, struct list_head *dead)
 	page = p->df->page;
 	vgpu_page_clear(page);
 	WRITE_ONCE(page->registered, 0);
-	p->df->proc = NULL;
-	p->df = NULL;
-	hash_del(&p->hnode);
+	/* Off the bucket's list first: MEMINFO reads its entries' pages. */
+	spin_lock(&p->bucket->procs_lock);
 	list_del_init(&p->bnode);
+	spin_unlock(&p->bucket->procs_lock);
+	p->df->proc = NULL;
+	WRITE_ONCE(p->df, NULL);
+	hash_del(&p->hnode);
+	hash_del(&p->pidnode);
 	p->bucket->nprocs--;
 	vgpu_proc_nr--;
 	list_move(&p->node, dead);
@@ -252,11 +262,12 @@ void vgpu_proc_end_bucket(struct vgpu_bucket *b, struct list_head *dead)
 unsigned int vgpu_proc_end_pid(struct pid *pid)
 {
 	unsigned int ended = 0;
-	struct vgpu_proc *p, *n;
+	struct hlist_node *n;
+	struct vgpu_proc *p;
 	LIST_HEAD(dead);
 
 	spin_lock(&vgpu_acct_lock);
-	list_for_each_entry_safe(p, n, &vgpu_procs, node) {
+	hash_for_each_possible_safe(vgpu_proc_pids, p, n, pidnode, (unsigned long)pid) {
 		if (p->pid != pid)
 			continue;
 		vgpu_proc_end(p, &dead);
@@ -416,29 +427,4 @@ void vgpu_proc_exit(void)
 {
 	netlink_unregister_notifier(&vgpu_proc_notifier);
 	WARN_ON(!list_empty(&vgpu_procs));
-}
-
-/**
- * vgpu_proc_gpu_users() - count the live processes that may use each GPU
- * @users: per GPU index, incremented by the number of live registered
- *	processes whose tenant (and own choice) allows that GPU
- *
- * Context: vgpu_lock held, vgpu_acct_lock not held.
- */
-void vgpu_proc_gpu_users(u64 *users)
-{
-	struct vgpu_proc *p;
-	u64 mask;
-	u32 i;
-
-	spin_lock(&vgpu_acct_lock);
-	list_for_each_entry(p, &vgpu_procs, node) {
-		if (vgpu_proc_dead(p))
-			continue;
-		mask = p->gpus & p->bucket->gpus;
-		for (i = 0; i < VGPU_GPU_MAX; i++)
-			if (mask & BIT_ULL(i))
-				users[i]++;
-	}
-	spin_unlock(&vgpu_acct_lock);
 }

@@ -4,7 +4,8 @@
  * /dev/vgpu file (dev.c).
  *
  * Registrations, grants and the binding between a file and its process are
- * protected by vgpu_acct_lock (acct.h).
+ * protected by vgpu_acct_lock (acct.h); a bucket's list of processes also
+ * by its procs_lock, for MEMINFO.
  */
 #ifndef _VGPU_PROC_H
 #define _VGPU_PROC_H
@@ -51,6 +52,7 @@ struct vgpu_dev_file {
  * @bucket: what the process is charged to: @tenant's bucket or
  *	vgpu_default_bucket
  * @hnode: link in the (net, portid) hash
+ * @pidnode: link in the hash by @pid (a process's registrations)
  * @bnode: link in @bucket->procs
  * @node: link in the list of every registered process
  * @granted: per GPU index, bytes the module has given the process and
@@ -71,6 +73,7 @@ struct vgpu_proc {
 	struct vgpu_tenant *tenant;
 	struct vgpu_bucket *bucket;
 	struct hlist_node hnode;
+	struct hlist_node pidnode;
 	struct list_head bnode;
 	struct list_head node;
 	u64 granted[VGPU_GPU_MAX];
@@ -98,7 +101,6 @@ bool vgpu_proc_dead(const struct vgpu_proc *p);
 void vgpu_proc_reap_bucket(struct vgpu_bucket *b, struct list_head *dead);
 void vgpu_proc_reap_all(struct list_head *dead);
 unsigned int vgpu_proc_count(void);
-void vgpu_proc_gpu_users(u64 *users);
 int vgpu_proc_init(void);
 void vgpu_proc_exit(void);
 

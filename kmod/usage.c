@@ -41,23 +41,30 @@ size_t vgpu_usage_msg_size(void)
  *
  * One line per GPU on which the bucket has anything charged or ever had,
  * was ever granted or throttled, or holds or held a reservation,
- * integrating byte-seconds and compute time up to now. Dead processes of
- * the bucket are reaped first, so vram-current is exact.
+ * integrating byte-seconds and compute time up to now. The bucket's
+ * registrations are summed in batches (acct_walk.c), its dead processes
+ * ended on the way, so vram-current is exact; the counters are copied
+ * after the sum, at once.
  *
- * Context: vgpu_acct_lock not held.
+ * Context: vgpu_lock held (the bucket stays), vgpu_acct_lock not held.
  * Return: the number of lines filled.
  */
 int vgpu_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *snap)
 {
-	u64 now = ktime_get_ns(), cur[VGPU_GPU_MAX] = { 0 };
+	u64 now, cur[VGPU_GPU_MAX] = { 0 };
+	struct vgpu_walk w = VGPU_WALK_INIT;
 	struct vgpu_proc *p;
 	LIST_HEAD(dead);
 	int n = 0;
 	u32 i;
 
 	spin_lock(&vgpu_acct_lock);
-	vgpu_proc_reap_bucket(b, &dead);
-	list_for_each_entry(p, &b->procs, bnode) {
+	vgpu_walk_start(&w, &b->procs, true, 0);
+	while ((p = vgpu_walk_next(&w))) {
+		if (vgpu_proc_dead(p)) {
+			vgpu_proc_end(p, &dead);
+			continue;
+		}
 		for (i = 0; i < VGPU_GPU_MAX; i++) {
 			if (!p->granted[i])
 				continue;
@@ -65,6 +72,7 @@ int vgpu_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *snap)
 			cur[i] += vgpu_acct_proc_used(p, i);
 		}
 	}
+	now = ktime_get_ns();
 	for (i = 0; i < VGPU_GPU_MAX; i++) {
 		struct vgpu_usage *u = &b->usage[i];
 		struct vgpu_sched_counters sc;
@@ -89,6 +97,7 @@ int vgpu_usage_snapshot(struct vgpu_bucket *b, struct vgpu_usage_snap *snap)
 		n++;
 	}
 	spin_unlock(&vgpu_acct_lock);
+	vgpu_walk_done(&w);
 	vgpu_proc_put_list(&dead);
 	return n;
 }

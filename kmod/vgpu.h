@@ -10,7 +10,8 @@
  * (cgroup_path_ns() and the cgroup look-ups run under it) and never inside
  * them, and before vgpu_acct_lock (acct.h), the spinlock of the VRAM
  * accounting and the process registry, which is never held across a
- * sleep, itself taken before vgpu_sched_lock (sched.h).
+ * sleep, itself taken before vgpu_sched_lock (sched.h) and before a
+ * bucket's procs_lock (acct.h; the two are never held together).
  *
  * Layering: a file calls only files on its own line's right or on lower
  * lines; nothing calls up. Top to bottom:
@@ -29,6 +30,8 @@
  *                              final records of deleted tenants
  *   acct_charge.c acct_bucket.c  charging; buckets and GPUs come and go
  *   acct_scan.c                a short charge's looks through registrations
+ *   acct_walk.c                walks through registrations in batches;
+ *                              MEMINFO; the GPUs' users (gpus-auto)
  *   proc.c                     the process registry, ends registrations
  *   acct.c                     VRAM sums and grants
  *   sched_proc.c sched_bucket.c  processes' waits; buckets, GPUs, counters

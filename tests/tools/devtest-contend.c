@@ -3,13 +3,16 @@
  * vgpu-devtest: one tenant's charges beside another's (issue 33, item 3).
  * bench-charge times a tenant's CHARGE and RELEASE rounds; hammer is the
  * other tenant: many registrations charging in a loop (refused charges,
- * or an O(1) call as the control at the same load).
+ * or an O(1) call as the control at the same load); hammer-read, the
+ * same registrations reading their tenant in a loop (MEMINFO, tenant-get,
+ * proc-get: each sums or lists every registration of the tenant).
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
@@ -151,6 +154,67 @@ int devtest_step_hammer(uint32_t gpu, uint64_t bytes, long regs, long rounds)
 	}
 	printf("hammer regs=%ld calls=%ld ok=%ld refused=%ld other=%ld ms=%llu\n", regs, calls,
 	       ok, refused, other, (unsigned long long)((now_ns() - t0) / 1000000));
+out:
+	free(fds);
+	return err;
+}
+
+/* One read of hammer-read on registration @fd: 0 or -errno. */
+static int hammer_read_one(int fd, uint32_t gpu, const char *what)
+{
+	struct vgpu_dev_meminfo mi = { .gpu = gpu };
+
+	if (!strcmp(what, "meminfo"))
+		return ioctl(fd, VGPU_IOC_MEMINFO, &mi) ? -errno : 0;
+	if (!strcmp(what, "tenant-get"))
+		return devtest_dump_quiet(VGPU_CMD_TENANT_GET);
+	return devtest_dump_quiet(VGPU_CMD_PROC_GET);
+}
+
+/**
+ * devtest_step_hammer_read() - many registrations reading in a loop
+ * @gpu: GPU index (meminfo)
+ * @what: "meminfo" (VGPU_IOC_MEMINFO on each registration in turn),
+ *	"tenant-get" or "proc-get" (a dump on the last registration's socket)
+ * @regs: registrations to open (a /dev/vgpu and a socket each, kept)
+ * @rounds: rounds over the registrations, one call each; 0: until SIGTERM
+ *
+ * Prints "hammering regs=R pid=P" once registered, then, at the end,
+ * "hammer regs=R calls=C ok=K refused=0 other=O ms=T".
+ * Return: 0, -EINVAL for an unknown @what, or a registration's -errno.
+ */
+int devtest_step_hammer_read(uint32_t gpu, const char *what, long regs, long rounds)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	long calls = 0, ok = 0, other = 0, r, i;
+	uint64_t t0;
+	int *fds;
+	int err;
+
+	if (regs <= 0 || (strcmp(what, "meminfo") && strcmp(what, "tenant-get") &&
+			  strcmp(what, "proc-get")))
+		return -EINVAL;
+	fds = calloc((size_t)regs, sizeof(*fds));
+	if (!fds)
+		return -ENOMEM;
+	err = hammer_register(fds, regs);
+	if (err)
+		goto out;
+	sigaction(SIGTERM, &sa, NULL);
+	printf("hammering regs=%ld pid=%d\n", regs, (int)getpid());
+	fflush(stdout);
+	t0 = now_ns();
+	for (r = 0; !stop && (!rounds || r < rounds); r++) {
+		for (i = 0; i < regs && !stop; i++) {
+			if (hammer_read_one(fds[i], gpu, what))
+				other++;
+			else
+				ok++;
+			calls++;
+		}
+	}
+	printf("hammer regs=%ld calls=%ld ok=%ld refused=0 other=%ld ms=%llu\n", regs, calls,
+	       ok, other, (unsigned long long)((now_ns() - t0) / 1000000));
 out:
 	free(fds);
 	return err;

@@ -445,6 +445,17 @@ int devtest_step_usage(const char *tenant)
 	return step_dump(VGPU_CMD_TENANT_GET, VGPU_A_TENANT_MAX, tenant_cb, (void *)tenant);
 }
 
+/**
+ * devtest_dump_quiet() - a dump whose replies are read and dropped
+ * @cmd: VGPU_CMD_TENANT_GET or VGPU_CMD_PROC_GET
+ *
+ * Return: 0 or -errno.
+ */
+int devtest_dump_quiet(uint8_t cmd)
+{
+	return step_dump(cmd, 0, NULL, NULL);
+}
+
 int devtest_step_close_socket(void)
 {
 	if (nl_fd >= 0)

@@ -102,6 +102,8 @@ int devtest_step_host(void);
 int devtest_step_host_set(const char *policy);
 /* gpu-readd INDEX VRAM: gpu-del then gpu-add, back to back. */
 int devtest_step_gpu_readd(uint32_t index, uint64_t vram);
+/* A tenant-get or proc-get dump, replies dropped (hammer-read). */
+int devtest_dump_quiet(uint8_t cmd);
 /* close-socket: close the netlink socket. */
 int devtest_step_close_socket(void);
 
@@ -114,5 +116,7 @@ int devtest_step_parallel(long n);
 int devtest_step_bench_charge(uint32_t gpu, uint64_t bytes, long n);
 /* hammer GPU BYTES REGS ROUNDS: REGS registrations charging in turn. */
 int devtest_step_hammer(uint32_t gpu, uint64_t bytes, long regs, long rounds);
+/* hammer-read GPU WHAT REGS ROUNDS: REGS registrations reading in turn. */
+int devtest_step_hammer_read(uint32_t gpu, const char *what, long regs, long rounds);
 
 #endif /* VGPU_DEVTEST_H */

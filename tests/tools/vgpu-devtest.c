@@ -84,6 +84,9 @@
  *                        times CHARGE BYTES on each in turn (BYTES 0:
  *                        RELEASE 0, an O(1) call; ROUNDS 0: until
  *                        SIGTERM); prints the calls and refusals
+ *   hammer-read GPU WHAT REGS ROUNDS  likewise, each call a read: WHAT
+ *                        meminfo (VGPU_IOC_MEMINFO), tenant-get or
+ *                        proc-get (a dump)
  *   exec PROG [ARG...]   exec PROG with the rest of the arguments
  */
 #include <errno.h>
@@ -471,6 +474,16 @@ static int s_hammer(struct args *a)
 	return a->bad ? 0 : devtest_step_hammer((uint32_t)g, bytes, (long)regs, (long)rounds);
 }
 
+static int s_hammer_read(struct args *a)
+{
+	uint64_t g = arg_u64(a);
+	const char *what = arg_str(a);
+	uint64_t regs = arg_u64(a), rounds = arg_u64(a);
+
+	return a->bad ? 0 : devtest_step_hammer_read((uint32_t)g, what, (long)regs,
+						     (long)rounds);
+}
+
 static int s_parallel(struct args *a)
 {
 	uint64_t n = arg_u64(a);
@@ -513,6 +526,7 @@ static const struct step {
 	{ "waiters", s_waiters }, { "gpu-readd", s_gpu_readd }, { "fork-hold", s_fork_hold },
 	{ "bench-register", s_bench_register }, { "parallel", s_parallel },
 	{ "bench-charge", s_bench_charge }, { "hammer", s_hammer },
+	{ "hammer-read", s_hammer_read },
 	{ "exec", s_exec },
 };
 

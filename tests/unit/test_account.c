@@ -42,6 +42,7 @@ static void snap_of(struct vgpu_snap *s, struct vgpu_snap_tenant *t, size_t n,
 		t[i].usage[0].gpu = 0;
 		t[i].usage[0].gpu_time_ns = gt[i];
 		t[i].usage[0].vram_byte_seconds = gt[i] / 2;
+		t[i].usage[0].vram_scans = gt[i] / 10;
 	}
 }
 
@@ -95,15 +96,16 @@ static void test_state_file(void)
 	st.final_seq = 3;
 	e = vgpuctl_acct_state_add(&st);
 	*e = (struct vgpu_acct_entry){ .tenant = 4, .gpu = 1, .end_ns = 99, .created = 5,
-				       .c = { .gpu_time_ns = 10, .grants = 2 } };
+				       .c = { .gpu_time_ns = 10, .grants = 2, .vram_scans = 6 } };
 	snprintf(e->name, sizeof(e->name), "team-a");
 	text = vgpuctl_acct_state_format(&st, &len);
 	result(!vgpuctl_acct_state_parse(text, &back, why, sizeof(why)), "the state parses back",
 	       "%s", why);
 	text2 = vgpuctl_acct_state_format(&back, &len);
 	result(!strcmp(text, text2), "the state round-trips", "%s vs %s", text, text2);
-	result(back.n == 1 && back.v[0].c.grants == 2 && back.final_seq == 3 && back.cycle == 7,
-	       "entries and counters come back", "n %zu", back.n);
+	result(back.n == 1 && back.v[0].c.grants == 2 && back.final_seq == 3 && back.cycle == 7 &&
+	       back.v[0].c.vram_scans == 6 && !back.v[0].c.no_scans,
+	       "entries and counters come back, vram-scans included", "n %zu", back.n);
 	vgpuctl_acct_state_free(&back);
 	text[strlen(text) - 3] = '\0';	/* cut in the middle of the last line */
 	result(vgpuctl_acct_state_parse(text, &back, why, sizeof(why)) &&
@@ -115,8 +117,42 @@ static void test_state_file(void)
 	result(vgpuctl_acct_state_parse(
 		       "vgpu-account-state 1\nentry 1 0 1 1 1 1 1 1 1 1 1 a -\nentry 1 0 1 1 1 1 1 1 1 1 1 a -\n",
 		       &back, why, sizeof(why)) != 0, "a duplicate entry is refused", "parsed");
+	result(!vgpuctl_acct_state_parse("vgpu-account-state 1\nentry 1 0 1 1 1 1 1 1 1 1 1 a -\n",
+					 &back, why, sizeof(why)) && back.n == 1 &&
+	       back.v[0].c.no_scans && back.v[0].c.vram_overdrafts == 1,
+	       "an entry of an older vgpuctl (no scans) is read, its scans unknown", "%s", why);
+	vgpuctl_acct_state_free(&back);
+	result(vgpuctl_acct_state_parse("vgpu-account-state 1\nentry 1 0 1 1 1 1 1 1 1 1 1 1 1 a -\n",
+					&back, why, sizeof(why)) != 0,
+	       "an entry with a counter too many is refused", "parsed");
 	free(text);
 	free(text2);
+	vgpuctl_acct_state_free(&st);
+}
+
+/* A state of an older vgpuctl: the first record leaves vram_scans out. */
+static void test_scans_upgrade(void)
+{
+	struct vgpu_acct_state st = { 0 };
+	struct vgpu_snap_tenant t[1];
+	struct vgpu_snap s;
+	uint64_t gt[1] = { 5000 };
+	char why[128], *r1, *r2;
+
+	result(!vgpuctl_acct_state_parse("vgpu-account-state 1\ninstance 0000000000001111\n"
+					 "cycle 1\nfinal-seq 0\nentry 1 0 1000 100 1000 0 0 500 0 0 0 t1 -\n",
+					 &st, why, sizeof(why)), "an older state parses", "%s", why);
+	snap_of(&s, t, 1, gt, 2000);
+	run(&s, &st, &r1);
+	result(strstr(r1, "\"gpu_time_ns\":4000,") && !strstr(r1, "vram_scans"),
+	       "its next record has the other deltas and no vram_scans", "%s", r1);
+	gt[0] = 6000;
+	snap_of(&s, t, 1, gt, 3000);
+	run(&s, &st, &r2);
+	result(strstr(r2, "\"vram_scans\":100,") != NULL,
+	       "the one after counts vram_scans from there", "%s", r2);
+	free(r1);
+	free(r2);
 	vgpuctl_acct_state_free(&st);
 }
 
@@ -137,6 +173,8 @@ static void test_cycles(void)
 	run(&s, &st, &r2);
 	result(strstr(r2, "\"start_ns\":1000,\"end_ns\":2000") && strstr(r2, "\"gpu_time_ns\":1500,"),
 	       "the next cycle records the delta since the last", "%s", r2);
+	result(strstr(r2, "\"vram_scans\":150,") != NULL, "vram_scans is recorded as a delta too",
+	       "%s", r2);
 	/* t2 deleted (final record 5 at 2500 with 80), t1 gone without one. */
 	gt[0] = 3000;
 	snap_of(&s, t, 0, gt, 3000);
@@ -197,5 +235,6 @@ int main(void)
 {
 	test_state_file();
 	test_cycles();
+	test_scans_upgrade();
 	return failures ? 1 : 0;
 }

@@ -85,7 +85,7 @@ static void fill(struct vgpu_snap *s)
 	snprintf(t[0].labels[1].key, sizeof(t[0].labels[1].key), "app/x");	/* same name */
 	t[0].nusage = 1;
 	t[0].usage[0] = (struct vgpu_snap_usage){ .gpu = 0, .vram_current = 4096,
-		.gpu_time_ns = 1500000001ULL, .grants = 7, .procs = 2 };
+		.gpu_time_ns = 1500000001ULL, .grants = 7, .procs = 2, .vram_scans = 5 };
 	snprintf(t[1].name, sizeof(t[1].name), "team-b");
 	t[1].id = 2;
 	t[1].weight = 300;
@@ -118,6 +118,10 @@ static void test_exposition(void)
 	has_line("labels escaped in tenant_info; the second key of one name dropped", out,
 		 "vgpu_tenant_info{tenant=\"team-a\",id=\"1\",cgroup=\"\",priority=\"normal\","
 		 "label_app_x=\"say \\\"hi\\\"\\\\\\n\"} 1", true);
+	has_line("vram-scans is a counter", out,
+		 "# TYPE vgpu_tenant_vram_scans_total counter", true);
+	has_line("vram-scans per tenant and GPU", out,
+		 "vgpu_tenant_vram_scans_total{tenant=\"team-a\",gpu=\"0\"} 5", true);
 	has_line("processes per tenant and GPU", out,
 		 "vgpu_tenant_processes{tenant=\"team-a\",gpu=\"0\"} 2", true);
 	has_line("compute-max as a ratio", out, "vgpu_tenant_compute_max_ratio{tenant=\"team-b\"} 0.2550",
