@@ -148,6 +148,12 @@ if out=$(KVER= KDIR= VGPU_TEST_SERIES="6.5:linux-image-6.5-amd64,linux-headers-6
 else
 	pass "a series with no kernel installed names its packages"
 fi
+if out=$(KVER= KDIR= VGPU_TEST_SERIES="6.15:fetch:smoke" tools/kernels) ||
+   [ "$out" != "missing 6.15 fetch" ]; then
+	fail "a series to fetch that is not fetched says so" "got: $out"
+else
+	pass "a series to fetch that is not fetched says so"
+fi
 
 # --- DKMS ------------------------------------------------------------------------
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
