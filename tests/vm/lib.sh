@@ -19,7 +19,7 @@ vm_kernel_vmlinuz() {
 	for f in "/boot/vmlinuz-$1" "$vm_top/build/kernels/$1/boot/vmlinuz-$1"; do
 		[ -r "$f" ] && { echo "$f"; return 0; }
 	done
-	echo "Error: no image for kernel $1: install linux-image-$1, or fetch its series (tools/kernels fetch)." >&2
+	echo "Error: no image for kernel $1: install linux-image-$1, or fetch its series (tools/kernel-fetch SERIES)." >&2
 	return 1
 }
 
