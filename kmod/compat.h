@@ -10,8 +10,10 @@
  * Interfaces reviewed and kept as they are on every supported kernel
  * (the reasons are in Documentation/kernels.md): struct genl_ops (split
  * ops, 6.2, would not build on 6.1), the NETLINK_URELEASE notifier
- * (per-socket genl private state is 6.8), misc devices, cgroup and
- * cpumask calls, xarray, kref.
+ * (per-socket genl private state is 6.8), the ->mmap file operation
+ * (->mmap_prepare came by 6.16), system_wq (marked for removal in favour
+ * of system_percpu_wq, which 6.1 lacks, but exported to 7.3), misc
+ * devices, cgroup and cpumask calls, xarray, kref.
  *
  * The upper end of the range is policy, not a build need, and is kept in
  * one place: tools/kdir (dkms.conf agrees). Here only the lower end.
