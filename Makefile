@@ -19,8 +19,10 @@
 #
 # The kernel: KVER=RELEASE (e.g. 6.12.117+deb12-amd64) or KDIR=DIR; by
 # default the running kernel's headers, else the newest Debian headers in
-# the supported range (tools/kdir). make check tests every supported kernel
-# installed (tools/kernels), or only KVER's when it is set.
+# the supported range (tools/kdir). make check tests a kernel of every
+# Debian series from 6.1 to 7.3 (tools/kernels: Debian 12's installed, the
+# newer ones fetched into build/kernels/ and built for in a trixie root,
+# build/chroot/), or only KVER's when it is set.
 
 PREFIX ?= /usr/local
 VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)

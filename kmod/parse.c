@@ -7,6 +7,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "compat.h"
 #include "parse.h"
 
 /**

@@ -19,6 +19,7 @@
 #include <linux/string.h>
 #include <linux/wait.h>
 
+#include "compat.h"
 #include "quota.h"
 #include "sched.h"
 
@@ -222,8 +223,8 @@ void __init vgpu_sched_init(struct vgpu_sched_bucket *def)
 
 	for (i = 0; i < VGPU_GPU_MAX; i++) {
 		s = &vgpu_scheds[i];
-		hrtimer_init(&s->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS_SOFT);
-		s->timer.function = vgpu_sched_timer;
+		vgpu_hrtimer_setup(&s->timer, vgpu_sched_timer, CLOCK_MONOTONIC,
+				   HRTIMER_MODE_ABS_SOFT);
 		init_waitqueue_head(&s->wq);
 		INIT_LIST_HEAD(&s->active);
 	}

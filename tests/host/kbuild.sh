@@ -4,8 +4,9 @@
 # Host tests of how vgpu.ko is built for a chosen kernel (suite "kbuild"):
 # - KVER and KDIR choose the kernel (tools/kdir); bad input (a KVER with no
 #   headers, one that is not a release, a KDIR that is no kernel tree, a
-#   kernel outside 6.1-6.12) fails with one line naming the problem and
-#   leaves no build directory behind;
+#   kernel outside 6.1-7.3) fails with one line naming the problem (and
+#   VGPU_ANY_KERNEL=1, the way past the range) and leaves no build
+#   directory behind;
 # - tools/kernels lists the kernels make check tests, and names the
 #   packages of a series that has none;
 # - make dkms-install copies what DKMS needs, and DKMS (Debian's dkms, with
@@ -62,9 +63,15 @@ refused "a KVER that is not a release is refused" "is not a kernel release" \
 	make -s KVER=../../etc module
 refused "a KDIR that is no kernel tree is refused" "is not a kernel build directory" \
 	make -s KDIR="$tmp/nowhere" module
-fake_kdir "$tmp/k613" 6.13.0-1-amd64
-refused "a 6.13 kernel is outside the range" "6.13.0-1-amd64 is outside vgpu's supported range 6.1 to 6.12" \
-	make -s KDIR="$tmp/k613" module
+fake_kdir "$tmp/k74" 7.4.0-1-amd64
+refused "a 7.4 kernel is outside the range, and the way past it is named" \
+	"7.4.0-1-amd64 is outside vgpu's supported range 6.1 to 7.3 .*VGPU_ANY_KERNEL=1" \
+	make -s KDIR="$tmp/k74" module
+if out=$(VGPU_ANY_KERNEL=1 KDIR="$tmp/k74" tools/kdir --release 2>&1) && [ "$out" = 7.4.0-1-amd64 ]; then
+	pass "VGPU_ANY_KERNEL=1 takes a 7.4 kernel"
+else
+	fail "VGPU_ANY_KERNEL=1 takes a 7.4 kernel" "$out"
+fi
 fake_kdir "$tmp/k510" 5.10.0-30-amd64
 refused "a 5.10 kernel is outside the range" "outside vgpu's supported range" \
 	make -s KDIR="$tmp/k510" module
@@ -74,16 +81,59 @@ if out=$(KDIR="$tmp/k610" tools/kdir --release 2>&1) && [ "$out" = 6.10.0-1-amd6
 else
 	fail "6.10, between the tested kernels, is in the range" "$out"
 fi
+fake_kdir "$tmp/k613" 6.13.0-1-amd64
+if out=$(KDIR="$tmp/k613" tools/kdir --release 2>&1) && [ "$out" = 6.13.0-1-amd64 ]; then
+	pass "6.13, which Debian never shipped, is in the range"
+else
+	fail "6.13, which Debian never shipped, is in the range" "$out"
+fi
 
-# make check KVER=... tests that kernel alone; otherwise both series.
-kernels=$(tools/kernels 2>&1)
+# A kernel built by a compiler neither the host nor the build root has.
+fake_kdir "$tmp/kcc" 7.3.0-99-amd64
+echo 'CONFIG_CC_VERSION_TEXT="x86_64-linux-gnu-gcc-99 (Debian 99.1.0-1) 99.1.0"' > "$tmp/kcc/.config"
+if [ -x build/chroot/trixie/usr/bin/make ]; then
+	refused "a kernel built by a compiler nobody has is refused" \
+		"built by x86_64-linux-gnu-gcc-99 .*; neither the host nor the trixie build root" \
+		make -s KDIR="$tmp/kcc" module
+fi
+# The build root: a mirror that cannot be reached (a closed loopback
+# port), with the leftovers of a making interrupted halfway, is one line,
+# and leaves neither a root nor its temporary directory.
+if [ "$(id -u)" -eq 0 ] && command -v mmdebstrap > /dev/null; then
+	mkdir -p "$tmp/croot.tmp.half/usr/bin"
+	VGPU_CHROOT=$tmp/croot VGPU_CHROOT_MIRROR=http://127.0.0.1:9/debian \
+		tools/kchroot make > "$tmp/out" 2> "$tmp/err"
+	rc=$?
+	what="a build root that cannot be made is one line, and nothing is left"
+	if [ "$rc" -eq 0 ] || [ "$(grep -c . "$tmp/err")" -ne 2 ] ||
+	   [ "$(grep -c '^Error: mmdebstrap trixie failed' "$tmp/err")" -ne 1 ]; then
+		fail "$what" "status $rc: $(oneline "$tmp/err")"
+	elif ls -d "$tmp"/croot "$tmp"/croot.tmp.* > /dev/null 2>&1; then
+		fail "$what" "left: $(ls -d "$tmp"/croot*)"
+	else
+		pass "$what"
+	fi
+fi
+
+# tools/kernel-fetch: a series Debian does not have, and one that is no
+# series, are one line each.
+refused "fetching a series Debian does not have is one line" \
+	"trixie-backports has no Linux 9.9 kernel" tools/kernel-fetch 9.9
+refused "fetching what is no series is one line" "is not a kernel series" \
+	tools/kernel-fetch ../x
+
+# make check KVER=... tests that kernel alone; otherwise every series,
+# 6.1, 6.12 and the newest fully, the others' smoke suites.
+kernels=$(tools/kernels 2>&1 | sed 's/ smoke$//')
 if [ -n "${KVER:-}${KDIR:-}" ]; then
 	want=$(tools/kdir --release 2>&1)
 	[ "$kernels" = "$want" ] && ok=1 || ok=0
 	what="KVER/KDIR ($want) is the one kernel make check tests"
 else
-	[ "$(echo "$kernels" | grep -c -E '^6\.(1|12)\.')" -eq 2 ] && ok=1 || ok=0
-	what="make check tests two kernels, 6.1 and 6.12: $(echo "$kernels" | tr '\n' ' ')"
+	full=$(tools/kernels 2>&1 | grep -v -e ' smoke$' -e '^missing ')
+	[ "$(echo "$full" | grep -c -E '^(6\.(1|12)|7\.3)\.')" -eq 3 ] &&
+		[ "$(echo "$kernels" | grep -c -v '^missing ')" -eq 10 ] && ok=1 || ok=0
+	what="make check tests ten kernels, 6.1, 6.12 and 7.3 with every suite: $(echo "$kernels" | tr '\n' ' ')"
 fi
 [ "$ok" = 1 ] && pass "$what" || fail "$what" "tools/kernels: $kernels"
 first=$(echo "$kernels" | head -n 1)
@@ -97,6 +147,12 @@ if out=$(KVER= KDIR= VGPU_TEST_SERIES="6.5:linux-image-6.5-amd64,linux-headers-6
 	fail "a series with no kernel installed names its packages" "got: $out"
 else
 	pass "a series with no kernel installed names its packages"
+fi
+if out=$(KVER= KDIR= VGPU_TEST_SERIES="6.15:fetch:smoke" tools/kernels) ||
+   [ "$out" != "missing 6.15 fetch" ]; then
+	fail "a series to fetch that is not fetched says so" "got: $out"
+else
+	pass "a series to fetch that is not fetched says so"
 fi
 
 # --- DKMS ------------------------------------------------------------------------
@@ -127,6 +183,14 @@ else
 	dk add -m vgpu -v "$version" > "$tmp/out" 2>&1 ||
 		fail "dkms add" "$(oneline "$tmp/out")"
 	for rel in $kernels; do
+		# DKMS builds with the kernel's compiler, which the host must
+		# have: Debian 12 has gcc-12, not trixie's gcc-14.
+		kd=$(KVER=$rel tools/kdir 2>/dev/null) || continue
+		kcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$kd/.config")
+		if [ "$("${kcc%% *}" --version 2>/dev/null | head -n 1)" != "$kcc" ]; then
+			echo "note: kbuild: no dkms build for $rel: the host lacks its compiler, $kcc"
+			continue
+		fi
 		if ! dk build -m vgpu -v "$version" -k "$rel" > "$tmp/out" 2>&1; then
 			fail "dkms builds vgpu.ko for $rel" "$(tail -n 5 "$tmp/out" | tr '\n' '|')"
 			continue
@@ -139,15 +203,15 @@ else
 			fail "dkms builds vgpu.ko for $rel" "module '$ko' vermagic '$magic'"
 		fi
 	done
-	fake=$tmp/lib/6.13.0-1-amd64
-	fake_kdir "$fake" 6.13.0-1-amd64
-	dk build -m vgpu -v "$version" -k 6.13.0-1-amd64 --kernelsourcedir "$fake" \
+	fake=$tmp/lib/7.4.0-1-amd64
+	fake_kdir "$fake" 7.4.0-1-amd64
+	dk build -m vgpu -v "$version" -k 7.4.0-1-amd64 --kernelsourcedir "$fake" \
 		> "$tmp/out" 2>&1
 	rc=$?
 	if [ "$rc" -ne 0 ] && grep -q 'BUILD_EXCLUSIVE' "$tmp/out"; then
-		pass "dkms refuses a 6.13 kernel (BUILD_EXCLUSIVE_KERNEL, status $rc)"
+		pass "dkms refuses a 7.4 kernel (BUILD_EXCLUSIVE_KERNEL, status $rc)"
 	else
-		fail "dkms refuses a 6.13 kernel" "status $rc: $(oneline "$tmp/out")"
+		fail "dkms refuses a 7.4 kernel" "status $rc: $(oneline "$tmp/out")"
 	fi
 fi
 
@@ -155,14 +219,15 @@ fi
 re=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p' dkms.conf)
 wrong=""
 for rel in 6.0.9 6.1.0-56-amd64 6.3.1 6.9.0 6.10.2 6.12.117+deb12-amd64 6.13.0 6.20.1 \
-	   5.15.0-91-generic 7.0.0 16.1.0; do
+	   5.15.0-91-generic 7.0.0 16.1.0 6.19.14+deb13-amd64 7.3.4+deb13-amd64 7.4.0 \
+	   7.10.1 8.0.0 6.100.0 17.0.0; do
 	fake_kdir "$tmp/r" "$rel"
 	KDIR=$tmp/r tools/kdir > /dev/null 2>&1 && want=yes || want=no
 	[[ $rel =~ $re ]] && got=yes || got=no
 	[ "$want" = "$got" ] || wrong="$wrong $rel(kdir:$want,dkms:$got)"
 done
 if [ -z "$wrong" ]; then
-	pass "dkms.conf's BUILD_EXCLUSIVE_KERNEL and tools/kdir agree on 11 releases"
+	pass "dkms.conf's BUILD_EXCLUSIVE_KERNEL and tools/kdir agree on 18 releases"
 else
 	fail "dkms.conf's BUILD_EXCLUSIVE_KERNEL and tools/kdir agree" "$wrong"
 fi

@@ -4,10 +4,23 @@
 
 vm_top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
-# The kernel the VM boots (/boot/vmlinuz-RELEASE) and the module is built
+# The kernel the VM boots (vm_kernel_vmlinuz) and the module is built
 # for (build/kmod/RELEASE/): KVER's, or KDIR's, or tools/kdir's default.
 vm_kernel_release() {
 	"$vm_top/tools/kdir" --release
+}
+
+# vm_kernel_vmlinuz RELEASE: RELEASE's compressed image,
+# /boot/vmlinuz-RELEASE, else the one tools/kernel-fetch unpacked in
+# build/kernels/RELEASE/boot/; with neither, one line on stderr naming
+# what to do, and status 1.
+vm_kernel_vmlinuz() {
+	local f
+	for f in "/boot/vmlinuz-$1" "$vm_top/build/kernels/$1/boot/vmlinuz-$1"; do
+		[ -r "$f" ] && { echo "$f"; return 0; }
+	done
+	echo "Error: no image for kernel $1: install linux-image-$1, or fetch its series (tools/kernel-fetch SERIES)." >&2
+	return 1
 }
 
 # vm_install ROOT FILE DEST: install FILE in the tree ROOT as DEST, with the
@@ -96,12 +109,12 @@ vm_debug_append() {
 # kernels are built with CONFIG_PVH, so their uncompressed image (an ELF
 # with the PVH entry note) boots directly: no real-mode set-up, no
 # decompression under emulation, about 3 s less a boot for 6.1 (xz). The
-# image is unpacked once from /boot/vmlinuz-RELEASE into build/vm/ (a
+# image is unpacked once from vmlinuz (vm_kernel_vmlinuz) into build/vm/ (a
 # compressed stream after the bzImage's set-up code, as the kernel's
 # scripts/extract-vmlinux finds it); if that fails, the bzImage itself.
 vm_kernel_image() {
 	local rel=$1 src out tmp magic dec off
-	src=/boot/vmlinuz-$rel
+	src=$(vm_kernel_vmlinuz "$rel") || return 1
 	out=$vm_top/build/vm/vmlinux-$rel
 	if [ -s "$out" ] && [ "$out" -nt "$src" ]; then
 		echo "$out"
@@ -138,11 +151,7 @@ vm_kernel_image() {
 vm_boot() {
 	local initrd=$1 console=$2 rel kernel
 	rel=$(vm_kernel_release) || return 1
-	if [ ! -r "/boot/vmlinuz-$rel" ]; then
-		echo "Error: cannot read /boot/vmlinuz-$rel: install linux-image-$rel (make deps)." >&2
-		return 1
-	fi
-	kernel=$(vm_kernel_image "$rel")
+	kernel=$(vm_kernel_image "$rel") || return 1
 	: > "$console"
 	timeout --foreground -k 5 "${VGPU_VM_TIMEOUT:-600}" \
 	qemu-system-x86_64 -nodefaults -display none -no-reboot \
