@@ -11,16 +11,32 @@
  * while any GLOBAL capture is live. An illegal call invalidates the
  * capture, and the application's cuStreamEndCapture then fails. libvgpu's
  * own such calls are the gate's drain (cuCtxSynchronize, gatedev.c) and
- * the queue bound's events (queue.c). Rather than weigh each thread's
- * mode (cuThreadExchangeStreamCaptureMode), libvgpu makes none of them
- * while any capture is live in the process, which every mode allows:
+ * the queue bound's events (queue.c, qevents.c):
  *
  * - a launch onto a capturing stream is not gated, counted or marked: it
  *   runs when its graph is launched, and cuGraphLaunch is gated like a
  *   launch (graph.c), which is where its device time is spent;
- * - a launch onto another stream still waits at a closed gate, without
- *   draining first (the work queued before is not waited for);
- * - no queue-bound mark is made (launchgate.c).
+ * - the gate's drain is skipped while any capture is live (a launch onto
+ *   another stream still waits at a closed gate, without draining first);
+ * - the queue bound's marks go on: their event calls are made in RELAXED
+ *   mode (libvgpu_capture_relax), where the driver allows them whatever
+ *   other threads capture, and an event is never recorded on a stream
+ *   that captures (qevents.c). So the work a process queues stays bounded
+ *   while it captures, which PyTorch does for long stretches.
+ *
+ * Beginning (issue 28, finding 3): a check that no capture is live, or
+ * that a stream does not capture, and the call it allows must not be
+ * split by a capture begun in between by another thread; the driver's
+ * begin returns before libvgpu counts the capture. So the checks and
+ * their calls run in sections (libvgpu_capture_enter/_leave), and
+ * cuStreamBeginCapture* first raises vgpu_cap_opening, which turns new
+ * sections away, waits for those in flight to leave, then calls the
+ * driver and counts the capture. A section is an event record
+ * (microseconds) or a drain (the work queued, which the queue bound keeps
+ * short); a beginning waits for them at most VGPU_CAPTURE_WAIT_NS, then
+ * goes on with a warning, as a drain can wait on work that itself waits
+ * for the host (a stream memory operation the beginning thread would
+ * write later).
  *
  * Captures are counted between a successful cuStreamBeginCapture* and the
  * cuStreamEndCapture after which the stream no longer captures (the
@@ -28,7 +44,9 @@
  * unjoined).
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "capture.h"
 #include "hooks.h"
@@ -36,6 +54,12 @@
 #include "nest.h"
 
 int libvgpu_captures;
+
+#define VGPU_CAPTURE_WAIT_NS 1000000000ULL
+
+/* Captures beginning; sections in flight ("Beginning" above). */
+static int vgpu_cap_opening;
+static int vgpu_cap_inflight;
 
 struct cap {
 	struct cap *next;
@@ -58,6 +82,70 @@ int libvgpu_capture_stream(void *stream)
 	if (rc == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT)
 		return 1;
 	return rc == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+int libvgpu_capture_enter(void)
+{
+	__atomic_add_fetch(&vgpu_cap_inflight, 1, __ATOMIC_SEQ_CST);
+	if (!__atomic_load_n(&vgpu_cap_opening, __ATOMIC_SEQ_CST))
+		return 1;
+	__atomic_sub_fetch(&vgpu_cap_inflight, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+void libvgpu_capture_leave(void)
+{
+	__atomic_sub_fetch(&vgpu_cap_inflight, 1, __ATOMIC_SEQ_CST);
+}
+
+int libvgpu_capture_relax(CUstreamCaptureMode *old)
+{
+	vgpu_pfn_cuThreadExchangeStreamCaptureMode x = REAL(cuThreadExchangeStreamCaptureMode);
+
+	*old = CU_STREAM_CAPTURE_MODE_RELAXED;
+	return x && x(old) == CUDA_SUCCESS;
+}
+
+void libvgpu_capture_unrelax(CUstreamCaptureMode old)
+{
+	vgpu_pfn_cuThreadExchangeStreamCaptureMode x = REAL(cuThreadExchangeStreamCaptureMode);
+
+	if (x)
+		x(&old);
+}
+
+static uint64_t cap_now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+}
+
+/* Before a capture begins: turn new sections away, and wait for those in
+ * flight to leave (at most VGPU_CAPTURE_WAIT_NS). */
+static void opening(void)
+{
+	const struct timespec nap = { 0, 20000 };
+	uint64_t t0 = 0;
+
+	__atomic_add_fetch(&vgpu_cap_opening, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&vgpu_cap_inflight, __ATOMIC_SEQ_CST)) {
+		if (!t0) {
+			t0 = cap_now_ns();
+		} else if (cap_now_ns() - t0 >= VGPU_CAPTURE_WAIT_NS) {
+			libvgpu_log(VGPU_LOG_WARN, "capture: libvgpu's drain still runs after "
+				    "%llu ms: the capture begins beside it",
+				    VGPU_CAPTURE_WAIT_NS / 1000000ULL);
+			return;
+		}
+		nanosleep(&nap, NULL);
+	}
+}
+
+static void opened(void)
+{
+	__atomic_sub_fetch(&vgpu_cap_opening, 1, __ATOMIC_SEQ_CST);
 }
 
 static void begun(CUstream h, int ptsz)
@@ -116,9 +204,11 @@ VGPU_EXPORT CUresult sym params							\
 										\
 	if (!real)								\
 		return CUDA_ERROR_NOT_INITIALIZED;				\
+	opening();								\
 	rc = real args;								\
 	if (rc == CUDA_SUCCESS)							\
 		begun(h, ptsz);							\
+	opened();								\
 	return rc;								\
 }
 
@@ -176,4 +266,6 @@ void libvgpu_capture_reset(void)
 	}
 	vgpu_caps = NULL;
 	__atomic_store_n(&libvgpu_captures, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&vgpu_cap_opening, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&vgpu_cap_inflight, 0, __ATOMIC_RELAXED);
 }

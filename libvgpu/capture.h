@@ -31,6 +31,23 @@ static inline void *vgpu_capture_key(CUstream h, int ptsz)
  * only while a capture is live. The legacy stream while a blocking stream
  * captures counts as capturing: work on it is refused by the driver. */
 int libvgpu_capture_stream(void *stream);
+/*
+ * libvgpu's own calls that a capture begun meanwhile would see (capture.c,
+ * "Beginning"): between libvgpu_capture_enter() and _leave(), no
+ * cuStreamBeginCapture* of the process reaches the driver. enter() says 0,
+ * and the call must not be made, while one is beginning. Keep the section
+ * short: a beginning capture waits for it.
+ */
+int libvgpu_capture_enter(void);
+void libvgpu_capture_leave(void);
+
+/* The calling thread's capture mode set to RELAXED (its old mode into
+ * *old; 0 if it could not be), and back: the queue bound's event calls,
+ * "potentially unsafe" in the other modes, are legal in it whatever
+ * captures other threads have live. */
+int libvgpu_capture_relax(CUstreamCaptureMode *old);
+void libvgpu_capture_unrelax(CUstreamCaptureMode old);
+
 /* A forked child forgets the parent's captures (atfork.c). */
 void libvgpu_capture_reset(void);
 

@@ -94,15 +94,20 @@ static void gate_drain(void *ctx, int gpu)
 	CUresult rc = CUDA_SUCCESS;
 
 	(void)ctx;
-	/* Illegal while a stream of the context captures (capture.c): the
-	 * gate waits without draining. */
-	if (vgpu_capture_live())
-		return;
 	if (vgpu_gate_cross()) {
 		/* A thread on several GPUs may have queued work here that waits
 		 * for work it has yet to submit elsewhere: no drain, the module
 		 * hands over after drain_timeout_us at worst. */
 		libvgpu_log(VGPU_LOG_DEBUG, "no drain on GPU %d: the thread drives several GPUs", gpu);
+		return;
+	}
+	/* Illegal while a stream of the context captures (capture.c): the
+	 * gate waits without draining. The check and the drain are one
+	 * section, which no capture's beginning splits. */
+	if (!libvgpu_capture_enter())
+		return;
+	if (vgpu_capture_live()) {
+		libvgpu_capture_leave();
 		return;
 	}
 	n = libvgpu_gpu_ctxs(gpu, c, 8);
@@ -114,6 +119,7 @@ static void gate_drain(void *ctx, int gpu)
 		if (r && r != CUDA_ERROR_INVALID_CONTEXT)	/* destroyed meanwhile */
 			rc = r;
 	}
+	libvgpu_capture_leave();
 	if (!rc && gpu >= 0 && gpu < VGPU_DEV_GPUS)
 		libvgpu_sync_complete(gpu, launches);
 	if (rc)

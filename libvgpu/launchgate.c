@@ -50,9 +50,7 @@ void libvgpu_launch_mark(CUresult rc)
 	int pushed;
 
 	libvgpu_gate_tls.mark = 0;
-	/* Its events could be captured or invalidate a capture (capture.c). */
-	if (vgpu_capture_live())
-		return;
+	/* Marks go on while captures are live (capture.c, qevents.c). */
 	if (rc != CUDA_SUCCESS || !gp || !m || m > VGPU_MARK_MAX || g < 0 || g >= VGPU_DEV_GPUS)
 		return;
 	for (unsigned int i = 0; i < m; i++)

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 
+#include "capture.h"
 #include "hooks.h"
 #include "log.h"
 #include "qevents.h"
@@ -29,14 +30,24 @@ static int q_create(void *arg, void **ev)
 	return f ? (int)f((CUevent *)ev, CU_EVENT_BLOCKING_SYNC) : (int)CUDA_ERROR_NOT_FOUND;
 }
 
+/* Never onto a stream that captures: the event would be captured, and
+ * waiting for it illegal (capture.c). The check and the record are one
+ * section, which no capture's beginning splits. */
 static int q_record(void *arg, void *ev, void *stream)
 {
 	vgpu_pfn_cuEventRecord f = REAL(cuEventRecord);
-	CUresult rc = f ? f((CUevent)ev, (CUstream)stream) : CUDA_ERROR_NOT_FOUND;
+	CUresult rc = CUDA_ERROR_NOT_FOUND;
 
 	(void)arg;
+	if (!libvgpu_capture_enter())
+		return (int)CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	if (libvgpu_capture_stream(stream))
+		rc = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+	else if (f)
+		rc = f((CUevent)ev, (CUstream)stream);
+	libvgpu_capture_leave();
 	if (rc)
-		libvgpu_log(VGPU_LOG_DEBUG, "queue bound: cuEventRecord on stream %p gave %d",
+		libvgpu_log(VGPU_LOG_DEBUG, "queue bound: no event recorded on stream %p (%d)",
 			    stream, (int)rc);
 	return (int)rc;
 }
@@ -76,6 +87,23 @@ static void q_destroy(void *arg, void *ev)
 		f((CUevent)ev);
 }
 
+/* A recorded mark's calls in RELAXED capture mode (capture.c); 0 if the
+ * mode is unchanged, else the old mode plus one. */
+static unsigned int q_relax(void *arg)
+{
+	CUstreamCaptureMode old;
+
+	(void)arg;
+	return libvgpu_capture_relax(&old) ? (unsigned int)old + 1 : 0;
+}
+
+static void q_unrelax(void *arg, unsigned int token)
+{
+	(void)arg;
+	if (token)
+		libvgpu_capture_unrelax((CUstreamCaptureMode)(token - 1));
+}
+
 static void q_failed(void *arg, int gpu, int err)
 {
 	(void)arg;
@@ -92,6 +120,8 @@ static const struct vgpu_queue_ops vgpu_queue_ops = {
 	.destroy = q_destroy,
 	.failed = q_failed,
 	.query = q_query,
+	.relax = q_relax,
+	.unrelax = q_unrelax,
 };
 
 

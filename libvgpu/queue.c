@@ -471,7 +471,7 @@ int libvgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const 
 	void *d[VGPU_MARK_MAX], *u[2 * VGPU_MARK_MAX], *ctx;
 	int nd, nu, depth = q->depth, newm, fresh;
 	struct vgpu_qgpu *qg;
-	unsigned int gen;
+	unsigned int gen, token;
 
 	if (g < 0 || g >= VGPU_DEV_GPUS || __atomic_load_n(&q->off, __ATOMIC_RELAXED))
 		return m;
@@ -496,6 +496,7 @@ int libvgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const 
 	nu = merge(p->streams, p->n, d, nd, u);
 	if (!fresh && defer(q, qg, depth, m, u, nu))
 		return m;
+	token = q->ops->relax ? q->ops->relax(q->arg) : 0;
 	if (nu > VGPU_MARK_MAX) {
 		/* Too many streams for one mark: the deferred ones first. */
 		mark_streams(q, qg, g, grant, ctx, depth, p->streams, p->n, p->launches);
@@ -504,6 +505,8 @@ int libvgpu_queue_mark(struct vgpu_queue *q, int g, uint32_t grant, void *const 
 		memcpy(u, d, sizeof(d[0]) * (size_t)nd);
 	}
 	newm = mark_streams(q, qg, g, grant, ctx, depth, u, nu, p->launches + (uint64_t)m);
+	if (q->ops->unrelax)
+		q->ops->unrelax(q->arg, token);
 	p->n = 0;
 	p->launches = 0;
 	p->gen = __atomic_load_n(&q->gen, __ATOMIC_RELAXED);

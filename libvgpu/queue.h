@@ -91,6 +91,12 @@ struct vgpu_queue_ops {
 	/* 1 while ev has not completed, else 0 (done, or an error); NULL:
 	 * marks of threads on several GPUs wait unbounded like others. */
 	int (*query)(void *arg, void *ev);
+	/* Around a recorded mark's calls (NULL: nothing): relax returns a
+	 * token that unrelax takes back (qevents.c: the thread's stream
+	 * capture mode made RELAXED, so that the calls are legal while
+	 * other threads capture). */
+	unsigned int (*relax)(void *arg);
+	void (*unrelax)(void *arg, unsigned int token);
 };
 
 /* How long a mark of a thread that drives several GPUs waits for a mark

@@ -35,6 +35,7 @@ static struct qfake {
 		uint64_t target;
 	} ev[QEV];
 	int nev, creates, destroys, records, syncs, elapseds, queries, calls_off_mark, errors;
+	int relaxes, unrelaxed;		/* relax calls; event calls in a mark not relaxed */
 	int create_err, failed_said;
 	float ms_per_launch;		/* device time of a launch */
 	uint64_t launch_n;		/* the launch the calls come after */
@@ -59,6 +60,37 @@ static void q_call(void)
 		qf.calls_off_mark++;
 }
 
+/* The thread's capture mode as the relax ops set it (qevents.c). */
+static __thread int q_relaxed;
+
+static void q_relax_check(void)
+{
+	if (qf.marking && !q_relaxed)
+		qf.unrelaxed++;
+}
+
+static unsigned int q_relax(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	if (q_relaxed)
+		qf.errors++;
+	q_relaxed = 1;
+	qf.relaxes++;
+	pthread_mutex_unlock(&qf.lk);
+	return 7;
+}
+
+static void q_unrelax(void *arg, unsigned int token)
+{
+	(void)arg;
+	pthread_mutex_lock(&qf.lk);
+	if (!q_relaxed || token != 7)
+		qf.errors++;
+	q_relaxed = 0;
+	pthread_mutex_unlock(&qf.lk);
+}
+
 static void *q_ctx(void *arg)
 {
 	(void)arg;
@@ -75,6 +107,7 @@ static int q_create(void *arg, void **ev)
 	(void)arg;
 	pthread_mutex_lock(&qf.lk);
 	q_call();
+	q_relax_check();
 	if (qf.create_err || qf.nev == QEV) {
 		rc = qf.create_err ? qf.create_err : 2;
 	} else {
@@ -93,6 +126,7 @@ static int q_record(void *arg, void *ev, void *stream)
 	(void)arg;
 	pthread_mutex_lock(&qf.lk);
 	q_call();
+	q_relax_check();
 	if (!e->live)
 		qf.errors++;
 	e->recorded = 1;
@@ -111,6 +145,7 @@ static int q_sync(void *arg, void *ev)
 	(void)arg;
 	pthread_mutex_lock(&qf.lk);
 	q_call();
+	q_relax_check();
 	if (!e->live || !e->recorded)
 		qf.errors++;
 	{	/* queued at the moment of the wait */
@@ -138,6 +173,7 @@ static int q_elapsed(void *arg, float *ms, void *a, void *b)
 	(void)arg;
 	pthread_mutex_lock(&qf.lk);
 	q_call();
+	q_relax_check();
 	if (!x->live || !y->live || x->stream != y->stream)
 		qf.errors++;
 	*ms = (float)(y->target - x->target) * qf.ms_per_launch;
@@ -182,6 +218,7 @@ static int q_query(void *arg, void *ev)
 	(void)arg;
 	pthread_mutex_lock(&qf.lk);
 	q_call();
+	q_relax_check();
 	if (!e->live || !e->recorded)
 		qf.errors++;
 	busy = qf.done[e->stream] < e->target;
@@ -192,6 +229,7 @@ static int q_query(void *arg, void *ev)
 
 static const struct vgpu_queue_ops q_ops = {
 	q_ctx, q_create, q_record, q_sync, q_elapsed, q_destroy, q_failed, q_now, q_query,
+	q_relax, q_unrelax,
 };
 static struct vgpu_queue q = { .ops = &q_ops, .mark = 4, .depth = 4 };
 static struct vgpu_dev_page qpage;
@@ -287,6 +325,7 @@ static void qreset(void)
 	qf.over = 0;
 	qf.creates = qf.destroys = qf.records = qf.syncs = qf.elapseds = qf.queries = 0;
 	qf.calls_off_mark = 0;
+	qf.relaxes = qf.unrelaxed = 0;
 	qf.nev = 0;
 	memset(qf.ev, 0, sizeof(qf.ev));
 	pthread_mutex_unlock(&qf.lk);
@@ -327,7 +366,8 @@ static void test_q_burst(void)
 {
 	static const char what[] = "queue bound on a fake GPU: M = 4, K = 4, 100 launches on "
 		"2 streams wait for the oldest mark after launches 19, 23, ..., 99 and never "
-		"have more than 20 queued; no event call between marks";
+		"have more than 20 queued; no event call between marks, each mark's in "
+		"RELAXED capture mode";
 	int syncs_at[64], nsync = 0, last_syncs = 0;
 
 	qsetup();
@@ -343,6 +383,9 @@ static void test_q_burst(void)
 	      "%d errors", qf.calls_off_mark, qf.records, qf.creates, qf.errors);
 	/* Marks after launches 3, 7, ..., 99 (from 0); the ring is full
 	 * from the 5th: each then waits for the oldest mark (2 events). */
+	CHECK(qf.relaxes == 25 && !qf.unrelaxed && !q_relaxed, what,
+	      "%d marks relaxed, %d event calls not relaxed, relaxed after: %d", qf.relaxes,
+	      qf.unrelaxed, q_relaxed);
 	CHECK(qf.syncs == 21 * 2 && nsync == 21 && syncs_at[0] == 19 && syncs_at[20] == 99,
 	      what, "%d syncs at %d launches, first after launch %d", qf.syncs, nsync,
 	      nsync ? syncs_at[0] : -1);

@@ -9,17 +9,33 @@
  * main thread begins a GLOBAL capture on a stream of its own, captures one
  * kernel, ends it, ROUNDS times; loaded like NVIDIA's runtime (cuload.c).
  *
- *   capture-race ROUNDS NS GAP
+ *   capture-race ROUNDS NS GAP [HOLD]
  *
  * NS: each kernel's length (the launcher's and the captured one); GAP:
- * microseconds between captures (no capture live), when the launcher's
- * launches are marked.
- * Prints "rounds R invalidated I launches L" and exits 0 when no capture
- * step failed other than by invalidation, 1 otherwise, 2 on a usage error.
+ * microseconds between captures (no capture live); HOLD: microseconds
+ * each capture stays live after its kernel (default 0).
+ * Prints "rounds R invalidated I launches L backlog_ms B" and exits 0
+ * when no capture step failed other than by invalidation, 1 otherwise, 2
+ * on a usage error. With HOLD, at the end of each hold (the capture still
+ * live) the launcher measures the work it has queued: it synchronises its
+ * stream, in RELAXED mode where that is legal, and B is the longest such
+ * wait (-1 without HOLD). The queue bound must hold while captures are
+ * live: without it, B is everything the launcher submitted in the hold.
+ *
+ * With SIMGPU_PAUSE_IN=cuStreamBeginCapture:live and SIMGPU_PAUSE_FILE=PATH
+ * (simgpu's pause point once a capture is live, before the begin returns:
+ * Documentation/simgpu.md), the launcher holds each begin there for
+ * CR_PAUSED_LAUNCHES of its launches, then releases it (creates PATH):
+ * the window in which a check "no capture is live" made by libvgpu on
+ * the launcher's behalf goes stale is then open every round, not by
+ * chance. "paused P" counts the begins so held.
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cuload.h"
@@ -27,12 +43,19 @@
 static struct {
 	__typeof__(&cuStreamBeginCapture_v2) begin;
 	__typeof__(&cuStreamEndCapture) end;
+	__typeof__(&cuThreadExchangeStreamCaptureMode) xmode;
 } cr;
 
 static CUfunction cr_spin;
 static CUcontext cr_ctx;
 static uint64_t cr_ns;
-static useconds_t cr_gap_us;
+static useconds_t cr_gap_us, cr_hold_us;
+static double cr_backlog_ms = -1;
+static int cr_probe;
+#define CR_PAUSED_LAUNCHES 64
+static const char *cr_pause;	/* SIMGPU_PAUSE_FILE, when begins pause */
+static unsigned long cr_paused;
+static int cr_since;		/* the launcher's launches since the pause began */		/* 1: the main thread asks for a measure; 2: done */
 static int cr_stop, cr_failed;
 static unsigned long cr_launches;
 
@@ -52,7 +75,8 @@ static CUresult cr_setup(void)
 	CUresult rc = cu.cuDeviceGet(&d, 0);
 
 	if (cr_get("cuStreamBeginCapture", 10010, (void **)&cr.begin) ||
-	    cr_get("cuStreamEndCapture", 10000, (void **)&cr.end))
+	    cr_get("cuStreamEndCapture", 10000, (void **)&cr.end) ||
+	    cr_get("cuThreadExchangeStreamCaptureMode", 10010, (void **)&cr.xmode))
 		return CUDA_ERROR_NOT_FOUND;
 	if (!rc)
 		rc = cu.cuDevicePrimaryCtxRetain(&cr_ctx, d);
@@ -77,13 +101,58 @@ static CUresult cr_kernel(CUstream s)
 /* Launches on a stream of its own, in the default (GLOBAL) mode: a launch
  * is legal during another stream's capture; libvgpu's marks on its behalf
  * are what is at stake. */
+/* The launcher's queued work, while the main thread's capture is live:
+ * how long its stream takes to finish (the wait is legal in RELAXED mode). */
+static void cr_measure(CUstream s)
+{
+	CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_RELAXED;
+	struct timespec t0, t1;
+	double ms;
+
+	if (cr.xmode(&m))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!cu.cuStreamSynchronize(s)) {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+		if (ms > cr_backlog_ms)
+			cr_backlog_ms = ms;
+	}
+	cr.xmode(&m);
+}
+
+/* A begin paused in simgpu (PATH.paused exists): released after
+ * CR_PAUSED_LAUNCHES launches. */
+static void cr_release(void)
+{
+	char mark[4096];
+	int fd;
+
+	snprintf(mark, sizeof(mark), "%s.paused", cr_pause);
+	if (access(mark, F_OK)) {
+		cr_since = 0;
+		return;
+	}
+	if (++cr_since < CR_PAUSED_LAUNCHES)
+		return;
+	unlink(mark);
+	fd = open(cr_pause, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	cr_since = 0;
+	__atomic_add_fetch(&cr_paused, 1, __ATOMIC_RELAXED);
+}
+
 static void *cr_launcher(void *arg)
 {
 	CUstream s;
 
 	(void)arg;
-	if (cu.cuCtxSetCurrent(cr_ctx) || cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING))
+	if (cu.cuCtxSetCurrent(cr_ctx) || cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)) {
+		printf("launcher: set-up failed\n");
+		__atomic_store_n(&cr_failed, 1, __ATOMIC_RELAXED);
 		return NULL;
+	}
 	while (!__atomic_load_n(&cr_stop, __ATOMIC_RELAXED)) {
 		CUresult rc = cr_kernel(s);
 
@@ -93,6 +162,12 @@ static void *cr_launcher(void *arg)
 			break;
 		}
 		__atomic_add_fetch(&cr_launches, 1, __ATOMIC_RELAXED);
+		if (cr_pause)
+			cr_release();
+		if (__atomic_load_n(&cr_probe, __ATOMIC_ACQUIRE) == 1) {
+			cr_measure(s);
+			__atomic_store_n(&cr_probe, 2, __ATOMIC_RELEASE);
+		}
 	}
 	return NULL;
 }
@@ -104,13 +179,17 @@ int main(int argc, char **argv)
 	pthread_t t;
 	int bad = 0;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: capture-race ROUNDS NS GAP\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: capture-race ROUNDS NS GAP [HOLD]\n");
 		return 2;
 	}
 	rounds = strtoul(argv[1], NULL, 0);
 	cr_ns = strtoull(argv[2], NULL, 0);
 	cr_gap_us = (useconds_t)strtoul(argv[3], NULL, 0);
+	cr_hold_us = argc == 5 ? (useconds_t)strtoul(argv[4], NULL, 0) : 0;
+	if (getenv("SIMGPU_PAUSE_IN") &&
+	    !strcmp(getenv("SIMGPU_PAUSE_IN"), "cuStreamBeginCapture:live"))
+		cr_pause = getenv("SIMGPU_PAUSE_FILE");
 	if (cu_load(0) || cu.cuInit(0) || cr_setup() ||
 	    cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)) {
 		fprintf(stderr, "capture-race: set-up failed\n");
@@ -118,10 +197,15 @@ int main(int argc, char **argv)
 	}
 	if (pthread_create(&t, NULL, cr_launcher, NULL))
 		return 1;
-	while (__atomic_load_n(&cr_launches, __ATOMIC_RELAXED) < 10)
+	while (__atomic_load_n(&cr_launches, __ATOMIC_RELAXED) < 10 &&
+	       !__atomic_load_n(&cr_failed, __ATOMIC_RELAXED))
 		;
 	for (r = 0; r < rounds && !bad; r++) {
-		CUresult rc = cr.begin(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
+		CUresult rc;
+
+		if (cr_pause)
+			unlink(cr_pause);
+		rc = cr.begin(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
 		CUgraph g = NULL;
 
 		if (rc) {
@@ -133,6 +217,14 @@ int main(int argc, char **argv)
 		if (rc && rc != CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) {
 			printf("kernel %s\n", cu_err(rc));
 			bad = 1;
+		}
+		if (cr_hold_us) {
+			usleep(cr_hold_us);
+			__atomic_store_n(&cr_probe, 1, __ATOMIC_RELEASE);
+			while (__atomic_load_n(&cr_probe, __ATOMIC_ACQUIRE) != 2 &&
+			       !__atomic_load_n(&cr_failed, __ATOMIC_RELAXED))
+				usleep(100);
+			__atomic_store_n(&cr_probe, 0, __ATOMIC_RELAXED);
 		}
 		rc = cr.end(s, &g);
 		if (rc == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED)
@@ -147,7 +239,8 @@ int main(int argc, char **argv)
 	}
 	__atomic_store_n(&cr_stop, 1, __ATOMIC_RELAXED);
 	pthread_join(t, NULL);
-	printf("rounds %lu invalidated %lu launches %lu\n", r, invalid,
-	       __atomic_load_n(&cr_launches, __ATOMIC_RELAXED));
+	printf("rounds %lu invalidated %lu launches %lu backlog_ms %.1f paused %lu\n", r, invalid,
+	       __atomic_load_n(&cr_launches, __ATOMIC_RELAXED), cr_backlog_ms,
+	       __atomic_load_n(&cr_paused, __ATOMIC_RELAXED));
 	return bad || cr_failed;
 }

@@ -277,6 +277,9 @@ static CUresult begin(CUstream h, int ptds, CUstreamCaptureMode mode, struct CUg
 	s->cap_ops = s->cap_joined = 0;
 	__atomic_add_fetch(&simgpu_captures, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&simgpu_lk);
+	/* The capture is live, the caller does not know it yet: the window
+	 * in which another thread's check "no capture is live" goes stale. */
+	simgpu_pause_point("cuStreamBeginCapture:live");
 	return CUDA_SUCCESS;
 }
 

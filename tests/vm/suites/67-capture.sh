@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# vm-usual: 38
+# vm-usual: 50
 # vm-boot: shared
 # Stream capture and graphs under libvgpu (issue #14 parts 1 and 8, issue
 # #13 part 4, with the graph memory reserve and its trim). simgpu is
@@ -34,6 +34,50 @@ done
 out=$(/tmp/in_cg cap capture-client relaxed 100000 2 4M 1 0 forbid alloc 2>&1)
 check_out "relaxed mode: cuMemAlloc during a capture is allowed" "alloc ok" printf '%s\n' "$out"
 check_out "relaxed mode: ... and the capture ends well" "end ok" printf '%s\n' "$out"
+
+# --- another thread of the process launches while captures begin and are
+# live (issue 28, finding 3). simgpu holds each GLOBAL-mode begin once the
+# capture is live and before it returns, until the launcher has launched
+# 64 more times (capture-race): the queue bound's marks made meanwhile
+# must not invalidate it (before the fix: 100 of 100 invalidated).
+out=$(/tmp/in_cg cap env SIMGPU_PAUSE_IN=cuStreamBeginCapture:live SIMGPU_PAUSE_FILE=/tmp/crp \
+	capture-race 100 100000 0 2>&1)
+check_out "captures begun while another thread launches: none invalidated" \
+	"rounds 100 invalidated 0 " printf '%s\n' "$out"
+check_out "... each begin held while the launcher launched 64 times" "paused 100" \
+	printf '%s\n' "$out"
+# The same beside a rival tenant: the launcher's gate closes, and it
+# drains (cuCtxSynchronize) before it waits, unless a capture is live or
+# beginning. Without the begin's wait for drains in flight (capture.c,
+# "Beginning"), 48 of 100 were invalidated.
+/tmp/in_cg rival simgpu-client launch 2000000 count 1000000000 streams 2 >/dev/null 2>&1 &
+rival=$!
+sleep 1
+out=$(/tmp/in_cg cap env SIMGPU_PAUSE_IN=cuStreamBeginCapture:live SIMGPU_PAUSE_FILE=/tmp/crp \
+	capture-race 100 100000 0 2>&1)
+t=$(usage cap 0 throttled_ns)
+kill -9 $rival
+wait $rival 2>/dev/null
+check_out "... beside a rival tenant (the gate closes and drains): none invalidated" \
+	"rounds 100 invalidated 0 " printf '%s\n' "$out"
+check_out "... each begin held while the launcher launched 64 times" "paused 100" \
+	printf '%s\n' "$out"
+if [ "${t:-0}" -gt 0 ]; then
+	pass "... and the launcher was held at the gate meanwhile (throttled $t ns)"
+else
+	fail "... and the launcher was held at the gate meanwhile" "throttled '${t}' ns"
+fi
+# The queue bound holds while a capture is live: the launcher's 1 ms
+# kernels queued after 100 ms of launching beside a live capture. Bounded:
+# about the queue target (40 ms); unbounded (marks skipped during captures,
+# before the fix): 14 s. 400 ms is ten times the target.
+out=$(/tmp/in_cg cap capture-race 3 1000000 0 100000 2>&1)
+bl=$(printf '%s\n' "$out" | sed -n 's/.* backlog_ms \([0-9]*\)\.[0-9]* .*/\1/p')
+if [ -n "$bl" ] && [ "$bl" -lt 400 ] && printf '%s\n' "$out" | grep -q 'invalidated 0 '; then
+	pass "the queue bound holds while a capture is live (${bl} ms queued, target 40)"
+else
+	fail "the queue bound holds while a capture is live (under 400 ms queued)" "$out"
+fi
 
 # --- captures under libvgpu while the gate closes and reopens: a rival
 # tenant keeps the GPU busy during the capture (its share against graph
