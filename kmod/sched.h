@@ -126,6 +126,7 @@ struct vgpu_sched_counters {
  * @holder: the bucket holding the grant (or draining it), NULL if none
  * @present: the GPU is in the inventory
  * @draining: @holder's grant was revoked; waiting for its processes to drain
+ * @started: a process of @holder resumed or launched since the grant
  * @drainers: processes still to drain
  * @grant_start: when @holder was granted
  * @charged_to: up to when @holder has been charged
@@ -141,7 +142,7 @@ struct vgpu_sched {
 	struct vgpu_sched_bucket *holder;
 	bool present;
 	bool draining;
-	bool started;		/* a process of the holder resumed or launched */
+	bool started;
 	u32 drainers;
 	u64 grant_start;
 	u64 charged_to;

@@ -82,6 +82,7 @@ struct vgpu_dev_gpu {
  * @placement_seq: bumped by the module when the tenant's placement (CPUs,
  *	NUMA nodes) changes; the library then re-reads it (proc-register's
  *	reply shape, via VGPU_IOC_PLACEMENT) and rebinds its memory policy
+ * @rsvd0: zero
  * @rsvd: zero
  * @gpu: one slot per GPU index
  */

@@ -232,4 +232,16 @@ else
 	fail "dkms.conf's BUILD_EXCLUSIVE_KERNEL and tools/kdir agree" "$wrong"
 fi
 
+# Kernel-doc: every documented structure and function of the module and
+# its uapi headers describes each member and parameter (the kernel's own
+# scripts/kernel-doc, from Debian's linux-kbuild package of the host).
+kdoc=$(ls /usr/lib/linux-kbuild-*/scripts/kernel-doc 2>/dev/null | sort -V | tail -n 1)
+if [ -z "$kdoc" ]; then
+	fail "kernel-doc is clean" "no /usr/lib/linux-kbuild-*/scripts/kernel-doc (make deps installs it)"
+elif "$kdoc" -none kmod/*.c kmod/*.h uapi/*.h > "$tmp/kdoc" 2>&1 && ! [ -s "$tmp/kdoc" ]; then
+	pass "kernel-doc is clean on kmod/ and uapi/ ($(ls kmod/*.[ch] uapi/*.h | wc -l) files)"
+else
+	fail "kernel-doc is clean on kmod/ and uapi/" "$(grep -c . "$tmp/kdoc") warnings: $(oneline "$tmp/kdoc")"
+fi
+
 [ "$failures" -eq 0 ]
