@@ -308,13 +308,23 @@ bool vgpu_acct_check_page(struct vgpu_proc *p, u32 index)
 	return true;
 }
 
-/* What others leave of a GPU to bucket @b: capacity less their holds. */
-static u64 vgpu_acct_free(const struct vgpu_bucket *b, u32 index)
+/**
+ * vgpu_acct_vram() - a bucket's VRAM on a GPU, for the policy (policy.h)
+ * @b: bucket
+ * @index: GPU index
+ * @v: out
+ *
+ * Context: vgpu_acct_lock held.
+ */
+void vgpu_acct_vram(const struct vgpu_bucket *b, u32 index, struct vgpu_pol_vram *v)
 {
 	const struct vgpu_acct_gpu *gpu = &vgpu_acct_gpus[index];
-	u64 others = gpu->held - vgpu_bucket_hold(b, index);
 
-	return gpu->capacity > others ? gpu->capacity - others : 0;
+	v->vram_max = b->vram_max;
+	v->capacity = gpu->capacity;
+	v->held = gpu->held;
+	v->hold = vgpu_bucket_hold(b, index);
+	v->charged = b->usage[index].charged;
 }
 
 /**
@@ -326,29 +336,14 @@ static u64 vgpu_acct_free(const struct vgpu_bucket *b, u32 index)
  *	reservations) rather than the bucket's own limit is what bounds it
  *
  * Context: vgpu_acct_lock held.
- * Return: bytes.
+ * Return: bytes (vgpu_pol_room()).
  */
 u64 vgpu_acct_room(const struct vgpu_bucket *b, u32 index, u64 freed, bool *gpu_bound)
 {
-	u64 limit = min(b->vram_max, vgpu_acct_gpus[index].capacity);
-	u64 free = min(vgpu_acct_free(b, index) + freed, vgpu_acct_gpus[index].capacity);
-	u64 top = min(limit, free);
-	u64 charged = b->usage[index].charged;
+	struct vgpu_pol_vram v;
 
-	if (gpu_bound)
-		*gpu_bound = free < limit;
-	return top > charged ? top - charged : 0;
-}
-
-/**
- * vgpu_acct_budget() - the budget to give with a charge
- * @room: what the bucket has left after the charge
- *
- * Return: bytes, a fraction of @room in steps; none near the limit.
- */
-u64 vgpu_acct_budget(u64 room)
-{
-	return round_down(min(room >> VGPU_BUDGET_SHIFT, VGPU_BUDGET_MAX), VGPU_BUDGET_STEP);
+	vgpu_acct_vram(b, index, &v);
+	return vgpu_pol_room(&v, freed, gpu_bound);
 }
 
 /**

@@ -34,6 +34,7 @@
 
 #include "../uapi/vgpu.h"
 #include "../uapi/vgpu_dev.h"
+#include "policy.h"
 #include "sched.h"
 
 struct vgpu_dev_file;
@@ -42,10 +43,6 @@ struct vgpu_quota_set;
 
 /* The largest capacity the accounting works with (sums never overflow). */
 #define VGPU_ACCT_BYTES_MAX	(1ULL << 62)
-/* Budgets: a fraction of the room left, in steps, at most a ceiling. */
-#define VGPU_BUDGET_SHIFT	3
-#define VGPU_BUDGET_STEP	(2ULL << 20)
-#define VGPU_BUDGET_MAX		(256ULL << 20)
 /*
  * After a charge that a look through registrations could not save, its
  * bucket's charges on the GPU do not look again for this long.
@@ -186,7 +183,7 @@ void vgpu_acct_sync_reserved(struct vgpu_bucket *b, u64 now);
 void vgpu_acct_set_charged(struct vgpu_bucket *b, u32 index, u64 charged);
 atomic64_t *vgpu_avail(const struct vgpu_proc *p, u32 index);
 u64 vgpu_acct_room(const struct vgpu_bucket *b, u32 index, u64 freed, bool *gpu_bound);
-u64 vgpu_acct_budget(u64 room);
+void vgpu_acct_vram(const struct vgpu_bucket *b, u32 index, struct vgpu_pol_vram *v);
 bool vgpu_acct_gpu_ok(u32 index);
 void vgpu_acct_uncharge(struct vgpu_bucket *b, u32 index, u64 bytes);
 u64 vgpu_acct_reclaim(struct vgpu_proc *p, u32 index);

@@ -43,16 +43,18 @@ int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
 		     struct list_head *dead)
 {
 	struct vgpu_bucket *b = p->bucket;
-	u64 limit = min(b->vram_max, vgpu_acct_gpus[index].capacity);
-	u64 room, grant;
+	struct vgpu_pol_vram v;
+	u64 limit, room, grant;
 	int err;
 
-	room = vgpu_acct_room(b, index, 0, NULL);
-	if (bytes > room && bytes <= limit) {
+	vgpu_acct_vram(b, index, &v);
+	limit = vgpu_pol_limit(&v);
+	room = vgpu_pol_room(&v, 0, NULL);
+	if (vgpu_pol_look(bytes, room, limit)) {
 		vgpu_acct_reclaim(p, index);
 		room = vgpu_acct_room(b, index, 0, NULL);
 	}
-	if (bytes > room && bytes <= limit) {
+	if (vgpu_pol_look(bytes, room, limit)) {
 		err = vgpu_acct_scan(p, index, bytes, dead);
 		if (err)
 			return err;
@@ -63,7 +65,7 @@ int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
 		return -ENOMEM;
 	}
 
-	*keep = vgpu_acct_budget(room - bytes);
+	*keep = vgpu_pol_budget(room - bytes);
 	grant = bytes + *keep;
 	atomic64_add(grant, vgpu_avail(p, index));
 	p->granted[index] += grant;

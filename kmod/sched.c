@@ -109,26 +109,6 @@ bool vgpu_sched_granted(const struct vgpu_sched *s, const struct vgpu_sched_buck
 	return s->present && s->holder == sb && !s->draining;
 }
 
-/* Brings a capped bucket's budget to period @epoch. */
-static void vgpu_sched_refill(struct vgpu_sched_bucket *sb, struct vgpu_sched_ent *e,
-			      u64 epoch, u64 period)
-{
-	s64 quota = div_u64(period * sb->compute_max, 10000);
-	u64 k = epoch > e->epoch ? epoch - e->epoch : 1;
-
-	if (e->epoch == epoch)
-		return;
-	e->epoch = epoch;
-	/*
-	 * Debt (an overrun past the budget) is repaid by the periods that
-	 * passed: each brings one budget, and what is left is at most one.
-	 */
-	if (e->budget >= 0 || !quota || k > div64_u64(-e->budget, quota) + 1)
-		e->budget = quota;
-	else
-		e->budget = min_t(s64, e->budget + (s64)k * quota, quota);
-}
-
 /* Budget left now, S64_MAX when uncapped. */
 static s64 vgpu_sched_budget(struct vgpu_sched_bucket *sb, struct vgpu_sched_ent *e, u64 now)
 {
@@ -136,7 +116,7 @@ static s64 vgpu_sched_budget(struct vgpu_sched_bucket *sb, struct vgpu_sched_ent
 
 	if (!sb->capped)
 		return S64_MAX;
-	vgpu_sched_refill(sb, e, div64_u64(now, period), period);
+	vgpu_pol_refill(&e->budget, &e->epoch, div64_u64(now, period), period, sb->compute_max);
 	return e->budget;
 }
 
@@ -159,7 +139,7 @@ void vgpu_sched_charge(struct vgpu_sched *s, u64 now)
 {
 	struct vgpu_sched_bucket *sb = s->holder;
 	struct vgpu_sched_ent *e = vgpu_sched_ent(s, sb);
-	u64 from = s->charged_to, period, epoch, end;
+	u64 from = s->charged_to;
 
 	if (now <= from)
 		return;
@@ -175,18 +155,10 @@ void vgpu_sched_charge(struct vgpu_sched *s, u64 now)
 		s->started = true;
 	}
 	e->gpu_time_ns += now - from;
-	e->vtime += div_u64((now - from) * VGPU_WEIGHT_DEFAULT, sb->weight);
-	if (!sb->capped)
-		return;
-	/* Each period's share of the interval goes to that period's budget. */
-	period = vgpu_period_ns();
-	while (from < now) {
-		epoch = div64_u64(from, period);
-		end = min(now, (epoch + 1) * period);
-		vgpu_sched_refill(sb, e, epoch, period);
-		e->budget -= end - from;
-		from = end;
-	}
+	e->vtime = vgpu_pol_vtime_add(e->vtime, now - from, sb->weight);
+	if (sb->capped)
+		vgpu_pol_spend(&e->budget, &e->epoch, from, now, vgpu_period_ns(),
+			       sb->compute_max);
 }
 
 /**
@@ -274,20 +246,8 @@ void vgpu_sched_ent_sync(struct vgpu_sched *s, struct vgpu_sched_bucket *sb, u64
 				min_vt = o->vtime;
 			any = true;
 		}
-		/*
-		 * Idleness earns no burst, and history from before it costs
-		 * at most one slice: otherwise a tenant that ran alone for a
-		 * while would starve behind newcomers.
-		 */
-		if (any) {
-			u64 cap = min_vt + div_u64(vgpu_slice_ns() * VGPU_WEIGHT_DEFAULT,
-					   sb->weight);
-
-			if ((s64)(min_vt - e->vtime) > 0)
-				e->vtime = min_vt;
-			else if ((s64)(e->vtime - cap) > 0)
-				e->vtime = cap;
-		}
+		if (any)
+			e->vtime = vgpu_pol_rejoin(e->vtime, min_vt, vgpu_slice_ns(), sb->weight);
 		list_add_tail(&e->node, &s->active);
 	} else if (!want && !list_empty(&e->node)) {
 		list_del_init(&e->node);
@@ -317,8 +277,7 @@ static struct vgpu_sched_bucket *vgpu_sched_pick(struct vgpu_sched *s, u64 now)
 		if (sb == s->holder || !e->waiters || !sb->nprocs ||
 		    !vgpu_sched_eligible(s, sb, now))
 			continue;
-		if (!best || sb->priority > best->priority ||
-		    (sb->priority == best->priority && (s64)(e->vtime - be->vtime) < 0)) {
+		if (!best || vgpu_pol_better(sb->priority, e->vtime, best->priority, be->vtime)) {
 			best = sb;
 			be = e;
 		}
@@ -423,18 +382,26 @@ static bool vgpu_sched_must_revoke(struct vgpu_sched *s, u64 now)
 {
 	struct vgpu_sched_bucket *sb = s->holder, *best;
 	struct vgpu_sched_ent *e = vgpu_sched_ent(s, sb);
-	bool idle;
+	struct vgpu_pol_holder h = {
+		.now = now,
+		.nprocs = sb->nprocs,
+		.capped = sb->capped,
+		.priority = sb->priority,
+		.vtime = e->vtime,
+		.waiters = e->waiters,
+		.last_active = s->last_active,
+		.idle_ns = vgpu_idle_ns(),
+		.slice_end = s->slice_end,
+	};
 
-	if (!sb->nprocs || !vgpu_sched_eligible(s, sb, now))
-		return true;	/* gone, denied, or out of budget */
-	best = vgpu_sched_pick(s, now);
-	if (best && best->priority > sb->priority)
-		return true;	/* preemption */
-	idle = !e->waiters && now - s->last_active >= vgpu_idle_ns();
-	if (idle && (best || sb->capped))
-		return true;	/* work conservation; keep a capped budget */
-	return now >= s->slice_end && best && best->priority == sb->priority &&
-	       (s64)(vgpu_sched_ent(s, best)->vtime - e->vtime) < 0;
+	h.eligible = sb->nprocs && vgpu_sched_eligible(s, sb, now);
+	best = h.eligible ? vgpu_sched_pick(s, now) : NULL;
+	if (best) {
+		h.best = true;
+		h.best_priority = best->priority;
+		h.best_vtime = vgpu_sched_ent(s, best)->vtime;
+	}
+	return vgpu_pol_must_revoke(&h);
 }
 
 /* When the scheduler must look again, U64_MAX for never. */

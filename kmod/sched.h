@@ -26,6 +26,7 @@
 
 #include "../uapi/vgpu.h"
 #include "../uapi/vgpu_dev.h"
+#include "policy.h"
 
 struct vgpu_quota_set;
 

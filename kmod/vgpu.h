@@ -41,6 +41,10 @@
  *   gpu.c notify.c host.c      the GPU inventory; multicasting; instance
  *                              id, monitor group (who reads everything)
  *   parse.c                    names, UUIDs, PCI bus ids
+ *   policy_vram.c policy_sched.c  the pure decisions (policy.h): VRAM room
+ *                              and budgets, compute budgets, picks and
+ *                              revocation; compiled into host unit tests
+ *                              too, they include no kernel state
  *
  * Data may be read across layers (struct fields, vgpu_procs, the default
  * bucket); the objects above their users are vgpu_nl_family (netlink.c),
