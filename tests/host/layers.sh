@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module's layering (suite "layers"): tests/tools/layer-check reads
+# the calls between vgpu.ko's source files from its objects (built for the
+# first kernel tools/kernels names, by tools/kmod-build, which rebuilds
+# only what changed) and fails on a cycle or on a call up the table at
+# the top of kmod/vgpu.h. Then the same objects against a copy of that
+# table with the bottom line (the pure policy) moved to the top must fail,
+# naming the calls that now go up. Every check prints "PASS: layers: what"
+# or "FAIL: layers: what: detail".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+
+failures=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass() { echo "PASS: layers: $1"; }
+fail() { echo "FAIL: layers: $1: $2"; failures=$((failures + 1)); }
+oneline() { head -c 400 "$1" | tr '\n' '|'; }
+
+kver=$(tools/kernels | awk 'NR == 1 { print $1 }')
+if ! KVER=$kver tools/kmod-build > "$tmp/build" 2>&1; then
+	fail "vgpu.ko builds for $kver" "$(tail -n 5 "$tmp/build" | tr '\n' '|')"
+	exit 1
+fi
+dir=build/kmod/$kver/kmod
+objs=()
+# vgpu-y's words, over its continuation lines.
+for o in $(awk '/^vgpu-y :=/ { on = 1 } on { for (i = 1; i <= NF; i++) if ($i ~ /\.o$/) print $i }
+	on && !/\\$/ { on = 0 }' kmod/Kbuild); do
+	objs+=("$dir/$o")
+done
+if [ "${#objs[@]}" -lt 30 ]; then
+	fail "kmod/Kbuild lists vgpu.ko's objects" "${#objs[@]} found"
+	exit 1
+fi
+
+if tests/tools/layer-check --table kmod/vgpu.h "${objs[@]}" > "$tmp/out" 2>&1; then
+	pass "no cycle and no call up kmod/vgpu.h's table ($(cat "$tmp/out"), $kver's objects)"
+else
+	fail "no cycle and no call up kmod/vgpu.h's table" "$(oneline "$tmp/out")"
+fi
+
+# The negative run: the policy's line moved to the top of the table.
+awk '/^ \*   policy_vram\.c/ { next } /^ \*   main\.c/ { print " *   policy_vram.c policy_sched.c  moved"; } { print }' \
+	kmod/vgpu.h > "$tmp/vgpu.h"
+if tests/tools/layer-check --table "$tmp/vgpu.h" "${objs[@]}" > "$tmp/out" 2>&1; then
+	fail "a call up the table is found" "nothing found with the policy at the top"
+elif grep -q '^up: acct_charge.c calls policy_vram.c' "$tmp/out"; then
+	pass "a call up the table is found ($(grep -c '^up: ' "$tmp/out") with the policy at the top)"
+else
+	fail "a call up the table is found" "$(oneline "$tmp/out")"
+fi
+
+[ "$failures" -eq 0 ]
