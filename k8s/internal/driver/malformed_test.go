@@ -9,8 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-var metaCreate = metav1.CreateOptions{}
-
 func claimsOf(c ...*resourceapi.ResourceClaim) []*resourceapi.ResourceClaim { return c }
 
 // TestMalformedClaims: a claim the driver cannot honour fails Prepare
@@ -66,7 +64,7 @@ func TestMalformedClaims(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, pod, other)
-			if _, err := e.kube.CoreV1().Pods("team-a").Create(t.Context(), noCgroup, metaCreate); err != nil {
+			if _, err := e.kube.CoreV1().Pods("team-a").Create(t.Context(), noCgroup, metav1.CreateOptions{}); err != nil {
 				t.Fatal(err)
 			}
 			d := e.driver(t)
