@@ -49,6 +49,7 @@ else
 	fail "gofmt" "not formatted: $(echo "$unformatted" | tr '\n' ' ')"
 fi
 step "go vet ./... finds nothing" go vet ./...
+step "go vet finds nothing in the VM test (-tags vmtest, k8s/vmtest/run)" go vet -tags vmtest ./internal/driver
 step "the plugin builds (go build ./...)" go build -o "$tmp/plugin" ./cmd/vgpu-kubelet-plugin
 
 go test -count=1 -json ./... 2> "$tmp/stderr" | "$top/tests/tools/go-test-lines" k8s ||
