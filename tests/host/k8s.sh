@@ -23,7 +23,8 @@ trap 'rm -rf "$tmp"' EXIT
 pass() { echo "PASS: k8s: $1"; }
 fail() { echo "FAIL: k8s: $1: $2"; failures=$((failures + 1)); }
 oneline() { head -c 600 "$1" | tr '\n' '|'; }
-export GOFLAGS=-mod=readonly GOTOOLCHAIN=local
+# -trimpath as make k8s builds: the packages make compiled are reused.
+export GOFLAGS="-mod=readonly -trimpath" GOTOOLCHAIN=local
 
 if ! command -v go > /dev/null; then
 	fail "go" "no go on the PATH: install Go $(sed -n 's/^go //p' go.mod) or newer (make deps says how)"

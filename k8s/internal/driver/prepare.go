@@ -47,8 +47,9 @@ func (d *Driver) PrepareResourceClaims(ctx context.Context, claims []*resourceap
 	}
 	for _, uid := range pods {
 		pcs := byPod[uid]
-		err := d.preparePod(ctx, pcs, tenants, inv)
+		podErr := d.preparePod(ctx, pcs, tenants, inv)
 		for _, pc := range pcs {
+			err := podErr
 			if err == nil {
 				err = d.cdi.Write(pc.Share.UID)
 			}
