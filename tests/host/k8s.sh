@@ -8,6 +8,8 @@
 # - every Go test (go test -json, read by tests/tools/go-test-lines) is
 #   one line, "PASS: k8s: PKG: TestName (SECONDS s)" or a FAIL with the
 #   failed subtests and output; a package that does not build is a FAIL;
+# - a claim's CDI spec validates against the CDI JSON schema of Debian
+#   12's CDI library (tests/tools/cdi-schema-check, as in ctl-containers);
 # - the line reader itself turns a Go build failure into a FAIL (a broken
 #   module of its own in a temporary directory).
 # Every check prints "PASS: k8s: what" or "FAIL: k8s: what: detail".
@@ -53,9 +55,24 @@ step "go vet ./... finds nothing" go vet ./...
 step "go vet finds nothing in the VM test (-tags vmtest, k8s/vmtest/run)" go vet -tags vmtest ./internal/driver
 step "the plugin builds (go build ./...)" go build -o "$tmp/plugin" ./cmd/vgpu-kubelet-plugin
 
-go test -count=1 -json ./... 2> "$tmp/stderr" | "$top/tests/tools/go-test-lines" k8s ||
-	failures=$((failures + 1))
+mkdir -p "$tmp/cdi"
+VGPU_K8S_CDI_OUT=$tmp/cdi go test -count=1 -json ./... 2> "$tmp/stderr" |
+	"$top/tests/tools/go-test-lines" k8s || failures=$((failures + 1))
 [ ! -s "$tmp/stderr" ] || echo "# go test: $(oneline "$tmp/stderr")"
+
+# The claim's CDI spec (TestCDISpec wrote a copy) against the CDI JSON
+# schema, as vgpuctl cdi generate's is (tests/host/ctl-containers.bash).
+CDI_SRC=${CDI_SRC:-/usr/share/gocode/src/github.com/container-orchestrated-devices/container-device-interface}
+spec=$tmp/cdi/vgpu.io-claim_u1.json
+if [ ! -r "$CDI_SRC/schema/schema.json" ] || ! python3 -c 'import jsonschema' 2> /dev/null; then
+	fail "a claim's CDI spec validates against the CDI schema" "no CDI schema at $CDI_SRC or no python3 jsonschema: run make deps"
+elif [ ! -s "$spec" ]; then
+	fail "a claim's CDI spec validates against the CDI schema" "TestCDISpec wrote no spec"
+elif python3 "$top/tests/tools/cdi-schema-check" "$CDI_SRC" "$spec" > "$tmp/out" 2>&1; then
+	pass "a claim's CDI spec validates against the CDI schema (cdiVersion 0.5.0)"
+else
+	fail "a claim's CDI spec validates against the CDI schema" "$(oneline "$tmp/out")"
+fi
 
 # The reader's own check: a module that does not compile is a FAIL line.
 mkdir -p "$tmp/broken"

@@ -15,6 +15,12 @@ func TestCDISpec(t *testing.T) {
 	if err := c.Write("u1"); err != nil {
 		t.Fatal(err)
 	}
+	// tests/host/k8s.sh checks a copy against the CDI JSON schema.
+	if out := os.Getenv("VGPU_K8S_CDI_OUT"); out != "" {
+		if err := (CDI{Dir: out, Vgpuctl: c.Vgpuctl, Libvgpu: c.Libvgpu, Preload: c.Preload}).Write("u1"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p := filepath.Join(c.Dir, "vgpu.io-claim_u1.json")
 	fi, err := os.Stat(p)
 	if err != nil {
