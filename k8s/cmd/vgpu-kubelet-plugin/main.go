@@ -45,7 +45,7 @@ func parseFlags() flags {
 	flag.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
 	flag.StringVar(&f.pluginDir, "plugin-dir", "/var/lib/kubelet/plugins/"+driver.DefaultDriverName, "the plugin's socket directory")
 	flag.StringVar(&f.registrarDir, "registrar-dir", "/var/lib/kubelet/plugins_registry", "kubelet's plugin registration directory")
-	flag.DurationVar(&f.interval, "interval", 10*time.Second, "how often the GPU inventory is read again")
+	flag.DurationVar(&f.interval, "interval", 10*time.Second, "how often the GPU inventory is read again (the ResourceSlice, health reports)")
 	klog.InitFlags(nil)
 	flag.Parse()
 	return f
@@ -82,7 +82,8 @@ func run(ctx context.Context, f flags) error {
 		Cgroups:    driver.PodCgroups{Root: f.cgroupRoot},
 		CDI: driver.CDI{Dir: f.cdiDir, Vgpuctl: f.hostVgpuctl,
 			Libvgpu: f.hostLibvgpu, Preload: f.hostPreload},
-		Model: driver.ProcModel(f.nvidiaProc),
+		Model:    driver.ProcModel(f.nvidiaProc),
+		Interval: f.interval,
 	})
 	if err != nil {
 		return err
@@ -97,7 +98,7 @@ func run(ctx context.Context, f flags) error {
 		return fmt.Errorf("start the kubelet plugin: %w", err)
 	}
 	defer helper.Stop()
-	drv.Publish(ctx, helper, f.interval)
+	drv.Publish(ctx, helper)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,6 +38,9 @@ type Config struct {
 	CDI CDI
 	// Model names a GPU's model (nil: none published).
 	Model ModelFunc
+	// Interval is how often the inventory is read again for the
+	// ResourceSlice and health reports (default 10 s).
+	Interval time.Duration
 }
 
 // Driver implements kubeletplugin.DRAPlugin. It keeps no state of its
@@ -67,6 +71,9 @@ func New(cfg Config) (*Driver, error) {
 	case cfg.Cgroups.Root == "":
 		return nil, errors.New("driver: no cgroup2 mount point")
 	}
+	if cfg.Interval <= 0 {
+		cfg.Interval = 10 * time.Second
+	}
 	return &Driver{cfg: cfg, vgpu: cfg.Vgpu, cdi: cfg.CDI, model: cfg.Model}, nil
 }
 
@@ -80,13 +87,6 @@ func (d *Driver) HandleError(ctx context.Context, err error, msg string) {
 		return
 	}
 	logger.Error(err, msg, "recoverable", false)
-}
-
-// WatchHealthStatus implements kubeletplugin.DRAPlugin: health is told by
-// withdrawing an unhealthy GPU from the ResourceSlice (Publish), not
-// through the kubelet's health stream.
-func (d *Driver) WatchHealthStatus(context.Context, chan<- kubeletplugin.DeviceHealthReport) error {
-	return kubeletplugin.ErrHealthNotSupported
 }
 
 // checkPod verifies that the pod a claim is reserved for still exists,

@@ -40,7 +40,8 @@ func (d *Driver) publishOnce(ctx context.Context, p Publisher, last []vgpu.GPU) 
 // and publishes again when they change (a GPU added or removed, or one
 // becoming unhealthy or draining, which withdraws it, or healthy again),
 // until ctx ends.
-func (d *Driver) Publish(ctx context.Context, p Publisher, interval time.Duration) {
+func (d *Driver) Publish(ctx context.Context, p Publisher) {
+	interval := d.cfg.Interval
 	logger := klog.FromContext(ctx)
 	var last []vgpu.GPU
 	t := time.NewTicker(interval)

@@ -89,6 +89,13 @@ func (f *Fake) DeleteTenant(_ context.Context, name string) error {
 	return nil
 }
 
+// SetGPUs replaces the inventory (a GPU added, removed, or changing state).
+func (f *Fake) SetGPUs(gpus ...GPU) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.gpus = gpus
+}
+
 // Remove drops a tenant as the module does when its cgroup goes.
 func (f *Fake) Remove(name string) {
 	f.mu.Lock()
