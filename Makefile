@@ -3,7 +3,10 @@
 # vgpu: share GPUs between tenants, safely and fairly.
 #
 #   make            build vgpu.ko (in build/kmod/RELEASE/), ctl/vgpuctl,
-#                   libvgpu/libvgpu.so and the test instruments (simgpu)
+#                   libvgpu/libvgpu.so, the test instruments (simgpu) and
+#                   the Kubernetes DRA kubelet plugin
+#                   (build/k8s/vgpu-kubelet-plugin)
+#   make k8s        build the DRA kubelet plugin alone (Go, k8s/)
 #   make demo       boot a VM with the module loaded and tenants sharing
 #                   simulated GPUs
 #   make check      run every test (last line: "N passed, N failed")
@@ -46,10 +49,10 @@ NVML_INC ?= $(CUDA_INC)
 
 export KDIR KVER PREFIX DESTDIR SBINDIR LIBDIR CUDA_INC NVML_INC
 
-.PHONY: all module ctl libvgpu simgpu deps check demo bench install clean \
+.PHONY: all module ctl libvgpu simgpu k8s deps check demo bench install clean \
 	modules_install dkms-install install-service deb check-install
 
-all: module ctl libvgpu simgpu
+all: module ctl libvgpu simgpu k8s
 
 module:
 	@tools/kmod-build modules
@@ -63,6 +66,15 @@ libvgpu: $(HEADERS)
 simgpu: $(HEADERS)
 	$(MAKE) -C tests/simgpu
 	$(MAKE) -C tests/clients
+
+# The DRA kubelet plugin: its modules come through the Go module proxy
+# (GOPROXY) and must match k8s/go.sum (go mod verify, and -mod=readonly:
+# a build never edits go.mod or go.sum). GOTOOLCHAIN=local: the go found
+# builds, or says it is older than k8s/go.mod's go line (tools/go-check).
+K8S_GO = cd k8s && GOFLAGS=-mod=readonly GOTOOLCHAIN=local go
+k8s:
+	$(K8S_GO) mod verify
+	$(K8S_GO) build -trimpath -ldflags='-s -w' -o ../build/k8s/vgpu-kubelet-plugin ./cmd/vgpu-kubelet-plugin
 
 # A changed lock fetches the wheels again.
 $(CUDA_DEPS)/.lock: tools/nvidia.lock
@@ -127,4 +139,4 @@ clean:
 	$(MAKE) -C tests/clients clean
 	$(MAKE) -C bench clean
 	$(MAKE) -C tests/fuzz clean
-	rm -rf build/asan build/vm build/kmod
+	rm -rf build/asan build/vm build/kmod build/k8s

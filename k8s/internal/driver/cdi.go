@@ -1,0 +1,161 @@
+package driver
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// CDI is where and how the driver writes one CDI spec per prepared claim:
+// the device vgpu.io/claim=UID brings /dev/vgpu, libvgpu preloaded
+// through /etc/ld.so.preload, and vgpuctl's poststop hook, as "vgpuctl
+// cdi generate" does for a flavour (Documentation/containers.md). The
+// quotas are not in the spec: Prepare has set them on the pod's tenant.
+type CDI struct {
+	// Dir holds the specs (/var/run/cdi).
+	Dir string
+	// Vgpuctl, Libvgpu and Preload are paths on the host, where the
+	// container runtime runs the hooks and makes the mounts.
+	Vgpuctl string
+	Libvgpu string
+	Preload string
+}
+
+// The CDI kind of the devices the driver writes, and the spec version:
+// 0.5.0, the version "vgpuctl cdi generate" writes and every runtime
+// with CDI reads.
+const (
+	cdiKind    = "vgpu.io/claim"
+	cdiVersion = "0.5.0"
+	// libvgpuInContainer is where libvgpu is mounted (the preload file
+	// names it).
+	libvgpuInContainer = "/usr/lib/vgpu/libvgpu.so"
+	// hookTimeout is the hooks' timeout in seconds, ctl/cdi.c's.
+	hookTimeout = 10
+)
+
+type cdiSpec struct {
+	CDIVersion string      `json:"cdiVersion"`
+	Kind       string      `json:"kind"`
+	Devices    []cdiDevice `json:"devices"`
+}
+
+type cdiDevice struct {
+	Name           string   `json:"name"`
+	ContainerEdits cdiEdits `json:"containerEdits"`
+}
+
+type cdiEdits struct {
+	Env         []string     `json:"env,omitempty"`
+	DeviceNodes []cdiNode    `json:"deviceNodes,omitempty"`
+	Mounts      []cdiMount   `json:"mounts,omitempty"`
+	Hooks       []cdiHookDef `json:"hooks,omitempty"`
+}
+
+type cdiNode struct {
+	Path string `json:"path"`
+}
+
+type cdiMount struct {
+	HostPath      string   `json:"hostPath"`
+	ContainerPath string   `json:"containerPath"`
+	Options       []string `json:"options,omitempty"`
+}
+
+type cdiHookDef struct {
+	HookName string   `json:"hookName"`
+	Path     string   `json:"path"`
+	Args     []string `json:"args,omitempty"`
+	Timeout  int      `json:"timeout,omitempty"`
+}
+
+// DeviceID is the CDI device of a claim.
+func (c CDI) DeviceID(claim types.UID) string {
+	return cdiKind + "=" + string(claim)
+}
+
+// path is the spec file of a claim.
+func (c CDI) path(claim types.UID) string {
+	return filepath.Join(c.Dir, "vgpu.io-claim_"+string(claim)+".json")
+}
+
+func (c CDI) spec(claim types.UID) cdiSpec {
+	ro := []string{"ro", "nosuid", "nodev", "bind"}
+	return cdiSpec{CDIVersion: cdiVersion, Kind: cdiKind, Devices: []cdiDevice{{
+		Name: string(claim),
+		ContainerEdits: cdiEdits{
+			Env:         []string{"VGPU_CLAIM=" + string(claim)},
+			DeviceNodes: []cdiNode{{Path: "/dev/vgpu"}},
+			Mounts: []cdiMount{
+				{HostPath: c.Libvgpu, ContainerPath: libvgpuInContainer, Options: ro},
+				{HostPath: c.Preload, ContainerPath: "/etc/ld.so.preload", Options: ro},
+			},
+			Hooks: []cdiHookDef{{HookName: "poststop", Path: c.Vgpuctl,
+				Args: []string{"vgpuctl", "hook", "poststop"}, Timeout: hookTimeout}},
+		},
+	}}}
+}
+
+// Write writes the claim's spec, atomically (a temporary file renamed),
+// and not at all when the file already holds it.
+func (c CDI) Write(claim types.UID) error {
+	data, err := json.MarshalIndent(c.spec(claim), "", "  ")
+	if err != nil {
+		return fmt.Errorf("CDI spec of claim %s: %w", claim, err)
+	}
+	data = append(data, '\n')
+	p := c.path(claim)
+	if old, err := os.ReadFile(p); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return fmt.Errorf("CDI spec of claim %s: %w", claim, err)
+	}
+	tmp, err := os.CreateTemp(c.Dir, ".vgpu.io-claim-*.tmp")
+	if err != nil {
+		return fmt.Errorf("CDI spec of claim %s: %w", claim, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("CDI spec of claim %s: write %s: %w", claim, tmp.Name(), err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return fmt.Errorf("CDI spec of claim %s: %w", claim, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("CDI spec of claim %s: %w", claim, err)
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		return fmt.Errorf("CDI spec of claim %s: %w", claim, err)
+	}
+	return nil
+}
+
+// Remove deletes the claim's spec; a spec already gone is no error.
+func (c CDI) Remove(claim types.UID) error {
+	if err := os.Remove(c.path(claim)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove CDI spec of claim %s: %w", claim, err)
+	}
+	return nil
+}
+
+// Claims lists the claims that have a spec in Dir.
+func (c CDI) Claims() ([]types.UID, error) {
+	m, err := filepath.Glob(filepath.Join(c.Dir, "vgpu.io-claim_*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("list CDI specs: %w", err)
+	}
+	var out []types.UID
+	for _, p := range m {
+		b := filepath.Base(p)
+		out = append(out, types.UID(b[len("vgpu.io-claim_"):len(b)-len(".json")]))
+	}
+	return out, nil
+}
