@@ -4,7 +4,7 @@
  * LD_PRELOAD=libvgpu.so against simgpu. Prints "PASS: libvgpu: ..." or
  * "FAIL: libvgpu: ...: detail" lines; exits 1 if anything failed.
  *
- *   hookcheck list      print the hooked symbols, "CU name" / "NV name"
+ *   hookcheck list      print the hooked symbols, "CU name base" / "NV name base"
  *   hookcheck           run the checks
  */
 #include <dlfcn.h>
@@ -389,7 +389,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "list")) {
 		for (size_t i = 0; i < NROWS; i++)
-			printf("%s %s\n", rows[i].lib, rows[i].name);
+			printf("%s %s %s\n", rows[i].lib, rows[i].name, rows[i].base);
 		return 0;
 	}
 	cu = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);

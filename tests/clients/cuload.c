@@ -45,11 +45,21 @@ int cu_size_arg(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* The driver's CUDA version (cuDriverGetVersion needs no cuInit). */
+static int cu_driver_version;
+
 static int get(const char *name, int version, unsigned long long flags, void **out)
 {
 	CUdriverProcAddressQueryResult st;
 	CUresult rc = cu.cuGetProcAddress(name, out, version, flags, &st);
 
+	/* An entry point newer than the driver (headers of 13.5, NVIDIA's
+	 * driver 580 of 13.0) stays NULL: only the commands that need it
+	 * fail, as a runtime tolerates names it is not given. */
+	if ((rc || !*out) && cu_driver_version && version > cu_driver_version) {
+		*out = NULL;
+		return 0;
+	}
 	if (rc || !*out) {
 		fprintf(stderr, "cuGetProcAddress(%s, %d, %llu): %d status %d\n",
 			name, version, flags, (int)rc, (int)st);
@@ -80,6 +90,8 @@ int cu_load(unsigned long long flags)
 		fprintf(stderr, "libcuda.so.1 lacks a bootstrap symbol\n");
 		return -1;
 	}
+	if (cu.cuDriverGetVersion(&cu_driver_version))
+		cu_driver_version = 0;
 	bad |= GET(cuGetErrorName, 6000);
 	bad |= GET(cuDeviceGetCount, 2000);
 	bad |= GET(cuDeviceGet, 2000);
