@@ -72,6 +72,16 @@ static int get(const char *name, int version, unsigned long long flags, void **o
 /* #name is not macro-expanded: the base name, as the runtime asks. */
 #define GET(name, ver) (get(#name, ver, flags, (void **)&cu.name) ? -1 : 0)
 
+#define GET_OPT(name, ver)							\
+	do {									\
+		CUdriverProcAddressQueryResult st_;				\
+		if (cu.cuGetProcAddress(#name, (void **)&cu.name, ver, flags, &st_) ||	\
+		    !cu.name) {							\
+			cu.name = NULL;						\
+			fprintf(stderr, "note: the driver has no " #name "\n");	\
+		}								\
+	} while (0)
+
 int cu_load(unsigned long long flags)
 {
 	int bad = 0;
@@ -196,12 +206,14 @@ int cu_load(unsigned long long flags)
 #endif
 	bad |= GET(cuModuleLoadData, 2000);
 	bad |= GET(cuModuleGetFunction, 2000);
-	bad |= GET(cuFuncSetBlockShape, 2000);
-	bad |= GET(cuParamSetSize, 2000);
-	bad |= GET(cuParamSetv, 2000);
-	bad |= GET(cuLaunch, 2000);
-	bad |= GET(cuLaunchGrid, 2000);
-	bad |= GET(cuLaunchGridAsync, 2000);
-	bad |= GET(cuLaunchCooperativeKernelMultiDevice, 9000);
+	/* Deprecated: a driver that no longer gives them leaves them NULL
+	 * (said once); only engine-client's legacy words use them. */
+	GET_OPT(cuFuncSetBlockShape, 2000);
+	GET_OPT(cuParamSetSize, 2000);
+	GET_OPT(cuParamSetv, 2000);
+	GET_OPT(cuLaunch, 2000);
+	GET_OPT(cuLaunchGrid, 2000);
+	GET_OPT(cuLaunchGridAsync, 2000);
+	GET_OPT(cuLaunchCooperativeKernelMultiDevice, 9000);
 	return bad ? -1 : 0;
 }
