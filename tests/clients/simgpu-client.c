@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "cuload.h"
+#include "spin-ptx.h"
 
 #define MAXARGS 16
 
@@ -98,23 +99,13 @@ static CUresult use_device(int n)
 
 static CUresult get_spin(void)
 {
-	/* simgpu takes any image; NVIDIA's driver JIT-compiles this PTX, a
-	 * kernel that spins for its argument's ns on the GPU's global timer,
-	 * so that the same client runs on a real GPU (tests/realgpu/run). */
-	static const char image[] =
-		".version 7.0\n.target sm_70\n.address_size 64\n"
-		".visible .entry simgpu_spin(.param .u64 ns)\n{\n"
-		"\t.reg .pred %p;\n\t.reg .u64 %rd<4>;\n"
-		"\tld.param.u64 %rd1, [ns];\n\tmov.u64 %rd2, %globaltimer;\n"
-		"\tadd.u64 %rd1, %rd1, %rd2;\nSPIN:\n\tmov.u64 %rd3, %globaltimer;\n"
-		"\tsetp.lt.u64 %p, %rd3, %rd1;\n\t@%p bra SPIN;\n\tret;\n}\n";
 	CUkernel k;
 	CUresult rc;
 
 	if (spin)
 		return CUDA_SUCCESS;
 	if (!lib) {
-		rc = cu.cuLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0);
+		rc = cu.cuLibraryLoadData(&lib, cu_spin_ptx, NULL, NULL, 0, NULL, NULL, 0);
 		if (rc)
 			return rc;
 	}
