@@ -134,5 +134,6 @@ clean:
 	$(MAKE) -C tests/simgpu clean
 	$(MAKE) -C tests/clients clean
 	$(MAKE) -C bench clean
+	$(MAKE) -C tests/realgpu clean
 	$(MAKE) -C tests/fuzz clean
 	rm -rf build/asan build/vm build/kmod

@@ -47,6 +47,7 @@ static CUresult (*p_release)(CUmemGenericAllocationHandle);
 static CUresult (*p_libload)(CUlibrary *, const void *, CUjit_option *, void **, unsigned int,
 			     CUlibraryOption *, void **, unsigned int);
 static CUresult (*p_getkernel)(CUkernel *, CUlibrary, const char *);
+static CUresult (*p_libunload)(CUlibrary);
 static CUresult (*p_launch)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
 			    unsigned int, unsigned int, unsigned int, CUstream, void **, void **);
 static CUresult (*p_ctxsync)(void);
@@ -90,6 +91,7 @@ static int load(void)
 	    gp("cuMemRelease", (void **)&p_release, 10020, 0, &st) ||
 	    gp("cuLibraryLoadData", (void **)&p_libload, 12000, 0, &st) ||
 	    gp("cuLibraryGetKernel", (void **)&p_getkernel, 12000, 0, &st) ||
+	    gp("cuLibraryUnload", (void **)&p_libunload, 12000, 0, &st) ||
 	    gp("cuLaunchKernel", (void **)&p_launch, 4000, 0, &st) ||
 	    gp("cuCtxSynchronize", (void **)&p_ctxsync, 2000, 0, &st))
 		return -1;
@@ -165,7 +167,7 @@ static int launches(size_t n, uint64_t ns)
 			return 1;
 		lat[i] = now_ns() - t0;
 	}
-	if (p_ctxsync())
+	if (p_ctxsync() || p_libunload(lib))
 		return 1;
 	qsort(lat, n, sizeof(*lat), cmp);
 	printf("launches %zu ns %llu median_ns %llu p90_ns %llu\n", n, (unsigned long long)ns,

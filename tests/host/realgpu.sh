@@ -9,7 +9,8 @@
 #   status), bench/http-bench against vgpuctl metrics --listen for 1 s a
 #   row beside 20 idle connections (every scrape answered), bench/vram-bench
 #   pairs and vmmpairs on simgpu, bare and under libvgpu (each pair
-#   succeeded, median <= p99). The VM benchmarks (bench/vm-*.sh) are not
+#   succeeded, median <= p99), and those short modes built under ASan
+#   and UBSan. The VM benchmarks (bench/vm-*.sh) are not
 #   run: each is minutes of emulation.
 # - "realgpu": the whole run on simgpu: the steps that can pass here pass,
 #   the PyTorch ones and the stand-in WARN (never PASS), results.jsonl has
@@ -80,6 +81,31 @@ for pre in "" libvgpu/libvgpu.so; do
 		fi
 	done
 done
+
+# The same short modes built under ASan and UBSan, with simgpu-client's
+# new words (any report fails the run: -fno-sanitize-recover).
+san="-fsanitize=address,undefined -fno-sanitize-recover=all -g -O1"
+inc=${CUDA_INC:-$top/build/deps/cuda/include}
+cflags="-std=gnu11 -Wall -Wextra -Werror -I$inc"
+# shellcheck disable=SC2086 # the flags are words
+if ! { cc $cflags $san -o "$tmp/gate-asan" bench/gate-bench.c libvgpu/gate.c libvgpu/queue.c -pthread &&
+       cc $cflags $san -o "$tmp/vram-asan" bench/vram-bench.c -ldl &&
+       cc $cflags -D_GNU_SOURCE -DCUDA_ENABLE_DEPRECATED $san -pthread -o "$tmp/client-asan" tests/clients/simgpu-client.c \
+		tests/clients/cuload.c -ldl; } > "$tmp/asan.log" 2>&1; then
+	fail bench "build under ASan/UBSan" "$(oneline "$tmp/asan.log")"
+# (no leak check where simgpu is loaded: it keeps what a program
+# unloads, simgpu.md "What it does not do", and LeakSanitizer reports
+# lib_load's 16 bytes)
+elif "$tmp/gate-asan" 100000 > /dev/null 2> "$tmp/asan.log" &&
+     ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=$top/tests/simgpu SIMGPU_STATE=$tmp/sim.state \
+	SIMGPU_CONFIG=/dev/null "$tmp/vram-asan" launches 100 5000 > /dev/null 2>> "$tmp/asan.log" &&
+     ASAN_OPTIONS=detect_leaks=0 LD_LIBRARY_PATH=$top/tests/simgpu SIMGPU_STATE=$tmp/sim.state \
+	SIMGPU_CONFIG=/dev/null "$tmp/client-asan" version , lookup cuMemAlloc 3020 2 , launch 10000 count 4 \
+	> /dev/null 2>> "$tmp/asan.log"; then
+	pass bench "under ASan/UBSan: gate-bench 100000, vram-bench launches, simgpu-client version, lookup and launch"
+else
+	fail bench "under ASan/UBSan" "$(oneline "$tmp/asan.log")"
+fi
 
 # ---- tests/realgpu/run on simgpu ----
 # status OUT ID: the step's status in OUT's results.jsonl
