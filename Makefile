@@ -14,6 +14,8 @@
 #                   vgpu.service and /etc/vgpu/vgpu.conf (kept if present)
 #   make deps       install what building and testing needs (as root)
 #   make bench      run the benchmarks (bench/) in the VM and print them
+#   make realgpu-check  libvgpu against this host's NVIDIA driver (simgpu
+#                   where there is none): tests/realgpu/run, realgpu.md
 #   make dkms-install  copy the module's sources to /usr/src/vgpu-VERSION
 #   make deb        build the Debian packages (dpkg-buildpackage) into build/deb
 #   make check-install  make deb, then install the packages on a Debian 12
@@ -50,7 +52,7 @@ NVML_INC ?= $(CUDA_INC)
 export KDIR KVER PREFIX DESTDIR SBINDIR LIBDIR CUDA_INC NVML_INC
 
 .PHONY: all module ctl libvgpu simgpu k8s deps check demo bench install clean \
-	modules_install dkms-install install-service deb check-install
+	modules_install dkms-install install-service deb check-install realgpu-check
 
 all: module ctl libvgpu simgpu k8s
 
@@ -97,6 +99,12 @@ demo: deps
 bench: deps
 	bench/run
 
+# Not after deps: a GPU host may have no network; what the run needs
+# travels with the tree (Documentation/realgpu.md), and its build step
+# brings the binaries up to date where make and cc are.
+realgpu-check:
+	tests/realgpu/run
+
 modules_install:
 	INSTALL_MOD_DIR=extra tools/kmod-build modules_install
 
@@ -138,5 +146,6 @@ clean:
 	$(MAKE) -C tests/simgpu clean
 	$(MAKE) -C tests/clients clean
 	$(MAKE) -C bench clean
+	$(MAKE) -C tests/realgpu clean
 	$(MAKE) -C tests/fuzz clean
 	rm -rf build/asan build/vm build/kmod build/k8s

@@ -17,6 +17,9 @@
  * of how many were; one not answered within 10 s counts as unanswered.
  *
  *   http-bench PORT [IDLE [SECONDS]]    default 1000 idle, 12 s a row
+ *
+ * Exit 1 when a row had a scrape not answered 200 (or none at all): the
+ * target is every scrape answered. tests/host/benches.sh runs it short.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -150,8 +153,9 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Scrapes for @secs s (the idle ones, if any, kept open); its row of the table. */
-static void row(const char *name, int secs, int *idle, int nidle)
+/* Scrapes for @secs s (the idle ones, if any, kept open); its row of the
+ * table. Whether every scrape was answered (and there was one). */
+static bool row(const char *name, int secs, int *idle, int nidle)
 {
 	double *t = NULL, end = now_ms() + secs * 1e3, ms, checked = 0;
 	size_t ok = 0, cap = 0;
@@ -186,6 +190,7 @@ static void row(const char *name, int secs, int *idle, int nidle)
 		printf("  (%d idle closed by the server at their deadline, opened again)", reopened);
 	printf("\n");
 	free(t);
+	return ok > 0 && ok == (size_t)n;
 }
 
 int main(int argc, char **argv)
@@ -193,7 +198,7 @@ int main(int argc, char **argv)
 	int nidle = argc > 2 ? atoi(argv[2]) : 1000, secs = argc > 3 ? atoi(argv[3]) : 12;
 	struct rlimit rl;
 	char name[32];
-	int *idle, i, open = 0;
+	int *idle, i, open = 0, bad = 0;
 
 	port = argc > 1 ? atoi(argv[1]) : 0;
 	if (port < 1 || port > 65535 || nidle < 0 || secs < 1) {
@@ -215,17 +220,19 @@ int main(int argc, char **argv)
 	printf("scrapes of GET /metrics on 127.0.0.1:%d, one at a time, %d s a row (ms)\n",
 	       port, secs);
 	printf("%-18s %8s %8s %8s %10s\n", "", "p50", "p99", "max", "answered");
-	row("bare", secs, NULL, 0);
+	bad |= !row("bare", secs, NULL, 0);
 	keep_idle(idle, nidle);
 	for (i = 0; i < nidle; i++)
 		open += idle[i] >= 0 && wait_for(idle[i], POLLOUT, now_ms() + 5000);
 	if (open < nidle)
 		printf("(only %d of %d idle connections were opened)\n", open, nidle);
 	snprintf(name, sizeof(name), "beside %d idle", nidle);
-	row(name, secs, idle, nidle);
+	bad |= !row(name, secs, idle, nidle);
 	for (i = 0; i < nidle; i++)
 		if (idle[i] >= 0)
 			close(idle[i]);
 	free(idle);
-	return 0;
+	if (bad)
+		fprintf(stderr, "http-bench: a scrape was not answered\n");
+	return bad;
 }

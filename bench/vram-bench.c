@@ -7,6 +7,10 @@
  *   vram-bench pairs N SIZE     N alloc+free pairs: median, p99 in ns
  *   vram-bench vmmpairs N SIZE  N cuMemCreate + cuMemMap + cuMemUnmap +
  *                               cuMemRelease rounds (one reservation)
+ *   vram-bench launches N NS    N launches of an NS-ns kernel (simgpu_spin,
+ *                               tests/clients/spin-ptx.h: simgpu's or PTX on
+ *                               NVIDIA's driver), each cuLaunchKernel call
+ *                               timed: median, p90 in ns
  *   vram-bench init             time of cuInit (registration happens there)
  *   vram-bench hold MS          cuInit, then sleep MS (for mass start-up)
  *   vram-bench now              CLOCK_MONOTONIC in ns (for shell timing)
@@ -21,6 +25,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../tests/clients/spin-ptx.h"
 
 typedef CUresult (*getproc_t)(const char *, void **, int, cuuint64_t,
 			      CUdriverProcAddressQueryResult *);
@@ -38,6 +44,13 @@ static CUresult (*p_map)(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHand
 			 unsigned long long);
 static CUresult (*p_unmap)(CUdeviceptr, size_t);
 static CUresult (*p_release)(CUmemGenericAllocationHandle);
+static CUresult (*p_libload)(CUlibrary *, const void *, CUjit_option *, void **, unsigned int,
+			     CUlibraryOption *, void **, unsigned int);
+static CUresult (*p_getkernel)(CUkernel *, CUlibrary, const char *);
+static CUresult (*p_libunload)(CUlibrary);
+static CUresult (*p_launch)(CUfunction, unsigned int, unsigned int, unsigned int, unsigned int,
+			    unsigned int, unsigned int, unsigned int, CUstream, void **, void **);
+static CUresult (*p_ctxsync)(void);
 
 static uint64_t now_ns(void)
 {
@@ -75,7 +88,12 @@ static int load(void)
 	    gp("cuMemCreate", (void **)&p_create, 10020, 0, &st) ||
 	    gp("cuMemMap", (void **)&p_map, 10020, 0, &st) ||
 	    gp("cuMemUnmap", (void **)&p_unmap, 10020, 0, &st) ||
-	    gp("cuMemRelease", (void **)&p_release, 10020, 0, &st))
+	    gp("cuMemRelease", (void **)&p_release, 10020, 0, &st) ||
+	    gp("cuLibraryLoadData", (void **)&p_libload, 12000, 0, &st) ||
+	    gp("cuLibraryGetKernel", (void **)&p_getkernel, 12000, 0, &st) ||
+	    gp("cuLibraryUnload", (void **)&p_libunload, 12000, 0, &st) ||
+	    gp("cuLaunchKernel", (void **)&p_launch, 4000, 0, &st) ||
+	    gp("cuCtxSynchronize", (void **)&p_ctxsync, 2000, 0, &st))
 		return -1;
 	return 0;
 }
@@ -124,6 +142,40 @@ static int timed(int vmm, size_t n, size_t size, CUdevice dev)
 	return 0;
 }
 
+/* n launches of an ns-long kernel, each call timed (the launch's cost to
+ * the caller, not the kernel's: the queue absorbs them). */
+static int launches(size_t n, uint64_t ns)
+{
+	uint64_t *lat = calloc(n ? n : 1, sizeof(*lat)), t0;
+	void *params[] = { &ns };
+	CUlibrary lib;
+	CUkernel k;
+	CUfunction f;
+
+	if (!lat || !n || p_libload(&lib, cu_spin_ptx, NULL, NULL, 0, NULL, NULL, 0) ||
+	    p_getkernel(&k, lib, "simgpu_spin"))
+		return 1;
+	f = (CUfunction)(void *)k;	/* the runtime launches CUkernels so */
+	for (int i = 0; i < 10; i++)	/* warm up: the first launches load it */
+		if (p_launch(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL))
+			return 1;
+	if (p_ctxsync())
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		t0 = now_ns();
+		if (p_launch(f, 1, 1, 1, 32, 1, 1, 0, NULL, params, NULL))
+			return 1;
+		lat[i] = now_ns() - t0;
+	}
+	if (p_ctxsync() || p_libunload(lib))
+		return 1;
+	qsort(lat, n, sizeof(*lat), cmp);
+	printf("launches %zu ns %llu median_ns %llu p90_ns %llu\n", n, (unsigned long long)ns,
+	       (unsigned long long)lat[n / 2], (unsigned long long)lat[n * 9 / 10]);
+	free(lat);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	CUdevice dev;
@@ -153,7 +205,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 2 || load()) {
-		fprintf(stderr, "usage: vram-bench pairs|vmmpairs N SIZE | init | hold MS\n");
+		fprintf(stderr, "usage: vram-bench pairs|vmmpairs N SIZE | launches N NS | init | hold MS\n");
 		return 2;
 	}
 	t0 = now_ns();
@@ -172,10 +224,13 @@ int main(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		return 0;
 	}
-	if ((strcmp(argv[1], "pairs") && strcmp(argv[1], "vmmpairs")) || argc != 4)
+	if ((strcmp(argv[1], "pairs") && strcmp(argv[1], "vmmpairs") &&
+	     strcmp(argv[1], "launches")) || argc != 4)
 		return 2;
 	if (p_devget(&dev, 0) || p_retain(&ctx, dev) || p_setcur(ctx))
 		return 1;
+	if (!strcmp(argv[1], "launches"))
+		return launches(strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0));
 	return timed(argv[1][0] == 'v', strtoull(argv[2], NULL, 0), strtoull(argv[3], NULL, 0),
 		     dev);
 }

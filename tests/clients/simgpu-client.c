@@ -21,13 +21,16 @@
  *   sync                       cuCtxSynchronize
  *   info                       cuMemGetInfo: "info free F total T"
  *   sleep MS                   sleep
- *   lookup NAME VERSION FLAGS  cuGetProcAddress_v2: "lookup ... -> SYMBOL"
+ *   lookup NAME VERSION FLAGS  cuGetProcAddress_v2: "lookup ... -> SYMBOL status S
+ *                              in LIBRARY" (the file dladdr names)
  *   pattern vmm [SIZE] [steps K]   reserve, create 2 MiB chunks, map, grow,
  *                              set access, touch, unmap, release
  *   pattern pool [SIZE] [count N]  stream-ordered alloc/free, pools, trim
  *   graph NS [count N]         graph of alloc, N kernels, free; launch
  *   nvml                       libnvidia-ml.so.1's view of the current GPU:
  *                              "nvml gpu N total T used U free F procs P"
+ *   version                    "version driver D headers H": cuDriverGetVersion
+ *                              and the CUDA_VERSION this client was built with
  *   exit CODE                  exit now
  *
  * Options before the script: -p  per-thread default stream look-ups.
@@ -43,6 +46,7 @@
 #include <unistd.h>
 
 #include "cuload.h"
+#include "spin-ptx.h"
 
 #define MAXARGS 16
 
@@ -53,6 +57,7 @@ static CUfunction spin;
 static CUdeviceptr *held;
 static size_t nheld, capheld;
 static int failed;
+static int driver_version;	/* cuDriverGetVersion's */
 
 /* "key value" options after the positional arguments. */
 static uint64_t opt(char **av, int ac, const char *key, uint64_t def)
@@ -94,14 +99,13 @@ static CUresult use_device(int n)
 
 static CUresult get_spin(void)
 {
-	static const char image[] = "simgpu test image: any bytes will do";
 	CUkernel k;
 	CUresult rc;
 
 	if (spin)
 		return CUDA_SUCCESS;
 	if (!lib) {
-		rc = cu.cuLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0);
+		rc = cu.cuLibraryLoadData(&lib, cu_spin_ptx, NULL, NULL, 0, NULL, NULL, 0);
 		if (rc)
 			return rc;
 	}
@@ -363,6 +367,14 @@ static CUresult cmd_graph(uint64_t ns, uint64_t count)
 	return rc;
 }
 
+/* A library's file name without its directory. */
+static const char *lib_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	return slash ? slash + 1 : path ? path : "?";
+}
+
 static CUresult cmd_lookup(const char *name, int version, unsigned long long flags)
 {
 	CUdriverProcAddressQueryResult st = 0;
@@ -375,11 +387,14 @@ static CUresult cmd_lookup(const char *name, int version, unsigned long long fla
 		       cu_err(rc), (int)st);
 		return CUDA_SUCCESS;	/* the answer is the result */
 	}
+	/* The library the answer lies in ends the line: tests/realgpu/run
+	 * checks that hooked names resolve into libvgpu. */
 	if (dladdr(fn, &info) && info.dli_sname)
-		printf("lookup %s %d %llu -> %s status %d\n", name, version, flags,
-		       info.dli_sname, (int)st);
+		printf("lookup %s %d %llu -> %s status %d in %s\n", name, version, flags,
+		       info.dli_sname, (int)st, lib_name(info.dli_fname));
 	else
-		printf("lookup %s %d %llu -> %p status %d\n", name, version, flags, fn, (int)st);
+		printf("lookup %s %d %llu -> %p status %d in %s\n", name, version, flags, fn,
+		       (int)st, dladdr(fn, &info) ? lib_name(info.dli_fname) : "?");
 	return CUDA_SUCCESS;
 }
 
@@ -517,6 +532,9 @@ static int run(char **av, int ac)
 		rc = cmd_graph(a, opt(av, ac, "count", 1));
 	} else if (!strcmp(c, "nvml")) {
 		rc = cmd_nvml(what, sizeof(what));
+	} else if (!strcmp(c, "version")) {
+		snprintf(what, sizeof(what), "version driver %d headers %d", driver_version,
+			 CUDA_VERSION);
 	} else if (!strcmp(c, "exit")) {
 		fflush(stdout);
 		exit((int)a);
@@ -542,7 +560,7 @@ static void run_line(char *line)
 int main(int argc, char **argv)
 {
 	unsigned long long flags = CU_GET_PROC_ADDRESS_LEGACY_STREAM;
-	int i = 1, v = 0;
+	int i = 1;
 	CUresult rc;
 
 	if (i < argc && !strcmp(argv[i], "-p")) {
@@ -551,7 +569,7 @@ int main(int argc, char **argv)
 	}
 	if (cu_load(flags))
 		return 3;
-	cu.cuDriverGetVersion(&v);
+	cu.cuDriverGetVersion(&driver_version);
 	rc = cu.cuInit(0);
 	if (rc) {
 		printf("init %s\n", cu_err(rc));
