@@ -127,6 +127,11 @@ int main(int argc, char **argv)
 	cudaGetLastError();	/* the failed allocation's error is not sticky */
 	STEP("after-oom-malloc", cudaMalloc(&d, 4096));
 	STEP("after-oom-free", cudaFree(d));
+	/* The runtime's state for the context goes with it (its context
+	 * local storage destructor), and comes back at the next call. */
+	STEP("device-reset", cudaDeviceReset());
+	STEP("after-reset-malloc", cudaMalloc(&d, 4096));
+	STEP("after-reset-free", cudaFree(d));
 	if (fails) {
 		printf("cudart_smoke FAILED %d steps\n", fails);
 		return 1;

@@ -68,7 +68,8 @@ fi
 STEPS="runtime-version driver-version device-count set-device mem-info malloc memcpy-h2d
 memcpy-d2h data launch launch-sync stream-create capture-begin capture-launch capture-copy
 capture-end graph-instantiate graph-launch stream-sync graph-exec-destroy graph-destroy
-stream-destroy free device-sync malloc-too-big after-oom-malloc after-oom-free"
+stream-destroy free device-sync malloc-too-big after-oom-malloc after-oom-free device-reset
+after-reset-malloc after-reset-free"
 ENTRIES="cuMemAlloc:default:cuMemAlloc_v2 cuMemcpyHtoD:default:cuMemcpyHtoD_v2
 cuLaunchKernel:default:cuLaunchKernel cuLaunchKernel:per-thread:cuLaunchKernel_ptsz
 cuStreamBeginCapture:default:cuStreamBeginCapture_v2 cuGraphLaunch:default:cuGraphLaunch
@@ -147,6 +148,9 @@ if [ -x "$work/smoke-static" ]; then
 	check "SIMGPU_TRACE_EXPORT=1 logs the modelled slots called (integrity check at 13050-13052)" \
 		"$(oneline "$work/trace.err")" \
 		test "$(grep -c '^simgpu: export INTEGRITY_CHECK\[1\] version 1305[012]$' "$work/trace.err")" = 3
+	check "cudaDeviceReset calls the runtime's context-local storage destructor, once" \
+		"$(grep -c 'CONTEXT_LOCAL_STORAGE destructor' "$work/trace.err") calls" \
+		test "$(grep -c '^simgpu: export CONTEXT_LOCAL_STORAGE destructor ctx' "$work/trace.err")" = 1
 fi
 if [ -x "$work/xt" ]; then
 	out=$("$work/xt" size 6bd5fb6c5bf4e74a8987d93912fd9df9 2>&1)

@@ -127,8 +127,10 @@ void sg_xt_cls_ctx_gone(struct CUctx_st *ctx)
 		pthread_mutex_unlock(&sg_cls_lk);
 		if (!e)
 			return;
-		if (e->dtor && !simgpu_exiting)
+		if (e->dtor && !simgpu_exiting) {
+			SG_XT_LOG("CONTEXT_LOCAL_STORAGE destructor ctx %p key %p", (void *)ctx, e->key);
 			e->dtor(ctx, e->key, e->value);
+		}
 		free(e);
 	}
 }
