@@ -32,6 +32,7 @@ extern int sg_xt_trace;
 void *const *sg_xt_table(enum sg_xt_table t);
 
 /* The modelled slots. */
+void sg_xt_md2(const void *p, size_t len, unsigned char out[16]);
 CUresult sg_xt_integrity(uint32_t version, uint64_t seconds, uint64_t out[2]);
 CUresult sg_xt_cls_put(CUcontext ctx, void *key, void *value,
 		       void (*dtor)(CUcontext, void *, void *));
