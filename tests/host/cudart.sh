@@ -29,6 +29,7 @@ check() { # check WHAT DETAIL CONDITION...
 	if "$@"; then pass "$what"; else fail "$what" "$detail"; fi
 }
 oneline() { tr '\n' ' ' <"$1" | cut -c1-400; }
+field_of() { awk -v k="$1" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' <<<"$2"; }
 
 unset SIMGPU_GPUS SIMGPU_VRAM SIMGPU_SMS SIMGPU_CTX_VRAM SIMGPU_KERNEL_NS SIMGPU_TRACE_EXPORT \
 	VGPU_LOG LD_PRELOAD CUDA_VISIBLE_DEVICES
@@ -98,6 +99,15 @@ for rt in shared static; do
 	check "$rt runtime on simgpu: every step ok, data copied back, past-memory cudaMalloc is cudaErrorMemoryAllocation ($secs s)" \
 		"exit $rc, $why: $(grep -v ' ok' "$work/$rt.out" | tr '\n' ' ' | cut -c1-300) $(oneline "$work/$rt.err")" \
 		test "$rc" = 0 -a -z "$why"
+	# Engine work: the <<<>>> launch, the graph's kernel (10 us each,
+	# kernel_ns) and three copies (H2D, D2H, the graph's); after exit the
+	# process holds no context (the runtime releases its primary context
+	# in its own exit handlers, after simgpu's).
+	st=$("$sim/simgpu-stat" | grep '^proc .* gpu 0 ')
+	n=$(field_of kernels "$st")
+	busy=$(field_of busy_ns "$st")
+	check "$rt runtime: 2 launches and 3 copies held simgpu's engine (at least 20 us), no context left after exit" \
+		"$st" test "$n" = 5 -a "${busy:-0}" -ge 20000 -a "$(field_of contexts "$st")" = 0
 	check "$rt runtime: the runtime's cuGetProcAddress answers simgpu's exports" \
 		"$(grep '^entry' "$work/$rt.out" | tr '\n' ' ')" \
 		test "$(grep -c "^entry .* in libcuda.so.1 as " "$work/$rt.out")" = 7
