@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# vm-usual: 17
+# vm-usual: 19
 # vm-boot: shared
 # NVIDIA's own CUDA runtime (libcudart 13.5, the pinned wheels', built
 # into tests/clients/cudart-smoke-static and linked by
@@ -40,6 +40,15 @@ for rt in static shared; do
 		"$(printf '%s\n' "$out" | grep -c '^entry .* in libvgpu.so as ')"
 	check_eq "$rt runtime: everything given back at exit" 0 "$(usage rta 0 vram_current)"
 	check_eq "$rt runtime: simgpu holds nothing for the tenant after exit" 0 "$(truth /rta 0)"
+
+	# The runtime's primary context (asked through its private table,
+	# retained through cuDevicePrimaryCtxRetain) is charged to the
+	# tenant: with 64 MiB contexts, cudaMemGetInfo before any allocation
+	# shows 960 MiB free of the 1 GiB limit.
+	out=$(SIMGPU_CTX_VRAM=64M /tmp/in_cg rta cudart-smoke-$rt 2>&1) && rc=0 || rc=$?
+	check_eq "$rt runtime: its context (64M) is charged to the tenant (exit $rc)" \
+		"mem free $((960 * M)) total $((1024 * M))" "$(printf '%s\n' "$out" | grep '^mem free')"
+	check_eq "$rt runtime: the context given back at exit" 0 "$(usage rta 0 vram_current)"
 
 	out=$(/tmp/in_cg rtb cudart-smoke-$rt 2>&1) && rc=0 || rc=$?
 	check_eq "$rt runtime in a tenant without a limit: cudaMemGetInfo's total is the GPU's" \
