@@ -101,6 +101,9 @@ int main(int argc, char **argv)
 	smoke_write<<<1, 32>>>((int *)d, 42);
 	STEP("launch", cudaGetLastError());
 	STEP("launch-sync", cudaDeviceSynchronize());
+	/* The kernel's code is loaded by now (lazily, at the first launch). */
+	STEP("mem-info-after-launch", cudaMemGetInfo(&freeb, &total));
+	printf("mem after-launch free %zu total %zu\n", freeb, total);
 	STEP("stream-create", cudaStreamCreate(&s));
 	STEP("capture-begin", cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
 	smoke_write<<<1, 32, 0, s>>>((int *)d, 7);

@@ -67,7 +67,7 @@ if ! cc -std=gnu11 -Wall -Wextra -Werror -I"$deps/include" -o "$work/xt" \
 fi
 
 STEPS="runtime-version driver-version device-count set-device mem-info malloc memcpy-h2d
-memcpy-d2h data launch launch-sync stream-create capture-begin capture-launch capture-copy
+memcpy-d2h data launch launch-sync mem-info-after-launch stream-create capture-begin capture-launch capture-copy
 capture-end graph-instantiate graph-launch stream-sync graph-exec-destroy graph-destroy
 stream-destroy free device-sync malloc-too-big after-oom-malloc after-oom-free device-reset
 after-reset-malloc after-reset-free"
