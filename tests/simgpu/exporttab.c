@@ -43,12 +43,15 @@ SG_XT_ALL(SG_XT_TRAP, 0) SG_XT_ALL(SG_XT_TRAP, 1) SG_XT_ALL(SG_XT_TRAP, 2)
 SG_XT_ALL(SG_XT_TRAP, 3) SG_XT_ALL(SG_XT_TRAP, 4) SG_XT_ALL(SG_XT_TRAP, 5)
 SG_XT_ALL(SG_XT_TRAP, 6) SG_XT_ALL(SG_XT_TRAP, 7) SG_XT_ALL(SG_XT_TRAP, 8)
 SG_XT_ALL(SG_XT_TRAP, 9) SG_XT_ALL(SG_XT_TRAP, 10) SG_XT_ALL(SG_XT_TRAP, 11)
+SG_XT_ALL(SG_XT_TRAP, 12) SG_XT_ALL(SG_XT_TRAP, 13) SG_XT_ALL(SG_XT_TRAP, 14)
+SG_XT_ALL(SG_XT_TRAP, 15)
 
 typedef void (*sg_xt_fn)(void);
 static const sg_xt_fn sg_xt_traps[SG_XT_TABLES][SG_XT_SLOTS] = {
 	SG_XT_ROW(0), SG_XT_ROW(1), SG_XT_ROW(2), SG_XT_ROW(3), SG_XT_ROW(4),
 	SG_XT_ROW(5), SG_XT_ROW(6), SG_XT_ROW(7), SG_XT_ROW(8), SG_XT_ROW(9),
-	SG_XT_ROW(10), SG_XT_ROW(11),
+	SG_XT_ROW(10), SG_XT_ROW(11), SG_XT_ROW(12), SG_XT_ROW(13), SG_XT_ROW(14),
+	SG_XT_ROW(15),
 };
 
 /* Tables served, filled once (slot 0 is data in most). */
@@ -66,21 +69,25 @@ static const char *sg_xt_name(int t)
 	return "unknown";
 }
 
-static void sg_xt_trapped(int t, int s)
-{
-	fprintf(stderr, "simgpu: private export table %s (%d) slot %d called: "
-		"not simulated (Documentation/simgpu.md, \"Private export tables\")\n",
-		sg_xt_name(t), t, s);
-	fflush(stderr);
-	abort();
-}
-
-void sg_xt_uuid_str(const CUuuid *id, char *buf)
+static void sg_xt_uuid_str(const CUuuid *id, char *buf)
 {
 	const unsigned char *b = (const unsigned char *)id->bytes;
 
 	for (int i = 0; i < 16; i++)
 		sprintf(buf + 2 * i, "%02x", b[i]);
+}
+
+static void sg_xt_trapped(int t, int s)
+{
+	char u[33] = "";
+
+	if (t >= sg_xt_ndefs)	/* a spare row: name its UUID */
+		sg_xt_uuid_str(&sg_xt_unknown_ids[t - sg_xt_ndefs], u);
+	fprintf(stderr, "simgpu: private export table %s%s%s (%d) slot %d called: "
+		"not simulated (Documentation/simgpu.md, \"Private export tables\")\n",
+		sg_xt_name(t), *u ? " " : "", u, t, s);
+	fflush(stderr);
+	abort();
 }
 
 static void sg_xt_init(void)

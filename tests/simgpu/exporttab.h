@@ -8,7 +8,7 @@
 
 #include "simgpu.h"
 
-#define SG_XT_TABLES 12		/* known tables and spare rows for traces */
+#define SG_XT_TABLES 16		/* known tables and spare rows for traces */
 
 struct sg_xt_def {
 	const char *name;
