@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "simgpu.h"
+#include "exporttab.h"
 
 #define STACK_MAX 64
 
@@ -27,6 +28,13 @@ int simgpu_ctx_valid(struct CUctx_st *ctx)
 struct CUctx_st *simgpu_ctx_current(void)
 {
 	return depth ? stack[depth - 1] : NULL;
+}
+
+static int sg_primary_handle(const struct CUctx_st *c)
+{
+	uintptr_t p = (uintptr_t)c, base = (uintptr_t)primary;
+
+	return p >= base && p < base + sizeof(primary) && (p - base) % sizeof(primary[0]) == 0;
 }
 
 CUresult simgpu_ctx_get(struct CUctx_st **out)
@@ -65,6 +73,7 @@ CUresult simgpu_ctx_start(struct CUctx_st *c, int dev, unsigned int flags, int p
 
 void simgpu_ctx_stop(struct CUctx_st *c)
 {
+	sg_xt_cls_ctx_gone(c);	/* the runtime's state for it first */
 	simgpu_ctx_sync(c);
 	simgpu_stream_destroy_all(c);
 	simgpu_mem_release_ctx(c);
@@ -121,6 +130,21 @@ CUresult simgpu_primary_release(CUdevice dev)
 	if (stop && primary[dev].alive)
 		simgpu_ctx_stop(&primary[dev]);
 	return rc;
+}
+
+/* The primary context's handle, neither retained nor started: the
+ * runtime's CUDART_INTERFACE[2] (exporttab.c). The handle is the one
+ * cuDevicePrimaryCtxRetain gives later. */
+CUresult simgpu_primary_handle(CUcontext *pctx, CUdevice dev)
+{
+	CUresult rc = simgpu_check_dev(dev);
+
+	if (rc)
+		return rc;
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pctx = &primary[dev];
+	return CUDA_SUCCESS;
 }
 
 SG_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
@@ -311,7 +335,11 @@ SG_API CUresult cuCtxSetCurrent(CUcontext ctx)
 			depth--;
 		return CUDA_SUCCESS;
 	}
-	if (!simgpu_ctx_valid(ctx))
+	/* A primary context not started yet may be made current: NVIDIA's
+	 * runtime does so with the handle CUDART_INTERFACE[2] gave it
+	 * (exporttab.c) and retains it after; calls that need the context
+	 * find it destroyed until then (simgpu_ctx_get). */
+	if (!simgpu_ctx_valid(ctx) && !sg_primary_handle(ctx))
 		return CUDA_ERROR_INVALID_CONTEXT;
 	if (depth)
 		stack[depth - 1] = ctx;

@@ -83,7 +83,11 @@ void simgpu_ctx_count(int ord, int delta)
 {
 	int dev = simgpu_phys(ord);	/* the shared state's GPU */
 	simgpu_state_lock();
-	if (simgpu_slot >= 0 && simgpu_shm->procs[simgpu_slot].pid == simgpu_pid)
+	/* Not once released at exit: NVIDIA's runtime releases its primary
+	 * contexts in its own exit handlers, after simgpu's (as
+	 * simgpu_uncharge). */
+	if (simgpu_slot >= 0 && simgpu_shm->procs[simgpu_slot].alive &&
+	    simgpu_shm->procs[simgpu_slot].pid == simgpu_pid)
 		simgpu_shm->procs[simgpu_slot].ctxs[dev] += delta;
 	simgpu_state_unlock();
 }

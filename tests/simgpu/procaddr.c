@@ -11,8 +11,8 @@
  * (entry.c) that jump to the same functions, as a driver's internal entry
  * points would.
  *
- * cuGetExportTable: NVIDIA's private tables (used by libcudart) are not
- * simulated; it answers CUDA_ERROR_NOT_SUPPORTED for every table id.
+ * cuGetExportTable, NVIDIA's private tables (used by libcudart), is in
+ * exporttab.c.
  */
 #include <pthread.h>
 #include <string.h>
@@ -490,11 +490,3 @@ SG_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVers
 	return rc;
 }
 #endif
-
-SG_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
-{
-	if (!ppExportTable || !pExportTableId)
-		return CUDA_ERROR_INVALID_VALUE;
-	*ppExportTable = NULL;
-	return CUDA_ERROR_NOT_SUPPORTED;
-}

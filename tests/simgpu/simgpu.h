@@ -214,6 +214,7 @@ void simgpu_ctx_stop(struct CUctx_st *c);
  * must not go through the exported, interposable symbols). */
 CUresult simgpu_primary_retain(CUcontext *pctx, CUdevice dev);
 CUresult simgpu_primary_release(CUdevice dev);
+CUresult simgpu_primary_handle(CUcontext *pctx, CUdevice dev);
 
 /* ---- engine.c ---- */
 uint64_t simgpu_kernel_begin(int dev, uint64_t ns, uint64_t ready_ns, uint64_t *token);

@@ -233,6 +233,7 @@ static void memlimit_tests(void)
 }
 
 int simgpu_topo_tests(void);	/* test_topo.c */
+int simgpu_exporttab_tests(void);	/* test_exporttab.c */
 
 int main(void)
 {
@@ -241,6 +242,7 @@ int main(void)
 	procaddr_tests();
 	driver_tests();
 	memlimit_tests();
+	fails += simgpu_exporttab_tests();
 	fails += simgpu_topo_tests();	/* last: it loads NVML with a 4-GPU topology */
 	return fails ? 1 : 0;
 }
