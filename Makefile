@@ -51,7 +51,7 @@ NVML_INC ?= $(CUDA_INC)
 
 export KDIR KVER PREFIX DESTDIR SBINDIR LIBDIR CUDA_INC NVML_INC
 
-.PHONY: all module ctl libvgpu simgpu k8s deps check demo bench install clean \
+.PHONY: all module ctl libvgpu simgpu k8s deps check demo bench dmem-kernel install clean \
 	modules_install dkms-install install-service deb check-install realgpu-check
 
 all: module ctl libvgpu simgpu k8s
@@ -104,6 +104,11 @@ bench: deps
 # brings the binaries up to date where make and cc are.
 realgpu-check:
 	tests/realgpu/run
+
+# The kernel with the dmem controller the dmem suites boot (make deps
+# builds it too): built once a machine, cached outside the clone.
+dmem-kernel:
+	tools/dmem-kernel
 
 modules_install:
 	INSTALL_MOD_DIR=extra tools/kmod-build modules_install

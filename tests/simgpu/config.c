@@ -3,7 +3,7 @@
  * simgpu configuration: defaults, then a small key = value file
  * ($SIMGPU_CONFIG, default /etc/simgpu.conf), then the environment
  * (SIMGPU_GPUS, SIMGPU_VRAM, SIMGPU_SMS, SIMGPU_CTX_VRAM, SIMGPU_MODULE_VRAM,
- * SIMGPU_KERNEL_NS, SIMGPU_MEMORY_LIMITS).
+ * SIMGPU_KERNEL_NS, SIMGPU_MEMORY_LIMITS, SIMGPU_DMEM).
  * Pure logic: no shared state, no CUDA types.
  */
 #include <ctype.h>
@@ -291,6 +291,13 @@ static int set_key(struct sg_config *cfg, const char *key, const char *val,
 			cfg->memory_limits = 0;
 		else
 			return fail(err, errlen, "%s: bad memory_limits '%s' (on or off)", where, val);
+	} else if (!strcmp(key, "dmem")) {
+		if (!strcmp(val, "on"))
+			cfg->dmem = 1;
+		else if (!strcmp(val, "off"))
+			cfg->dmem = 0;
+		else
+			return fail(err, errlen, "%s: bad dmem '%s' (on or off)", where, val);
 	} else if (!strcmp(key, "name")) {
 		if (!*val || strlen(val) >= sizeof(cfg->name))
 			return fail(err, errlen, "%s: bad name", where);
@@ -409,7 +416,8 @@ int simgpu_config_load(struct sg_config *cfg, char *err, size_t errlen)
 	    env_override(cfg, "SIMGPU_MODULE_VRAM", "module_vram", err, errlen) ||
 	    env_override(cfg, "SIMGPU_KERNEL_NS", "kernel_ns", err, errlen) ||
 	    env_override(cfg, "SIMGPU_COPY_BW", "copy_bw", err, errlen) ||
-	    env_override(cfg, "SIMGPU_MEMORY_LIMITS", "memory_limits", err, errlen))
+	    env_override(cfg, "SIMGPU_MEMORY_LIMITS", "memory_limits", err, errlen) ||
+	    env_override(cfg, "SIMGPU_DMEM", "dmem", err, errlen))
 		return -1;
 	/* The environment's VRAM and SM counts win over per-GPU file keys. */
 	if (getenv("SIMGPU_VRAM") || getenv("SIMGPU_SMS")) {

@@ -10,7 +10,8 @@
  * so host CPU load does not stretch device time. Time held is charged to
  * the process and its cgroup: the ground truth for share tests. A charge
  * also respects the hard limit of the process's cgroup, if one was set
- * through NVML (memlimit.c).
+ * through NVML (memlimit.c), and, with dmem = on, the kernel's dmem
+ * controller (dmem.c).
  */
 #include <errno.h>
 #include <time.h>
@@ -43,6 +44,11 @@ CUresult simgpu_charge(int ord, uint64_t bytes)
 
 	if (!bytes)
 		return CUDA_SUCCESS;
+	/* The kernel's controller first, as a driver charges it before it
+	 * takes the memory (dmem.c). */
+	rc = simgpu_dmem_charge(dev, bytes);
+	if (rc)
+		return rc;
 	simgpu_state_lock();
 	if (!fits(dev, bytes)) {
 		/* Maybe a dead process still holds memory: look now. */
@@ -56,6 +62,8 @@ CUresult simgpu_charge(int ord, uint64_t bytes)
 			simgpu_shm->procs[simgpu_slot].bytes[dev] += bytes;
 	}
 	simgpu_state_unlock();
+	if (rc)
+		simgpu_dmem_uncharge(dev, bytes);
 	return rc;
 }
 
@@ -77,6 +85,7 @@ void simgpu_uncharge(int ord, uint64_t bytes)
 		g->used -= bytes <= g->used ? bytes : g->used;
 	}
 	simgpu_state_unlock();
+	simgpu_dmem_uncharge(dev, bytes);
 }
 
 void simgpu_ctx_count(int ord, int delta)

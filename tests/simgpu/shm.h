@@ -53,6 +53,7 @@ struct sg_config {
 	uint64_t ctx_vram;	/* VRAM charged per context */
 	uint64_t module_vram;	/* VRAM charged per loaded module (module.c) */
 	int memory_limits;	/* 1: per-cgroup memory limits (NVML, memlimit.c) */
+	int dmem;		/* 1: charge the kernel's dmem controller (dmem.c) */
 	uint64_t vram;		/* default per GPU */
 	int sms;		/* default per GPU */
 	char name[96];

@@ -334,5 +334,8 @@ void *sg_entry_point(void *fn);			/* fn's stub, or fn */
 
 /* pause.c: wait inside fn while $SIMGPU_PAUSE_IN names it (a test's hold). */
 void simgpu_pause_point(const char *fn);
+/* dmem.c: the kernel's dmem controller, with dmem = on. */
+CUresult simgpu_dmem_charge(int dev, uint64_t bytes);
+void simgpu_dmem_uncharge(int dev, uint64_t bytes);
 
 #endif

@@ -64,6 +64,9 @@ static void config_tests(void)
 	      "asan: memory_limits = off parsed", err);
 	check(parse("memory_limits = maybe\n", &c, err) && strstr(err, "bad memory_limits 'maybe'"),
 	      "asan: bad memory_limits value refused", err);
+	check(!parse("dmem = on\n", &c, err) && c.dmem, "asan: dmem = on parsed", err);
+	check(parse("dmem = yes\n", &c, err) && strstr(err, "bad dmem 'yes'"),
+	      "asan: bad dmem value refused", err);
 	simgpu_config_defaults(&c, 2);
 	check(!simgpu_uuid_parse(c.gpu[0].uuid, u) && !simgpu_uuid_parse(c.gpu[1].uuid, u) &&
 	      strcmp(c.gpu[0].uuid, c.gpu[1].uuid) && !strcmp(c.gpu[0].pci, "0000:01:00.0") &&
