@@ -124,31 +124,39 @@ refused "fetching what is no series is one line" "is not a kernel series" \
 
 # make check KVER=... tests that kernel alone; otherwise every series,
 # 6.1, 6.12 and the newest fully, the others' smoke suites.
-kernels=$(tools/kernels 2>&1 | sed 's/ smoke$//')
+# Debian's kernels (the dmem kernel, tools/dmem-kernel, apart).
+kernels=$(tools/kernels 2>&1 | sed 's/ smoke$//' | grep -v -e ' dmem$' -e '^missing dmem ')
+dmem=$(tools/kernels 2>&1 | sed -n 's/ dmem$//p; /^missing dmem /p')
 if [ -n "${KVER:-}${KDIR:-}" ]; then
 	want=$(tools/kdir --release 2>&1)
 	[ "$kernels" = "$want" ] && ok=1 || ok=0
 	what="KVER/KDIR ($want) is the one kernel make check tests"
 else
-	full=$(tools/kernels 2>&1 | grep -v -e ' smoke$' -e '^missing ')
+	full=$(tools/kernels 2>&1 | grep -v -e ' smoke$' -e ' dmem$' -e '^missing ')
 	[ "$(echo "$full" | grep -c -E '^(6\.(1|12)|7\.3)\.')" -eq 3 ] &&
 		[ "$(echo "$kernels" | grep -c -v '^missing ')" -eq 10 ] && ok=1 || ok=0
 	what="make check tests ten kernels, 6.1, 6.12 and 7.3 with every suite: $(echo "$kernels" | tr '\n' ' ')"
 fi
 [ "$ok" = 1 ] && pass "$what" || fail "$what" "tools/kernels: $kernels"
+if [ -z "${KVER:-}${KDIR:-}" ]; then
+	case $dmem in
+	*-vgpu-dmem) pass "the dmem kernel is listed last, for the dmem suites ($dmem)" ;;
+	*) fail "the dmem kernel is listed last, for the dmem suites" "tools/kernels: $dmem" ;;
+	esac
+fi
 first=$(echo "$kernels" | head -n 1)
 if [ "$(KVER=$first KDIR='' tools/kernels)" = "$first" ]; then
 	pass "KVER=$first alone names that kernel alone"
 else
 	fail "KVER=$first alone names that kernel alone" "got: $(KVER=$first tools/kernels 2>&1)"
 fi
-if out=$(KVER= KDIR= VGPU_TEST_SERIES="6.5:linux-image-6.5-amd64,linux-headers-6.5-amd64" tools/kernels) ||
+if out=$(KVER= KDIR= VGPU_TEST_DMEM=0 VGPU_TEST_SERIES="6.5:linux-image-6.5-amd64,linux-headers-6.5-amd64" tools/kernels) ||
    [ "$out" != "missing 6.5 linux-image-6.5-amd64 linux-headers-6.5-amd64" ]; then
 	fail "a series with no kernel installed names its packages" "got: $out"
 else
 	pass "a series with no kernel installed names its packages"
 fi
-if out=$(KVER= KDIR= VGPU_TEST_SERIES="6.15:fetch:smoke" tools/kernels) ||
+if out=$(KVER= KDIR= VGPU_TEST_DMEM=0 VGPU_TEST_SERIES="6.15:fetch:smoke" tools/kernels) ||
    [ "$out" != "missing 6.15 fetch" ]; then
 	fail "a series to fetch that is not fetched says so" "got: $out"
 else
@@ -182,25 +190,48 @@ else
 	dk() { sign_file=/nonexistent dkms "$@" --sourcetree "$tmp/root/usr/src" --dkmstree "$tmp/dkms"; }
 	dk add -m vgpu -v "$version" > "$tmp/out" 2>&1 ||
 		fail "dkms add" "$(oneline "$tmp/out")"
+	# The trixie kernels' own case (a Debian 13 host): DKMS with the
+	# kernel's compiler, gcc-14, which Debian 12 lacks: trixie's DKMS in
+	# the trixie build root (tools/kchroot), on a copy of the DKMS tree
+	# inside this tree, where the root sees it.
+	troot=""
 	for rel in $kernels; do
-		# DKMS builds with the kernel's compiler, which the host must
-		# have: Debian 12 has gcc-12, not trixie's gcc-14.
 		kd=$(KVER=$rel tools/kdir 2>/dev/null) || continue
 		kcc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\(.*\)"$/\1/p' "$kd/.config")
-		if [ "$("${kcc%% *}" --version 2>/dev/null | head -n 1)" != "$kcc" ]; then
-			echo "note: kbuild: no dkms build for $rel: the host lacks its compiler, $kcc"
+		if [ "$("${kcc%% *}" --version 2>/dev/null | head -n 1)" = "$kcc" ]; then
+			where=host
+			dk build -m vgpu -v "$version" -k "$rel" --kernelsourcedir "$kd" > "$tmp/out" 2>&1
+			rc=$?
+			ko=$(ls "$tmp/dkms/vgpu/$version/$rel"/*/module/vgpu.ko* 2>/dev/null | head -n 1)
+		elif [ "$(id -u)" -ne 0 ]; then
+			echo "note: kbuild: no dkms build for $rel: the host lacks its compiler, $kcc, and the trixie root needs root"
+			continue
+		else
+			where="trixie root"
+			if [ -z "$troot" ]; then
+				troot=$(mktemp -d "$top/build/kbuild-dkms.XXXXXX")
+				trap 'rm -rf "$tmp" "$troot"' EXIT
+				make -s dkms-install DESTDIR="$troot/root" > /dev/null 2>&1
+				mkdir -p "$troot/dkms"
+			fi
+			tools/kchroot run "$kd" sh -c 'd=$0
+				sign_file=/nonexistent dkms add -m vgpu -v "$1" \
+					--sourcetree "$d/root/usr/src" --dkmstree "$d/dkms" > /dev/null 2>&1 || true
+				exec env sign_file=/nonexistent dkms build -m vgpu -v "$1" -k "$2" \
+					--kernelsourcedir "$3" --sourcetree "$d/root/usr/src" --dkmstree "$d/dkms"' \
+				"$troot" "$version" "$rel" "$kd" > "$tmp/out" 2>&1
+			rc=$?
+			ko=$(find "$troot/dkms/vgpu/$version/$rel" -name 'vgpu.ko*' -path '*/module/*' 2>/dev/null | head -n 1)
+		fi
+		if [ "$rc" -ne 0 ]; then
+			fail "dkms builds vgpu.ko for $rel ($where)" "$(tail -n 5 "$tmp/out" | tr '\n' '|')"
 			continue
 		fi
-		if ! dk build -m vgpu -v "$version" -k "$rel" > "$tmp/out" 2>&1; then
-			fail "dkms builds vgpu.ko for $rel" "$(tail -n 5 "$tmp/out" | tr '\n' '|')"
-			continue
-		fi
-		ko=$(ls "$tmp/dkms/vgpu/$version/$rel"/*/module/vgpu.ko* 2>/dev/null | head -n 1)
 		magic=$(modinfo -F vermagic "$ko" 2>/dev/null)
 		if [ "${magic%% *}" = "$rel" ]; then
-			pass "dkms builds vgpu.ko for $rel (vermagic $rel)"
+			pass "dkms builds vgpu.ko for $rel ($where, vermagic $rel)"
 		else
-			fail "dkms builds vgpu.ko for $rel" "module '$ko' vermagic '$magic'"
+			fail "dkms builds vgpu.ko for $rel ($where)" "module '$ko' vermagic '$magic'"
 		fi
 	done
 	fake=$tmp/lib/7.4.0-1-amd64
