@@ -396,3 +396,32 @@ int vgpuctl_quotas_parse(const char *cmd, int argc, char **argv, struct tenant_c
 		*out = c;
 	return ret;
 }
+
+/* 0 if @name is a valid tenant NAME, else VGPU_EXIT_USAGE naming @cmd. */
+int vgpuctl_tenant_check_name(const char *name, const char *cmd)
+{
+	if (vgpuctl_parse_name(name))
+		return vgpuctl_usage_error("invalid NAME \"%s\" for %s (1-63 printable characters, no spaces)",
+					   name, cmd);
+	return 0;
+}
+
+/*
+ * The cgroup path the kernel takes for @path, in @out; the cgroup2 mount
+ * point in @mnt. Returns 0 or VGPU_EXIT_USAGE or VGPU_EXIT_ERR.
+ */
+int vgpuctl_tenant_resolve_cgroup(const char *path, char *mnt, char *out)
+{
+	int ret;
+
+	if (!path)
+		return vgpuctl_usage_error("cgroup is required");
+	if (vgpuctl_cgroup_mount("/proc/self/mounts", mnt, VGPU_PATH_LEN_MAX + 1) < 0)
+		return vgpuctl_error("cannot find the cgroup2 mount point");
+	ret = vgpuctl_cgroup_path(mnt, path, out, VGPU_PATH_LEN_MAX + 1);
+	if (ret == -2)
+		return vgpuctl_usage_error("cgroup path must be under %s", mnt);
+	if (ret)
+		return vgpuctl_usage_error("invalid PATH \"%s\" for cgroup", path);
+	return 0;
+}

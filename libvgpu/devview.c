@@ -25,7 +25,6 @@
 #include "devview.h"
 #include "env.h"
 #include "log.h"
-#include "register.h"
 #include "state.h"
 
 static struct {
@@ -54,9 +53,9 @@ void libvgpu_devview_build(const struct vgpu_reg *reg, int own)
 				       VGPU_UUID_LEN + 1);
 }
 
-int libvgpu_devview_on(void)
+int libvgpu_devview_built(void)
 {
-	return vgpu_active() && vgpu_devview.on;
+	return vgpu_devview.on;
 }
 
 int libvgpu_devview_count(void)
@@ -99,7 +98,8 @@ void libvgpu_devview_cuda_env(void)
 	const char *cvd;
 	int pick[VGPU_GPU_MAX], n, user;
 
-	if (!vgpu_active())
+	/* cuInit registered first (register.c): read, do not register. */
+	if (__atomic_load_n(&libvgpu_proc.state, __ATOMIC_ACQUIRE) != VGPU_ST_ACTIVE)
 		return;
 	cvd = libvgpu_cvd_source(vgpu_devview.on ? &view : NULL, vgpu_devview.own, &env, &user);
 	/* A copy: what cvd points into may be replaced below. */

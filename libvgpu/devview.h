@@ -7,12 +7,20 @@
 #define VGPU_DEVVIEW_H
 
 #include "netlink.h"
+#include "register.h"
 
 /* From a proc-register reply (register.c), own set when the process asked
  * for GPUs of its own (VGPU_GPUS); a fork forgets it. */
 void libvgpu_devview_build(const struct vgpu_reg *reg, int own);
-/* Is the view on (registered, in a tenant with a gpus quota)? */
-int libvgpu_devview_on(void);
+/* Did the last registration make a view (in a tenant with a gpus quota)? */
+int libvgpu_devview_built(void);
+/* Is the view on (registered, in a tenant with a gpus quota)? Inline, so
+ * that the registration on first use is its callers' call (the NVML
+ * wrappers), not devview.c's: register.c builds the view. */
+static inline int vgpu_devview_on(void)
+{
+	return vgpu_active() && libvgpu_devview_built();
+}
 /* Its device count, and device v's UUID (v below the count). */
 int libvgpu_devview_count(void);
 const char *libvgpu_devview_uuid(int v);

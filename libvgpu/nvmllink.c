@@ -24,7 +24,7 @@ static int foreign_peer(nvmlDevice_t device, unsigned int link)
 	nvmlPciInfo_t pci;
 	nvmlDevice_t peer;
 
-	if (!libvgpu_devview_on() || !remote || !bypci || !uuid)
+	if (!vgpu_devview_on() || !remote || !bypci || !uuid)
 		return 0;
 	if (remote(device, link, &pci) != NVML_SUCCESS)
 		return 0;

@@ -31,7 +31,7 @@ static int handle_pos(nvmlDevice_t d)
 /* The real answer, or NOT_FOUND when it is a foreign GPU's handle. */
 static nvmlReturn_t keep_own(nvmlReturn_t rc, nvmlDevice_t *device)
 {
-	if (rc == NVML_SUCCESS && libvgpu_devview_on() && handle_pos(*device) < 0)
+	if (rc == NVML_SUCCESS && vgpu_devview_on() && handle_pos(*device) < 0)
 		return NVML_ERROR_NOT_FOUND;
 	return rc;
 }
@@ -45,7 +45,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *deviceCount)
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
 	rc = real(deviceCount);
-	if (rc == NVML_SUCCESS && libvgpu_devview_on())
+	if (rc == NVML_SUCCESS && vgpu_devview_on())
 		*deviceCount = (unsigned int)libvgpu_devview_count();
 	return rc;
 }
@@ -59,7 +59,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetCount(unsigned int *deviceCount)
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
 	rc = real(deviceCount);
-	if (rc == NVML_SUCCESS && libvgpu_devview_on())
+	if (rc == NVML_SUCCESS && vgpu_devview_on())
 		*deviceCount = (unsigned int)libvgpu_devview_count();
 	return rc;
 }
@@ -84,7 +84,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlD
 
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
-	return libvgpu_devview_on() ? by_view_index(index, device) : real(index, device);
+	return vgpu_devview_on() ? by_view_index(index, device) : real(index, device);
 }
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device)
@@ -94,7 +94,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevi
 
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
-	return libvgpu_devview_on() ? by_view_index(index, device) : real(index, device);
+	return vgpu_devview_on() ? by_view_index(index, device) : real(index, device);
 }
 
 VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)
@@ -104,7 +104,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_
 
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
-	if (uuid && device && libvgpu_devview_on() && libvgpu_devview_find(uuid) < 0)
+	if (uuid && device && vgpu_devview_on() && libvgpu_devview_find(uuid) < 0)
 		return NVML_ERROR_NOT_FOUND;
 	return real(uuid, device);
 }
@@ -150,7 +150,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *i
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
 	rc = real(device, index);
-	if (rc == NVML_SUCCESS && libvgpu_devview_on()) {
+	if (rc == NVML_SUCCESS && vgpu_devview_on()) {
 		v = handle_pos(device);
 		if (v < 0)
 			return NVML_ERROR_INVALID_ARGUMENT;
@@ -198,7 +198,7 @@ VGPU_EXPORT nvmlReturn_t nvmlDeviceGetTopologyNearestGpus(nvmlDevice_t device,
 
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
-	if (!count || (*count && !deviceArray) || !libvgpu_devview_on())
+	if (!count || (*count && !deviceArray) || !vgpu_devview_on())
 		return real(device, level, count, deviceArray);
 	return own_set(real(device, level, &n, all), n, all, count, deviceArray);
 }
@@ -213,7 +213,7 @@ VGPU_EXPORT nvmlReturn_t nvmlSystemGetTopologyGpuSet(unsigned int cpuNumber, uns
 
 	if (!real)
 		return NVML_ERROR_LIBRARY_NOT_FOUND;
-	if (!count || (*count && !deviceArray) || !libvgpu_devview_on())
+	if (!count || (*count && !deviceArray) || !vgpu_devview_on())
 		return real(cpuNumber, count, deviceArray);
 	return own_set(real(cpuNumber, &n, all), n, all, count, deviceArray);
 }

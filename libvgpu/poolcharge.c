@@ -42,6 +42,7 @@
 #include "hooks.h"
 #include "log.h"
 #include "poolcharge.h"
+#include "ptrmap.h"
 #include "register.h"
 #include "state.h"
 #include "streamdev.h"
@@ -133,6 +134,15 @@ void libvgpu_pool_reread(CUmemoryPool pool)
 		if (recs[i].pool == pool)
 			reread(&recs[i]);
 	pthread_mutex_unlock(&pools_lk);
+}
+
+int libvgpu_pool_gpu(CUmemoryPool pool, CUstream h)
+{
+	struct vgpu_alloc a;
+
+	if (libvgpu_ptrmap_get(VGPU_K_POOL, (uint64_t)(uintptr_t)pool, &a))
+		return a.gpu;
+	return libvgpu_stream_gpu(h);
 }
 
 void libvgpu_pool_gone(CUmemoryPool pool)

@@ -15,6 +15,10 @@ CUresult libvgpu_pool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, C
 void libvgpu_pools_sync(void);
 /* The same for one pool (after cuMemPoolTrimTo). */
 void libvgpu_pool_reread(CUmemoryPool pool);
+/* The inventory GPU of pool's location (pools.c notes it at creation):
+ * VGPU_GPU_SKIP for a host pool (not VRAM); a pool of unknown location is
+ * the stream's. */
+int libvgpu_pool_gpu(CUmemoryPool pool, CUstream h);
 /* pool was destroyed: its handle is no longer asked. */
 void libvgpu_pool_gone(CUmemoryPool pool);
 /* A forked child forgets the parent's pool charges (atfork.c). */

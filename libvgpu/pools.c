@@ -20,7 +20,6 @@
 #include "poolcharge.h"
 #include "ptrmap.h"
 #include "register.h"
-#include "streamdev.h"
 #include "nest.h"
 
 static void note(CUmemoryPool pool, const CUmemLocation *loc)
@@ -42,15 +41,6 @@ static void note(CUmemoryPool pool, const CUmemLocation *loc)
 		return;	/* the stream's device */
 	}
 	libvgpu_ptrmap_put(&a, &old);	/* 0 bytes: a stale note needs no release */
-}
-
-int libvgpu_pool_gpu(CUmemoryPool pool, CUstream h)
-{
-	struct vgpu_alloc a;
-
-	if (libvgpu_ptrmap_get(VGPU_K_POOL, (uint64_t)(uintptr_t)pool, &a))
-		return a.gpu;
-	return libvgpu_stream_gpu(h);
 }
 
 VGPU_EXPORT CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)

@@ -12,8 +12,5 @@ int libvgpu_stream_gpu(CUstream h);
 /* The CUdevice of stream h (a default stream: the current context's): 0,
  * or -1 when the driver cannot tell. */
 int libvgpu_stream_device(CUstream h, CUdevice *dev);
-/* The inventory GPU of pool's location: VGPU_GPU_SKIP for a host pool (not
- * VRAM); a pool of unknown location is the stream's. */
-int libvgpu_pool_gpu(CUmemoryPool pool, CUstream h);
 
 #endif

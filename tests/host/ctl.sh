@@ -124,11 +124,11 @@ for unit in parse_sched:ctl/parse_sched.c cpuset:ctl/cpuset.c meta:ctl/parse_met
 done
 
 # test_print links the reply printers, hence libnl and libcap.
-PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/tenant_conf.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c
+PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/tenant_send.c ctl/tenant_conf.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c
 	    ctl/final.c ctl/placement.c ctl/cpuset.c ctl/print.c ctl/json.c ctl/parse.c
 	    ctl/parse_id.c ctl/parse_cgroup.c ctl/parse_sched.c ctl/parse_meta.c
 	    ctl/util.c ctl/nl.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c
-	    ctl/backstop_nvml.c ctl/dmem.c ctl/gpu.c ctl/probe.c)
+	    ctl/backstop_nvml.c ctl/dmem.c ctl/gpu.c ctl/gpu_msg.c ctl/probe.c)
 for mode in print print-asan; do
 	if [ "$mode" = print ]; then
 		flags=(-O2 -g) out=build/unit/test_print what="with -Wall -Wextra -Werror"
@@ -184,15 +184,15 @@ if [ "$tools_ok" = 1 ]; then
 	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap jansson openssl libxcrypt) \
 		-I"${NVML_INC:-build/deps/cuda/include}" \
 		ctl/main.c ctl/batch.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
-		ctl/parse_sched.c ctl/parse_meta.c ctl/json.c ctl/print.c ctl/gpu.c ctl/probe.c \
-		ctl/tenant.c ctl/tenant_conf.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c ctl/final.c \
+		ctl/parse_sched.c ctl/parse_meta.c ctl/json.c ctl/print.c ctl/gpu.c ctl/gpu_msg.c ctl/probe.c \
+		ctl/tenant.c ctl/tenant_send.c ctl/tenant_conf.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c ctl/final.c \
 		ctl/placement.c ctl/cpuset.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c \
 		ctl/backstop_nvml.c ctl/dmem.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
 		ctl/snap.c ctl/prom.c ctl/httpd.c ctl/httpd_listen.c ctl/httpd_conn.c ctl/httpd_tls.c \
 		ctl/httpd_auth.c ctl/httpd_table.c ctl/httpd_loop.c ctl/webconf.c ctl/webconf_yaml.c \
 		ctl/file.c ctl/metrics.c ctl/acct_state.c \
 		ctl/acct_record.c ctl/account.c \
-		ctl/conf.c ctl/flavour.c ctl/cdi.c ctl/apply.c ctl/apply_load.c ctl/apply_diff.c ctl/oci.c ctl/oci_pod.c ctl/cgpath.c ctl/hook.c ctl/hook_tenant.c \
+		ctl/conf.c ctl/flavour.c ctl/cdi.c ctl/apply.c ctl/apply_load.c ctl/apply_diff.c ctl/oci.c ctl/oci_str.c ctl/oci_pod.c ctl/cgpath.c ctl/hook.c ctl/hook_tenant.c \
 		-o build/asan/ctl/vgpuctl \
 		$(pkg-config --libs libnl-genl-3.0 libcap jansson openssl libxcrypt) -pthread -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \
