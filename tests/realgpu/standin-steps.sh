@@ -64,13 +64,18 @@ sd_ctl() { "$RG_STANDIN_BIN" ctl "$RG_STANDIN_SOCK" "$@"; }
 sd_as() {
 	local t=$1
 	shift
-	env VGPU_STANDIN_SOCK="$RG_STANDIN_SOCK" VGPU_STANDIN_TENANT="$t" \
-		LD_PRELOAD="$RG_STANDIN_SO $RG_LIBVGPU" "$@"
+	# shellcheck disable=SC2046 # the words
+	env $(sd_env "$t") "$@"
 }
 # sd_env TENANT: sd_as's environment as words, for "env $(sd_env T) CMD &"
 # whose $! is CMD's pid (ld.so takes ':' between preloads)
+# whose $! is CMD's pid (ld.so takes ':' between preloads). On simgpu,
+# cuGetProcAddress answers with entry points of its own, as NVIDIA's
+# driver does (SIMGPU_PROCADDR=distinct): a wrapper libvgpu fails to hand
+# out is then missed, as it would be on a GPU.
 sd_env() {
-	echo "VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK VGPU_STANDIN_TENANT=$1 LD_PRELOAD=$RG_STANDIN_SO:$RG_LIBVGPU"
+	echo "VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK VGPU_STANDIN_TENANT=$1 LD_PRELOAD=$RG_STANDIN_SO:$RG_LIBVGPU" \
+		"${RG_PROCADDR_MODES:+SIMGPU_PROCADDR=distinct}"
 }
 sd_field() { # KEY WORDS...: the word after KEY
 	local k=$1
@@ -269,26 +274,27 @@ step_standin-gate() {
 	fi
 }
 
-# A captured graph replays correctly while the grant flips every 5 ms:
-# the same lines as bare, and the grant flipped under it.
+# A captured graph replays correctly while the grant flips every 5 ms
+# (starting revoked, so the client waits once at least): the same lines
+# as bare, and the grants it got.
 step_standin-graph-flip() {
 	local d=$RG_OUT/standin-graph-flip g0 g1 s='graph 100000 count 40 , launch 10000 count 50 , sync'
 	standin_ready standin-graph-flip || return 0
 	mkdir -p "$d"
 	# shellcheck disable=SC2086 # the script is words
-	"$RG_CLIENT" $s > "$d/bare" 2>&1 || true
+	"$RG_CLIENT" $s > "$d/bare" 2> "$d/bare.err" || true
 	g0=$(sd_field grants $(sd_ctl show t16 0))
 	sd_ctl flip t16 0 5 > /dev/null
 	# shellcheck disable=SC2086
-	sd_as t16 "$RG_CLIENT" $s > "$d/vgpu" 2>&1 || true
+	sd_as t16 "$RG_CLIENT" $s > "$d/vgpu" 2> "$d/vgpu.err" || true
 	sd_ctl grant t16 0 > /dev/null
 	g1=$(sd_field grants $(sd_ctl show t16 0))
 	if [ "$(grep -c ' ok$' "$d/bare")" != 3 ]; then
 		result standin-graph-flip FAIL why="bare: $(head -n 2 "$d/bare" | tr '\n' ' ')"
 	elif ! diff -q "$d/bare" "$d/vgpu" > /dev/null; then
 		result standin-graph-flip FAIL why="$(diff "$d/bare" "$d/vgpu" | grep '^[<>]' | head -n 3 | tr '\n' ' ')"
-	elif [ $((g1 - g0)) -lt 3 ]; then
-		result standin-graph-flip FAIL grants=$((g1 - g0)) why="the grant hardly flipped: nothing was checked"
+	elif [ $((g1 - g0)) -lt 1 ]; then
+		result standin-graph-flip FAIL grants=$((g1 - g0)) why="the grant never came back: nothing was checked"
 	else
 		result standin-graph-flip PASS replays=40 grants=$((g1 - g0)) flip_ms=5
 	fi

@@ -6,7 +6,8 @@
  *
  *   grant TENANT GPU         the tenant holds the GPU (the default)
  *   revoke TENANT GPU        the grant is taken: its launches wait
- *   flip TENANT GPU MS       revoked and granted in turn every MS ms
+ *   flip TENANT GPU MS       revoked now, then granted and revoked in turn
+ *                            every MS ms
  *   show TENANT GPU          "ok charged C used U limit L grants G failures F
  *                            procs P waiting W" (W: parked in VGPU_IOC_WAIT)
  *
@@ -85,7 +86,8 @@ void standin_ctl_line(struct standin *s, struct standin_conn *c, char *line)
 	t->flip_ms[g] = (unsigned int)ms;
 	if (ms)
 		add_ms(&t->flip_at[g], t->flip_ms[g]);
-	standin_set_grant(s, t, (int)g, strcmp(w[0], "revoke") != 0);
+	/* a flip starts revoked: what runs next meets one grant at least */
+	standin_set_grant(s, t, (int)g, !strcmp(w[0], "grant"));
 	answer(c, "ok");
 }
 
