@@ -32,7 +32,7 @@ pass() { echo "PASS: $1: $2"; }
 fail() { echo "FAIL: $1: $2: $3"; failures=$((failures + 1)); }
 oneline() { head -c 400 "$1" | tr '\n' '|'; }
 
-for d in libvgpu tests/simgpu tests/clients bench ctl "libvgpu tests" tests/realgpu; do
+for d in libvgpu tests/simgpu tests/clients bench ctl "libvgpu tests" tests/realgpu tests/realgpu/standin; do
 	# shellcheck disable=SC2086 # "libvgpu tests": a directory and a target
 	if ! make -s -C $d > "$tmp/build.log" 2>&1; then
 		fail realgpu "build $d" "$(oneline "$tmp/build.log")"
@@ -132,16 +132,20 @@ secs=$((SECONDS - t0))
 expect "$tmp/full" "the run on simgpu (exit $rc, $secs s): build, version, procaddr, dlsym, rt-entry (simgpu serves NVIDIA's runtime), same-results (both flavours) PASS; env, cost-alloc, cost-launch (3 kernel lengths), cost-gate INFO" \
 	build=PASS env=INFO version=PASS procaddr=PASS dlsym=PASS rt-entry=PASS same-results=PASS \
 	same-results-ptds=PASS cost-alloc=INFO "cost-launch=INFO INFO INFO" cost-gate=INFO
-expect "$tmp/full" "on simgpu without PyTorch the four PyTorch steps and the missing stand-in are WARN, never PASS" \
-	torch-matmul=WARN torch-graph=WARN torch-oom=WARN torch-oom-expandable=WARN standin=WARN
+expect "$tmp/full" "on simgpu without PyTorch the six PyTorch steps, and nvidia-smi's view, are WARN, never PASS" \
+	torch-matmul=WARN torch-graph=WARN torch-oom=WARN torch-oom-expandable=WARN \
+	torch-oom-standin=WARN torch-oom-expandable-standin=WARN standin-view-smi=WARN
+expect "$tmp/full" "the stand-in's steps on simgpu PASS: set-up, every allocation path of both tenants stops at its limit, the views, NVML's process lists, the denied GPU, the gate, a graph under flipping grants" \
+	standin=PASS "standin-limit=PASS PASS PASS PASS PASS PASS PASS PASS" "standin-view=PASS PASS" \
+	standin-procs=PASS standin-denied=PASS standin-gate=PASS standin-graph-flip=PASS
 if grep -q 'RESULT torch-matmul WARN missing=PyTorch' "$tmp/full.log" &&
    grep -q 'RESULT rt-entry PASS answers=20 ' "$tmp/full.log" &&
    grep -q 'RESULT env INFO mode=simgpu' "$tmp/full.log" && [ "$rc" = 0 ] &&
-   [ "$(tail -n 1 "$tmp/full.log")" = "7 passed, 0 failed" ] &&
+   [ "$(tail -n 1 "$tmp/full.log")" = "22 passed, 0 failed" ] &&
    [ "$(grep -c '^RESULT ' "$tmp/full.log")" = "$(wc -l < "$tmp/full/results.jsonl")" ] &&
-   [ "$(wc -l < "$tmp/full/results.jsonl")" = 18 ] &&
+   [ "$(wc -l < "$tmp/full/results.jsonl")" = 35 ] &&
    python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/full/results.jsonl"; then
-	pass realgpu "its lines: RESULT lines naming what is missing, 18 JSON objects in results.jsonl, exit 0, last line '7 passed, 0 failed'"
+	pass realgpu "its lines: RESULT lines naming what is missing, 35 JSON objects in results.jsonl, exit 0, last line '22 passed, 0 failed'"
 else
 	fail realgpu "the run's lines and results.jsonl" "exit $rc: $(tail -n 3 "$tmp/full.log" | tr '\n' '|')"
 fi
@@ -165,15 +169,34 @@ elif ! make -s -C "$tmp/broken/libvgpu" clean libvgpu.so CUDA_INC="${CUDA_INC:-$
 	fail realgpu "a libvgpu with cuMemAlloc's wrapper bypassed" "build: $(oneline "$tmp/broken.log")"
 else
 	REALGPU_LIBVGPU=$tmp/broken/libvgpu/libvgpu.so REALGPU_OUT=$tmp/broken/out \
-		tests/realgpu/run --only procaddr,same-results > "$tmp/broken/run.log" 2>&1
+		tests/realgpu/run --only procaddr,same-results,standin-limit > "$tmp/broken/run.log" 2>&1
 	rc=$?
 	if [ "$rc" = 1 ] && grep -q '^RESULT procaddr FAIL .*cuMemAlloc' "$tmp/broken/run.log" &&
 	   [ "$(status "$tmp/broken/out" procaddr)" = FAIL ] &&
-	   [ "$(tail -n 1 "$tmp/broken/run.log")" = "1 passed, 1 failed" ]; then
-		pass realgpu "a libvgpu with cuMemAlloc's wrapper bypassed in cuGetProcAddress: procaddr FAILs naming it, exit 1 ($(grep -o 'wrong=[0-9]*' "$tmp/broken/run.log"))"
+	   [ "$(grep -c '^RESULT standin-limit FAIL tenant=t[0-9]* path=alloc ' "$tmp/broken/run.log")" = 2 ] &&
+	   [ "$(tail -n 1 "$tmp/broken/run.log")" = "7 passed, 3 failed" ]; then
+		pass realgpu "a libvgpu with cuMemAlloc's wrapper bypassed in cuGetProcAddress: procaddr FAILs naming it ($(grep -o 'wrong=[0-9]*' "$tmp/broken/run.log" | tr '\n' ' ')), standin-limit FAILs for plain allocation in both tenants (the other paths PASS), exit 1"
 	else
 		fail realgpu "a libvgpu with cuMemAlloc's wrapper bypassed" "exit $rc: $(grep -E '^RESULT|passed' "$tmp/broken/run.log" | tr '\n' '|')"
 	fi
+fi
+
+# A stand-in that is wrong: one that applies no limit makes every
+# allocation path's step FAIL, one that reports no limit the view's.
+REALGPU_STANDIN_BREAK=charge REALGPU_OUT=$tmp/brkcharge tests/realgpu/run --only standin-limit \
+	> "$tmp/brkcharge.log" 2>&1
+rc=$?
+expect "$tmp/brkcharge" "a stand-in that applies no limit (exit $rc): standin-limit FAILs on every path of both tenants" \
+	"standin-limit=FAIL FAIL FAIL FAIL FAIL FAIL FAIL FAIL"
+REALGPU_STANDIN_BREAK=view REALGPU_OUT=$tmp/brkview tests/realgpu/run --only standin-view,standin-limit \
+	> "$tmp/brkview.log" 2>&1
+rc=$?
+expect "$tmp/brkview" "a stand-in that reports no limit in its view (exit $rc): standin-view FAILs for both tenants, the charges still PASS" \
+	"standin-view=FAIL FAIL" "standin-limit=PASS PASS PASS PASS PASS PASS PASS PASS"
+if grep -q '^RESULT standin-view FAIL tenant=t8 cuMemGetInfo_total=85899345920 nvml_total=85899345920 want=8589934592' "$tmp/brkview.log"; then
+	pass realgpu "the view's FAIL names what it got and wanted (the device's 80 GiB, want 8 GiB)"
+else
+	fail realgpu "the view's FAIL line" "$(grep '^RESULT standin-view' "$tmp/brkview.log" | tr '\n' '|')"
 fi
 
 # No GPU and no simgpu: a WARN naming both, the driver's steps WARN, the

@@ -12,6 +12,7 @@ run compares the bare line with the preloaded one); exits 1 when the check
 failed, with the reason on that line.
 """
 import os
+import time
 import sys
 
 import torch
@@ -60,7 +61,9 @@ def oom():
             held.append(torch.empty(1 << 30, dtype=torch.uint8, device="cuda"))
     except torch.cuda.OutOfMemoryError:
         print(f"oom_at_gib={len(held)} free_gib={free / 2**30:.1f} "
-              f"total_gib={total / 2**30:.1f} alloc_conf={conf}")
+              f"total_gib={total / 2**30:.1f} alloc_conf={conf}", flush=True)
+        # the stand-in's steps read the charge and the driver's use meanwhile
+        time.sleep(float(os.environ.get("TORCH_CHECK_HOLD", "0")))
         return True
     except Exception as e:          # any other error is a failure
         print(f"error={type(e).__name__} after_gib={len(held)} alloc_conf={conf}")

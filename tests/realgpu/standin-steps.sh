@@ -1,0 +1,330 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# The steps of tests/realgpu/run that need vgpu.ko, run against its
+# stand-in (tests/realgpu/standin, Documentation/realgpu.md "The
+# stand-in"): the run starts the daemon once (standin_start) and sets up,
+# with vgpuctl through the interposer, every GPU of the driver and two
+# tenants: t16 (vram-max 16 GiB, every GPU) and t8 (vram-max 8 GiB, GPU 0
+# only). A process is put in a tenant by VGPU_STANDIN_TENANT (an explicit
+# mapping: the run makes no cgroups). Sourced by run: uses its result(),
+# needs_driver() and RG_* variables.
+
+RG_STANDIN_DIR=$top/tests/realgpu/standin
+RG_STANDIN_BIN=$RG_STANDIN_DIR/vgpu-standin
+RG_STANDIN_SO=$RG_STANDIN_DIR/libvgpu-standin.so
+RG_VGPUCTL=${REALGPU_VGPUCTL:-$top/ctl/vgpuctl}
+GiB=$((1 << 30))
+
+# ---------------------------------------------------------------- set-up
+# standin_start: the daemon and its tenants, before the steps; its
+# socket in RG_STANDIN_SOCK (empty, with RG_STANDIN_WHY, when it could
+# not start). REALGPU_STANDIN_BREAK=charge|view: a wrong stand-in, for
+# the tests that must see the matching steps fail.
+standin_start() {
+	local d log=$RG_OUT/logs/standin-setup.log
+	export RG_STANDIN_SOCK="" RG_STANDIN_WHY=""
+	: > "$log"
+	if [ "$RG_MODE" = none ]; then
+		RG_STANDIN_WHY="no driver (see env)"
+		return
+	fi
+	if [ ! -x "$RG_STANDIN_BIN" ] || [ ! -e "$RG_STANDIN_SO" ] || [ ! -x "$RG_VGPUCTL" ]; then
+		RG_STANDIN_WHY="not built: $RG_STANDIN_BIN, $RG_STANDIN_SO and $RG_VGPUCTL (make -C tests/realgpu/standin, make ctl)"
+		return
+	fi
+	d=$(mktemp -d /tmp/vgpu-standin.XXXXXX)
+	"$RG_STANDIN_BIN" serve "$d/sock" ${REALGPU_STANDIN_BREAK:+--break "$REALGPU_STANDIN_BREAK"} \
+		>> "$log" 2>&1 &
+	RG_STANDIN_PID=$!
+	for _ in $(seq 50); do [ -S "$d/sock" ] && break; sleep 0.1; done
+	if [ ! -S "$d/sock" ]; then
+		RG_STANDIN_WHY="the daemon did not start: $(head -c 200 "$log")"
+		return
+	fi
+	RG_STANDIN_SOCK=$d/sock
+	# (tenant add says that the driver limits below libvgpu were not set
+	# where the tenants' cgroups do not exist: the stand-in's cgroups
+	# are never made, so those lines are expected; tenant show decides)
+	{ sd_ctl_vgpuctl gpu probe
+	  sd_ctl_vgpuctl tenant add t16 cgroup "$(sd_cgroot)/vgpu-standin-t16" vram-max 16G
+	  sd_ctl_vgpuctl tenant add t8 cgroup "$(sd_cgroot)/vgpu-standin-t8" vram-max 8G gpus 0
+	} >> "$log" 2>&1 || true
+}
+standin_stop() {
+	[ -z "${RG_STANDIN_PID:-}" ] || kill "$RG_STANDIN_PID" 2> /dev/null || true
+	[ -z "${RG_STANDIN_SOCK:-}" ] || rm -rf "$(dirname "$RG_STANDIN_SOCK")"
+}
+
+# vgpuctl wants a tenant's cgroup under the cgroup2 mount.
+sd_cgroot() { awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts | grep . || echo /sys/fs/cgroup; }
+sd_ctl_vgpuctl() { VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK LD_PRELOAD=$RG_STANDIN_SO "$RG_VGPUCTL" "$@"; }
+sd_ctl() { "$RG_STANDIN_BIN" ctl "$RG_STANDIN_SOCK" "$@"; }
+# sd_as TENANT CMD...: CMD in the tenant, libvgpu over the stand-in
+sd_as() {
+	local t=$1
+	shift
+	# shellcheck disable=SC2046 # the words
+	env $(sd_env "$t") "$@"
+}
+# sd_env TENANT: sd_as's environment as words, for "env $(sd_env T) CMD &"
+# whose $! is CMD's pid (ld.so takes ':' between preloads)
+# whose $! is CMD's pid (ld.so takes ':' between preloads). On simgpu,
+# cuGetProcAddress answers with entry points of its own, as NVIDIA's
+# driver does (SIMGPU_PROCADDR=distinct): a wrapper libvgpu fails to hand
+# out is then missed, as it would be on a GPU.
+sd_env() {
+	echo "VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK VGPU_STANDIN_TENANT=$1 LD_PRELOAD=$RG_STANDIN_SO:$RG_LIBVGPU" \
+		"${RG_PROCADDR_MODES:+SIMGPU_PROCADDR=distinct}"
+}
+sd_field() { # KEY WORDS...: the word after KEY
+	local k=$1
+	shift
+	echo "$*" | tr ' ' '\n' | grep -A1 -x -- "$k" | sed -n 2p
+}
+standin_ready() { # ID: a WARN and false without the stand-in
+	needs_driver "$1" || return 1
+	[ -n "$RG_STANDIN_SOCK" ] && return 0
+	result "$1" WARN missing="the stand-in" why="$RG_STANDIN_WHY"
+	return 1
+}
+VRAM_CLIENT=$top/tests/clients/vram-client
+
+# ---------------------------------------------------------------- steps
+# The set-up took: both tenants, with their limits, on the driver's GPUs.
+step_standin() {
+	local out
+	standin_ready standin || return 0
+	out=$(sd_ctl_vgpuctl tenant 2>&1) || true
+	echo "$out"
+	if echo "$out" | grep -q '^tenant t16 .* vram-max 16GiB' &&
+	   echo "$out" | grep -q '^tenant t8 .* vram-max 8GiB gpus 0'; then
+		result standin PASS gpus="$(sd_ctl_vgpuctl gpu 2> /dev/null | grep -c '^gpu ')" \
+			tenants="t16 (16 GiB), t8 (8 GiB, GPU 0)" mapping=VGPU_STANDIN_TENANT
+	else
+		result standin FAIL why="tenants not set up: $(echo "$out" | head -n 3 | tr '\n' ' ') $(tail -n 3 "$RG_OUT/logs/standin-setup.log" | tr '\n' ' ')"
+	fi
+}
+
+# The words of N allocations of 1 GiB by PATH, for vram-client.
+sd_allocs() { # PATH N
+	local i s=""
+	for i in $(seq "$2"); do s+="$1 1G , "; done
+	echo "${s% , }"
+}
+# Allocation by every path stops with out-of-memory at the tenant's limit
+# (each 1 GiB, one past the limit: exactly LIMIT of them succeed) while
+# the device has room: a process outside every tenant reads the device's
+# free memory while the tenant's process holds its limit.
+step_standin-limit() {
+	local d=$RG_OUT/standin-limit t lim p out ok oom dev_free held pid
+	standin_ready standin-limit || return 0
+	mkdir -p "$d"
+	for t in t8 t16; do
+		lim=${t#t}
+		for p in alloc async vmm managed; do
+			: > "$d/$t.$p"
+			# shellcheck disable=SC2046 # the words
+			env $(sd_env "$t") "$VRAM_CLIENT" $(sd_allocs "$p" $((lim + 1))) , hold 2000 >> "$d/$t.$p" 2>&1 &
+			pid=$!
+			for _ in $(seq 100); do
+				[ "$(grep -c "^$p 1G " "$d/$t.$p")" -gt "$lim" ] && break
+				kill -0 "$pid" 2> /dev/null || break
+				sleep 0.1
+			done
+			dev_free=$(sd_field free $("$VRAM_CLIENT" nvml 2>&1 | grep '^nvml total'))
+			wait "$pid" || true
+			out=$(cat "$d/$t.$p")
+			ok=$(echo "$out" | grep -c "^$p 1G ok") || true
+			oom=$(echo "$out" | grep -c "^$p 1G CUDA_ERROR_OUT_OF_MEMORY") || true
+			held=$(echo "$out" | sed -n "s/^hold .* ok$/held/p")
+			if [ "$ok" != "$lim" ] || [ "$oom" != 1 ] || [ -z "$held" ]; then
+				result standin-limit FAIL tenant="$t" path="$p" allocated_gib="$ok" \
+					want_gib="$lim" out_of_memory="$oom" \
+					why="$(echo "$out" | grep -v ' ok$' | head -n 2 | tr '\n' ' ')"
+			elif [ -z "$dev_free" ] || [ "$dev_free" -lt "$GiB" ]; then
+				result standin-limit FAIL tenant="$t" path="$p" device_free="${dev_free:-unread}" \
+					why="the device had no room left: the limit was not what refused"
+			else
+				result standin-limit PASS tenant="$t" path="$p" allocated_gib="$ok" \
+					refused=CUDA_ERROR_OUT_OF_MEMORY device_free_gib=$((dev_free / GiB))
+			fi
+		done
+	done
+}
+
+# The views show the limit: cuMemGetInfo, cuDeviceTotalMem and NVML's
+# memory info (and nvidia-smi where it is) give the tenant's vram-max.
+step_standin-view() {
+	local t lim out tot ntot smi
+	standin_ready standin-view || return 0
+	for t in t8 t16; do
+		lim=$((${t#t} * GiB))
+		out=$(sd_as "$t" "$VRAM_CLIENT" info , total , nvml 2>&1) || true
+		echo "$t: $out"
+		tot=$(sd_field total $(echo "$out" | grep '^info '))
+		ntot=$(sd_field total $(echo "$out" | grep '^nvml '))
+		if [ "$tot" = "$lim" ] && [ "$ntot" = "$lim" ] && echo "$out" | grep -qx "total $lim ok"; then
+			result standin-view PASS tenant="$t" cuMemGetInfo_total="$tot" nvml_total="$ntot" want="$lim"
+		else
+			result standin-view FAIL tenant="$t" cuMemGetInfo_total="${tot:-unread}" \
+				nvml_total="${ntot:-unread}" want="$lim" why="$(echo "$out" | head -n 3 | tr '\n' ' ')"
+		fi
+	done
+	if ! command -v nvidia-smi > /dev/null || [ "$RG_MODE" != gpu ]; then
+		result standin-view-smi WARN missing=nvidia-smi why="not applicable here: no NVIDIA driver's nvidia-smi"
+		return
+	fi
+	smi=$(sd_as t8 nvidia-smi -i 0 --query-gpu=memory.total --format=csv,noheader,nounits 2>&1 | head -n 1)
+	if [ "$smi" = 8192 ]; then
+		result standin-view-smi PASS tenant=t8 memory_total_mib="$smi" want=8192
+	else
+		result standin-view-smi FAIL tenant=t8 memory_total_mib="$smi" want=8192
+	fi
+}
+
+# NVML's process lists under a tenant show only its processes: t8 and t16
+# each hold memory on GPU 0; t8's nvml-procs lists t8's, not t16's; a
+# process outside every tenant lists both.
+step_standin-procs() {
+	local d=$RG_OUT/standin-procs p8 p16 in8 bare c8 cb
+	standin_ready standin-procs || return 0
+	mkdir -p "$d"
+	: > "$d/t8.out"; : > "$d/t16.out"
+	# shellcheck disable=SC2046 # the words
+	env $(sd_env t8) "$VRAM_CLIENT" alloc 64M , hold 4000 >> "$d/t8.out" 2>&1 &
+	p8=$!
+	# shellcheck disable=SC2046
+	env $(sd_env t16) "$VRAM_CLIENT" alloc 64M , hold 4000 >> "$d/t16.out" 2>&1 &
+	p16=$!
+	for _ in $(seq 30); do grep -q '^alloc' "$d/t8.out" && grep -q '^alloc' "$d/t16.out" && break; sleep 0.1; done
+	in8=$(sd_as t8 "$top/tests/clients/nvml-procs" 2>&1) || true
+	bare=$("$top/tests/clients/nvml-procs" 2>&1) || true
+	wait "$p8" "$p16" || true
+	echo "t8: $in8"; echo "bare: $bare"
+	c8=$(sd_field compute $in8) cb=$(sd_field compute $bare)
+	if ! echo ",$cb," | grep -q ",$p8," || ! echo ",$cb," | grep -q ",$p16,"; then
+		result standin-procs FAIL why="the clients were not listed bare (compute $cb; pids $p8 $p16): nothing to filter"
+	elif echo ",$c8," | grep -q ",$p8," && ! echo ",$c8," | grep -q ",$p16,"; then
+		result standin-procs PASS tenant=t8 listed="$c8" bare="$cb" hidden="$p16"
+	else
+		result standin-procs FAIL tenant=t8 listed="$c8" want="$p8 and not $p16" bare="$cb"
+	fi
+}
+
+# A GPU denied to the tenant (t8 has GPU 0 only) is invisible to CUDA
+# and NVML; with one GPU there is none to deny.
+step_standin-denied() {
+	local n out cc nc
+	standin_ready standin-denied || return 0
+	n=$(sd_ctl_vgpuctl gpu 2> /dev/null | grep -c '^gpu ') || true
+	if [ "$n" -lt 2 ]; then
+		result standin-denied WARN gpus="$n" why="not applicable: one GPU, none to deny"
+		return
+	fi
+	out=$(sd_as t8 "$top/tests/clients/view-client" list 2>&1) || true
+	echo "$out"
+	cc=$(sd_field count $(echo "$out" | grep '^cuda count'))
+	nc=$(sd_field count $(echo "$out" | grep '^nvml count'))
+	if [ "$cc" = 1 ] && [ "$nc" = 1 ]; then
+		result standin-denied PASS tenant=t8 gpus="$n" cuda_count="$cc" nvml_count="$nc"
+	else
+		result standin-denied FAIL tenant=t8 gpus="$n" cuda_count="${cc:-unread}" \
+			nvml_count="${nc:-unread}" want=1
+	fi
+}
+
+# Launches stop while the tenant's grant is revoked and resume after: a
+# client started revoked is seen waiting in VGPU_IOC_WAIT and unfinished
+# after 1 s, then finishes with every launch done once granted.
+step_standin-gate() {
+	local d=$RG_OUT/standin-gate pid w1 alive out rc=0
+	standin_ready standin-gate || return 0
+	mkdir -p "$d"
+	sd_ctl revoke t16 0 > /dev/null
+	: > "$d/client.out"
+	# shellcheck disable=SC2046 # the words
+	env $(sd_env t16) "$RG_CLIENT" launch 1000 count 20 >> "$d/client.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 50); do
+		w1=$(sd_field waiting $(sd_ctl show t16 0))
+		[ "${w1:-0}" -ge 1 ] && break
+		sleep 0.1
+	done
+	sleep 1
+	alive=no
+	kill -0 "$pid" 2> /dev/null && alive=yes
+	sd_ctl grant t16 0 > /dev/null
+	for _ in $(seq 100); do kill -0 "$pid" 2> /dev/null || break; sleep 0.1; done
+	if kill "$pid" 2> /dev/null; then
+		rc="still running 10 s after the grant"
+		wait "$pid" || true
+	else
+		wait "$pid" || rc=$?
+	fi
+	out=$(cat "$d/client.out")
+	echo "$out"
+	if [ "${w1:-0}" -lt 1 ] || [ "$alive" != yes ]; then
+		result standin-gate FAIL waiting="${w1:-0}" alive_revoked="$alive" \
+			why="launches did not stop while revoked"
+	elif [ "$rc" != 0 ] || ! echo "$out" | grep -q '^launch .* ok$'; then
+		result standin-gate FAIL exit="$rc" why="did not resume once granted: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
+	else
+		result standin-gate PASS waiting="$w1" alive_revoked_1s=yes resumed=yes
+	fi
+}
+
+# A captured graph replays correctly while the grant flips every 5 ms
+# (starting revoked, so the client waits once at least): the same lines
+# as bare, and the grants it got.
+step_standin-graph-flip() {
+	local d=$RG_OUT/standin-graph-flip g0 g1 s='graph 100000 count 40 , launch 10000 count 50 , sync'
+	standin_ready standin-graph-flip || return 0
+	mkdir -p "$d"
+	# shellcheck disable=SC2086 # the script is words
+	"$RG_CLIENT" $s > "$d/bare" 2> "$d/bare.err" || true
+	g0=$(sd_field grants $(sd_ctl show t16 0))
+	sd_ctl flip t16 0 5 > /dev/null
+	# shellcheck disable=SC2086
+	sd_as t16 "$RG_CLIENT" $s > "$d/vgpu" 2> "$d/vgpu.err" || true
+	sd_ctl grant t16 0 > /dev/null
+	g1=$(sd_field grants $(sd_ctl show t16 0))
+	if [ "$(grep -c ' ok$' "$d/bare")" != 3 ]; then
+		result standin-graph-flip FAIL why="bare: $(head -n 2 "$d/bare" | tr '\n' ' ')"
+	elif ! diff -q "$d/bare" "$d/vgpu" > /dev/null; then
+		result standin-graph-flip FAIL why="$(diff "$d/bare" "$d/vgpu" | grep '^[<>]' | head -n 3 | tr '\n' ' ')"
+	elif [ $((g1 - g0)) -lt 1 ]; then
+		result standin-graph-flip FAIL grants=$((g1 - g0)) why="the grant never came back: nothing was checked"
+	else
+		result standin-graph-flip PASS replays=40 grants=$((g1 - g0)) flip_ms=5
+	fi
+}
+
+# PyTorch until OutOfMemoryError at t16's limit, and the uncharged
+# difference: the driver's use by the process (nvidia-smi) minus the
+# stand-in's charge, read while the process holds what it got.
+torch_oom_standin() { # ID [ALLOC_CONF]
+	local id=$1 d=$RG_OUT/$1 pid gib used charged
+	torch_ready "$id" || return 0
+	standin_ready "$id" || return 0
+	mkdir -p "$d"
+	: > "$d/out"
+	[ -z "${2:-}" ] || export PYTORCH_CUDA_ALLOC_CONF=$2
+	# shellcheck disable=SC2046 # the words
+	env TORCH_CHECK_HOLD=5 $(sd_env t16) python3 "$top/tests/realgpu/torch-check.py" oom >> "$d/out" 2>> "$d/err" &
+	pid=$!
+	for _ in $(seq 600); do grep -q . "$d/out" && break; sleep 0.1; done
+	charged=$(sd_field charged $(sd_ctl show t16 0))
+	used=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2> /dev/null |
+		awk -F', *' -v p="$pid" '$1 == p { print $2 * 1048576 }')
+	wait "$pid" || true
+	gib=$(sd_field oom_at_gib $(tr '=' ' ' < "$d/out"))
+	if [ -z "$gib" ] || [ "$gib" -gt 16 ] || [ "$gib" -lt 14 ]; then
+		result "$id" FAIL why="$(head -c 300 "$d/out") $(tail -c 300 "$d/err")" want="OutOfMemoryError at 14-16 GiB"
+	else
+		result "$id" PASS oom_at_gib="$gib" charged="$charged" driver_used="${used:-unread}" \
+			uncharged=$(( ${used:-0} - ${charged:-0} )) alloc_conf="${2:-default}"
+	fi
+}
+step_torch-oom-standin() { torch_oom_standin torch-oom-standin; }
+step_torch-oom-expandable-standin() { torch_oom_standin torch-oom-expandable-standin expandable_segments:True; }
