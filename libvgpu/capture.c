@@ -48,6 +48,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clock.h"
 #include "capture.h"
 #include "hooks.h"
 #include "log.h"
@@ -114,14 +115,6 @@ void libvgpu_capture_unrelax(CUstreamCaptureMode old)
 		x(&old);
 }
 
-static uint64_t cap_now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
-
 /* Before a capture begins: turn new sections away, and wait for those in
  * flight to leave (at most VGPU_CAPTURE_WAIT_NS). */
 static void opening(void)
@@ -132,8 +125,8 @@ static void opening(void)
 	__atomic_add_fetch(&vgpu_cap_opening, 1, __ATOMIC_SEQ_CST);
 	while (__atomic_load_n(&vgpu_cap_inflight, __ATOMIC_SEQ_CST)) {
 		if (!t0) {
-			t0 = cap_now_ns();
-		} else if (cap_now_ns() - t0 >= VGPU_CAPTURE_WAIT_NS) {
+			t0 = libvgpu_mono_ns();
+		} else if (libvgpu_mono_ns() - t0 >= VGPU_CAPTURE_WAIT_NS) {
 			libvgpu_log(VGPU_LOG_WARN, "capture: libvgpu's drain still runs after "
 				    "%llu ms: the capture begins beside it",
 				    VGPU_CAPTURE_WAIT_NS / 1000000ULL);

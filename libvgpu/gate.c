@@ -11,17 +11,9 @@
  * through rather than block forever.
  */
 #include <errno.h>
-#include <time.h>
 
+#include "clock.h"
 #include "gate.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
 
 __thread struct libvgpu_gate_tls libvgpu_gate_tls __attribute__((tls_model("initial-exec")));
 
@@ -46,10 +38,10 @@ int libvgpu_gate_slow(struct vgpu_gate *gt, void *stream)
 		int rc;
 
 		if (n != __atomic_load_n(&gt->seen[gpu], __ATOMIC_RELAXED)) {
-			uint64_t t0 = now_ns();
+			uint64_t t0 = libvgpu_mono_ns();
 
 			gt->ops->drain(gt->ctx, gpu);
-			w.drain_ns = now_ns() - t0;
+			w.drain_ns = libvgpu_mono_ns() - t0;
 			__atomic_store_n(&gt->seen[gpu], n, __ATOMIC_RELAXED);
 		}
 		rc = gt->ops->wait(gt->ctx, &w);

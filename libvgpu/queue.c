@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "queue.h"
 
 #define VGPU_QAVAIL (4 * VGPU_MARK_MAX)
@@ -31,26 +32,18 @@ static __thread struct vgpu_qdefer vgpu_qdefer;
 
 __thread int libvgpu_queue_cross;
 
-static uint64_t mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
-}
-
 static uint64_t qnow(struct vgpu_queue *q)
 {
 	if (q->ops->now)
 		return q->ops->now(q->arg);
-	return mono_ns();
+	return libvgpu_mono_ns();
 }
 
 /* Whether the n events e complete within VGPU_QUEUE_CROSS_NS (polled). */
 static int settles(struct vgpu_queue *q, const struct vgpu_qev *e, int n)
 {
 	const struct timespec nap = { 0, 50000 };
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = libvgpu_mono_ns();
 	int i = 0;
 
 	for (;;) {
@@ -58,7 +51,7 @@ static int settles(struct vgpu_queue *q, const struct vgpu_qev *e, int n)
 			i++;
 		if (i == n)
 			return 1;
-		if (mono_ns() - t0 >= VGPU_QUEUE_CROSS_NS)
+		if (libvgpu_mono_ns() - t0 >= VGPU_QUEUE_CROSS_NS)
 			return 0;
 		nanosleep(&nap, NULL);
 	}

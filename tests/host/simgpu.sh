@@ -394,6 +394,10 @@ for _ in $(seq $((4 * $(nproc)))); do
 done
 "$C" launch 2000000 count 100000 streams 2 >"$work/b.out" 2>&1 &
 bp=$!
+# From its first kernel on (a loaded host started it late), then 0.5 s
+# more for its queue to fill.
+engine_busy() { [ "$("$STAT" | awk '$1 == "gpu" && $2 == 0 {print $8}')" -gt 0 ]; }
+await "the launcher's first kernel runs" engine_busy
 sleep 0.5
 s0=$("$STAT" | awk '$1 == "gpu" && $2 == 0 {print $8, $14}')
 sleep 3

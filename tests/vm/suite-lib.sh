@@ -73,6 +73,21 @@ truth() {
 	simgpu-stat | awk -v c="$1" -v g="$2" '$1 == "cgroup" && $2 == c && $4 == g { v = $6 } END { print v + 0 }'
 }
 
+# gpu_busy CGROUP GPU: ns of GPU time simgpu has run the cgroup's work.
+gpu_busy() {
+	simgpu-stat | awk -v c="$1" -v g="$2" '$1 == "cgroup" && $2 == c && $4 == g { v = $8 } END { print v + 0 }'
+}
+# busier CGROUP GPU NS: simgpu has run more than NS of the cgroup's work.
+busier() { [ "$(gpu_busy "$1" "$2")" -gt "$3" ]; }
+# await_launching CGROUP GPU: until the cgroup's work runs on GPU (a
+# background launcher has started, holds the GPU and launches), 30 s at
+# most.
+await_launching() {
+	local b0
+	b0=$(gpu_busy "$1" "$2")
+	await "$1 launches on GPU $2" 300 busier "$1" "$2" "$b0"
+}
+
 # await WHAT TENTHS CMD...: poll CMD every 0.1 s, TENTHS times at most,
 # until it succeeds. A wait that gives up is a FAIL of its own, named WHAT
 # (and returns 1): the checks after it would run on a state that never came.
@@ -88,6 +103,40 @@ await() {
 		sleep 0.1
 	done
 }
+
+# Waiting for a background process, not sleeping for it: a run on a
+# loaded machine (a CI run whose suites took 3 to 5 times their usual
+# time) starts a process, or delivers an event, later than any fixed sleep.
+
+# listening PID: PID has a netlink socket in a multicast group (for
+# vgpuctl monitor: it has joined vgpu's events and hears what follows).
+# /proc/net/netlink's Groups column shows the first 32 groups; the vgpu
+# family's is among them on these kernels (9 on 6.1).
+listening() {
+	local ino
+	for ino in $(ls -l /proc/"$1"/fd 2>/dev/null | sed -n 's/.*socket:\[\([0-9]*\)\]$/\1/p'); do
+		awk -v i="$ino" 'NR > 1 && $10 == i && $4 != "00000000" { f = 1 } END { exit !f }' \
+			/proc/net/netlink && return 0
+	done
+	return 1
+}
+# monitor_ready PID: until the monitor PID listens (30 s at most).
+monitor_ready() { await "vgpuctl monitor (pid $1) listens" 300 listening "$1"; }
+
+# in_cgroup PID CGROUP: PID is in CGROUP (relative to /sys/fs/cgroup):
+# /tmp/in_cg, started in the background, has moved itself there.
+in_cgroup() { grep -qx "0::/$2" /proc/"$1"/cgroup 2>/dev/null; }
+# await_cgroup PID CGROUP: until it is (30 s at most).
+await_cgroup() { await "process $1 is in cgroup $2" 300 in_cgroup "$1" "$2"; }
+
+# exited PID: PID has exited (gone, or a zombie: its files are closed)
+exited() { ! kill -0 "$1" 2>/dev/null || grep -q '^State:.*Z' /proc/"$1"/status 2>/dev/null; }
+
+# lines_at_least FILE TEXT N: N lines of FILE or more hold TEXT
+lines_at_least() { [ "$(grep -cF -- "$2" "$1" 2>/dev/null)" -ge "$3" ]; }
+
+# has_text FILE TEXT: FILE holds TEXT (a fixed string)
+has_text() { grep -qF -- "$2" "$1" 2>/dev/null; }
 
 pass() { echo "PASS: $suite: $1"; }
 fail() { echo "FAIL: $suite: $1: $2"; failures=$((failures + 1)); }

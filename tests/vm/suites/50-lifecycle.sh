@@ -15,7 +15,8 @@ vgpuctl -j monitor > /tmp/mon.json 2>&1 &
 mon=$!
 vgpuctl monitor > /tmp/mon.txt 2>&1 &
 mon2=$!
-sleep 1
+monitor_ready $mon
+monitor_ready $mon2
 vgpuctl gpu add 0 vram 16G numa 0 >/dev/null
 vgpuctl tenant add a cgroup a vram-max 1G >/dev/null
 vgpuctl tenant set a weight 10 >/dev/null
@@ -23,7 +24,9 @@ vgpuctl tenant add b cgroup b >/dev/null
 vgpuctl tenant del b >/dev/null
 vgpuctl gpu add 1 vram 8G >/dev/null
 vgpuctl gpu del 1 >/dev/null
-sleep 1
+# until both have printed the last event
+await "monitor -j prints gpu-del" 300 has_text /tmp/mon.json gpu-del
+await "monitor prints gpu-del" 300 has_text /tmp/mon.txt 'gpu-del'
 kill $mon $mon2
 wait $mon $mon2 2>/dev/null
 m=$(tr -d ' ' < /tmp/mon.json)

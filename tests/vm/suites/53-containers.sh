@@ -24,10 +24,11 @@ show() { vgpuctl -j tenant show "$1" 2>/dev/null | tr -d ' \n'; }
 usage() { show "$1" | sed -n 's/.*{"gpu":0,[^}]*"vram_current":\([0-9]*\).*/\1/p'; }
 # gone WHAT NAME: the tenant NAME does not exist
 gone() { check_fails "$1" "unknown tenant" vgpuctl tenant show "$2"; }
-# gone_soon WHAT NAME: NAME is gone within 5 s (the module looks for
-# ephemeral tenants whose cgroup was removed once a second)
+# gone_soon WHAT NAME: NAME is gone within 30 s (the module looks for
+# ephemeral tenants whose cgroup was removed once a second; a loaded run
+# takes longer to get there)
 gone_soon() {
-	for i in $(seq 1 50); do
+	for i in $(seq 1 300); do
 		vgpuctl tenant show "$2" > /dev/null 2>&1 || break
 		sleep 0.1
 	done
@@ -107,7 +108,9 @@ check_out "the spec has a device per flavour" '"name": "pod"' cat /etc/cdi/vgpu.
 
 vgpuctl -j monitor > /tmp/mon.json 2>&1 &
 mon=$!
-sleep 0.5
+monitor_ready $mon
+# mon_has EVENT: the monitor printed EVENT (spaces taken out)
+mon_has() { tr -d ' ' < /tmp/mon.json | grep -qF -- "$1"; }
 
 # --- crun, cgroupfs form: the tenant, its limit, the environment
 bundle /tmp/c1 small /ctr/c1 '"x": "y"' \
@@ -163,7 +166,7 @@ scope=$cg/machine.slice/machine-vgpu.slice/ctrpfx-s1.scope
 mkdir -p $scope/container /tmp/s1
 /tmp/in_cg machine.slice/machine-vgpu.slice/ctrpfx-s1.scope/container sleep 60 &
 s1=$!
-sleep 0.2
+await_cgroup $s1 machine.slice/machine-vgpu.slice/ctrpfx-s1.scope/container
 echo "{\"ociVersion\":\"1.0.2\",\"id\":\"s1\",\"status\":\"created\",\"pid\":$s1,\"bundle\":\"/tmp/s1\"}" \
 	> /tmp/s1.state
 echo '{"ociVersion":"1.0.2","linux":{"cgroupsPath":"machine-vgpu.slice:ctrpfx:s1"}}' \
@@ -174,7 +177,7 @@ has "and puts the tenant on the scope, the slices expanded" ctr-s1 \
 	'"cgroup":"/machine.slice/machine-vgpu.slice/ctrpfx-s1.scope"'
 /tmp/in_cg machine.slice sleep 60 &
 other=$!
-sleep 0.2
+await_cgroup $other machine.slice
 sed "s/\"pid\":$s1/\"pid\":$other/; s/\"s1\"/\"s2\"/" /tmp/s1.state > /tmp/s2.state
 check_fails "a process outside cgroupsPath's cgroup is refused" "not in /machine.slice/machine-vgpu.slice" \
 	sh -c 'vgpuctl hook create-runtime < /tmp/s2.state'
@@ -211,7 +214,7 @@ uid2=11112222-3333-4444-5555-666677778888
 mkdir -p $cg/kubepods/pod$uid2/cx /tmp/cx
 /tmp/in_cg kubepods/pod$uid2/cx sleep 60 &
 cx=$!
-sleep 0.2
+await_cgroup $cx kubepods/pod$uid2/cx
 echo "{\"ociVersion\":\"1.0.2\",\"id\":\"cx\",\"status\":\"created\",\"pid\":$cx,\"bundle\":\"/tmp/cx\"}" \
 	> /tmp/cx.state
 echo "{\"ociVersion\":\"1.0.2\",\"linux\":{\"cgroupsPath\":\"/kubepods/pod$uid2/cx\"},
@@ -257,7 +260,9 @@ check_out "and its limit holds" "alloc 512M CUDA_ERROR_OUT_OF_MEMORY" cat /tmp/p
 check "podman rm -f stops it" podman rm -f -t 0 p1
 gone_soon "and its tenant is gone" "$pt"
 
-sleep 0.5
+# until the monitor has printed the last event
+await "the monitor prints $pt's tenant-del" 300 \
+	mon_has "\"event\":\"tenant-del\",\"tenant\":{\"name\":\"$pt\""
 kill $mon
 wait $mon 2>/dev/null
 m=$(tr -d ' ' < /tmp/mon.json)

@@ -117,7 +117,8 @@ inside a register alloc 0 300M hold > /tmp/h1 &
 h1=$!
 inside a register alloc 0 100M alloc 1 50M hold > /tmp/h2 &
 h2=$!
-sleep 1
+await "the first holder holds" 300 has_text /tmp/h1 holding
+await "the second holder holds" 300 has_text /tmp/h2 holding
 check_eq "two processes registered" 2 "$(procs)"
 u=$(vgpu-devtest usage-of a)
 check_eq "vram-current exact on GPU 0" "$((400 * M))" "$(field current 'usage tenant=a gpu=0' "$u")"
@@ -202,13 +203,13 @@ wait $ra 2>/dev/null
 # exec ends the registration (SOCK_CLOEXEC)
 inside a register alloc 0 10M exec sleep 3 > /dev/null &
 e=$!
-sleep 1
+await "the registered process has exec'd sleep" 300 has_text /proc/$e/comm sleep
 check_eq "exec released it" 0 "$(procs)"
 wait $e
 
 # fork: the child keeps the socket and the file, not the registration
 (inside a register alloc 0 10M fork-hold 4) > /tmp/fork.out
-sleep 0.5
+await "the forked child has tried its charge" 300 has_text /tmp/fork.out "child charge"
 check_out "the child is not registered" "child charge errno=ESRCH" cat /tmp/fork.out
 check_eq "parent dead, entry not yet reaped" 1 "$(procs)"
 vgpu-devtest procs > /dev/null
@@ -235,9 +236,9 @@ check_eq "nothing left charged" 0 "$(field current 'usage tenant=a gpu=0' "$u")"
 # counted in the tenant's usage, logged, and told on the event stream
 vgpuctl monitor > /tmp/mon 2>&1 &
 mon=$!
-sleep 0.5
+monitor_ready $mon
 out=$(inside a register charge 0 100M poke 0 avail 9000000000 try charge 0 1M try charge 0 1M)
-sleep 0.5
+await "the monitor prints the overdraft's change" 300 has_text /tmp/mon "tenant a"
 kill $mon
 wait $mon 2>/dev/null
 check_out "an overdrawn page is counted once" '"vram_overdrafts":1' \
@@ -283,9 +284,9 @@ wait $pa 2>/dev/null
 check "the tenant can be made again" vgpuctl tenant add a cgroup a vram-max 1G
 
 # unload while a file is open, then clean
-vgpu-devtest open hold 30 > /dev/null &
+vgpu-devtest open hold 30 > /tmp/o &
 o=$!
-sleep 0.5
+await "a process holds /dev/vgpu open" 300 has_text /tmp/o holding
 check_fails "rmmod refused while /dev/vgpu is open" "" rmmod vgpu
 kill $o
 wait $o 2>/dev/null

@@ -162,7 +162,9 @@ case $j in
 *) fail "a forked child registers itself and is charged apart" "parent $fp child $child: $j" ;;
 esac
 kill -9 $child
-sleep 0.5
+# until the child has exited (a zombie of the parent, which does not reap
+# it, or gone): its files, and so its registration, are closed by then
+await "the killed child exits" 300 exited $child
 check_eq "the child's death leaves the parent's charge" $G "$(usage a 0 vram_current)"
 kill -9 $fp
 wait $fp 2>/dev/null

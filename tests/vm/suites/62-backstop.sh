@@ -16,6 +16,7 @@ cg=/sys/fs/cgroup
 M=1048576
 nvml=/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1
 syslogd -O /tmp/messages
+await "syslogd listens on /dev/log" 300 test -S /dev/log
 
 # limit CGROUP GPU: simgpu's own record of the driver limit ("soft S hard H").
 limit() {
@@ -83,7 +84,8 @@ check_fails "tenant add when the driver refuses: exit 1, GPU, cgroup and NVML's 
 check_out "the module's change stays" "tenant bs2 id" vgpuctl tenant show bs2
 check_out "tenant show: out of sync" "backstop gpu 0 none (library only) (out of sync: run vgpuctl backstop sync)" \
 	vgpuctl tenant show bs2
-sleep 0.2
+# syslogd writes what it receives when it next runs: wait for it
+await "syslogd writes the failure" 300 has_text /tmp/messages "NOT set: nvmlDeviceSetMemoryLimits_v1"
 check_out "the failure is in syslog" "NOT set: nvmlDeviceSetMemoryLimits_v1" cat /tmp/messages
 check_fails "backstop sync fails too" "for tenant bs2 (cgroup $cg/bs2) NOT set" vgpuctl backstop sync
 i=0

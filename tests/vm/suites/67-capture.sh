@@ -52,7 +52,7 @@ check_out "... each begin held while the launcher launched 64 times" "paused 100
 # "Beginning"), 48 of 100 were invalidated.
 /tmp/in_cg rival simgpu-client launch 2000000 count 1000000000 streams 2 >/dev/null 2>&1 &
 rival=$!
-sleep 1
+await_launching /rival 0
 out=$(/tmp/in_cg cap env SIMGPU_PAUSE_IN=cuStreamBeginCapture:live SIMGPU_PAUSE_FILE=/tmp/crp \
 	capture-race 100 100000 0 2>&1)
 t=$(usage cap 0 throttled_ns)
@@ -86,7 +86,7 @@ for m in global thread; do
 	/tmp/in_cg rival simgpu-client launch 2000000 count 1000000000 streams 2 \
 		>/dev/null 2>&1 &
 	rival=$!
-	sleep 1
+	await_launching /rival 0
 	t0=$(usage cap 0 throttled_ns)
 	rm -f /tmp/cap.out
 	/tmp/in_cg cap capture-client $m 100000 5 8M 1000 0 side 10 sidens 2000000 \

@@ -68,7 +68,9 @@ stalls() {
 	rm -f $out
 	/tmp/in_cg y simgpu-client device "$gpu" , launch 2000000 count 1500 streams 2 \
 		>/tmp/y.out 2>&1 &
-	sleep 0.5
+	# y's 3 s start when its first kernel runs, which a loaded run
+	# reached over a second after starting it
+	await_launching /y "$gpu"
 	/tmp/in_cg x engine-client "$@" >$out 2>&1 &
 	sleep 1
 	b0=$(busy x "$gpu")

@@ -34,10 +34,11 @@ affinity() {
 nthreads() { ls /proc/"$1"/task | wc -l; }
 # has_threads PID N: the process has N threads or more
 has_threads() { [ "$(nthreads "$1")" -ge "$2" ]; }
-# wait_threads PID N: until the process has N threads (5 s at most)
-wait_threads() { await "process $1 has $2 threads" 50 has_threads "$1" "$2"; }
-# wait_for FILE TEXT: until FILE contains TEXT (5 s at most)
-wait_for() { await "$1 says $2" 50 grep -qF -- "$2" "$1"; }
+# wait_threads PID N: until the process has N threads (30 s at most: a
+# loaded run starts processes several times slower)
+wait_threads() { await "process $1 has $2 threads" 300 has_threads "$1" "$2"; }
+# wait_for FILE TEXT: until FILE contains TEXT (30 s at most)
+wait_for() { await "$1 says $2" 300 grep -qF -- "$2" "$1"; }
 
 vgpuctl gpu add 0 vram 16G numa 0 >/dev/null
 vgpuctl gpu add 1 vram 16G numa 1 >/dev/null

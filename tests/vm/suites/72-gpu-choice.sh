@@ -136,7 +136,7 @@ add_expect spread s1 0 gpus auto 1 vram-min 4G
 
 vgpuctl -j monitor > /tmp/mon.json 2>&1 &
 mon=$!
-sleep 1
+monitor_ready $mon
 check "gpu 1 set draining with a reason" vgpuctl gpu set 1 state draining reason "fan failure"
 check_out "gpu show says why" '"state":"draining","reason":"fan failure"' gpu_json 1
 check_out "plain gpu show too" "state draining reason" vgpuctl gpu show 1
@@ -155,7 +155,8 @@ check_errno "a healthy GPU has no reason" 22 "a healthy GPU has no state-reason"
 	gpu-set u32:1=1 u32:8=0 str:9=fine
 check "gpu 1 healthy again" vgpuctl gpu set 1 state healthy
 check_out "and its reason is gone" '"state":"healthy","reason":null' gpu_json 1
-sleep 1
+# until the monitor has printed the third change
+await "the monitor prints 3 gpu-change events" 300 lines_at_least /tmp/mon.json gpu-change 3
 kill $mon
 wait $mon 2>/dev/null
 m=$(tr -d ' ' < /tmp/mon.json)
@@ -176,9 +177,10 @@ no_oversubscription spread s1:4 s2:4 s3:4 s4:4 s5:2 s6:2 s7:0
 # --- a tenant on a GPU whose state changes hears of it; it stays there ---
 vgpuctl -j monitor > /tmp/mon2.json 2>&1 &
 mon=$!
-sleep 1
+monitor_ready $mon
 vgpuctl gpu set 3 state draining reason "maintenance" >/dev/null
-sleep 1
+# until it has printed the GPU's change and the events of both its tenants
+await "the monitor prints 3 events" 300 lines_at_least /tmp/mon2.json event 3
 kill $mon
 wait $mon 2>/dev/null
 m=$(tr -d ' ' < /tmp/mon2.json)
