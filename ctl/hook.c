@@ -168,7 +168,8 @@ static int hook_create_runtime(int argc, char **argv)
 	struct stat st;
 	int ret;
 
-	ret = vgpuctl_quotas_parse("hook create-runtime", argc, argv, NULL);
+	/* The words are parsed here, once; the tenant operation takes them so. */
+	ret = vgpuctl_quotas_parse("hook create-runtime", argc, argv, &t.conf);
 	if (!ret)
 		ret = vgpuctl_oci_read(stdin, &o);
 	if (!ret)
@@ -183,11 +184,9 @@ static int hook_create_runtime(int argc, char **argv)
 	}
 	if (!ret)
 		ret = which_tenant(&o, cg, &t);
-	if (!ret) {
-		t.argc = argc;
-		t.argv = argv;
+	if (!ret)
 		ret = vgpuctl_hook_tenant_make(&t);
-	}
+	free(t.conf);
 	return ret;
 }
 

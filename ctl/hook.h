@@ -14,16 +14,16 @@
 
 /* The labels a hook puts on a tenant, at most. */
 #define VGPU_HOOK_LABELS	4
-/* The QUOTA VALUE words a hook takes, at most (each quota once). */
-#define VGPU_HOOK_QUOTA_WORDS	(2 * VGPU_QUOTA_NBITS)
+
+struct tenant_conf;
 
 /* The tenant of a container or a pod. */
 struct vgpuctl_hook_tenant {
 	char name[VGPU_NAME_LEN_MAX + 1];
 	char cgroup[VGPU_PATH_LEN_MAX + 1];	/* relative to the cgroup2 mount */
 	bool pod;				/* shared by a pod's containers */
-	int argc;				/* its QUOTA VALUE words, checked */
-	char **argv;
+	struct tenant_conf *conf;		/* its quotas, parsed once (hook.c);
+						 * the labels go in at make */
 	int nlabels;
 	const char *label_key[VGPU_HOOK_LABELS];
 	const char *label_value[VGPU_HOOK_LABELS];

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tenant of an OCI hook (see hook.h): made ephemeral with its labels
- * and quotas by tenant replace (tenant.c), which a pod's later containers
- * join; dropped at poststop when it is a plain container's and nothing
- * holds it.
+ * and quotas by the replace operation (tenant_replace.c), which a pod's
+ * later containers join; dropped at poststop when it is a plain
+ * container's and nothing holds it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 
 #include "hook.h"
 #include "parse.h"
+#include "tenant.h"
 #include "vgpuctl.h"
 
 /* What tenant-get tells of an existing tenant. */
@@ -90,52 +91,42 @@ static int drop_stale(const char *name)
 	return ret;
 }
 
-/* Room for "replace NAME cgroup DIR", the quota words, labels and "ephemeral". */
-#define REPLACE_WORDS	(5 + VGPU_HOOK_QUOTA_WORDS + 2 * VGPU_HOOK_LABELS + 1)
-
 /**
  * vgpuctl_hook_tenant_make() - make a container's or pod's tenant, or join it
- * @t: the tenant
+ * @t: the tenant; its conf, the quotas hook.c parsed, gets the labels and
+ *     ephemeral here
  *
  * What "vgpuctl tenant replace NAME cgroup DIR QUOTAS... label K=V...
- * ephemeral" does (tenant.c): the tenant is added, or, made already on
- * the same cgroup by a pod's earlier container (or an earlier run of this
- * hook), set to these quotas and labels; a stale one of the same name
- * whose cgroup is gone is deleted first. It is ephemeral: the module
- * deletes it once its cgroup is removed and none of its processes is
- * registered.
+ * ephemeral" does, without the words (tenant_replace.c): the tenant is
+ * added, or, made already on the same cgroup by a pod's earlier container
+ * (or an earlier run of this hook), set to these quotas and labels; a
+ * stale one of the same name whose cgroup is gone is deleted first. It is
+ * ephemeral: the module deletes it once its cgroup is removed and none of
+ * its processes is registered.
  *
  * Return: the exit status, after an error line on failure.
  */
 int vgpuctl_hook_tenant_make(const struct vgpuctl_hook_tenant *t)
 {
 	char mnt[VGPU_PATH_LEN_MAX + 1], dir[2 * (VGPU_PATH_LEN_MAX + 1)];
-	char labels[VGPU_HOOK_LABELS][VGPU_LABEL_KEY_LEN_MAX + VGPU_LABEL_VALUE_LEN_MAX + 2];
-	char *argv[REPLACE_WORDS + 1];
-	int argc = 0, i, ret;
+	char label[VGPU_LABEL_KEY_LEN_MAX + VGPU_LABEL_VALUE_LEN_MAX + 2];
+	int i, ret;
 
-	if (t->argc > VGPU_HOOK_QUOTA_WORDS)
-		return vgpuctl_usage_error("too many quota words for hook create-runtime");
 	ret = drop_stale(t->name);
 	if (ret)
 		return ret;
 	if (vgpuctl_cgroup_mount("/proc/self/mounts", mnt, sizeof(mnt)) < 0)
 		return vgpuctl_error("cannot find the cgroup2 mount point");
 	snprintf(dir, sizeof(dir), "%s%s", strcmp(mnt, "/") ? mnt : "", t->cgroup);
-	argv[argc++] = "replace";
-	argv[argc++] = (char *)t->name;
-	argv[argc++] = "cgroup";
-	argv[argc++] = dir;
-	for (i = 0; i < t->argc; i++)
-		argv[argc++] = t->argv[i];
+	/* As "label KEY=VALUE" words: checked as tenant replace checks them. */
 	for (i = 0; i < t->nlabels; i++) {
-		snprintf(labels[i], sizeof(labels[i]), "%s=%s", t->label_key[i], t->label_value[i]);
-		argv[argc++] = "label";
-		argv[argc++] = labels[i];
+		snprintf(label, sizeof(label), "%s=%s", t->label_key[i], t->label_value[i]);
+		ret = vgpuctl_tenant_conf_label(t->conf, label);
+		if (ret)
+			return ret;
 	}
-	argv[argc++] = "ephemeral";
-	argv[argc] = NULL;
-	return vgpuctl_cmd_tenant(argc, argv);
+	t->conf->ephemeral = true;
+	return vgpuctl_tenant_replace(t->name, dir, t->conf);
 }
 
 /**

@@ -116,6 +116,24 @@ static int tenant_del(int argc, char **argv)
 	return vgpuctl_tenant_send(VGPU_CMD_TENANT_DEL, argv[0], NULL, NULL, argc > 1);
 }
 
+/* tenant replace NAME cgroup PATH [ephemeral] [QUOTA VALUE]... [label KEY=VALUE]... */
+static int tenant_replace(int argc, char **argv)
+{
+	static struct tenant_conf c = { .cmd = "tenant replace" };
+	const char *name, *path = NULL;
+	int ret;
+
+	if (argc < 1)
+		return vgpuctl_usage_error("missing NAME for tenant replace");
+	name = argv[0];
+	ret = vgpuctl_tenant_check_name(name, "tenant replace");
+	if (!ret)
+		ret = vgpuctl_tenant_conf_parse(&c, argc - 1, argv + 1, &path);
+	if (ret)
+		return ret;
+	return vgpuctl_tenant_replace(name, path, &c);
+}
+
 static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *tb[VGPU_A_TENANT_MAX + 1];
@@ -180,7 +198,7 @@ int vgpuctl_cmd_tenant(int argc, char **argv)
 	if (!strcmp(cmd, "show") || !strcmp(cmd, "list"))
 		return tenant_show(argc, argv);
 	if (!strcmp(cmd, "replace"))
-		return vgpuctl_tenant_replace(argc, argv);
+		return tenant_replace(argc, argv);
 	if (!strcmp(cmd, "final"))
 		return vgpuctl_tenant_final(argc, argv);
 	return vgpuctl_usage_error("unknown command \"%s\" for tenant; try \"vgpuctl tenant help\"",

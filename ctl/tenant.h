@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What "vgpuctl tenant" (tenant.c) shares with "tenant replace"
- * (tenant_replace.c): the parsed quotas and labels of a command line
- * (tenant_conf.c) and the helpers that check, resolve and send them.
+ * What "vgpuctl tenant" (tenant.c) shares with the operations below it
+ * (tenant_replace.c, tenant_send.c) and their other callers (apply.c,
+ * flavour.c, hook_tenant.c): the parsed quotas and labels of a command
+ * line (tenant_conf.c) and the helpers that check, resolve and send them.
  */
 #ifndef VGPU_CTL_TENANT_H
 #define VGPU_CTL_TENANT_H
@@ -37,6 +38,7 @@ struct tenant_conf {
 };
 int vgpuctl_tenant_check_name(const char *name, const char *cmd);
 int vgpuctl_tenant_conf_parse(struct tenant_conf *c, int argc, char **argv, const char **path);
+int vgpuctl_tenant_conf_label(struct tenant_conf *c, const char *arg);
 int vgpuctl_tenant_resolve_cgroup(const char *path, char *mnt, char *out);
 int vgpuctl_tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 			const struct tenant_conf *c, bool force);
@@ -46,6 +48,6 @@ void vgpuctl_tenant_conf_from_reply(struct tenant_conf *c, struct nlattr **tb);
 bool vgpuctl_tenant_quota_same(const struct tenant_conf *a, const struct tenant_conf *b, size_t i);
 struct nl_msg;
 int vgpuctl_tenant_conf_put(struct nl_msg *msg, const struct tenant_conf *c);	/* tenant_conf.c */
-int vgpuctl_tenant_replace(int argc, char **argv);	/* tenant_replace.c */
+int vgpuctl_tenant_replace(const char *name, const char *path, struct tenant_conf *c);	/* tenant_replace.c */
 
 #endif

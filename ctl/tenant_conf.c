@@ -3,7 +3,7 @@
  * A tenant's quotas and labels as vgpuctl holds them (struct tenant_conf):
  * parsed from QUOTA VALUE and label words, read from a tenant-get reply,
  * compared, and put into a tenant mutation. tenant.c, tenant_replace.c,
- * flavour.c and hook.c use them.
+ * flavour.c, hook.c and hook_tenant.c use them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -250,8 +250,14 @@ static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
 	return err;
 }
 
-/* Parse one "label KEY=VALUE" into @c. Returns 0 or VGPU_EXIT_USAGE. */
-static int parse_label(struct tenant_conf *c, const char *arg)
+/**
+ * vgpuctl_tenant_conf_label() - parse one "label KEY=VALUE" into @c
+ * @c: the conf being parsed (tenant add, set, replace; the OCI hook's)
+ * @arg: KEY=VALUE ("KEY=" removes, in a set)
+ *
+ * Return: 0, or VGPU_EXIT_USAGE after an error line.
+ */
+int vgpuctl_tenant_conf_label(struct tenant_conf *c, const char *arg)
 {
 	unsigned int i, max = c->set ? CONF_LABELS : VGPU_LABEL_MAX;
 	char key[VGPU_LABEL_KEY_LEN_MAX + 1], value[VGPU_LABEL_VALUE_LEN_MAX + 1];
@@ -313,7 +319,7 @@ int vgpuctl_tenant_conf_parse(struct tenant_conf *c, int argc, char **argv, cons
 		else if (q)
 			ret = parse_quota(c, q, argv[1], c->set);
 		else if (!strcmp(argv[0], "label"))
-			ret = parse_label(c, argv[1]);
+			ret = vgpuctl_tenant_conf_label(c, argv[1]);
 		else if (*path)
 			ret = vgpuctl_usage_error("duplicate key \"cgroup\" for %s", c->cmd);
 		else

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * vgpuctl tenant replace: add a tenant, or set an existing one on the same
- * cgroup to exactly the quotas and labels given (tenant.c parses and sends).
+ * The replace operation: add a tenant, or set an existing one on the same
+ * cgroup to exactly the quotas and labels given. Its callers parse: the
+ * tenant replace command (tenant.c) its words, the OCI hook
+ * (hook_tenant.c) the container's; tenant_send.c sends.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -82,34 +84,27 @@ static int replace_as_set(struct tenant_conf *c, const struct existing *e, const
 }
 
 /**
- * vgpuctl_tenant_replace() - tenant replace NAME cgroup PATH [ephemeral] ...
- * @argc: number of words after "replace"
- * @argv: NAME, then the KEY VALUE words of tenant add
+ * vgpuctl_tenant_replace() - add a tenant, or set it to exactly @c
+ * @name: the tenant, a valid NAME
+ * @path: its cgroup, absolute or relative to the cgroup2 mount
+ * @c: its quotas, labels and ephemeral flag; when the tenant exists on the
+ *     same cgroup, @c is turned into the tenant set that clears the others
  *
- * Adds the tenant, or when it exists on the same cgroup, sets it to
- * exactly the quotas and labels given. Idempotent, for hooks and scripts.
+ * Idempotent, for hooks and scripts: the tenant is added, or when it
+ * exists on the same cgroup, set to exactly the quotas and labels given.
  *
- * Return: the exit status.
+ * Return: the exit status, after an error line on failure.
  */
-int vgpuctl_tenant_replace(int argc, char **argv)
+int vgpuctl_tenant_replace(const char *name, const char *path, struct tenant_conf *c)
 {
-	static struct tenant_conf c = { .cmd = "tenant replace" };
 	char mnt[VGPU_PATH_LEN_MAX + 1], cgroup[VGPU_PATH_LEN_MAX + 1];
 	char dir[2 * VGPU_PATH_LEN_MAX + 2];
 	struct existing e = { 0 };
-	const char *name, *path = NULL;
 	struct vgpu_nl nl;
 	struct nl_msg *msg;
 	int ret, err;
 
-	if (argc < 1)
-		return vgpuctl_usage_error("missing NAME for tenant replace");
-	name = argv[0];
-	ret = vgpuctl_tenant_check_name(name, "tenant replace");
-	if (!ret)
-		ret = vgpuctl_tenant_conf_parse(&c, argc - 1, argv + 1, &path);
-	if (!ret)
-		ret = vgpuctl_tenant_resolve_cgroup(path, mnt, cgroup);
+	ret = vgpuctl_tenant_resolve_cgroup(path, mnt, cgroup);
 	if (!ret)
 		ret = vgpuctl_need_admin();
 	if (!ret)
@@ -129,10 +124,10 @@ int vgpuctl_tenant_replace(int argc, char **argv)
 	}
 	vgpuctl_nl_close(&nl);
 	if (!e.found)
-		return vgpuctl_tenant_send(VGPU_CMD_TENANT_NEW, name, cgroup, &c, false);
+		return vgpuctl_tenant_send(VGPU_CMD_TENANT_NEW, name, cgroup, c, false);
 	snprintf(dir, sizeof(dir), "%s%s", strcmp(mnt, "/") ? mnt : "", cgroup);
-	ret = replace_as_set(&c, &e, name, dir);
+	ret = replace_as_set(c, &e, name, dir);
 	if (ret)
 		return ret;
-	return vgpuctl_tenant_send(VGPU_CMD_TENANT_SET, name, NULL, &c, false);
+	return vgpuctl_tenant_send(VGPU_CMD_TENANT_SET, name, NULL, c, false);
 }

@@ -167,7 +167,7 @@ void vgpuctl_usage_print(const struct vgpuctl_usage *u);
 void vgpuctl_print_reason(bool has, uint32_t reason);
 int vgpuctl_tenant_final(int argc, char **argv);	/* tenant_final.c */
 
-/* tenant.c: the QUOTA VALUE words of tenant add, for flavours and hooks. */
+/* tenant_conf.c: the QUOTA VALUE words of tenant add, for flavours and hooks. */
 struct tenant_conf;
 int vgpuctl_quotas_parse(const char *cmd, int argc, char **argv, struct tenant_conf **out);
 
