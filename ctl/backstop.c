@@ -222,17 +222,17 @@ static int read_failed(struct vgpu_nl *nl, const char *done, int err)
  * @name: the tenant
  * @seen: the quotas a set named (VGPU_QUOTA_*); nothing is done for a set
  *        that names none of vram-max, vram-min and gpus
- *
- * A del clears what vgpuctl_backstop_prepare_del() read.
+ * @del: for a del, what vgpuctl_backstop_prepare_del() read (NULL: nothing)
  *
  * Return: the exit status, after printing any error.
  */
-int vgpuctl_backstop_after(struct vgpu_nl *nl, uint8_t cmd, const char *name, uint32_t seen)
+int vgpuctl_backstop_after(struct vgpu_nl *nl, uint8_t cmd, const char *name, uint32_t seen,
+			   const struct vgpuctl_bs_del *del)
 {
 	char done[VGPU_NAME_LEN_MAX + 32];
 
 	if (cmd == VGPU_CMD_TENANT_DEL)
-		return vgpuctl_backstop_deleted(name);
+		return vgpuctl_backstop_deleted(name, del);
 	if (cmd == VGPU_CMD_TENANT_SET && !(seen & VGPU_BACKSTOP_QUOTAS))
 		return VGPU_EXIT_OK;
 	snprintf(done, sizeof(done), "tenant %s %s", name,
@@ -261,45 +261,60 @@ int vgpuctl_backstop_tenant(struct vgpu_nl *nl, const char *name, const char *do
 	return apply_tenant(&t, inv, false, done);
 }
 
-/* A tenant about to be deleted, and the inventory, read before. */
-static struct {
-	bool read;
-	struct vgpu_bs_tenant t;
-	struct vgpu_bs_gpu inv[VGPU_GPU_MAX];
-} del;
+/**
+ * vgpuctl_backstop_del_free() - free what a prepare step read
+ * @del: from vgpuctl_backstop_prepare_del() or _prepare_gpu_del(), or NULL
+ */
+void vgpuctl_backstop_del_free(struct vgpuctl_bs_del *del)
+{
+	if (del)
+		free(del->t);
+	free(del);
+}
 
 /**
  * vgpuctl_backstop_prepare_del() - read a tenant before tenant del
  * @nl: an open handle
  * @name: the tenant
  *
- * A tenant that cannot be read is left to the delete to report.
+ * A tenant that cannot be read is left to the delete to report: its
+ * error is not kept on @nl.
  *
- * Return: 0.
+ * Return: the tenant and the inventory (vgpuctl_backstop_del_free() it),
+ * or NULL when they could not be read.
  */
-int vgpuctl_backstop_prepare_del(struct vgpu_nl *nl, const char *name)
+struct vgpuctl_bs_del *vgpuctl_backstop_prepare_del(struct vgpu_nl *nl, const char *name)
 {
-	del.read = !vgpuctl_bs_tenant_read(nl, name, &del.t) &&
-		   !vgpuctl_bs_inventory(nl, del.inv);
-	nl->error = 0;
-	nl->msg[0] = '\0';
-	return 0;
+	struct vgpuctl_bs_del *del = calloc(1, sizeof(*del));
+
+	if (del)
+		del->t = calloc(1, sizeof(*del->t));
+	if (del && del->t && !vgpuctl_bs_tenant_read(nl, name, del->t) &&
+	    !vgpuctl_bs_inventory(nl, del->inv)) {
+		del->n = 1;
+	} else {
+		vgpuctl_backstop_del_free(del);
+		del = NULL;
+	}
+	vgpuctl_nl_clear_error(nl);
+	return del;
 }
 
 /**
  * vgpuctl_backstop_deleted() - clear a deleted tenant's backstop
- * @name: the tenant, read by vgpuctl_backstop_prepare_del()
+ * @name: the tenant
+ * @del: what vgpuctl_backstop_prepare_del() read of it, or NULL
  *
  * Return: the exit status, after printing any error.
  */
-int vgpuctl_backstop_deleted(const char *name)
+int vgpuctl_backstop_deleted(const char *name, const struct vgpuctl_bs_del *del)
 {
 	char done[VGPU_NAME_LEN_MAX + 32];
 
-	if (!del.read)
+	if (!del)
 		return VGPU_EXIT_OK;
 	snprintf(done, sizeof(done), "tenant %s deleted", name);
-	return apply_tenant(&del.t, del.inv, true, done);
+	return apply_tenant(del->t, del->inv, true, done);
 }
 
 /*
@@ -351,14 +366,6 @@ int vgpuctl_backstop_gpu(struct vgpu_nl *nl, uint32_t index, const char *done)
 	return ret;
 }
 
-/* A GPU about to be deleted, and the tenants, read before. */
-static struct {
-	bool read;
-	struct vgpu_bs_gpu g;
-	struct vgpu_bs_tenant *t;
-	unsigned int n;
-} gpu_del;
-
 /**
  * vgpuctl_backstop_prepare_gpu_del() - read a GPU and the tenants before gpu del
  * @nl: an open handle
@@ -366,42 +373,40 @@ static struct {
  *
  * Once the module has forgotten the GPU, its UUID and PCI address (which
  * name it to the driver and to dmem) are known only from this read. A GPU
- * that cannot be read is left to the delete to report.
+ * that cannot be read is left to the delete to report: its error is not
+ * kept on @nl.
  *
- * Return: 0.
+ * Return: the inventory and the tenants (vgpuctl_backstop_del_free() it),
+ * or NULL when they could not be read or the GPU is not there.
  */
-int vgpuctl_backstop_prepare_gpu_del(struct vgpu_nl *nl, uint32_t index)
+struct vgpuctl_bs_del *vgpuctl_backstop_prepare_gpu_del(struct vgpu_nl *nl, uint32_t index)
 {
-	static struct vgpu_bs_gpu inv[VGPU_GPU_MAX];
+	struct vgpuctl_bs_del *del = calloc(1, sizeof(*del));
 
-	gpu_del.read = index < VGPU_GPU_MAX && !vgpuctl_bs_inventory(nl, inv) &&
-		       inv[index].present && !vgpuctl_bs_tenants(nl, &gpu_del.t, &gpu_del.n);
-	if (gpu_del.read)
-		gpu_del.g = inv[index];
-	nl->error = 0;
-	nl->msg[0] = '\0';
-	return 0;
+	if (del && !(index < VGPU_GPU_MAX && !vgpuctl_bs_inventory(nl, del->inv) &&
+		     del->inv[index].present && !vgpuctl_bs_tenants(nl, &del->t, &del->n))) {
+		vgpuctl_backstop_del_free(del);
+		del = NULL;
+	}
+	vgpuctl_nl_clear_error(nl);
+	return del;
 }
 
 /**
  * vgpuctl_backstop_gpu_deleted() - clear every tenant's backstop on a deleted GPU
- * @index: the GPU, read by vgpuctl_backstop_prepare_gpu_del()
+ * @index: the GPU
+ * @del: what vgpuctl_backstop_prepare_gpu_del() read, or NULL
  *
  * Return: the exit status, after printing any error.
  */
-int vgpuctl_backstop_gpu_deleted(uint32_t index)
+int vgpuctl_backstop_gpu_deleted(uint32_t index, const struct vgpuctl_bs_del *del)
 {
 	char done[32];
-	int ret;
 
-	if (!gpu_del.read)
+	if (!del)
 		return VGPU_EXIT_OK;
 	snprintf(done, sizeof(done), "gpu %u deleted", index);
-	ret = apply_gpu(gpu_del.t, gpu_del.n, &gpu_del.g, true, done);
-	free(gpu_del.t);
-	gpu_del.t = NULL;
-	gpu_del.read = false;
-	return ret;
+	return apply_gpu(del->t, del->n, &del->inv[index], true, done);
 }
 
 /* "backstop sync [NAME]": every tenant (or NAME) on every GPU. */

@@ -62,16 +62,37 @@ struct vgpu_bs_limits {
 /* The quotas the backstop holds: a tenant set naming one re-applies it. */
 #define VGPU_BACKSTOP_QUOTAS	(VGPU_QUOTA_VRAM_MAX | VGPU_QUOTA_VRAM_MIN | VGPU_QUOTA_GPUS)
 
+/*
+ * What a delete's backstop clears, read before the module forgets it: for
+ * tenant del, the tenant (@n 1) and the inventory; for gpu del, every
+ * tenant and the inventory with the GPU in it. The prepare step returns
+ * it, the step after the delete takes it, the caller frees it.
+ */
+struct vgpuctl_bs_del {
+	struct vgpu_bs_tenant *t;		/* @n of them */
+	unsigned int n;
+	struct vgpu_bs_gpu inv[VGPU_GPU_MAX];
+};
+
+/* What tenant show reads once for every tenant's backstop lines. */
+struct vgpuctl_bs_show {
+	bool ok;				/* inventory and mount read */
+	struct vgpu_bs_gpu inv[VGPU_GPU_MAX];
+	char mnt[VGPU_PATH_LEN_MAX + 1];
+};
+
 /* backstop.c */
-int vgpuctl_backstop_after(struct vgpu_nl *nl, uint8_t cmd, const char *name, uint32_t seen);
+int vgpuctl_backstop_after(struct vgpu_nl *nl, uint8_t cmd, const char *name, uint32_t seen,
+			   const struct vgpuctl_bs_del *del);
 void vgpuctl_backstop_want(const struct vgpu_bs_tenant *t, const struct vgpu_bs_gpu *g,
 			   struct vgpu_bs_limits *out);
 int vgpuctl_backstop_tenant(struct vgpu_nl *nl, const char *name, const char *done);
-int vgpuctl_backstop_prepare_del(struct vgpu_nl *nl, const char *name);
-int vgpuctl_backstop_deleted(const char *name);
+struct vgpuctl_bs_del *vgpuctl_backstop_prepare_del(struct vgpu_nl *nl, const char *name);
+int vgpuctl_backstop_deleted(const char *name, const struct vgpuctl_bs_del *del);
 int vgpuctl_backstop_gpu(struct vgpu_nl *nl, uint32_t index, const char *done);
-int vgpuctl_backstop_prepare_gpu_del(struct vgpu_nl *nl, uint32_t index);
-int vgpuctl_backstop_gpu_deleted(uint32_t index);
+struct vgpuctl_bs_del *vgpuctl_backstop_prepare_gpu_del(struct vgpu_nl *nl, uint32_t index);
+int vgpuctl_backstop_gpu_deleted(uint32_t index, const struct vgpuctl_bs_del *del);
+void vgpuctl_backstop_del_free(struct vgpuctl_bs_del *del);
 int vgpuctl_cmd_backstop(int argc, char **argv);
 void vgpuctl_usage_backstop(FILE *f);
 /* Apply @want for tenant @t on GPU @g; 0, or -1 with @err filled. */
@@ -97,7 +118,7 @@ int vgpuctl_bs_nvml_set(const char *uuid, const char *dir, const struct vgpu_bs_
 enum vgpu_bs_kind vgpuctl_backstop_kind(const struct vgpu_bs_gpu *g);
 const char *vgpuctl_backstop_name(enum vgpu_bs_kind k);
 void vgpuctl_backstop_print_gpu(struct nlattr **tb);
-void vgpuctl_backstop_show_prepare(void);
-void vgpuctl_backstop_print_tenant(struct nlattr **tb);
+void vgpuctl_backstop_show_prepare(struct vgpuctl_bs_show *s);
+void vgpuctl_backstop_print_tenant(const struct vgpuctl_bs_show *s, struct nlattr **tb);
 
 #endif /* VGPU_CTL_BACKSTOP_H */

@@ -23,12 +23,6 @@
 #include "print.h"
 #include "vgpuctl.h"
 
-static struct {
-	bool ok;				/* inventory and mount read */
-	struct vgpu_bs_gpu inv[VGPU_GPU_MAX];
-	char mnt[VGPU_PATH_LEN_MAX + 1];
-} show;
-
 /** vgpuctl_backstop_name() - "driver", "dmem" or "none". */
 const char *vgpuctl_backstop_name(enum vgpu_bs_kind k)
 {
@@ -112,18 +106,19 @@ void vgpuctl_backstop_print_gpu(struct nlattr **tb)
 
 /**
  * vgpuctl_backstop_show_prepare() - read the inventory before tenant show
+ * @s: filled, for vgpuctl_backstop_print_tenant()
  *
  * On a handle of its own: the show's replies come while its dump runs.
  * Without it (no module, say) tenant show prints no backstop lines.
  */
-void vgpuctl_backstop_show_prepare(void)
+void vgpuctl_backstop_show_prepare(struct vgpuctl_bs_show *s)
 {
 	struct vgpu_nl nl;
 
-	show.ok = false;
-	if (vgpuctl_bs_mount(show.mnt, sizeof(show.mnt)) || vgpuctl_nl_open(&nl))
+	s->ok = false;
+	if (vgpuctl_bs_mount(s->mnt, sizeof(s->mnt)) || vgpuctl_nl_open(&nl))
 		return;
-	show.ok = !vgpuctl_bs_inventory(&nl, show.inv);
+	s->ok = !vgpuctl_bs_inventory(&nl, s->inv);
 	vgpuctl_nl_close(&nl);
 }
 
@@ -132,8 +127,9 @@ void vgpuctl_backstop_show_prepare(void)
  * driver that has per-cgroup limits but fails to say which are in force
  * sets *@fail: that is shown, not taken for "none".
  */
-static enum vgpu_bs_kind in_force(const struct vgpu_bs_tenant *t, const struct vgpu_bs_gpu *g,
-				  struct vgpu_bs_limits *got, bool *can, const char **fail)
+static enum vgpu_bs_kind in_force(const char *mnt, const struct vgpu_bs_tenant *t,
+				  const struct vgpu_bs_gpu *g, struct vgpu_bs_limits *got, bool *can,
+				  const char **fail)
 {
 	char dir[2 * VGPU_PATH_LEN_MAX + 2], region[256];
 	uint64_t min, max;
@@ -142,7 +138,7 @@ static enum vgpu_bs_kind in_force(const struct vgpu_bs_tenant *t, const struct v
 	got->soft = 0;
 	got->hard = VGPU_BS_NONE;
 	*fail = NULL;
-	snprintf(dir, sizeof(dir), "%s%s", show.mnt, strcmp(t->cgroup, "/") ? t->cgroup : "");
+	snprintf(dir, sizeof(dir), "%s%s", mnt, strcmp(t->cgroup, "/") ? t->cgroup : "");
 	r = vgpuctl_bs_nvml_get(g->uuid, dir, got, fail);
 	*can = r != 1;
 	if (r < 0) {
@@ -153,10 +149,10 @@ static enum vgpu_bs_kind in_force(const struct vgpu_bs_tenant *t, const struct v
 	*fail = NULL;
 	if (r == 0 && (got->soft || got->hard != VGPU_BS_NONE))
 		return VGPU_BS_DRIVER;
-	if (r != 1 || vgpuctl_dmem_region(show.mnt, g->pci, region, sizeof(region)) != 1)
+	if (r != 1 || vgpuctl_dmem_region(mnt, g->pci, region, sizeof(region)) != 1)
 		return VGPU_BS_LIBRARY;
 	*can = true;
-	if (vgpuctl_dmem_get(show.mnt, t->cgroup, region, &min, &max) ||
+	if (vgpuctl_dmem_get(mnt, t->cgroup, region, &min, &max) ||
 	    (!min && max == VGPU_BS_NONE))
 		return VGPU_BS_LIBRARY;
 	got->soft = min;
@@ -164,7 +160,7 @@ static enum vgpu_bs_kind in_force(const struct vgpu_bs_tenant *t, const struct v
 	return VGPU_BS_DMEM;
 }
 
-static void print_one(const struct vgpu_bs_tenant *t, const struct vgpu_bs_gpu *g)
+static void print_one(const char *mnt, const struct vgpu_bs_tenant *t, const struct vgpu_bs_gpu *g)
 {
 	struct vgpu_bs_limits want, got;
 	const char *fail;
@@ -172,7 +168,7 @@ static void print_one(const struct vgpu_bs_tenant *t, const struct vgpu_bs_gpu *
 	bool can, sync;
 
 	vgpuctl_backstop_want(t, g, &want);
-	k = in_force(t, g, &got, &can, &fail);
+	k = in_force(mnt, t, g, &got, &can, &fail);
 	if (fail) {
 		vgpuctl_print_sub_open("    backstop ");
 		if (vgpuctl_print_json())
@@ -206,25 +202,26 @@ static void print_one(const struct vgpu_bs_tenant *t, const struct vgpu_bs_gpu *
 
 /**
  * vgpuctl_backstop_print_tenant() - the backstop lines of a tenant
+ * @s: what vgpuctl_backstop_show_prepare() read
  * @tb: its attributes (vgpuctl_tenant_parse())
  *
  * Plain: one line per GPU of the inventory; JSON: the "backstop" array.
  * Nothing when vgpuctl_backstop_show_prepare() could not read the
  * inventory, or the tenant's cgroup was removed.
  */
-void vgpuctl_backstop_print_tenant(struct nlattr **tb)
+void vgpuctl_backstop_print_tenant(const struct vgpuctl_bs_show *s, struct nlattr **tb)
 {
 	struct vgpu_bs_tenant t;
 	unsigned int i;
 
-	if (!show.ok)
+	if (!s->ok)
 		return;
 	vgpuctl_bs_tenant_from(tb, &t);
 	if (t.removed)
 		return;
 	vgpuctl_print_arr_open("backstop");
 	for (i = 0; i < VGPU_GPU_MAX; i++)
-		if (show.inv[i].present)
-			print_one(&t, &show.inv[i]);
+		if (s->inv[i].present)
+			print_one(s->mnt, &t, &s->inv[i]);
 	vgpuctl_print_arr_close();
 }

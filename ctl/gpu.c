@@ -218,6 +218,7 @@ static int gpu_add(int argc, char **argv)
 /* gpu del, then every tenant's backstop on it cleared (backstop.c). */
 static int gpu_del(int argc, char **argv)
 {
+	struct vgpuctl_bs_del *del;
 	struct vgpu_nl nl;
 	struct nl_msg *msg;
 	uint32_t index;
@@ -234,15 +235,19 @@ static int gpu_del(int argc, char **argv)
 		ret = vgpuctl_open(&nl);
 	if (ret)
 		return ret;
-	vgpuctl_backstop_prepare_gpu_del(&nl, index);
+	del = vgpuctl_backstop_prepare_gpu_del(&nl, index);	/* NULL: unread */
 	msg = vgpuctl_nl_msg(&nl, VGPU_CMD_GPU_DEL, false);
 	if (msg && nla_put_u32(msg, VGPU_A_GPU_INDEX, index) < 0) {
 		vgpuctl_nl_close(&nl);
+		vgpuctl_backstop_del_free(del);
 		return vgpuctl_put_failed(msg);
 	}
 	ret = vgpuctl_send(&nl, msg, NULL, NULL);
 	vgpuctl_nl_close(&nl);
-	return ret ? ret : vgpuctl_backstop_gpu_deleted(index);
+	if (!ret)
+		ret = vgpuctl_backstop_gpu_deleted(index, del);
+	vgpuctl_backstop_del_free(del);
+	return ret;
 }
 
 /* Parsed "gpu set" words. */

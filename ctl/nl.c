@@ -358,6 +358,19 @@ int vgpuctl_nl_recv_events(struct vgpu_nl *nl, vgpu_nl_reply_fn fn, void *arg)
 }
 
 /**
+ * vgpuctl_nl_clear_error() - forget the last failure
+ * @nl: the handle
+ *
+ * For a read whose failure its caller leaves to a later request to
+ * report: nothing of it stays in @nl->error and @nl->msg.
+ */
+void vgpuctl_nl_clear_error(struct vgpu_nl *nl)
+{
+	nl->error = 0;
+	nl->msg[0] = '\0';
+}
+
+/**
  * vgpuctl_nl_perror() - print the last failure iproute2-style
  * @nl: the handle
  * @err: the negative errno returned by the failing call

@@ -38,5 +38,6 @@ int vgpuctl_nl_subscribe(struct vgpu_nl *nl, const char *group);
 int vgpuctl_nl_fd(const struct vgpu_nl *nl);
 int vgpuctl_nl_recv_events(struct vgpu_nl *nl, vgpu_nl_reply_fn fn, void *arg);
 void vgpuctl_nl_perror(const struct vgpu_nl *nl, int err);
+void vgpuctl_nl_clear_error(struct vgpu_nl *nl);
 
 #endif /* VGPU_CTL_NL_H */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <netlink/genl/genl.h>
@@ -137,13 +138,13 @@ static int tenant_replace(int argc, char **argv)
 static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *tb[VGPU_A_TENANT_MAX + 1];
+	const struct vgpuctl_bs_show *bs = arg;
 
-	(void)arg;
 	if (vgpuctl_tenant_parse(nlh, tb))
 		return -EPROTO;
 	vgpuctl_print_obj_open(NULL);
 	vgpuctl_tenant_print(nlh, tb, true);
-	vgpuctl_backstop_print_tenant(tb);
+	vgpuctl_backstop_print_tenant(bs, tb);
 	vgpuctl_print_obj_close();
 	return 0;
 }
@@ -155,6 +156,11 @@ static int put_name(struct nl_msg *msg, const void *arg)
 
 static int tenant_show(int argc, char **argv)
 {
+	/* Read once, before the dump, for every tenant's backstop lines. */
+	struct vgpuctl_bs_show *bs;
+	struct vgpu_show_req r = {
+		.cmd = VGPU_CMD_TENANT_GET, .dump = argc == 0, .fn = tenant_show_one,
+	};
 	int ret;
 
 	if (argc > 1)
@@ -163,13 +169,17 @@ static int tenant_show(int argc, char **argv)
 		ret = vgpuctl_tenant_check_name(argv[0], "tenant show");
 		if (ret)
 			return ret;
+		r.put = put_name;
+		r.parg = argv[0];
 	}
-	vgpuctl_backstop_show_prepare();
-	if (argc > 0) {
-		return vgpuctl_show(VGPU_CMD_TENANT_GET, false, put_name, argv[0],
-				    tenant_show_one);
-	}
-	return vgpuctl_show(VGPU_CMD_TENANT_GET, true, NULL, NULL, tenant_show_one);
+	bs = calloc(1, sizeof(*bs));
+	if (!bs)
+		return vgpuctl_error("%s", strerror(ENOMEM));
+	vgpuctl_backstop_show_prepare(bs);
+	r.arg = bs;
+	ret = vgpuctl_show_run(&r);
+	free(bs);
+	return ret;
 }
 
 /**

@@ -19,6 +19,7 @@
 int vgpuctl_tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 			const struct tenant_conf *c, bool force)
 {
+	struct vgpuctl_bs_del *del = NULL;
 	struct vgpu_nl nl;
 	struct nl_msg *msg;
 	int ret;
@@ -32,7 +33,7 @@ int vgpuctl_tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 	if (cmd == VGPU_CMD_TENANT_SET)
 		ret = vgpuctl_placement_prepare(&nl, name, c->seen);
 	else if (cmd == VGPU_CMD_TENANT_DEL)
-		ret = vgpuctl_backstop_prepare_del(&nl, name);
+		del = vgpuctl_backstop_prepare_del(&nl, name);	/* NULL: unread */
 	if (ret) {
 		vgpuctl_nl_close(&nl);
 		return ret;
@@ -43,13 +44,15 @@ int vgpuctl_tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 		    (c && vgpuctl_tenant_conf_put(msg, c) < 0) ||
 		    (force && nla_put_flag(msg, VGPU_A_TENANT_FORCE) < 0))) {
 		vgpuctl_nl_close(&nl);
+		vgpuctl_backstop_del_free(del);
 		return vgpuctl_put_failed(msg);
 	}
 	ret = vgpuctl_send(&nl, msg, NULL, NULL);
 	if (!ret && c)
 		ret = vgpuctl_placement_sync(&nl, name, cmd == VGPU_CMD_TENANT_NEW, c->seen);
 	if (!ret)
-		ret = vgpuctl_backstop_after(&nl, cmd, name, c ? c->seen : 0);
+		ret = vgpuctl_backstop_after(&nl, cmd, name, c ? c->seen : 0, del);
 	vgpuctl_nl_close(&nl);
+	vgpuctl_backstop_del_free(del);
 	return ret;
 }

@@ -244,7 +244,7 @@ static int show_once(struct vgpu_nl *nl, FILE *f, const struct vgpu_show_req *r)
 	vgpuctl_print_set_file(f);
 	if (!r->single)
 		vgpuctl_print_list_open();
-	err = vgpuctl_nl_request(nl, msg, r->fn, NULL);
+	err = vgpuctl_nl_request(nl, msg, r->fn, r->arg);
 	if (r->done)
 		r->done(err == 0);
 	if (!r->single)

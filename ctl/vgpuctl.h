@@ -151,6 +151,7 @@ struct vgpu_show_req {
 	vgpu_put_fn put;	/* adds the request's attributes, or NULL */
 	const void *parg;	/* argument of put */
 	vgpu_nl_reply_fn fn;	/* takes one reply */
+	void *arg;		/* fn's argument */
 	/* Called after each try, ok when it succeeded (prints what fn kept). */
 	void (*done)(bool ok);
 };
