@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <netlink/genl/genl.h>
@@ -36,7 +37,9 @@ struct snap {
 };
 
 /* The tenant before a tenant set, to give it back on failure. */
-static struct snap before;
+struct vgpuctl_placement_before {
+	struct snap s;
+};
 
 static void copy_str(char *dst, size_t size, struct nlattr *a)
 {
@@ -95,27 +98,40 @@ static int snap_read(struct vgpu_nl *nl, const char *name, struct snap *s)
  * @name: the tenant
  * @seen: the quotas the command names (VGPU_QUOTA_*)
  *
- * Only when @seen names one of VGPU_PLACEMENT_QUOTAS; the values read are
- * what vgpuctl_placement_sync() gives back if the cgroup cannot be written.
+ * @out: the tenant as it was, for vgpuctl_placement_sync(), which gives
+ *       it back if the cgroup cannot be written (free() it); NULL when
+ *       @seen names none of VGPU_PLACEMENT_QUOTAS
  *
  * Return: 0, or VGPU_EXIT_ERR after printing why.
  */
-int vgpuctl_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen)
+int vgpuctl_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen,
+			      struct vgpuctl_placement_before **out)
 {
+	struct vgpuctl_placement_before *b;
 	int err;
 
+	*out = NULL;
 	if (!(seen & VGPU_PLACEMENT_QUOTAS))
 		return 0;
-	err = snap_read(nl, name, &before);
+	b = malloc(sizeof(*b));
+	if (!b)
+		return vgpuctl_error("%s", strerror(ENOMEM));
+	err = snap_read(nl, name, &b->s);
 	if (err) {
+		free(b);
 		vgpuctl_nl_perror(nl, err);
 		return VGPU_EXIT_ERR;
 	}
+	*out = b;
 	return 0;
 }
 
-/* Give the module back the tenant as it was; 0 or a negative errno. */
-static int restore(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen)
+/*
+ * Give the module back the tenant as it was (@before; an add is deleted
+ * again); 0 or a negative errno.
+ */
+static int restore(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen,
+		   const struct snap *before)
 {
 	struct nl_msg *msg;
 	uint32_t clear = 0;
@@ -129,9 +145,9 @@ static int restore(struct vgpu_nl *nl, const char *name, bool added, uint32_t se
 	for (b = 0; b < NQUOTA_BITS && !added && !err; b++) {
 		if (!(seen & (1U << b)))
 			continue;
-		if (before.present & (1U << b))
-			err = nla_put(msg, vgpu_spec_quotas[b].attr, before.len[b],
-				      before.data[b]);
+		if (before && (before->present & (1U << b)))
+			err = nla_put(msg, vgpu_spec_quotas[b].attr, before->len[b],
+				      before->data[b]);
 		else
 			clear |= 1U << b;
 	}
@@ -145,9 +161,10 @@ static int restore(struct vgpu_nl *nl, const char *name, bool added, uint32_t se
 }
 
 /* After a failure: undo the change in the module, or say it could not be. */
-static int fail_and_restore(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen)
+static int fail_and_restore(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen,
+			    const struct snap *before)
 {
-	int err = restore(nl, name, added, seen);
+	int err = restore(nl, name, added, seen, before);
 
 	if (err) {
 		const char *m = nl->msg[0] ? nl->msg : strerror(-err);
@@ -167,6 +184,7 @@ static int fail_and_restore(struct vgpu_nl *nl, const char *name, bool added, ui
  * @added: the change was a tenant add (undone by tenant del)
  * @seen: the quotas the command named; nothing is done unless one of
  *        VGPU_PLACEMENT_QUOTAS is among them
+ * @before: what vgpuctl_placement_prepare() read before a set
  *
  * A tenant whose cgroup was removed, or that is the root cgroup, is
  * skipped with a warning. When the cgroup cannot be written, the module
@@ -175,9 +193,11 @@ static int fail_and_restore(struct vgpu_nl *nl, const char *name, bool added, ui
  *
  * Return: the exit status, after printing any error.
  */
-int vgpuctl_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen)
+int vgpuctl_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen,
+			   const struct vgpuctl_placement_before *before)
 {
 	static struct snap now;
+	const struct snap *was = before ? &before->s : NULL;
 	char mnt[VGPU_PATH_LEN_MAX + 1], err[2 * VGPU_PATH_LEN_MAX + 128];
 	int r;
 
@@ -186,7 +206,7 @@ int vgpuctl_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uin
 	r = snap_read(nl, name, &now);
 	if (r) {
 		vgpuctl_nl_perror(nl, r);
-		return fail_and_restore(nl, name, added, seen);
+		return fail_and_restore(nl, name, added, seen, was);
 	}
 	if (now.removed) {
 		fprintf(stderr, "Warning: the cgroup of tenant %s was removed; its cpuset was not written.\n",
@@ -195,7 +215,7 @@ int vgpuctl_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uin
 	}
 	if (vgpuctl_cgroup_mount("/proc/self/mounts", mnt, sizeof(mnt)) < 0) {
 		vgpuctl_error("cannot find the cgroup2 mount point");
-		return fail_and_restore(nl, name, added, seen);
+		return fail_and_restore(nl, name, added, seen, was);
 	}
 	r = vgpuctl_cpuset_apply(mnt, now.cgroup, now.cpus, now.mems, err, sizeof(err));
 	if (r == VGPU_CPUSET_GONE) {
@@ -206,7 +226,7 @@ int vgpuctl_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uin
 			"its CPUs and nodes are not enforced there.\n", name);
 	} else if (r < 0) {
 		vgpuctl_error("%s", err);
-		return fail_and_restore(nl, name, added, seen);
+		return fail_and_restore(nl, name, added, seen, was);
 	}
 	return VGPU_EXIT_OK;
 }

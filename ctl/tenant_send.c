@@ -5,6 +5,8 @@
  * backstop's limits, backstop.c). The commands that change tenants call
  * it (tenant.c, tenant_replace.c, apply.c): it sits below them all.
  */
+#include <stdlib.h>
+
 #include <netlink/genl/genl.h>
 
 #include "backstop.h"
@@ -19,6 +21,7 @@
 int vgpuctl_tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 			const struct tenant_conf *c, bool force)
 {
+	struct vgpuctl_placement_before *before = NULL;
 	struct vgpuctl_bs_del *del = NULL;
 	struct vgpu_nl nl;
 	struct nl_msg *msg;
@@ -31,7 +34,7 @@ int vgpuctl_tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 	if (ret)
 		return ret;
 	if (cmd == VGPU_CMD_TENANT_SET)
-		ret = vgpuctl_placement_prepare(&nl, name, c->seen);
+		ret = vgpuctl_placement_prepare(&nl, name, c->seen, &before);
 	else if (cmd == VGPU_CMD_TENANT_DEL)
 		del = vgpuctl_backstop_prepare_del(&nl, name);	/* NULL: unread */
 	if (ret) {
@@ -45,14 +48,16 @@ int vgpuctl_tenant_send(uint8_t cmd, const char *name, const char *cgroup,
 		    (force && nla_put_flag(msg, VGPU_A_TENANT_FORCE) < 0))) {
 		vgpuctl_nl_close(&nl);
 		vgpuctl_backstop_del_free(del);
+		free(before);
 		return vgpuctl_put_failed(msg);
 	}
 	ret = vgpuctl_send(&nl, msg, NULL, NULL);
 	if (!ret && c)
-		ret = vgpuctl_placement_sync(&nl, name, cmd == VGPU_CMD_TENANT_NEW, c->seen);
+		ret = vgpuctl_placement_sync(&nl, name, cmd == VGPU_CMD_TENANT_NEW, c->seen, before);
 	if (!ret)
 		ret = vgpuctl_backstop_after(&nl, cmd, name, c ? c->seen : 0, del);
 	vgpuctl_nl_close(&nl);
 	vgpuctl_backstop_del_free(del);
+	free(before);
 	return ret;
 }

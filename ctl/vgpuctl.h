@@ -175,7 +175,10 @@ int vgpuctl_quotas_parse(const char *cmd, int argc, char **argv, struct tenant_c
 /* placement.c: the quotas that decide a tenant's CPUs and nodes. */
 #define VGPU_PLACEMENT_QUOTAS	(VGPU_QUOTA_CPUS | VGPU_QUOTA_MEMS | VGPU_QUOTA_PLACEMENT | \
 				 VGPU_QUOTA_EXCLUSIVE | VGPU_QUOTA_GPUS)
-int vgpuctl_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen);
-int vgpuctl_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen);
+struct vgpuctl_placement_before;
+int vgpuctl_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen,
+			      struct vgpuctl_placement_before **out);
+int vgpuctl_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen,
+			   const struct vgpuctl_placement_before *before);
 
 #endif /* VGPU_CTL_VGPUCTL_H */
