@@ -112,64 +112,6 @@ static int gpu_show(int argc, char **argv)
 }
 
 /**
- * vgpuctl_gpu_add_parse() - the words of gpu add after "add"
- * @g: filled in
- * @argc: number of words
- * @argv: INDEX, then KEY VALUE pairs (gpu add here, a gpu line in apply.c)
- *
- * Return: 0, or VGPU_EXIT_USAGE after an error line.
- */
-int vgpuctl_gpu_add_parse(struct vgpuctl_gpu_add *g, int argc, char **argv)
-{
-	const char *key, *val;
-	bool has_vram = false, has_numa = false;
-
-	memset(g, 0, sizeof(*g));
-	g->numa = -1;
-	if (argc < 1)
-		return vgpuctl_usage_error("missing INDEX for gpu add");
-	if (vgpuctl_parse_index(argv[0], &g->index))
-		return vgpuctl_usage_error("invalid INDEX \"%s\" for gpu add (0-63)", argv[0]);
-	for (argc--, argv++; argc > 0; argc -= 2, argv += 2) {
-		key = argv[0];
-		if (strcmp(key, "vram") && strcmp(key, "uuid") &&
-		    strcmp(key, "pci") && strcmp(key, "numa"))
-			return vgpuctl_usage_error("unknown key \"%s\" for gpu add", key);
-		if (argc < 2)
-			return vgpuctl_usage_error("missing value for %s", key);
-		val = argv[1];
-		if (!strcmp(key, "vram")) {
-			if (has_vram)
-				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
-			if (vgpuctl_parse_size(val, &g->vram))
-				return vgpuctl_usage_error("invalid SIZE \"%s\" for vram", val);
-			has_vram = true;
-		} else if (!strcmp(key, "uuid")) {
-			if (g->uuid)
-				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
-			if (vgpuctl_parse_uuid(val))
-				return vgpuctl_usage_error("invalid UUID \"%s\" for uuid", val);
-			g->uuid = val;
-		} else if (!strcmp(key, "pci")) {
-			if (g->pci)
-				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
-			if (vgpuctl_parse_busid(val))
-				return vgpuctl_usage_error("invalid BUSID \"%s\" for pci", val);
-			g->pci = val;
-		} else {
-			if (has_numa)
-				return vgpuctl_usage_error("duplicate key \"%s\" for gpu add", key);
-			if (vgpuctl_parse_numa(val, &g->numa))
-				return vgpuctl_usage_error("invalid NODE \"%s\" for numa (-1 to 1023)", val);
-			g->has_numa = has_numa = true;
-		}
-	}
-	if (!has_vram)
-		return vgpuctl_usage_error("vram is required");
-	return 0;
-}
-
-/**
  * vgpuctl_gpu_add_send() - gpu-add of @g, then the backstop on it
  * @g: parsed by vgpuctl_gpu_add_parse()
  *

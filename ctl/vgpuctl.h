@@ -91,7 +91,7 @@ int vgpuctl_cmd_cdi(int argc, char **argv);
 int vgpuctl_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
 int vgpuctl_cmd_apply(int argc, char **argv);	/* apply.c */
 
-/* The words of gpu add, parsed (gpu.c; apply.c reads gpu lines with it). */
+/* The words of gpu add, parsed (gpu_msg.c; gpu.c and apply's gpu lines). */
 struct vgpuctl_gpu_add {
 	uint32_t index;
 	uint64_t vram;
