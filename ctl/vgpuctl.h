@@ -1,46 +1,56 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the command files of vgpuctl (gpu.c, probe.c, tenant.c and
- * placement.c, proc.c, host.c, monitor.c, top.c, metrics.c, account.c) share with main.c and
- * util.c.
+ * What the command files of vgpuctl (cmd/: gpu.c, probe.c, tenant.c,
+ * proc.c, host.c, monitor.c, top.c, metrics.c, account.c, ...) share with
+ * main.c and lib/util.c, and vgpuctl's layering.
  *
  * Layering: a file calls only files on its own line's right or on lower
  * lines; nothing calls up (tests/host/layers.sh checks it against the
- * objects). Top to bottom: the verbs, the operations they share (one
- * change on the host), the servers and readers below them, what vgpuctl
- * holds and prints, and the libraries at the bottom.
+ * objects). The folders hold the lines in order, each folder's together,
+ * so a folder's files call only their own folder's and those below:
  *
+ * Top to bottom:
+ * cmd/: the verbs, one file each (or a verb's parts)
  *   main.c batch.c             the command line, -b FILE's lines
  *   apply.c apply_diff.c apply_load.c  apply: the files against the module
- *   hook.c hook_tenant.c       the OCI hooks, a container's tenant
+ *   hook.c                     the OCI hooks
  *   cdi.c                      cdi generate
  *   metrics.c account.c        the exporter; the usage records' writer
  *   monitor.c top.c proc.c     monitor, top, ps
  *   tenant.c tenant_final.c    the tenant verbs; final records shown, acked
  *   gpu.c probe.c host.c       the gpu and host verbs, and the gpu add,
  *                              gpu set and host set that apply sends too
- *   backstop_show.c            the backstop in force (gpu and tenant show)
- *   tenant_replace.c           a tenant added or set to exactly a conf
+ * ops/: one change on the host, shared by the verbs
+ *   hook_tenant.c tenant_replace.c  a container's tenant made or dropped; a
+ *                              tenant added or set to exactly a conf
  *   tenant_send.c              one tenant mutation and what follows on the
  *                              host (placement, backstop)
- *   backstop.c placement.c     the backstop's limits set, backstop sync; a
- *                              tenant's CPUs and nodes written to its cgroup
+ * enforce/: what holds a tenant below libvgpu, and the cgroup's cpuset
+ *   backstop_show.c backstop.c placement.c  the backstop in force (gpu and
+ *                              tenant show); its limits set, backstop sync;
+ *                              a tenant's CPUs and nodes written to its cgroup
  *   backstop_read.c backstop_nvml.c dmem.c cpuset.c  what the backstop
  *                              reads of the module; NVML's and dmem's
  *                              limits; cpuset files
- *   httpd_loop.c httpd_table.c httpd_conn.c httpd_listen.c  metrics --listen:
+ * out/: metrics --listen's server, the usage records, Prometheus
+ *   httpd_loop.c httpd_table.c httpd_conn.c httpd_listen.c  the server's
  *                              loop, connections, the listening socket
  *   httpd_tls.c webconf.c webconf_yaml.c httpd_auth.c httpd.c  TLS, the web
  *                              configuration file, basic auth, requests
  *   acct_record.c acct_state.c prom.c  usage records and their state; the
  *                              Prometheus text
- *   flavour.c conf.c           flavours; the configuration files' reader
+ * conf/: the configuration files
+ *   flavour.c conf.c           flavours; the files' reader
+ * oci/: what a runtime hands a hook
  *   oci.c oci_pod.c oci_str.c cgpath.c  the runtime's state, config.json,
  *                              the pod; a container's cgroup
+ * obj/: what vgpuctl holds of the module's objects
  *   tenant_conf.c              a tenant's quotas and labels (struct
  *                              tenant_conf): parsed, compared, put
- *   gpu_msg.c tenant_print.c   gpu and tenant replies: parsed, printed
+ *   gpu_msg.c tenant_print.c   gpu add's words; gpu and tenant replies:
+ *                              parsed, printed
  *   snap.c final.c             a snapshot of the module; final records
+ * lib/: the libraries (lib/spec_gen.h, spec_policy.h: generated)
  *   util.c                     error lines, the admin check, the handle,
  *                              show requests
  *   print.c json.c             the one print path, plain and JSON
@@ -62,7 +72,7 @@
 #include <netlink/attr.h>
 
 #include "../uapi/vgpu.h"
-#include "nl.h"
+#include "lib/nl.h"
 
 #ifndef VGPU_CTL_VERSION
 #define VGPU_CTL_VERSION	"0.1"

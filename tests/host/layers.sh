@@ -8,8 +8,9 @@
 # the top of kmod/vgpu.h. Then the same objects against a copy of that
 # table with the bottom line (the pure policy) moved to the top must fail,
 # naming the calls that now go up. vgpuctl's objects (make ctl) are held
-# to the table at the top of ctl/vgpuctl.h the same way, with the same
-# negative run (its bottom line, netlink, moved to the top), and each of
+# to the table at the top of ctl/vgpuctl.h the same way, and its folders
+# (ctl/cmd/, ..., ctl/lib/) to holding consecutive lines of it, with the
+# same negative run (its bottom line, netlink, moved to the top), and each of
 # its unit tests and fuzz harnesses links exactly the files it uses
 # (tests/tools/unit-links against its list in ctl/sources.mk; negative
 # run: a file too many); libvgpu's objects (make libvgpu) have no cycle
@@ -61,8 +62,8 @@ else
 fi
 
 # vgpuctl: its objects (ctl/sources.mk's list, as make builds them)
-# against ctl/vgpuctl.h's table; then against a copy with the bottom line
-# (nl.c) at the top.
+# against ctl/vgpuctl.h's table, each folder's lines together; then
+# against a copy with the bottom line (nl.c, of lib/) at the top.
 srcs() { make -s --no-print-directory -C ctl -f sources.mk "list-$1"; }
 ctl_objs=()
 for s in $(srcs VGPUCTL_SRCS); do
@@ -80,8 +81,8 @@ else
 		ctl/vgpuctl.h > "$tmp/vgpuctl.h"
 	if tests/tools/layer-check --table "$tmp/vgpuctl.h" "${ctl_objs[@]}" > "$tmp/out" 2>&1; then
 		fail "a call up vgpuctl's table is found" "nothing found with netlink at the top"
-	elif grep -q '^up: util.c calls nl.c' "$tmp/out"; then
-		pass "a call up vgpuctl's table is found ($(grep -c '^up: ' "$tmp/out") with netlink at the top)"
+	elif grep -q '^up: util.c calls nl.c' "$tmp/out" && grep -q '^folder: ' "$tmp/out"; then
+		pass "a call up vgpuctl's table is found ($(grep -c '^up: ' "$tmp/out") with netlink at the top; $(grep -c '^folder: ' "$tmp/out") folder split, lib/)"
 	else
 		fail "a call up vgpuctl's table is found" "$(oneline "$tmp/out")"
 	fi
@@ -102,7 +103,7 @@ lists() {
 		cc -std=c11 -D_GNU_SOURCE -c $(pkg-config --cflags libnl-genl-3.0 libcap jansson) \
 			-I"${NVML_INC:-build/deps/cuda/include}" -o "$tmp/$kind-$name.o" "$src" \
 			> "$tmp/links" 2>&1 || return 1
-		args+=("$tmp/$kind-$name.o=$(srcs "$1_$name" | sed 's|ctl/||g') $extra")
+		args+=("$tmp/$kind-$name.o=$(srcs "$1_$name" | sed 's|ctl/[a-z]*/||g') $extra")
 		extra="" n=$((n + 1))
 	done
 	tests/tools/unit-links "${args[@]}" -- "${ctl_objs[@]}" > "$tmp/links" 2>&1

@@ -145,8 +145,8 @@ expect "account: unknown argument" 2 'Error: unexpected argument "-x" for accoun
 expect "account: duplicate --no-ack" 2 'Error: duplicate option "--no-ack"' account --no-ack --no-ack
 
 # --- the HTTP server --------------------------------------------------------------
-# Its caps (ctl/httpd.h), for the checks of what happens when it is full.
-hdef() { sed -n "s/^#define $1[[:space:]]*\([0-9]*\).*/\1/p" ctl/httpd.h; }
+# Its caps (ctl/out/httpd.h), for the checks of what happens when it is full.
+hdef() { sed -n "s/^#define $1[[:space:]]*\([0-9]*\).*/\1/p" ctl/out/httpd.h; }
 peer_max=$(hdef VGPU_HTTPD_PEER_MAX) fd_spare=$(hdef VGPU_HTTPD_FD_SPARE)
 flood=tests/tools/http-flood
 # serve ERR [CMD...]: vgpuctl metrics --listen 127.0.0.1:PORT on a new

@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ctl/host.c"
-#include "../../ctl/proc.c"
-#include "../../ctl/top.c"
-#include "../../ctl/backstop.h"
+#include "../../ctl/cmd/host.c"
+#include "../../ctl/cmd/proc.c"
+#include "../../ctl/cmd/top.c"
+#include "../../ctl/enforce/backstop.h"
 
 static int failures;
 
