@@ -1,8 +1,66 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the command files of vgpuctl (gpu.c, probe.c, tenant.c and
- * placement.c, proc.c, host.c, monitor.c, top.c, metrics.c, account.c) share with main.c and
- * util.c.
+ * What the command files of vgpuctl (cmd/: gpu.c, probe.c, tenant.c,
+ * proc.c, host.c, monitor.c, top.c, metrics.c, account.c, ...) share with
+ * main.c and lib/util.c, and vgpuctl's layering.
+ *
+ * Layering: a file calls only files on its own line's right or on lower
+ * lines; nothing calls up (tests/host/layers.sh checks it against the
+ * objects). The folders hold the lines in order, each folder's together,
+ * so a folder's files call only their own folder's and those below:
+ *
+ * Top to bottom:
+ * cmd/: the verbs, one file each (or a verb's parts)
+ *   main.c batch.c             the command line, -b FILE's lines
+ *   apply.c apply_diff.c apply_load.c  apply: the files against the module
+ *   hook.c                     the OCI hooks
+ *   cdi.c                      cdi generate
+ *   metrics.c account.c        the exporter; the usage records' writer
+ *   monitor.c top.c proc.c     monitor, top, ps
+ *   tenant.c tenant_final.c    the tenant verbs; final records shown, acked
+ *   gpu.c probe.c host.c       the gpu and host verbs, and the gpu add,
+ *                              gpu set and host set that apply sends too
+ * ops/: one change on the host, shared by the verbs
+ *   hook_tenant.c tenant_replace.c  a container's tenant made or dropped; a
+ *                              tenant added or set to exactly a conf
+ *   tenant_send.c              one tenant mutation and what follows on the
+ *                              host (placement, backstop)
+ * enforce/: what holds a tenant below libvgpu, and the cgroup's cpuset
+ *   backstop_show.c backstop.c placement.c  the backstop in force (gpu and
+ *                              tenant show); its limits set, backstop sync;
+ *                              a tenant's CPUs and nodes written to its cgroup
+ *   backstop_read.c backstop_nvml.c dmem.c cpuset.c  what the backstop
+ *                              reads of the module; NVML's and dmem's
+ *                              limits; cpuset files
+ * out/: metrics --listen's server, the usage records, Prometheus
+ *   httpd_loop.c httpd_table.c httpd_conn.c httpd_listen.c  the server's
+ *                              loop, connections, the listening socket
+ *   httpd_tls.c webconf.c webconf_yaml.c httpd_auth.c httpd.c  TLS, the web
+ *                              configuration file, basic auth, requests
+ *   acct_record.c acct_state.c prom.c  usage records and their state; the
+ *                              Prometheus text
+ * conf/: the configuration files
+ *   flavour.c conf.c           flavours; the files' reader
+ * oci/: what a runtime hands a hook
+ *   oci.c oci_pod.c oci_str.c cgpath.c  the runtime's state, config.json,
+ *                              the pod; a container's cgroup
+ * obj/: what vgpuctl holds of the module's objects
+ *   tenant_conf.c              a tenant's quotas and labels (struct
+ *                              tenant_conf): parsed, compared, put
+ *   gpu_msg.c tenant_print.c   gpu add's words; gpu and tenant replies:
+ *                              parsed, printed
+ *   snap.c final.c             a snapshot of the module; final records
+ * lib/: the libraries (lib/spec_gen.h, spec_policy.h: generated)
+ *   util.c                     error lines, the admin check, the handle,
+ *                              show requests
+ *   print.c json.c             the one print path, plain and JSON
+ *   parse.c parse_id.c parse_cgroup.c parse_sched.c parse_meta.c  the
+ *                              parsers and formatters of words
+ *   nl.c file.c                generic netlink; atomic and synced files
+ *
+ * A function's address handed down is not a call: util.c's show requests
+ * call back the verbs' reply printers, batch.c main.c's runner of a line
+ * and httpd.c metrics.c's exposition, through pointers they are given.
  */
 #ifndef VGPU_CTL_VGPUCTL_H
 #define VGPU_CTL_VGPUCTL_H
@@ -14,7 +72,7 @@
 #include <netlink/attr.h>
 
 #include "../uapi/vgpu.h"
-#include "nl.h"
+#include "lib/nl.h"
 
 #ifndef VGPU_CTL_VERSION
 #define VGPU_CTL_VERSION	"0.1"
@@ -43,7 +101,7 @@ int vgpuctl_cmd_cdi(int argc, char **argv);
 int vgpuctl_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
 int vgpuctl_cmd_apply(int argc, char **argv);	/* apply.c */
 
-/* The words of gpu add, parsed (gpu.c; apply.c reads gpu lines with it). */
+/* The words of gpu add, parsed (gpu_msg.c; gpu.c and apply's gpu lines). */
 struct vgpuctl_gpu_add {
 	uint32_t index;
 	uint64_t vram;
@@ -103,6 +161,7 @@ struct vgpu_show_req {
 	vgpu_put_fn put;	/* adds the request's attributes, or NULL */
 	const void *parg;	/* argument of put */
 	vgpu_nl_reply_fn fn;	/* takes one reply */
+	void *arg;		/* fn's argument */
 	/* Called after each try, ok when it succeeded (prints what fn kept). */
 	void (*done)(bool ok);
 };
@@ -119,14 +178,17 @@ void vgpuctl_usage_print(const struct vgpuctl_usage *u);
 void vgpuctl_print_reason(bool has, uint32_t reason);
 int vgpuctl_tenant_final(int argc, char **argv);	/* tenant_final.c */
 
-/* tenant.c: the QUOTA VALUE words of tenant add, for flavours and hooks. */
+/* tenant_conf.c: the QUOTA VALUE words of tenant add, for flavours and hooks. */
 struct tenant_conf;
 int vgpuctl_quotas_parse(const char *cmd, int argc, char **argv, struct tenant_conf **out);
 
 /* placement.c: the quotas that decide a tenant's CPUs and nodes. */
 #define VGPU_PLACEMENT_QUOTAS	(VGPU_QUOTA_CPUS | VGPU_QUOTA_MEMS | VGPU_QUOTA_PLACEMENT | \
 				 VGPU_QUOTA_EXCLUSIVE | VGPU_QUOTA_GPUS)
-int vgpuctl_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen);
-int vgpuctl_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen);
+struct vgpuctl_placement_before;
+int vgpuctl_placement_prepare(struct vgpu_nl *nl, const char *name, uint32_t seen,
+			      struct vgpuctl_placement_before **out);
+int vgpuctl_placement_sync(struct vgpu_nl *nl, const char *name, bool added, uint32_t seen,
+			   const struct vgpuctl_placement_before *before);
 
 #endif /* VGPU_CTL_VGPUCTL_H */

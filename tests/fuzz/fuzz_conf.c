@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness of vgpu's configuration files (/etc/vgpu/vgpu.conf,
- * conf.d: ctl/conf.c cuts a file into records of words), and of what
- * reads the records (vgpuctl apply's ctl/apply_load.c and apply_diff.c,
- * the flavours of ctl/flavour.c, with the parsers of gpu add, set and
+ * conf.d: ctl/conf/conf.c cuts a file into records of words), and of what
+ * reads the records (vgpuctl apply's ctl/cmd/apply_load.c and apply_diff.c,
+ * the flavours of ctl/conf/flavour.c, with the parsers of gpu add, set and
  * tenant add they call). Checks, beyond the sanitizers (leaks included):
  * - a file taken gives records of words that are printable ASCII without
  *   quotes or backslashes, the first a known kind, lines ascending;
@@ -14,8 +14,8 @@
  */
 #include <stdbool.h>
 
-#include "../../ctl/apply.h"
-#include "../../ctl/flavour.h"
+#include "../../ctl/cmd/apply.h"
+#include "../../ctl/conf/flavour.h"
 #include "fuzz.h"
 
 FUZZ_QUIET_INITIALIZE

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness of vgpuctl's list parser (ctl/parse.c,
+ * libFuzzer harness of vgpuctl's list parser (ctl/lib/parse.c,
  * vgpuctl_parse_list(): cpulists "0-3,8", the cpus and mems of tenant add,
  * and GPU lists). Checks, beyond the sanitizers:
  * - it agrees with a second, plain reading of the grammar (ITEM[,ITEM]...,
@@ -11,7 +11,7 @@
  */
 #include <stdbool.h>
 
-#include "../../ctl/parse.h"
+#include "../../ctl/lib/parse.h"
 #include "fuzz.h"
 
 #define WORDS	VGPU_LIST_WORDS

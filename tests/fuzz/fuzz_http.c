@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness of the HTTP server of vgpuctl metrics --listen: a
- * connection without TLS (ctl/httpd_conn.c) fed a request over a socket
+ * connection without TLS (ctl/out/httpd_conn.c) fed a request over a socket
  * pair and driven as httpd_loop.c drives one (vgpuctl_httpd_conn_init(),
  * vgpuctl_httpd_conn_step() on each event, vgpuctl_httpd_conn_checked()
  * once its password check is collected, vgpuctl_httpd_conn_release()),
- * the request judge (ctl/httpd.c, vgpuctl_httpd_judge()) and basic
+ * the request judge (ctl/out/httpd.c, vgpuctl_httpd_judge()) and basic
  * authentication (vgpuctl_httpd_basic(), httpd_auth.c's check and checker
  * thread). The first byte of an input is how many bytes each send()
  * carries (its low 7 bits; 0: all at once) and, its top bit set, that the
@@ -34,8 +34,8 @@
 
 #include <sys/socket.h>
 
-#include "../../ctl/httpd.h"
-#include "../../ctl/webconf.h"
+#include "../../ctl/out/httpd.h"
+#include "../../ctl/out/webconf.h"
 #include "fuzz.h"
 
 #define BODY	"vgpu_fuzz 1\n"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness of what vgpuctl's create-runtime hook takes of a
- * bundle's config.json (ctl/oci.c, vgpuctl_oci_parse_config(); the pod's
- * identity, ctl/oci_pod.c), then of the cgroup paths it computes from it
- * (ctl/cgpath.c). Checks, beyond the sanitizers:
+ * bundle's config.json (ctl/oci/oci.c, vgpuctl_oci_parse_config(); the pod's
+ * identity, ctl/oci/oci_pod.c), then of the cgroup paths it computes from it
+ * (ctl/oci/cgpath.c). Checks, beyond the sanitizers:
  * - a pod taken has a namespace, name and UID Kubernetes could give, and
  *   every pod annotation in the file (containerd's
  *   io.kubernetes.cri.sandbox-*, CRI-O's io.kubernetes.pod.*) says the
@@ -17,8 +17,8 @@
 
 #include <jansson.h>
 
-#include "../../ctl/oci.h"
-#include "../../ctl/spec_gen.h"
+#include "../../ctl/oci/oci.h"
+#include "../../ctl/lib/spec_gen.h"
 #include "fuzz.h"
 
 static const char *const keys[2][3] = {

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer harness of the container state an OCI runtime gives vgpuctl's
- * hooks on stdin (ctl/oci.c, vgpuctl_oci_parse_state(): runc's and
+ * hooks on stdin (ctl/oci/oci.c, vgpuctl_oci_parse_state(): runc's and
  * crun's {"ociVersion", "id", "status", "pid", "bundle", ...}). Checks,
  * beyond the sanitizers, what the hooks rely on of a state taken: an id
  * of 1-255 bytes, an absolute bundle path, a pid of 0 to 2^31 - 1.
  */
-#include "../../ctl/oci.h"
+#include "../../ctl/oci/oci.h"
 #include "fuzz.h"
 
 FUZZ_QUIET_INITIALIZE

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness of vgpuctl's percentage parser (ctl/parse.c,
+ * libFuzzer harness of vgpuctl's percentage parser (ctl/lib/parse.c,
  * vgpuctl_parse_pct(): "50%", "37.5", "0.01%" into basis points). Checks,
  * beyond the sanitizers:
  * - it agrees with a second reading of the grammar (DIGITS [. 1-2
@@ -10,7 +10,7 @@
  */
 #include <stdbool.h>
 
-#include "../../ctl/parse.h"
+#include "../../ctl/lib/parse.h"
 #include "fuzz.h"
 
 static bool digit(char c)

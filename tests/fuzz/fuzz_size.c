@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer harness of vgpuctl's SIZE parser (ctl/parse.c,
+ * libFuzzer harness of vgpuctl's SIZE parser (ctl/lib/parse.c,
  * vgpuctl_parse_size(): "4GiB", "1.5G", "512MiB", "4096"): every input is
  * an argument. Checks, beyond the sanitizers:
  * - it agrees with a second, plain reading of the grammar in 128-bit
@@ -11,7 +11,7 @@
  */
 #include <stdbool.h>
 
-#include "../../ctl/parse.h"
+#include "../../ctl/lib/parse.h"
 #include "fuzz.h"
 
 static const struct { const char *name; unsigned int shift; } suffixes[] = {

@@ -82,90 +82,39 @@ run_unit() {
 }
 
 mkdir -p build/unit build/asan
-if [ "$tools_ok" = 1 ] &&
-   "$CC" "${WARN[@]}" -O2 -g tests/unit/test_parse.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
-	-o build/unit/test_parse 2> "$tmp/cc.err"; then
-	pass parse "test_parse builds with -Wall -Wextra -Werror"
-	run_unit parse build/unit/test_parse
-else
-	fail parse "test_parse builds with -Wall -Wextra -Werror" "$(oneline "$tmp/cc.err")"
-fi
-if [ "$tools_ok" = 1 ] &&
-   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" tests/unit/test_parse.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
-	-o build/asan/test_parse 2> "$tmp/cc.err"; then
-	pass parse-asan "test_parse builds with ASan and UBSan"
-	run_unit parse-asan build/asan/test_parse
-else
-	fail parse-asan "test_parse builds with ASan and UBSan" "$(oneline "$tmp/cc.err")"
-fi
+# srcs NAME: a list of ctl/sources.mk, as paths ("" and an error line on
+# stderr when it has none).
+srcs() { make -s --no-print-directory -C ctl -f sources.mk "list-$1"; }
 
-# The other libc-only unit tests: NAME and the ctl/ file it tests.
-# (batch.c takes vgpuctl.h's exit statuses, hence libnl's include path.)
-for unit in parse_sched:ctl/parse_sched.c cpuset:ctl/cpuset.c meta:ctl/parse_meta.c \
-	    dmem:ctl/dmem.c batch:ctl/batch.c; do
-	name=${unit%%:*} src=${unit#*:}
+# Each unit test, linked with its list in ctl/sources.mk (UNIT_NAME: the
+# files it tests and those they call), normally and under ASan and UBSan.
+# print and apply link the reply printers, hence libnl and libcap; the
+# others libc alone (batch.c takes vgpuctl.h's exit statuses, hence
+# libnl's include path for all).
+for name in parse parse_sched cpuset meta dmem batch print apply; do
+	libs=()
+	# shellcheck disable=SC2207
+	case $name in print|apply) libs=($(pkg-config --libs libnl-genl-3.0 libcap) -ldl) ;; esac
+	# shellcheck disable=SC2207
+	list=($(srcs "UNIT_$name" 2> "$tmp/srcs.err"))
 	for mode in "$name" "$name-asan"; do
+		cp "$tmp/srcs.err" "$tmp/cc.err"
 		if [ "$mode" = "$name" ]; then
 			flags=(-O2 -g) out=build/unit/test_$name what="with -Wall -Wextra -Werror"
 		else
 			flags=(-O1 -g "${SAN[@]}") out=build/asan/test_$name what="with ASan and UBSan"
 		fi
 		# shellcheck disable=SC2046
-		if [ "$tools_ok" = 1 ] &&
-		   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0) \
-			"tests/unit/test_$name.c" "$src" \
-			-o "$out" 2> "$tmp/cc.err"; then
+		if [ "$tools_ok" = 1 ] && [ "${#list[@]}" -gt 0 ] &&
+		   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
+			-I"${NVML_INC:-build/deps/cuda/include}" "tests/unit/test_$name.c" "${list[@]}" \
+			-o "$out" "${libs[@]}" 2>> "$tmp/cc.err"; then
 			pass "$mode" "test_$name builds $what"
 			run_unit "$mode" "$out" "$name"
 		else
 			fail "$mode" "test_$name builds $what" "$(oneline "$tmp/cc.err")"
 		fi
 	done
-done
-
-# test_print links the reply printers, hence libnl and libcap.
-PRINT_SRCS=(tests/unit/test_print.c ctl/tenant.c ctl/tenant_send.c ctl/tenant_conf.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c
-	    ctl/final.c ctl/placement.c ctl/cpuset.c ctl/print.c ctl/json.c ctl/parse.c
-	    ctl/parse_id.c ctl/parse_cgroup.c ctl/parse_sched.c ctl/parse_meta.c
-	    ctl/util.c ctl/nl.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c
-	    ctl/backstop_nvml.c ctl/dmem.c ctl/gpu.c ctl/gpu_msg.c ctl/probe.c)
-for mode in print print-asan; do
-	if [ "$mode" = print ]; then
-		flags=(-O2 -g) out=build/unit/test_print what="with -Wall -Wextra -Werror"
-	else
-		flags=(-O1 -g "${SAN[@]}") out=build/asan/test_print what="with ASan and UBSan"
-	fi
-	# shellcheck disable=SC2046
-	if [ "$tools_ok" = 1 ] &&
-	   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
-		-I"${NVML_INC:-build/deps/cuda/include}" "${PRINT_SRCS[@]}" -o "$out" \
-		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err"; then
-		pass "$mode" "test_print builds $what"
-		run_unit "$mode" "$out" print
-	else
-		fail "$mode" "test_print builds $what" "$(oneline "$tmp/cc.err")"
-	fi
-done
-
-# test_apply: apply's reader and diff, with the parsers they reuse.
-APPLY_SRCS=(tests/unit/test_apply.c ctl/apply_load.c ctl/apply_diff.c ctl/conf.c ctl/flavour.c
-	    ctl/host.c "${PRINT_SRCS[@]:1}")
-for mode in apply apply-asan; do
-	if [ "$mode" = apply ]; then
-		flags=(-O2 -g) out=build/unit/test_apply what="with -Wall -Wextra -Werror"
-	else
-		flags=(-O1 -g "${SAN[@]}") out=build/asan/test_apply what="with ASan and UBSan"
-	fi
-	# shellcheck disable=SC2046
-	if [ "$tools_ok" = 1 ] &&
-	   "$CC" "${WARN[@]}" "${flags[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap) \
-		-I"${NVML_INC:-build/deps/cuda/include}" "${APPLY_SRCS[@]}" -o "$out" \
-		$(pkg-config --libs libnl-genl-3.0 libcap) -ldl 2> "$tmp/cc.err"; then
-		pass "$mode" "test_apply builds $what"
-		run_unit "$mode" "$out" apply
-	else
-		fail "$mode" "test_apply builds $what" "$(oneline "$tmp/cc.err")"
-	fi
 done
 
 # --- builds of vgpuctl and vgpu-nlsend ------------------------------------------
@@ -178,25 +127,18 @@ else
 	fail ctl "make -C ctl builds vgpuctl and vgpu-nlsend" "$(oneline "$tmp/make.out")"
 fi
 asan_built=0
+# shellcheck disable=SC2207
+ctl_srcs=($(srcs VGPUCTL_SRCS)) nlsend_srcs=($(srcs VGPU_NLSEND_SRCS))
 if [ "$tools_ok" = 1 ]; then
 	mkdir -p build/asan/ctl
 	# shellcheck disable=SC2046
 	if "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0 libcap jansson openssl libxcrypt) \
 		-I"${NVML_INC:-build/deps/cuda/include}" \
-		ctl/main.c ctl/batch.c ctl/util.c ctl/nl.c ctl/parse.c ctl/parse_id.c ctl/parse_cgroup.c \
-		ctl/parse_sched.c ctl/parse_meta.c ctl/json.c ctl/print.c ctl/gpu.c ctl/gpu_msg.c ctl/probe.c \
-		ctl/tenant.c ctl/tenant_send.c ctl/tenant_conf.c ctl/tenant_replace.c ctl/tenant_print.c ctl/tenant_final.c ctl/final.c \
-		ctl/placement.c ctl/cpuset.c ctl/backstop.c ctl/backstop_read.c ctl/backstop_show.c \
-		ctl/backstop_nvml.c ctl/dmem.c ctl/proc.c ctl/host.c ctl/monitor.c ctl/top.c \
-		ctl/snap.c ctl/prom.c ctl/httpd.c ctl/httpd_listen.c ctl/httpd_conn.c ctl/httpd_tls.c \
-		ctl/httpd_auth.c ctl/httpd_table.c ctl/httpd_loop.c ctl/webconf.c ctl/webconf_yaml.c \
-		ctl/file.c ctl/metrics.c ctl/acct_state.c \
-		ctl/acct_record.c ctl/account.c \
-		ctl/conf.c ctl/flavour.c ctl/cdi.c ctl/apply.c ctl/apply_load.c ctl/apply_diff.c ctl/oci.c ctl/oci_str.c ctl/oci_pod.c ctl/cgpath.c ctl/hook.c ctl/hook_tenant.c \
+		"${ctl_srcs[@]}" \
 		-o build/asan/ctl/vgpuctl \
 		$(pkg-config --libs libnl-genl-3.0 libcap jansson openssl libxcrypt) -pthread -ldl 2> "$tmp/cc.err" &&
 	   "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" $(pkg-config --cflags libnl-genl-3.0) \
-		tests/tools/vgpu-nlsend.c ctl/nl.c -o build/asan/ctl/vgpu-nlsend \
+		tests/tools/vgpu-nlsend.c "${nlsend_srcs[@]}" -o build/asan/ctl/vgpu-nlsend \
 		$(pkg-config --libs libnl-genl-3.0) 2>> "$tmp/cc.err"; then
 		pass ctl-asan "vgpuctl and vgpu-nlsend build with ASan and UBSan"
 		asan_built=1

@@ -101,7 +101,7 @@ mutant() {
 	what="a $name is caught: fuzz_$t crashes on the seed $(basename "$seed")"
 	rm -rf "$dir" && mkdir -p "$dir"
 	cp -r ctl uapi "$dir/"
-	rm -f "$dir"/ctl/*.o "$dir"/ctl/*.d "$dir/ctl/vgpuctl"
+	rm -f "$dir"/ctl/*/*.o "$dir"/ctl/*/*.d "$dir/ctl/vgpuctl"
 	sed -i "$script" "$dir/ctl/$file"
 	if cmp -s "ctl/$file" "$dir/ctl/$file"; then
 		fail "$what" "the edit '$script' changed nothing in ctl/$file"
@@ -117,10 +117,10 @@ mutant() {
 	fi
 	rm -rf "$dir"
 }
-mutant "SIZE printed one unit off" size parse.c \
+mutant "SIZE printed one unit off" size lib/parse.c \
 	's|(unsigned long long)(bytes >> shift), units|(unsigned long long)(bytes >> shift) + 1, units|' \
 	tests/fuzz/corpus/size/size-0 'prints as'
-mutant "pod identity taken without the agreement check" oci_config oci_pod.c \
+mutant "pod identity taken without the agreement check" oci_config oci/oci_pod.c \
 	's|ret = check_agree(fam, t, what) ?: |ret = 0 * check_agree(fam, t, what) ?: |' \
 	tests/fuzz/corpus/oci_config/crio-forged-cri.json 'the pod taken "billing"'
 

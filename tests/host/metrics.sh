@@ -84,18 +84,21 @@ unit() {
 		fi
 	done
 }
-unit prom ctl/prom.c ctl/httpd.c ctl/snap.c ctl/final.c ctl/nl.c ctl/parse.c ctl/parse_sched.c \
-	ctl/parse_meta.c ctl/util.c ctl/print.c ctl/json.c
-unit account ctl/acct_state.c ctl/acct_record.c ctl/snap.c ctl/final.c ctl/nl.c ctl/parse.c \
-	ctl/parse_id.c ctl/json.c
+# srcs NAME: a list of ctl/sources.mk (UNIT_NAME: what test_NAME links), as paths.
+srcs() { make -s --no-print-directory -C ctl -f sources.mk "list-$1"; }
+# shellcheck disable=SC2046
+unit prom $(srcs UNIT_prom)
+# shellcheck disable=SC2046
+unit account $(srcs UNIT_account)
 
 # --- vgpuctl metrics and account without the module ----------------------------
 S=metrics
 V=build/asan/ctl/vgpuctl-metrics
 mkdir -p build/asan/ctl
 # (with tests/tools/accept-fault.c: accept4() fails on demand)
+# shellcheck disable=SC2046
 if ! "$CC" "${WARN[@]}" -O1 -g "${SAN[@]}" "${NL_CFLAGS[@]}" \
-	-I"${NVML_INC:-build/deps/cuda/include}" ctl/*.c tests/tools/accept-fault.c \
+	-I"${NVML_INC:-build/deps/cuda/include}" $(srcs VGPUCTL_SRCS) tests/tools/accept-fault.c \
 	-Wl,--wrap=accept4 -o "$V" "${NL_LIBS[@]}" "${SSL_LIBS[@]}" -ldl 2> "$tmp/cc.err"; then
 	fail $S "vgpuctl builds with ASan and UBSan" "$(oneline "$tmp/cc.err")"
 	exit 1
@@ -142,8 +145,8 @@ expect "account: unknown argument" 2 'Error: unexpected argument "-x" for accoun
 expect "account: duplicate --no-ack" 2 'Error: duplicate option "--no-ack"' account --no-ack --no-ack
 
 # --- the HTTP server --------------------------------------------------------------
-# Its caps (ctl/httpd.h), for the checks of what happens when it is full.
-hdef() { sed -n "s/^#define $1[[:space:]]*\([0-9]*\).*/\1/p" ctl/httpd.h; }
+# Its caps (ctl/out/httpd.h), for the checks of what happens when it is full.
+hdef() { sed -n "s/^#define $1[[:space:]]*\([0-9]*\).*/\1/p" ctl/out/httpd.h; }
 peer_max=$(hdef VGPU_HTTPD_PEER_MAX) fd_spare=$(hdef VGPU_HTTPD_FD_SPARE)
 flood=tests/tools/http-flood
 # serve ERR [CMD...]: vgpuctl metrics --listen 127.0.0.1:PORT on a new

@@ -27,7 +27,7 @@
 #include <netlink/genl/genl.h>
 
 #include "../../uapi/vgpu.h"
-#include "../../ctl/nl.h"
+#include "../../ctl/lib/nl.h"
 
 static const char *const cmd_names[] = {
 	[VGPU_CMD_GPU_ADD] = "gpu-add",

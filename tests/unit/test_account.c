@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of vgpuctl account's pure parts without the module: the state
- * file (ctl/acct_state.c: round trip, damaged files refused) and the
- * records of a cycle (ctl/acct_record.c: deltas, final records, lost and
+ * file (ctl/out/acct_state.c: round trip, damaged files refused) and the
+ * records of a cycle (ctl/out/acct_record.c: deltas, final records, lost and
  * closed entries, a module reload), with snapshots built by hand. The
  * property under test: the records of a tenant on a GPU add up to the
  * module's counters, whatever happened between cycles. One line per check.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ctl/acct.h"
+#include "../../ctl/out/acct.h"
 #include "result.h"
 
 static struct vgpu_snap_gpu gpu0 = { 0, "GPU-00000000-0000-0000-0000-000000000000", "", 1 << 30, -1 };

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ctl/apply.h"
+#include "../../ctl/cmd/apply.h"
 #include "result.h"
 
 static char errbuf[8192];

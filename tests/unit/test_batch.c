@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of vgpuctl -b (ctl/batch.c): splitting a line into words
+ * Unit tests of vgpuctl -b (ctl/cmd/batch.c): splitting a line into words
  * (blanks, quotes, escapes, comments), joining continued lines with their
  * numbers, and the loop: which lines run, where it stops, the exit status
  * and the FILE:LINE error line (stderr is sent to a temporary file). One
  * line per check: "PASS: batch: <what>" or "FAIL: batch: <what>: <detail>".
  *
  *   cc -std=c11 -D_GNU_SOURCE $(pkg-config --cflags libnl-genl-3.0) \
- *      tests/unit/test_batch.c ctl/batch.c
+ *      tests/unit/test_batch.c ctl/cmd/batch.c
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../ctl/batch.h"
+#include "../../ctl/cmd/batch.h"
 
 #define VGPU_UNIT_SUITE "batch"
 #include "result.h"

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of vgpuctl's cpuset writer (ctl/cpuset.c) against a fake
+ * Unit tests of vgpuctl's cpuset writer (ctl/enforce/cpuset.c) against a fake
  * cgroup2 tree in a temporary directory: regular files stand for the
  * control files, and a link to /proc/version for a file that refuses to be
  * written. One line per check: "PASS: cpuset: <what>" or "FAIL: cpuset:
  * <what>: <detail>". Exits 1 if any check failed.
  *
- *   cc -std=c11 -D_GNU_SOURCE tests/unit/test_cpuset.c ctl/cpuset.c
+ *   cc -std=c11 -D_GNU_SOURCE tests/unit/test_cpuset.c ctl/enforce/cpuset.c
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../ctl/cpuset.h"
+#include "../../ctl/enforce/cpuset.h"
 
 #define VGPU_UNIT_SUITE "cpuset"
 #include "result.h"

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of vgpuctl's dmem reader and writer (ctl/dmem.c) against a
+ * Unit tests of vgpuctl's dmem reader and writer (ctl/enforce/dmem.c) against a
  * fake cgroup2 tree in a temporary directory: regular files stand for the
  * control files (a write replaces the whole file, where the kernel would
  * update one region: the checks read back what was written). One line per
  * check: "PASS: dmem: <what>" or "FAIL: dmem: <what>: <detail>". Exits 1
  * if any check failed.
  *
- *   cc -std=c11 -D_GNU_SOURCE tests/unit/test_dmem.c ctl/dmem.c
+ *   cc -std=c11 -D_GNU_SOURCE tests/unit/test_dmem.c ctl/enforce/dmem.c
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../ctl/dmem.h"
+#include "../../ctl/enforce/dmem.h"
 
 #define VGPU_UNIT_SUITE "dmem"
 #include "result.h"

@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of vgpuctl's label and time parsers (ctl/parse_meta.c): the
+ * Unit tests of vgpuctl's label and time parsers (ctl/lib/parse_meta.c): the
  * label key and value rules vgpu.ko also applies (label.c), their size
  * limits, "KEY=VALUE" splitting, and UTC time formatting. One line per
  * check: "PASS: meta: <what>" or "FAIL: meta: <what>: <detail>". Exits 1
  * if any check failed.
  *
- *   cc -std=c11 -D_GNU_SOURCE tests/unit/test_meta.c ctl/parse_meta.c
+ *   cc -std=c11 -D_GNU_SOURCE tests/unit/test_meta.c ctl/lib/parse_meta.c
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../../ctl/parse.h"
+#include "../../ctl/lib/parse.h"
 #include "../../uapi/vgpu.h"
 
 #define VGPU_UNIT_SUITE "meta"

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of vgpuctl's pure parsers and formatters (ctl/parse.c,
- * parse_id.c, parse_cgroup.c) and of the spec's tables (ctl/spec_gen.h).
+ * Unit tests of vgpuctl's pure parsers and formatters (ctl/lib/parse.c,
+ * parse_id.c, parse_cgroup.c) and of the spec's tables (ctl/lib/spec_gen.h).
  * One line per check: "PASS: parse: <what>" or "FAIL: parse: <what>:
  * <detail>". Exits 1 if any check failed.
  *
- *   cc -std=c11 -D_GNU_SOURCE -I. tests/unit/test_parse.c ctl/parse.c \
- *	ctl/parse_id.c ctl/parse_cgroup.c
+ *   cc -std=c11 -D_GNU_SOURCE -I. tests/unit/test_parse.c ctl/lib/parse.c \
+ *	ctl/lib/parse_id.c ctl/lib/parse_cgroup.c
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../ctl/parse.h"
-#include "../../ctl/spec_gen.h"
+#include "../../ctl/lib/parse.h"
+#include "../../ctl/lib/spec_gen.h"
 #include "../../uapi/vgpu.h"
 
 #define VGPU_UNIT_SUITE "parse"

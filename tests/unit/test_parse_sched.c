@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the scheduling and placement parsers of vgpuctl
- * (ctl/parse_sched.c). One line per check: "PASS: parse_sched: <what>" or
+ * (ctl/lib/parse_sched.c). One line per check: "PASS: parse_sched: <what>" or
  * "FAIL: parse_sched: <what>: <detail>". Exits 1 if any check failed.
  *
- *   cc -std=c11 -D_GNU_SOURCE tests/unit/test_parse_sched.c ctl/parse_sched.c
+ *   cc -std=c11 -D_GNU_SOURCE tests/unit/test_parse_sched.c ctl/lib/parse_sched.c
  */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../../ctl/parse.h"
+#include "../../ctl/lib/parse.h"
 #include "../../uapi/vgpu.h"
 
 #define VGPU_UNIT_SUITE "parse_sched"

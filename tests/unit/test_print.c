@@ -8,19 +8,19 @@
  * print: <what>: <detail>". Exits 1 if any check failed.
  *
  *   cc -std=c11 -D_GNU_SOURCE $(pkg-config --cflags libnl-genl-3.0 libcap) \
- *      tests/unit/test_print.c \
- *      ctl/{tenant,placement,cpuset,print,json,parse,parse_sched,util,nl}.c \
- *      $(pkg-config --libs libnl-genl-3.0 libcap)
+ *      -Ibuild/deps/cuda/include tests/unit/test_print.c \
+ *      $(make -s -C ctl -f sources.mk list-UNIT_print) \
+ *      $(pkg-config --libs libnl-genl-3.0 libcap) -ldl
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ctl/host.c"
-#include "../../ctl/proc.c"
-#include "../../ctl/top.c"
-#include "../../ctl/backstop.h"
+#include "../../ctl/cmd/host.c"
+#include "../../ctl/cmd/proc.c"
+#include "../../ctl/cmd/top.c"
+#include "../../ctl/enforce/backstop.h"
 
 static int failures;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the Prometheus writer (ctl/prom.c) and the HTTP request
- * judge (ctl/httpd.c) without the module: snapshots built by hand, the
+ * Unit tests of the Prometheus writer (ctl/out/prom.c) and the HTTP request
+ * judge (ctl/out/httpd.c) without the module: snapshots built by hand, the
  * exposition checked line by line. One line per check: "PASS: prom: <what>"
  * or "FAIL: prom: <what>: <detail>". Exits 1 if any check failed.
  */
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../ctl/httpd.h"
-#include "../../ctl/prom.h"
+#include "../../ctl/out/httpd.h"
+#include "../../ctl/out/prom.h"
 #include "result.h"
 
 static char *expose(const struct vgpu_snap *s)

@@ -35,7 +35,7 @@ const (
 	// libvgpuInContainer is where libvgpu is mounted (the preload file
 	// names it).
 	libvgpuInContainer = "/usr/lib/vgpu/libvgpu.so"
-	// hookTimeout is the hooks' timeout in seconds, ctl/cdi.c's.
+	// hookTimeout is the hooks' timeout in seconds, ctl/cmd/cdi.c's.
 	hookTimeout = 10
 )
 

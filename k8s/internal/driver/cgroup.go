@@ -12,7 +12,7 @@ import (
 // PodCgroups finds a pod's cgroup as kubelet names it, with either cgroup
 // driver and any QoS class: cgroupfs kubepods[/QOS]/pod<UID>, systemd
 // kubepods.slice[/kubepods-QOS.slice]/kubepods[-QOS]-pod<UID, '-' as
-// '_'>.slice (the names ctl/oci_pod.c checks too).
+// '_'>.slice (the names ctl/oci/oci_pod.c checks too).
 type PodCgroups struct {
 	// Root is the cgroup2 mount point as the plugin sees it
 	// (/sys/fs/cgroup, or the host's mounted elsewhere).
