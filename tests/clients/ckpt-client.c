@@ -142,11 +142,15 @@ static int check_sums(void)
 	return 0;
 }
 
+/* The count is written to PATH.tmp, then renamed: a reader never sees
+ * a file half written. */
 static void *ticker(void *arg)
 {
 	const char *path = arg;
 	unsigned long long n = 0;
+	char tmp[4096];
 
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	cu.cuCtxSetCurrent(ctx);
 	for (;;) {
 		char line[32];
@@ -155,10 +159,11 @@ static void *ticker(void *arg)
 		if (cu.cuCtxSynchronize(ctx) == CUDA_SUCCESS)
 			n++;
 		len = snprintf(line, sizeof(line), "%llu\n", n);
-		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 		if (fd >= 0) {
 			(void)!write(fd, line, (size_t)len);
 			close(fd);
+			rename(tmp, path);
 		}
 		usleep(1000);
 	}

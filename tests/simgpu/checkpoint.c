@@ -198,8 +198,8 @@ static int gpu_by_uuid(const unsigned char uuid[16])
  * the GPU restored onto "needs to have enough memory and be of the same
  * chip type as the old GPU" (simgpu's GPUs share one name; its chip is
  * the multiprocessor count), and "if an array of GPU UUID pairs is
- * specified, it must contain every checkpointed GPU". Two GPUs onto one,
- * or a remapping that would show the process one GPU twice, is refused.
+ * specified, it must contain every checkpointed GPU". Two GPUs onto one
+ * is refused.
  */
 static CUresult remap_parse(const struct sg_ckpt_pair *pairs, unsigned int n, int *map, int *vis)
 {
@@ -218,12 +218,20 @@ static CUresult remap_parse(const struct sg_ckpt_pair *pairs, unsigned int n, in
 	for (int g = 0; g < SG_MAX_GPUS && n; g++)
 		if ((held[g] || held_ctxs[g]) && !seen_old[g])
 			return CUDA_ERROR_INVALID_VALUE;
-	for (int d = 0; d < simgpu_nvis; d++) {
-		vis[d] = map[simgpu_vis[d]];
-		for (int e = 0; e < d; e++)
-			if (vis[e] == vis[d])
-				return CUDA_ERROR_INVALID_VALUE;
+	/* The map is made a permutation: a GPU restored onto that was not
+	 * moved itself (it held nothing of the process) takes the ordinal of
+	 * a GPU left, so the process never sees one GPU twice. */
+	for (int w = 0, o = 0; w < SG_MAX_GPUS; w++) {
+		if (!seen_new[w] || seen_old[w])
+			continue;
+		while (o < SG_MAX_GPUS && (!seen_old[o] || seen_new[o]))
+			o++;
+		if (o == SG_MAX_GPUS)
+			return CUDA_ERROR_INVALID_VALUE;	/* cannot happen */
+		map[w] = o++;
 	}
+	for (int d = 0; d < simgpu_nvis; d++)
+		vis[d] = map[simgpu_vis[d]];
 	return CUDA_SUCCESS;
 }
 
