@@ -12,6 +12,8 @@
  *   vmm SIZE       cuMemCreate + cuMemAddressReserve + cuMemMap +
  *                  cuMemSetAccess (SIZE a multiple of 2M), filled
  *   managed SIZE   cuMemAllocManaged, filled
+ *   share SIZE     vmm, created shareable and exported as a file
+ *                  descriptor (cuMemExportToShareableHandle), kept open
  *   sum            read every buffer back (cuMemcpyDtoH): "sum N buffers
  *                  B bytes ok", or "sum mismatch buffer I"
  *   info           cuMemGetInfo: "info free F total T"
@@ -40,7 +42,7 @@ struct buf {
 	CUdeviceptr p;
 	size_t size;
 	uint64_t sum;
-	int kind;		/* 0 alloc, 1 pool, 2 vmm, 3 managed */
+	int kind;		/* 0 alloc, 1 pool, 2 vmm, 3 managed, 4 share */
 	CUmemGenericAllocationHandle h;
 };
 
@@ -77,7 +79,7 @@ static CUresult fill(struct buf *b)
 	return rc;
 }
 
-static CUresult get_vmm(struct buf *b)
+static CUresult get_vmm(struct buf *b, int share)
 {
 	CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED };
 	CUmemAccessDesc acc = { .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
@@ -85,8 +87,16 @@ static CUresult get_vmm(struct buf *b)
 
 	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
 	prop.location.id = 0;
+	if (share)
+		prop.requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
 	acc.location = prop.location;
 	rc = cu.cuMemCreate(&b->h, b->size, &prop, 0);
+	if (!rc && share) {
+		int fd;	/* left open: the memory is shared from now on */
+
+		rc = cu.cuMemExportToShareableHandle(&fd, b->h,
+						     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+	}
 
 	if (!rc)
 		rc = cu.cuMemAddressReserve(&b->p, b->size, 0, 0, 0);
@@ -110,8 +120,8 @@ static CUresult allocate(int kind, size_t size)
 		rc = cu.cuMemAlloc(&b->p, size);
 	else if (kind == 1 && !(rc = cu.cuMemAllocAsync(&b->p, size, stream)))
 		rc = cu.cuStreamSynchronize(stream);
-	else if (kind == 2)
-		rc = get_vmm(b);
+	else if (kind == 2 || kind == 4)
+		rc = get_vmm(b, kind == 4);
 	else if (kind == 3)
 		rc = cu.cuMemAllocManaged(&b->p, size, CU_MEM_ATTACH_GLOBAL);
 	if (!rc)
@@ -192,7 +202,7 @@ static CUresult free_all(void)
 	while (nbufs > 0 && !rc) {
 		struct buf *b = &bufs[--nbufs];
 
-		if (b->kind != 2) {
+		if (b->kind != 2 && b->kind != 4) {
 			rc = cu.cuMemFree(b->p);
 			continue;
 		}
@@ -208,12 +218,12 @@ static CUresult free_all(void)
 /* Run one command (argv[0] is its name); 0 ok, 1 failed, 2 usage. */
 static int run(char **a, int n)
 {
-	static const char *const kinds[] = { "alloc", "pool", "vmm", "managed" };
+	static const char *const kinds[] = { "alloc", "pool", "vmm", "managed", "share" };
 	CUresult rc = CUDA_SUCCESS;
 	uint64_t size;
 	pthread_t t;
 
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < 5; k++) {
 		if (strcmp(a[0], kinds[k]))
 			continue;
 		if (n != 2 || cu_size_arg(a[1], &size))

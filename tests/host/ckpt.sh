@@ -247,6 +247,19 @@ step "refused" $Cp unlock -- CUDA_SUCCESS running
 touch "$work/c.go"
 await "refused: its data is intact" grep -q "^sum 2 buffers $((12 * M)) bytes ok" "$work/c.out"
 
+# ---- IPC memory (an exported VMM allocation) is refused likewise ----
+client i alloc 4M , share 2M , touch "$work/i.ready" , wait "$work/i.go" , sum , \
+	wait "$work/i.end"
+I=$cpid
+await "a client with an exported VMM allocation" test -e "$work/i.ready"
+step "IPC memory" $I lock -- CUDA_SUCCESS locked
+step "IPC memory" $I checkpoint -- CUDA_ERROR_NOT_SUPPORTED locked
+step "refused" $I unlock -- CUDA_SUCCESS running
+touch "$work/i.go"
+await "refused: its data is intact" grep -q "^sum 2 buffers $((6 * M)) bytes ok" "$work/i.out"
+touch "$work/i.end" "$work/c.end"	# their room is needed below
+wait $I $Cp 2>/dev/null
+
 # ---- a restore without room fails whole, and succeeds once there is room ----
 client d alloc 128M , touch "$work/d.ready" , wait "$work/d.go" , sum , wait "$work/d.end"
 D=$cpid
@@ -278,6 +291,7 @@ check "GPU 0 holds the 128M again" "used $(gpu_used 0), base $base" \
 client f alloc 32M , touch "$work/f.ready" , wait "$work/f.go" , sum , wait "$work/f.end"
 F=$cpid
 await "a client holding 32M on GPU 0" test -e "$work/f.ready"
+check "the client got its 32M" "$(cat "$work/f.out")" grep -q "^alloc 32M ok" "$work/f.out"
 u0=$(gpu_used 0)
 u1=$(gpu_used 1)
 "$CTL" $F suspend > /dev/null
@@ -314,10 +328,46 @@ for st in running locked checkpointed; do
 done
 
 # ---- the other clients end cleanly ----
-touch "$work/a.end" "$work/b.end" "$work/c.end" "$work/d.end" "$work/f.end"
-for p in $A $B $Cp $D $F; do wait $p 2>/dev/null; done
+touch "$work/a.end" "$work/b.end" "$work/d.end" "$work/f.end"
+for p in $A $B $D $F; do wait $p 2>/dev/null; done
 check "every client ended and GPU memory is all free" "used $(gpu_used 0) $(gpu_used 1)" \
 	[ "$(gpu_used 0)" = 0 -a "$(gpu_used 1)" = 0 ]
+
+# ---- under ASan and UBSan: both sides of the channel, a whole cycle ----
+asan=$(cc -print-file-name=libasan.so)
+if ! make -s -C "$sim" asan/libcuda.so.1 > "$work/asan.log" 2>&1 || [ ! -e "$asan" ]; then
+	fail "ASan/UBSan build of the driver" "$(tail -n 3 "$work/asan.log" | tr '\n' ' ') libasan: $asan"
+else
+	export ASAN_OPTIONS=detect_leaks=0
+	san() { LD_PRELOAD=$asan LD_LIBRARY_PATH=$sim/asan "$@"; }
+	: > "$work/s.out"
+	LD_PRELOAD=$asan LD_LIBRARY_PATH=$sim/asan "$C" alloc 16M , pool 4M , vmm 2M , \
+		managed 2M , touch "$work/s.ready" , wait "$work/s.go" , sum >> "$work/s.out" 2>&1 &
+	S=$!
+	pids+=($S)
+	await "ASan: a client" test -e "$work/s.ready"
+	{ san "$CTL" $S suspend; san "$CTL" $S unlock; san "$CTL" $S errors
+	  san "$CTL" 999999999 state; } > "$work/sctl.out" 2>&1
+	check "ASan: managed memory refused" "$(cat "$work/sctl.out")" \
+		grep -q "^checkpoint CUDA_ERROR_NOT_SUPPORTED state locked" "$work/sctl.out"
+	: > "$work/t.out"
+	LD_PRELOAD=$asan LD_LIBRARY_PATH=$sim/asan "$C" alloc 16M , pool 4M , vmm 2M , \
+		touch "$work/t.ready" , wait "$work/t.go" , sum >> "$work/t.out" 2>&1 &
+	T=$!
+	pids+=($T)
+	await "ASan: a second client" test -e "$work/t.ready"
+	check "ASan: the client runs the instrumented driver" "$(grep libcuda /proc/$T/maps | head -n 1)" \
+		grep -q "$sim/asan/libcuda.so.1" /proc/$T/maps
+	san "$CTL" $T suspend , resume >> "$work/sctl.out" 2>&1
+	touch "$work/s.go" "$work/t.go"
+	wait $S $T
+	check "ASan: suspended, resumed, data intact" "$(cat "$work/t.out" "$work/sctl.out")" \
+		grep -q "^sum 3 buffers $((22 * M)) bytes ok" "$work/t.out"
+	check "ASan and UBSan: no report from either side" \
+		"$(grep -h -m 3 -e Sanitizer -e 'runtime error' "$work/s.out" "$work/t.out" "$work/sctl.out")" \
+		eval '! grep -q -e Sanitizer -e "runtime error" "$work/s.out" "$work/t.out" "$work/sctl.out"'
+	unset ASAN_OPTIONS
+fi
 
 # ---- suspend and resume per GiB (bench/ckpt-bench, short) ----
 if out=$(SIMGPU_VRAM=1G "$top/bench/ckpt-bench" 128 3 2> "$work/bench.err"); then

@@ -122,14 +122,17 @@ static void *conn_main(void *arg)
 	socklen_t clen = sizeof(cred);
 
 	simgpu_gate_inside();
+	rep.state = CU_PROCESS_STATE_FAILED;	/* told to no one without rights */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) ||
-	    (cred.uid != 0 && cred.uid != geteuid()))
+	    (cred.uid != 0 && cred.uid != geteuid())) {
 		rep.result = CUDA_ERROR_OPERATING_SYSTEM;
-	else if (recv(fd, &req, sizeof(req), MSG_WAITALL) != (ssize_t)sizeof(req))
-		rep.result = CUDA_ERROR_INVALID_VALUE;
-	else
-		rep.result = serve_one(&req, &rep);
-	rep.state = atomic_load(&state);
+	} else {
+		if (recv(fd, &req, sizeof(req), MSG_WAITALL) != (ssize_t)sizeof(req))
+			rep.result = CUDA_ERROR_INVALID_VALUE;
+		else
+			rep.result = serve_one(&req, &rep);
+		rep.state = atomic_load(&state);
+	}
 	(void)!send(fd, &rep, sizeof(rep), MSG_NOSIGNAL);
 	close(fd);
 	return NULL;
