@@ -25,6 +25,12 @@
 
 #include "ckpt.h"
 
+#ifdef MADV_POPULATE_WRITE
+#define SG_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
+#else
+#define SG_MADV_POPULATE_WRITE 23	/* <linux/mman.h>, Linux 5.14 */
+#endif
+
 struct sg_blob {
 	uintptr_t base;		/* a private mapping (fd < 0) */
 	int fd;			/* or a VMM allocation's memfd, from offset 0 */
@@ -107,7 +113,9 @@ static int holds_ipc(void)
 
 static int blob_copy_out(struct sg_blob *b)
 {
-	void *h = mmap(NULL, b->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* Populated at once: one fault a page would cost more than the copy. */
+	void *h = mmap(NULL, b->len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 	if (h == MAP_FAILED)
 		return -1;
@@ -290,6 +298,9 @@ static void blob_copy_in(const struct sg_blob *b)
 		 * back, and the process cannot go on without its memory. */
 		if (mprotect((void *)b->base, b->len, PROT_READ | PROT_WRITE))
 			abort();
+		/* All pages at once, as for the host copy (Linux 5.14; an
+		 * older kernel faults them in one by one). */
+		madvise((void *)b->base, b->len, SG_MADV_POPULATE_WRITE);
 		memcpy((void *)b->base, b->host, b->len);
 		return;
 	}
