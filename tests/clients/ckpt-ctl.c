@@ -111,7 +111,8 @@ static CUresult step(int pid, char **a, int n)
 	for (int i = 1; i < n && !strcmp(op, "restore") && np < 16; i++, np++) {
 		const char *eq = strchr(a[i], '=');
 
-		if (!eq || uuid_arg(a[i], &pairs[np].oldUuid) || uuid_arg(eq + 1, &pairs[np].newUuid))
+		if (!eq || uuid_arg(a[i], &pairs[np].oldUuid) ||
+		    uuid_arg(eq + 1, &pairs[np].newUuid))
 			return (CUresult)-1;
 	}
 	ra.gpuPairs = np ? pairs : NULL;
@@ -149,6 +150,7 @@ static int errors(int pid)
 	CUcheckpointUnlockArgs ua = { .reserved = { 1 } };
 	CUcheckpointRestoreArgs ra = { .gpuPairsCount = 1 };
 	CUcheckpointCheckpointArgs ca = { .reserved = { 1 } };
+	CUprocessState st;
 	struct { const char *what; CUresult got, want; } t[] = {
 		{ "state NULL", get_state(pid, NULL), CUDA_ERROR_INVALID_VALUE },
 		{ "tid NULL", get_tid(pid, NULL), CUDA_ERROR_INVALID_VALUE },
@@ -157,7 +159,7 @@ static int errors(int pid)
 		{ "restore pairs NULL", do_restore(pid, &ra), CUDA_ERROR_INVALID_VALUE },
 		{ "unlock reserved", do_unlock(pid, &ua), CUDA_ERROR_INVALID_VALUE },
 		{ "lock pid 0", do_lock(0, NULL), CUDA_ERROR_INVALID_VALUE },
-		{ "state pid -1", get_state(-1, (CUprocessState[1]){ 0 }), CUDA_ERROR_INVALID_VALUE },
+		{ "state pid -1", get_state(-1, &st), CUDA_ERROR_INVALID_VALUE },
 	};
 	int bad = 0;
 
