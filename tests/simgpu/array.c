@@ -141,11 +141,13 @@ void simgpu_array_extent(const struct CUarray_st *a, size_t *w, size_t *h, size_
 
 SG_API CUresult cuArray3DCreate_v2(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR *d)
 {
+	SG_GATE();
 	return array_new(pHandle, d, 1);
 }
 
 SG_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *d)
 {
+	SG_GATE();
 	CUDA_ARRAY3D_DESCRIPTOR d3 = { 0 };
 
 	if (!d)
@@ -159,6 +161,7 @@ SG_API CUresult cuArrayCreate_v2(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR *
 
 SG_API CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *d)
 {
+	SG_GATE();
 	CUDA_ARRAY3D_DESCRIPTOR d3 = { 0 };
 
 	if (!d)
@@ -172,6 +175,7 @@ SG_API CUresult cuArrayCreate(CUarray *pHandle, const CUDA_ARRAY_DESCRIPTOR_v1 *
 
 SG_API CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_v1 *d)
 {
+	SG_GATE();
 	CUDA_ARRAY3D_DESCRIPTOR d3 = { 0 };
 
 	if (!d)
@@ -187,6 +191,7 @@ SG_API CUresult cuArray3DCreate(CUarray *pHandle, const CUDA_ARRAY3D_DESCRIPTOR_
 
 SG_API CUresult cuArrayDestroy(CUarray a)
 {
+	SG_GATE();
 	if (a && a->levels != 1)
 		return CUDA_ERROR_INVALID_HANDLE;
 	return array_free(a);
@@ -194,6 +199,7 @@ SG_API CUresult cuArrayDestroy(CUarray a)
 
 SG_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *d, CUarray a)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!a || a->magic != SG_ARRAY_MAGIC)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -205,6 +211,7 @@ SG_API CUresult cuArray3DGetDescriptor_v2(CUDA_ARRAY3D_DESCRIPTOR *d, CUarray a)
 
 SG_API CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *d, CUarray a)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!a || a->magic != SG_ARRAY_MAGIC)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -221,6 +228,7 @@ SG_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 				       const CUDA_ARRAY3D_DESCRIPTOR *d,
 				       unsigned int numMipmapLevels)
 {
+	SG_GATE();
 	struct CUarray_st *a;
 	CUresult rc;
 
@@ -236,6 +244,7 @@ SG_API CUresult cuMipmappedArrayCreate(CUmipmappedArray *pHandle,
 
 SG_API CUresult cuMipmappedArrayDestroy(CUmipmappedArray h)
 {
+	SG_GATE();
 	struct CUarray_st *a = (struct CUarray_st *)(void *)h;
 
 	if (!a || a->magic != SG_ARRAY_MAGIC || a->levels < 1000)

@@ -99,16 +99,16 @@ static CUresult acopy(const struct end *dst, const struct end *src, size_t n, CU
 
 #define SYNC_ARRAY(sfx, ptds, dptr_t, size_t_)					\
 SG_API CUresult cuMemcpyHtoA##sfx(CUarray a, size_t_ off, const void *src, size_t_ n)	\
-{ return acopy(A(a, off), H(src), n, NULL, ptds, 1); }				\
+{ SG_GATE(); return acopy(A(a, off), H(src), n, NULL, ptds, 1); }				\
 SG_API CUresult cuMemcpyAtoH##sfx(void *dst, CUarray a, size_t_ off, size_t_ n)	\
-{ return acopy(H(dst), A(a, off), n, NULL, ptds, 1); }				\
+{ SG_GATE(); return acopy(H(dst), A(a, off), n, NULL, ptds, 1); }				\
 SG_API CUresult cuMemcpyDtoA##sfx(CUarray a, size_t_ off, dptr_t src, size_t_ n)	\
-{ return acopy(A(a, off), D(src), n, NULL, ptds, 1); }				\
+{ SG_GATE(); return acopy(A(a, off), D(src), n, NULL, ptds, 1); }				\
 SG_API CUresult cuMemcpyAtoD##sfx(dptr_t dst, CUarray a, size_t_ off, size_t_ n)	\
-{ return acopy(D(dst), A(a, off), n, NULL, ptds, 1); }				\
+{ SG_GATE(); return acopy(D(dst), A(a, off), n, NULL, ptds, 1); }				\
 SG_API CUresult cuMemcpyAtoA##sfx(CUarray d, size_t_ doff, CUarray s, size_t_ soff,	\
 				  size_t_ n)					\
-{ return acopy(A(d, doff), A(s, soff), n, NULL, ptds, 1); }
+{ SG_GATE(); return acopy(A(d, doff), A(s, soff), n, NULL, ptds, 1); }
 
 SYNC_ARRAY(, 0, CUdeviceptr_v1, unsigned int)
 SYNC_ARRAY(_v2, 0, CUdeviceptr, size_t)
@@ -117,10 +117,10 @@ SYNC_ARRAY(_v2_ptds, 1, CUdeviceptr, size_t)
 #define ASYNC_ARRAY(sfx, ptds, size_t_)						\
 SG_API CUresult cuMemcpyHtoAAsync##sfx(CUarray a, size_t_ off, const void *src,	\
 				       size_t_ n, CUstream h)			\
-{ return acopy(A(a, off), H(src), n, h, ptds, 0); }				\
+{ SG_GATE(); return acopy(A(a, off), H(src), n, h, ptds, 0); }				\
 SG_API CUresult cuMemcpyAtoHAsync##sfx(void *dst, CUarray a, size_t_ off, size_t_ n,	\
 				       CUstream h)				\
-{ return acopy(H(dst), A(a, off), n, h, ptds, 0); }
+{ SG_GATE(); return acopy(H(dst), A(a, off), n, h, ptds, 0); }
 
 ASYNC_ARRAY(, 0, unsigned int)
 ASYNC_ARRAY(_v2, 0, size_t)

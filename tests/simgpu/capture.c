@@ -284,14 +284,14 @@ static CUresult begin(CUstream h, int ptds, CUstreamCaptureMode mode, struct CUg
 }
 
 SG_API CUresult cuStreamBeginCapture(CUstream h)
-{ return begin(h, 0, CU_STREAM_CAPTURE_MODE_GLOBAL, NULL); }
+{ SG_GATE(); return begin(h, 0, CU_STREAM_CAPTURE_MODE_GLOBAL, NULL); }
 SG_API CUresult cuStreamBeginCapture_ptsz(CUstream h)
-{ return begin(h, 1, CU_STREAM_CAPTURE_MODE_GLOBAL, NULL); }
+{ SG_GATE(); return begin(h, 1, CU_STREAM_CAPTURE_MODE_GLOBAL, NULL); }
 SG_API CUresult cuStreamBeginCapture_v2(CUstream h, CUstreamCaptureMode mode)
-{ return begin(h, 0, mode, NULL); }
+{ SG_GATE(); return begin(h, 0, mode, NULL); }
 SG_API CUresult cuStreamBeginCapture_v2_ptsz(CUstream h, CUstreamCaptureMode mode);
 SG_API CUresult cuStreamBeginCapture_v2_ptsz(CUstream h, CUstreamCaptureMode mode)
-{ return begin(h, 1, mode, NULL); }
+{ SG_GATE(); return begin(h, 1, mode, NULL); }
 
 #if CUDA_VERSION >= 12030
 /* Into an existing graph; the dependencies given order nothing in a graph
@@ -307,18 +307,19 @@ static CUresult begin_to(CUstream h, int ptds, CUgraph g, const CUgraphNode *dep
 SG_API CUresult cuStreamBeginCaptureToGraph(CUstream h, CUgraph g, const CUgraphNode *deps,
 					    const CUgraphEdgeData *edges, size_t ndeps,
 					    CUstreamCaptureMode mode)
-{ (void)edges; return begin_to(h, 0, g, deps, ndeps, mode); }
+{ SG_GATE(); (void)edges; return begin_to(h, 0, g, deps, ndeps, mode); }
 SG_API CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream h, CUgraph g, const CUgraphNode *deps,
 						 const CUgraphEdgeData *edges, size_t ndeps,
 						 CUstreamCaptureMode mode);
 SG_API CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream h, CUgraph g, const CUgraphNode *deps,
 						 const CUgraphEdgeData *edges, size_t ndeps,
 						 CUstreamCaptureMode mode)
-{ (void)edges; return begin_to(h, 1, g, deps, ndeps, mode); }
+{ SG_GATE(); (void)edges; return begin_to(h, 1, g, deps, ndeps, mode); }
 #endif
 
 SG_API CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
+	SG_GATE();
 	CUstreamCaptureMode old = tls_mode;
 
 	if (!mode || *mode > CU_STREAM_CAPTURE_MODE_RELAXED)
@@ -391,9 +392,9 @@ static CUresult end(CUstream h, CUgraph *out, int ptds)
 }
 
 SG_API CUresult cuStreamEndCapture(CUstream h, CUgraph *out)
-{ return end(h, out, 0); }
+{ SG_GATE(); return end(h, out, 0); }
 SG_API CUresult cuStreamEndCapture_ptsz(CUstream h, CUgraph *out)
-{ return end(h, out, 1); }
+{ SG_GATE(); return end(h, out, 1); }
 
 static CUresult status(CUstream h, int ptds, CUstreamCaptureStatus *st, cuuint64_t *id,
 		       CUgraph *graph)
@@ -427,9 +428,9 @@ static CUresult status(CUstream h, int ptds, CUstreamCaptureStatus *st, cuuint64
 }
 
 SG_API CUresult cuStreamIsCapturing(CUstream h, CUstreamCaptureStatus *st)
-{ return status(h, 0, st, NULL, NULL); }
+{ SG_GATE(); return status(h, 0, st, NULL, NULL); }
 SG_API CUresult cuStreamIsCapturing_ptsz(CUstream h, CUstreamCaptureStatus *st)
-{ return status(h, 1, st, NULL, NULL); }
+{ SG_GATE(); return status(h, 1, st, NULL, NULL); }
 
 /* cuStreamGetCaptureInfo_v3: no dependency edges (nodes run in order). */
 static CUresult info(CUstream h, int ptds, CUstreamCaptureStatus *st, cuuint64_t *id,
@@ -450,7 +451,7 @@ static CUresult info(CUstream h, int ptds, CUstreamCaptureStatus *st, cuuint64_t
 SG_API CUresult cuStreamGetCaptureInfo_v3(CUstream h, CUstreamCaptureStatus *st, cuuint64_t *id,
 					  CUgraph *graph, const CUgraphNode **deps,
 					  const CUgraphEdgeData **edges, size_t *ndeps)
-{ return info(h, 0, st, id, graph, deps, edges, ndeps); }
+{ SG_GATE(); return info(h, 0, st, id, graph, deps, edges, ndeps); }
 SG_API CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream h, CUstreamCaptureStatus *st,
 					       cuuint64_t *id, CUgraph *graph,
 					       const CUgraphNode **deps,
@@ -459,9 +460,9 @@ SG_API CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream h, CUstreamCaptureStatus
 					       cuuint64_t *id, CUgraph *graph,
 					       const CUgraphNode **deps,
 					       const CUgraphEdgeData **edges, size_t *ndeps)
-{ return info(h, 1, st, id, graph, deps, edges, ndeps); }
+{ SG_GATE(); return info(h, 1, st, id, graph, deps, edges, ndeps); }
 SG_API CUresult cuStreamGetCaptureInfo_v2(CUstream h, CUstreamCaptureStatus *st, cuuint64_t *id,
 					  CUgraph *graph, const CUgraphNode **deps, size_t *ndeps)
-{ return info(h, 0, st, id, graph, deps, NULL, ndeps); }
+{ SG_GATE(); return info(h, 0, st, id, graph, deps, NULL, ndeps); }
 SG_API CUresult cuStreamGetCaptureInfo(CUstream h, CUstreamCaptureStatus *st, cuuint64_t *id)
-{ return info(h, 0, st, id, NULL, NULL, NULL, NULL); }
+{ SG_GATE(); return info(h, 0, st, id, NULL, NULL, NULL, NULL); }

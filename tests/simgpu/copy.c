@@ -148,11 +148,11 @@ static CUresult set(CUdeviceptr dst, uint32_t val, int elsize, size_t n,
 /* ---- synchronous copies ---- */
 #define SYNC_COPIES(sfx, ptds, dptr_t, size_t_)				\
 SG_API CUresult cuMemcpyHtoD##sfx(dptr_t dst, const void *src, size_t_ n)	\
-{ return copy(P(dst), D, src, H, n, NULL, ptds, 1); }			\
+{ SG_GATE(); return copy(P(dst), D, src, H, n, NULL, ptds, 1); }			\
 SG_API CUresult cuMemcpyDtoH##sfx(void *dst, dptr_t src, size_t_ n)	\
-{ return copy(dst, H, P(src), D, n, NULL, ptds, 1); }			\
+{ SG_GATE(); return copy(dst, H, P(src), D, n, NULL, ptds, 1); }			\
 SG_API CUresult cuMemcpyDtoD##sfx(dptr_t dst, dptr_t src, size_t_ n)	\
-{ return copy(P(dst), D, P(src), D, n, NULL, ptds, 1); }
+{ SG_GATE(); return copy(P(dst), D, P(src), D, n, NULL, ptds, 1); }
 
 SYNC_COPIES(, 0, CUdeviceptr_v1, unsigned int)
 SYNC_COPIES(_v2, 0, CUdeviceptr, size_t)
@@ -161,11 +161,11 @@ SYNC_COPIES(_v2_ptds, 1, CUdeviceptr, size_t)
 /* ---- asynchronous copies ---- */
 #define ASYNC_COPIES(sfx, ptds, dptr_t, size_t_)			\
 SG_API CUresult cuMemcpyHtoDAsync##sfx(dptr_t dst, const void *src, size_t_ n, CUstream h) \
-{ return copy(P(dst), D, src, H, n, h, ptds, 0); }			\
+{ SG_GATE(); return copy(P(dst), D, src, H, n, h, ptds, 0); }			\
 SG_API CUresult cuMemcpyDtoHAsync##sfx(void *dst, dptr_t src, size_t_ n, CUstream h) \
-{ return copy(dst, H, P(src), D, n, h, ptds, 0); }			\
+{ SG_GATE(); return copy(dst, H, P(src), D, n, h, ptds, 0); }			\
 SG_API CUresult cuMemcpyDtoDAsync##sfx(dptr_t dst, dptr_t src, size_t_ n, CUstream h) \
-{ return copy(P(dst), D, P(src), D, n, h, ptds, 0); }
+{ SG_GATE(); return copy(P(dst), D, P(src), D, n, h, ptds, 0); }
 
 ASYNC_COPIES(, 0, CUdeviceptr_v1, unsigned int)
 ASYNC_COPIES(_v2, 0, CUdeviceptr, size_t)
@@ -180,22 +180,22 @@ CUresult simgpu_memcpy_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstrea
 }
 
 SG_API CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n)
-{ return copy(P(dst), H, P(src), H, n, NULL, 0, 1); }
+{ SG_GATE(); return copy(P(dst), H, P(src), H, n, NULL, 0, 1); }
 SG_API CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
-{ return copy(P(dst), H, P(src), H, n, NULL, 1, 1); }
+{ SG_GATE(); return copy(P(dst), H, P(src), H, n, NULL, 1, 1); }
 SG_API CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h)
-{ return simgpu_memcpy_async(dst, src, n, h, 0); }
+{ SG_GATE(); return simgpu_memcpy_async(dst, src, n, h, 0); }
 SG_API CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h)
-{ return simgpu_memcpy_async(dst, src, n, h, 1); }
+{ SG_GATE(); return simgpu_memcpy_async(dst, src, n, h, 1); }
 
 /* ---- sets ---- */
 #define SYNC_SETS(sfx, ptds, dptr_t, size_t_)				\
 SG_API CUresult cuMemsetD8##sfx(dptr_t dst, unsigned char v, size_t_ n)	\
-{ return set(dst, v, 1, n, NULL, ptds, 1); }				\
+{ SG_GATE(); return set(dst, v, 1, n, NULL, ptds, 1); }				\
 SG_API CUresult cuMemsetD16##sfx(dptr_t dst, unsigned short v, size_t_ n)	\
-{ return set(dst, v, 2, n, NULL, ptds, 1); }				\
+{ SG_GATE(); return set(dst, v, 2, n, NULL, ptds, 1); }				\
 SG_API CUresult cuMemsetD32##sfx(dptr_t dst, unsigned int v, size_t_ n)	\
-{ return set(dst, v, 4, n, NULL, ptds, 1); }
+{ SG_GATE(); return set(dst, v, 4, n, NULL, ptds, 1); }
 
 SYNC_SETS(, 0, CUdeviceptr_v1, unsigned int)
 SYNC_SETS(_v2, 0, CUdeviceptr, size_t)
@@ -203,11 +203,11 @@ SYNC_SETS(_v2_ptds, 1, CUdeviceptr, size_t)
 
 #define ASYNC_SETS(sfx, ptds)						\
 SG_API CUresult cuMemsetD8Async##sfx(CUdeviceptr dst, unsigned char v, size_t n, CUstream h) \
-{ return set(dst, v, 1, n, h, ptds, 0); }				\
+{ SG_GATE(); return set(dst, v, 1, n, h, ptds, 0); }				\
 SG_API CUresult cuMemsetD16Async##sfx(CUdeviceptr dst, unsigned short v, size_t n, CUstream h) \
-{ return set(dst, v, 2, n, h, ptds, 0); }				\
+{ SG_GATE(); return set(dst, v, 2, n, h, ptds, 0); }				\
 SG_API CUresult cuMemsetD32Async##sfx(CUdeviceptr dst, unsigned int v, size_t n, CUstream h) \
-{ return set(dst, v, 4, n, h, ptds, 0); }
+{ SG_GATE(); return set(dst, v, 4, n, h, ptds, 0); }
 
 ASYNC_SETS(, 0)
 ASYNC_SETS(_ptsz, 1)

@@ -117,23 +117,23 @@ static CUresult copy2d_v1(const CUDA_MEMCPY2D_v1 *c, CUstream h, int sync)
 }
 
 SG_API CUresult cuMemcpy2D(const CUDA_MEMCPY2D_v1 *c)
-{ return copy2d_v1(c, NULL, 1); }
+{ SG_GATE(); return copy2d_v1(c, NULL, 1); }
 SG_API CUresult cuMemcpy2DUnaligned(const CUDA_MEMCPY2D_v1 *c)
-{ return copy2d_v1(c, NULL, 1); }
+{ SG_GATE(); return copy2d_v1(c, NULL, 1); }
 SG_API CUresult cuMemcpy2DAsync(const CUDA_MEMCPY2D_v1 *c, CUstream h)
-{ return copy2d_v1(c, h, 0); }
+{ SG_GATE(); return copy2d_v1(c, h, 0); }
 SG_API CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *c)
-{ return copy2d(c, NULL, 0, 1); }
+{ SG_GATE(); return copy2d(c, NULL, 0, 1); }
 SG_API CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *c)
-{ return copy2d(c, NULL, 0, 1); }
+{ SG_GATE(); return copy2d(c, NULL, 0, 1); }
 SG_API CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *c, CUstream h)
-{ return copy2d(c, h, 0, 0); }
+{ SG_GATE(); return copy2d(c, h, 0, 0); }
 SG_API CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *c)
-{ return copy2d(c, NULL, 1, 1); }
+{ SG_GATE(); return copy2d(c, NULL, 1, 1); }
 SG_API CUresult cuMemcpy2DUnaligned_v2_ptds(const CUDA_MEMCPY2D *c)
-{ return copy2d(c, NULL, 1, 1); }
+{ SG_GATE(); return copy2d(c, NULL, 1, 1); }
 SG_API CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *c, CUstream h)
-{ return copy2d(c, h, 1, 0); }
+{ SG_GATE(); return copy2d(c, h, 1, 0); }
 
 /* cuMemsetD2D*: Width elements in each of Height rows dstPitch apart. */
 static CUresult set2d(CUdeviceptr dst, size_t pitch, uint32_t val, int elsize,
@@ -164,11 +164,11 @@ static CUresult set2d(CUdeviceptr dst, size_t pitch, uint32_t val, int elsize,
 
 #define SYNC_SETS2D(sfx, ptds, dptr_t, size_t_)				\
 SG_API CUresult cuMemsetD2D8##sfx(dptr_t d, size_t_ p, unsigned char v, size_t_ w, size_t_ ht) \
-{ return set2d(d, p, v, 1, w, ht, NULL, ptds, 1); }			\
+{ SG_GATE(); return set2d(d, p, v, 1, w, ht, NULL, ptds, 1); }			\
 SG_API CUresult cuMemsetD2D16##sfx(dptr_t d, size_t_ p, unsigned short v, size_t_ w, size_t_ ht) \
-{ return set2d(d, p, v, 2, w, ht, NULL, ptds, 1); }			\
+{ SG_GATE(); return set2d(d, p, v, 2, w, ht, NULL, ptds, 1); }			\
 SG_API CUresult cuMemsetD2D32##sfx(dptr_t d, size_t_ p, unsigned int v, size_t_ w, size_t_ ht) \
-{ return set2d(d, p, v, 4, w, ht, NULL, ptds, 1); }
+{ SG_GATE(); return set2d(d, p, v, 4, w, ht, NULL, ptds, 1); }
 
 SYNC_SETS2D(, 0, CUdeviceptr_v1, unsigned int)
 SYNC_SETS2D(_v2, 0, CUdeviceptr, size_t)
@@ -177,13 +177,13 @@ SYNC_SETS2D(_v2_ptds, 1, CUdeviceptr, size_t)
 #define ASYNC_SETS2D(sfx, ptds)						\
 SG_API CUresult cuMemsetD2D8Async##sfx(CUdeviceptr d, size_t p, unsigned char v, size_t w, \
 				       size_t ht, CUstream h)		\
-{ return set2d(d, p, v, 1, w, ht, h, ptds, 0); }			\
+{ SG_GATE(); return set2d(d, p, v, 1, w, ht, h, ptds, 0); }			\
 SG_API CUresult cuMemsetD2D16Async##sfx(CUdeviceptr d, size_t p, unsigned short v, size_t w, \
 					size_t ht, CUstream h)		\
-{ return set2d(d, p, v, 2, w, ht, h, ptds, 0); }			\
+{ SG_GATE(); return set2d(d, p, v, 2, w, ht, h, ptds, 0); }			\
 SG_API CUresult cuMemsetD2D32Async##sfx(CUdeviceptr d, size_t p, unsigned int v, size_t w, \
 					size_t ht, CUstream h)		\
-{ return set2d(d, p, v, 4, w, ht, h, ptds, 0); }
+{ SG_GATE(); return set2d(d, p, v, 4, w, ht, h, ptds, 0); }
 
 ASYNC_SETS2D(, 0)
 ASYNC_SETS2D(_ptsz, 1)
@@ -219,16 +219,16 @@ static CUresult peer(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext
 }
 
 SG_API CUresult cuMemcpyPeer(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n)
-{ return peer(d, dc, s, sc, n, NULL, 0, 1); }
+{ SG_GATE(); return peer(d, dc, s, sc, n, NULL, 0, 1); }
 SG_API CUresult cuMemcpyPeer_ptds(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc,
 				  size_t n)
-{ return peer(d, dc, s, sc, n, NULL, 1, 1); }
+{ SG_GATE(); return peer(d, dc, s, sc, n, NULL, 1, 1); }
 SG_API CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc,
 				  size_t n, CUstream h)
-{ return peer(d, dc, s, sc, n, h, 0, 0); }
+{ SG_GATE(); return peer(d, dc, s, sc, n, h, 0, 0); }
 SG_API CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr d, CUcontext dc, CUdeviceptr s,
 				       CUcontext sc, size_t n, CUstream h)
-{ return peer(d, dc, s, sc, n, h, 1, 0); }
+{ SG_GATE(); return peer(d, dc, s, sc, n, h, 1, 0); }
 
 /* 3D copies, all as CUDA_MEMCPY3D_PEER (peer: both contexts checked). */
 static CUresult copy3d(const CUDA_MEMCPY3D_PEER *c, int peer, CUstream h, int ptds, int sync)
@@ -288,22 +288,22 @@ static CUresult copy3d_v1(const CUDA_MEMCPY3D_v1 *c, CUstream h, int sync)
 }
 
 SG_API CUresult cuMemcpy3D(const CUDA_MEMCPY3D_v1 *c)
-{ return copy3d_v1(c, NULL, 1); }
+{ SG_GATE(); return copy3d_v1(c, NULL, 1); }
 SG_API CUresult cuMemcpy3DAsync(const CUDA_MEMCPY3D_v1 *c, CUstream h)
-{ return copy3d_v1(c, h, 0); }
+{ SG_GATE(); return copy3d_v1(c, h, 0); }
 SG_API CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *c)
-{ return copy3d_v2(c, NULL, 0, 1); }
+{ SG_GATE(); return copy3d_v2(c, NULL, 0, 1); }
 SG_API CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *c, CUstream h)
-{ return copy3d_v2(c, h, 0, 0); }
+{ SG_GATE(); return copy3d_v2(c, h, 0, 0); }
 SG_API CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *c)
-{ return copy3d_v2(c, NULL, 1, 1); }
+{ SG_GATE(); return copy3d_v2(c, NULL, 1, 1); }
 SG_API CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *c, CUstream h)
-{ return copy3d_v2(c, h, 1, 0); }
+{ SG_GATE(); return copy3d_v2(c, h, 1, 0); }
 SG_API CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *c)
-{ return copy3d(c, 1, NULL, 0, 1); }
+{ SG_GATE(); return copy3d(c, 1, NULL, 0, 1); }
 SG_API CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *c)
-{ return copy3d(c, 1, NULL, 1, 1); }
+{ SG_GATE(); return copy3d(c, 1, NULL, 1, 1); }
 SG_API CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *c, CUstream h)
-{ return copy3d(c, 1, h, 0, 0); }
+{ SG_GATE(); return copy3d(c, 1, h, 0, 0); }
 SG_API CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *c, CUstream h)
-{ return copy3d(c, 1, h, 1, 0); }
+{ SG_GATE(); return copy3d(c, 1, h, 1, 0); }

@@ -58,16 +58,16 @@ static CUresult copy3d_attr(CUDA_MEMCPY3D_BATCH_OP *op, unsigned long long flags
 
 SG_API CUresult cuMemcpyWithAttributesAsync(CUdeviceptr dst, CUdeviceptr src, size_t n,
 					    CUmemcpyAttributes *a, CUstream h)
-{ return copy_attr(dst, src, n, a, h, 0); }
+{ SG_GATE(); return copy_attr(dst, src, n, a, h, 0); }
 SG_API CUresult cuMemcpyWithAttributesAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n,
 						 CUmemcpyAttributes *a, CUstream h)
-{ return copy_attr(dst, src, n, a, h, 1); }
+{ SG_GATE(); return copy_attr(dst, src, n, a, h, 1); }
 SG_API CUresult cuMemcpy3DWithAttributesAsync(CUDA_MEMCPY3D_BATCH_OP *op,
 					      unsigned long long flags, CUstream h)
-{ return copy3d_attr(op, flags, h, 0); }
+{ SG_GATE(); return copy3d_attr(op, flags, h, 0); }
 SG_API CUresult cuMemcpy3DWithAttributesAsync_ptsz(CUDA_MEMCPY3D_BATCH_OP *op,
 						   unsigned long long flags, CUstream h)
-{ return copy3d_attr(op, flags, h, 1); }
+{ SG_GATE(); return copy3d_attr(op, flags, h, 1); }
 #endif
 
 #if CUDA_VERSION >= 13050
@@ -119,8 +119,8 @@ static CUresult fabric(size_t n, CUDA_FABRIC_COPY_BATCH_OP *ops, unsigned long l
 
 SG_API CUresult cuFabricCpyBatchAsync(size_t n, CUDA_FABRIC_COPY_BATCH_OP *ops,
 				      unsigned long long flags, CUstream h)
-{ return fabric(n, ops, flags, h, 0); }
+{ SG_GATE(); return fabric(n, ops, flags, h, 0); }
 SG_API CUresult cuFabricCpyBatchAsync_ptsz(size_t n, CUDA_FABRIC_COPY_BATCH_OP *ops,
 					   unsigned long long flags, CUstream h)
-{ return fabric(n, ops, flags, h, 1); }
+{ SG_GATE(); return fabric(n, ops, flags, h, 1); }
 #endif

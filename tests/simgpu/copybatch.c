@@ -91,15 +91,15 @@ static CUresult batch(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_
 SG_API CUresult cuMemcpyBatchAsync(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count,
 				   CUmemcpyAttributes *a, size_t *ai, size_t na, size_t *fail,
 				   CUstream h)
-{ return batch(d, s, n, count, a, ai, na, fail, h, 0); }
+{ SG_GATE(); return batch(d, s, n, count, a, ai, na, fail, h, 0); }
 SG_API CUresult cuMemcpyBatchAsync_ptsz(CUdeviceptr *d, CUdeviceptr *s, size_t *n,
 					size_t count, CUmemcpyAttributes *a, size_t *ai,
 					size_t na, size_t *fail, CUstream h)
-{ return batch(d, s, n, count, a, ai, na, fail, h, 1); }
+{ SG_GATE(); return batch(d, s, n, count, a, ai, na, fail, h, 1); }
 SG_API CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *d, CUdeviceptr *s, size_t *n, size_t count,
 				      CUmemcpyAttributes *a, size_t *ai, size_t na, CUstream h)
-{ return batch(d, s, n, count, a, ai, na, NULL, h, 0); }
+{ SG_GATE(); return batch(d, s, n, count, a, ai, na, NULL, h, 0); }
 SG_API CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *d, CUdeviceptr *s, size_t *n,
 					   size_t count, CUmemcpyAttributes *a, size_t *ai,
 					   size_t na, CUstream h)
-{ return batch(d, s, n, count, a, ai, na, NULL, h, 1); }
+{ SG_GATE(); return batch(d, s, n, count, a, ai, na, NULL, h, 1); }

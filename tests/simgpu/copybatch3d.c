@@ -153,13 +153,13 @@ static CUresult batch3d(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, size_t *fail,
 
 SG_API CUresult cuMemcpy3DBatchAsync(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, size_t *fail,
 				     unsigned long long flags, CUstream h)
-{ return batch3d(n, ops, fail, flags, h, 0); }
+{ SG_GATE(); return batch3d(n, ops, fail, flags, h, 0); }
 SG_API CUresult cuMemcpy3DBatchAsync_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops, size_t *fail,
 					  unsigned long long flags, CUstream h)
-{ return batch3d(n, ops, fail, flags, h, 1); }
+{ SG_GATE(); return batch3d(n, ops, fail, flags, h, 1); }
 SG_API CUresult cuMemcpy3DBatchAsync_v2(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops,
 					unsigned long long flags, CUstream h)
-{ return batch3d(n, ops, NULL, flags, h, 0); }
+{ SG_GATE(); return batch3d(n, ops, NULL, flags, h, 0); }
 SG_API CUresult cuMemcpy3DBatchAsync_v2_ptsz(size_t n, CUDA_MEMCPY3D_BATCH_OP *ops,
 					     unsigned long long flags, CUstream h)
-{ return batch3d(n, ops, NULL, flags, h, 1); }
+{ SG_GATE(); return batch3d(n, ops, NULL, flags, h, 1); }

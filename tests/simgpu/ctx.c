@@ -149,21 +149,25 @@ CUresult simgpu_primary_handle(CUcontext *pctx, CUdevice dev)
 
 SG_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
+	SG_GATE();
 	return simgpu_primary_retain(pctx, dev);
 }
 
 SG_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 {
+	SG_GATE();
 	return simgpu_primary_release(dev);
 }
 
 SG_API CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
 {
+	SG_GATE();
 	return simgpu_primary_release(dev);
 }
 
 SG_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -179,11 +183,13 @@ SG_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 
 SG_API CUresult cuDevicePrimaryCtxReset(CUdevice dev)
 {
+	SG_GATE();
 	return cuDevicePrimaryCtxReset_v2(dev);
 }
 
 SG_API CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -194,6 +200,7 @@ SG_API CUresult cuDevicePrimaryCtxSetFlags_v2(CUdevice dev, unsigned int flags)
 
 SG_API CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -205,6 +212,7 @@ SG_API CUresult cuDevicePrimaryCtxSetFlags(CUdevice dev, unsigned int flags)
 
 SG_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -244,11 +252,13 @@ static CUresult ctx_create(CUcontext *pctx, unsigned int flags, CUdevice dev)
 
 SG_API CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
+	SG_GATE();
 	return ctx_create(pctx, flags, dev);
 }
 
 SG_API CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
+	SG_GATE();
 #if CUDA_VERSION >= 12050
 	if (simgpu_selfcall())
 		return cuCtxCreate_v4(pctx, NULL, flags, dev);
@@ -259,6 +269,7 @@ SG_API CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev
 SG_API CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray,
 			       int numParams, unsigned int flags, CUdevice dev)
 {
+	SG_GATE();
 	(void)paramsArray;
 	if (numParams < 0)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -269,6 +280,7 @@ SG_API CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray
 SG_API CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params,
 			       unsigned int flags, CUdevice dev)
 {
+	SG_GATE();
 	(void)params;
 	return ctx_create(pctx, flags, dev);
 }
@@ -276,6 +288,7 @@ SG_API CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params,
 
 SG_API CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!simgpu_ctx_valid(ctx))
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -292,11 +305,13 @@ SG_API CUresult cuCtxDestroy_v2(CUcontext ctx)
 
 SG_API CUresult cuCtxDestroy(CUcontext ctx)
 {
+	SG_GATE();
 	return cuCtxDestroy_v2(ctx);
 }
 
 SG_API CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!simgpu_ctx_valid(ctx))
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -308,11 +323,13 @@ SG_API CUresult cuCtxPushCurrent_v2(CUcontext ctx)
 
 SG_API CUresult cuCtxPushCurrent(CUcontext ctx)
 {
+	SG_GATE();
 	return cuCtxPushCurrent_v2(ctx);
 }
 
 SG_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!depth)
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -324,11 +341,13 @@ SG_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
 
 SG_API CUresult cuCtxPopCurrent(CUcontext *pctx)
 {
+	SG_GATE();
 	return cuCtxPopCurrent_v2(pctx);
 }
 
 SG_API CUresult cuCtxSetCurrent(CUcontext ctx)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!ctx) {
 		if (depth)
@@ -350,6 +369,7 @@ SG_API CUresult cuCtxSetCurrent(CUcontext ctx)
 
 SG_API CUresult cuCtxGetCurrent(CUcontext *pctx)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!pctx)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -359,6 +379,7 @@ SG_API CUresult cuCtxGetCurrent(CUcontext *pctx)
 
 SG_API CUresult cuCtxGetDevice(CUdevice *device)
 {
+	SG_GATE();
 	struct CUctx_st *c;
 	CUresult rc;
 
@@ -374,6 +395,7 @@ SG_API CUresult cuCtxGetDevice(CUdevice *device)
 #if CUDA_VERSION >= 13000
 SG_API CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!ctx)
 		return cuCtxGetDevice(device);
@@ -388,6 +410,7 @@ SG_API CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 
 SG_API CUresult cuCtxSynchronize(void)
 {
+	SG_GATE();
 	struct CUctx_st *c;
 	CUresult rc = simgpu_ctx_get(&c);
 
@@ -399,6 +422,7 @@ SG_API CUresult cuCtxSynchronize(void)
 #if CUDA_VERSION >= 13000
 SG_API CUresult cuCtxSynchronize_v2(CUcontext ctx)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!ctx)
 		return cuCtxSynchronize();
@@ -410,6 +434,7 @@ SG_API CUresult cuCtxSynchronize_v2(CUcontext ctx)
 
 SG_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!version)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -423,6 +448,7 @@ SG_API CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
 
 SG_API CUresult cuCtxGetFlags(unsigned int *flags)
 {
+	SG_GATE();
 	struct CUctx_st *c;
 	CUresult rc = simgpu_ctx_get(&c);
 
@@ -437,6 +463,7 @@ SG_API CUresult cuCtxGetFlags(unsigned int *flags)
 #if CUDA_VERSION >= 12000
 SG_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!ctx)
 		ctx = simgpu_ctx_current();
@@ -451,6 +478,7 @@ SG_API CUresult cuCtxGetId(CUcontext ctx, unsigned long long *ctxId)
 
 SG_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (leastPriority)
 		*leastPriority = 0;
@@ -461,6 +489,7 @@ SG_API CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPri
 
 SG_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
+	SG_GATE();
 	struct CUctx_st *c;
 	CUresult rc = simgpu_ctx_get(&c);
 
@@ -501,6 +530,7 @@ static uint64_t limits_extra(int dev, uint64_t stack, uint64_t fifo, uint64_t he
  * does not fit the GPU fails with CUDA_ERROR_OUT_OF_MEMORY, nothing changed. */
 SG_API CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 {
+	SG_GATE();
 	struct CUctx_st *c;
 	uint64_t s, f, h, before, after;
 	CUresult rc = simgpu_ctx_get(&c);
@@ -536,6 +566,7 @@ SG_API CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 
 SG_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!pconfig)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -545,6 +576,7 @@ SG_API CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
 
 SG_API CUresult cuCtxSetCacheConfig(CUfunc_cache config)
 {
+	SG_GATE();
 	(void)config;
 	SG_INIT_CHECK();
 	return CUDA_SUCCESS;

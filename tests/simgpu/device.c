@@ -19,6 +19,7 @@ CUresult simgpu_check_dev(CUdevice dev)
 
 SG_API CUresult cuDeviceGetCount(int *count)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!count)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -28,6 +29,7 @@ SG_API CUresult cuDeviceGetCount(int *count)
 
 SG_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(ordinal);
 
 	if (rc)
@@ -40,6 +42,7 @@ SG_API CUresult cuDeviceGet(CUdevice *device, int ordinal)
 
 SG_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -52,6 +55,7 @@ SG_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 
 SG_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -64,11 +68,13 @@ SG_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
 
 SG_API CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
 {
+	SG_GATE();
 	return cuDeviceGetUuid_v2(uuid, dev);
 }
 
 SG_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -81,6 +87,7 @@ SG_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
 
 SG_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 {
+	SG_GATE();
 	unsigned int d, b, s, f = 0;
 	int n;
 
@@ -107,6 +114,7 @@ SG_API CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
 
 SG_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -152,6 +160,7 @@ static const int attrs[] = {
 
 SG_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
+	SG_GATE();
 	const struct sg_gpu_config *g;
 	CUresult rc = simgpu_check_dev(dev);
 	int a = (int)attrib;
@@ -178,6 +187,7 @@ SG_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevic
 
 SG_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -199,6 +209,7 @@ SG_API CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev)
  */
 SG_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (!rc)
@@ -214,6 +225,7 @@ SG_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice
 SG_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib,
 					CUdevice srcDevice, CUdevice dstDevice)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(srcDevice);
 	int peer, nvlink;
 

@@ -42,6 +42,7 @@ static const struct {
 
 SG_API CUresult cuGetErrorName(CUresult error, const char **pStr)
 {
+	SG_GATE();
 	if (!pStr)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -56,6 +57,7 @@ SG_API CUresult cuGetErrorName(CUresult error, const char **pStr)
 
 SG_API CUresult cuGetErrorString(CUresult error, const char **pStr)
 {
+	SG_GATE();
 	const char *name;
 
 	if (!pStr)

@@ -9,6 +9,7 @@
 
 SG_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
+	SG_GATE();
 	struct CUctx_st *ctx;
 	struct CUevent_st *e;
 	CUresult rc = simgpu_ctx_get(&ctx);
@@ -50,28 +51,33 @@ static CUresult record(CUevent ev, CUstream h, int ptds)
 
 SG_API CUresult cuEventRecord(CUevent ev, CUstream h)
 {
+	SG_GATE();
 	return record(ev, h, 0);
 }
 
 SG_API CUresult cuEventRecord_ptsz(CUevent ev, CUstream h)
 {
+	SG_GATE();
 	return record(ev, h, 1);
 }
 
 SG_API CUresult cuEventRecordWithFlags(CUevent ev, CUstream h, unsigned int flags)
 {
+	SG_GATE();
 	(void)flags;
 	return record(ev, h, 0);
 }
 
 SG_API CUresult cuEventRecordWithFlags_ptsz(CUevent ev, CUstream h, unsigned int flags)
 {
+	SG_GATE();
 	(void)flags;
 	return record(ev, h, 1);
 }
 
 SG_API CUresult cuEventQuery(CUevent ev)
 {
+	SG_GATE();
 	CUresult rc;
 
 	SG_INIT_CHECK();
@@ -88,6 +94,7 @@ SG_API CUresult cuEventQuery(CUevent ev)
 
 SG_API CUresult cuEventSynchronize(CUevent ev)
 {
+	SG_GATE();
 	uint64_t target;
 	CUresult rc;
 
@@ -131,18 +138,21 @@ static CUresult elapsed(float *ms, CUevent start, CUevent end)
 
 SG_API CUresult cuEventElapsedTime(float *ms, CUevent start, CUevent end)
 {
+	SG_GATE();
 	return elapsed(ms, start, end);
 }
 
 #if CUDA_VERSION >= 12080
 SG_API CUresult cuEventElapsedTime_v2(float *ms, CUevent start, CUevent end)
 {
+	SG_GATE();
 	return elapsed(ms, start, end);
 }
 #endif
 
 SG_API CUresult cuEventDestroy_v2(CUevent ev)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!ev || ev->magic != SG_EVENT_MAGIC)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -161,5 +171,6 @@ SG_API CUresult cuEventDestroy_v2(CUevent ev)
 
 SG_API CUresult cuEventDestroy(CUevent ev)
 {
+	SG_GATE();
 	return cuEventDestroy_v2(ev);
 }

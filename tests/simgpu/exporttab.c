@@ -139,6 +139,7 @@ void *const *sg_xt_table(enum sg_xt_table t)
 
 SG_API CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTableId)
 {
+	SG_GATE();
 	char u[33];
 	int t;
 

@@ -20,6 +20,7 @@ struct CUgraphExec_st {
 
 SG_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!phGraph || flags)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -87,6 +88,7 @@ static CUresult add_kernel(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 SG_API CUresult cuGraphAddKernelNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				     size_t ndeps, const CUDA_KERNEL_NODE_PARAMS_v1 *p)
 {
+	SG_GATE();
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
 	return add_kernel(out, g, deps, ndeps, p->func, p->kernelParams, p->extra);
@@ -96,6 +98,7 @@ SG_API CUresult cuGraphAddKernelNode(CUgraphNode *out, CUgraph g, const CUgraphN
 SG_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 					size_t ndeps, const CUDA_KERNEL_NODE_PARAMS *p)
 {
+	SG_GATE();
 	CUfunction f;
 
 	if (!p)
@@ -147,6 +150,7 @@ CUresult simgpu_graph_add_alloc(struct CUgraph_st *g, const CUgraphNode *deps, s
 SG_API CUresult cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				       size_t ndeps, CUDA_MEM_ALLOC_NODE_PARAMS *p)
 {
+	SG_GATE();
 	CUresult rc;
 
 	SG_INIT_CHECK();
@@ -161,6 +165,7 @@ SG_API CUresult cuGraphAddMemAllocNode(CUgraphNode *out, CUgraph g, const CUgrap
 SG_API CUresult cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				      size_t ndeps, CUdeviceptr dptr)
 {
+	SG_GATE();
 	struct CUgraphNode_st proto = { .kind = SG_N_FREE, .ptr = dptr };
 
 	return add(out, g, deps, ndeps, &proto);
@@ -169,6 +174,7 @@ SG_API CUresult cuGraphAddMemFreeNode(CUgraphNode *out, CUgraph g, const CUgraph
 SG_API CUresult cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				     size_t ndeps, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
 {
+	SG_GATE();
 	struct CUgraphNode_st proto = { .kind = SG_N_SET };
 
 	(void)ctx;
@@ -185,6 +191,7 @@ SG_API CUresult cuGraphAddMemsetNode(CUgraphNode *out, CUgraph g, const CUgraphN
 SG_API CUresult cuGraphAddHostNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 				   size_t ndeps, const CUDA_HOST_NODE_PARAMS *p)
 {
+	SG_GATE();
 	struct CUgraphNode_st proto = { .kind = SG_N_HOST };
 
 	if (!p || !p->fn)
@@ -196,6 +203,7 @@ SG_API CUresult cuGraphAddHostNode(CUgraphNode *out, CUgraph g, const CUgraphNod
 
 SG_API CUresult cuGraphAddEmptyNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps)
 {
+	SG_GATE();
 	struct CUgraphNode_st proto = { .kind = SG_N_EMPTY };
 
 	return add(out, g, deps, ndeps, &proto);
@@ -232,6 +240,7 @@ void simgpu_graph_free(struct CUgraph_st *g)
 
 SG_API CUresult cuGraphDestroy(CUgraph g)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	/* A graph moved into a parent is the parent's to destroy. */
 	if (!g || g->magic != SG_GRAPH_MAGIC || g->owned)
@@ -258,6 +267,7 @@ static CUresult instantiate(CUgraphExec *out, CUgraph g)
 
 SG_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph g, unsigned long long flags)
 {
+	SG_GATE();
 	(void)flags;
 	return instantiate(out, g);
 }
@@ -265,6 +275,7 @@ SG_API CUresult cuGraphInstantiateWithFlags(CUgraphExec *out, CUgraph g, unsigne
 SG_API CUresult cuGraphInstantiate(CUgraphExec *out, CUgraph g, CUgraphNode *errNode,
 				   char *log, size_t logSize)
 {
+	SG_GATE();
 	if (errNode)
 		*errNode = NULL;
 	if (log && logSize)
@@ -275,6 +286,7 @@ SG_API CUresult cuGraphInstantiate(CUgraphExec *out, CUgraph g, CUgraphNode *err
 SG_API CUresult cuGraphInstantiate_v2(CUgraphExec *out, CUgraph g, CUgraphNode *errNode,
 				      char *log, size_t logSize)
 {
+	SG_GATE();
 	return cuGraphInstantiate(out, g, errNode, log, logSize);
 }
 
@@ -292,17 +304,20 @@ static CUresult inst_params(CUgraphExec *out, CUgraph g, CUDA_GRAPH_INSTANTIATE_
 
 SG_API CUresult cuGraphInstantiateWithParams(CUgraphExec *out, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
 {
+	SG_GATE();
 	return inst_params(out, g, p);
 }
 
 SG_API CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *out, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
 {
+	SG_GATE();
 	return inst_params(out, g, p);
 }
 #endif
 
 SG_API CUresult cuGraphExecDestroy(CUgraphExec e)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!e || e->magic != SG_EXEC_MAGIC)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -419,11 +434,13 @@ static CUresult graph_launch(CUgraphExec e, CUstream h, int ptds)
 
 SG_API CUresult cuGraphLaunch(CUgraphExec e, CUstream h)
 {
+	SG_GATE();
 	return graph_launch(e, h, 0);
 }
 
 SG_API CUresult cuGraphLaunch_ptsz(CUgraphExec e, CUstream h)
 {
+	SG_GATE();
 	return graph_launch(e, h, 1);
 }
 
@@ -470,10 +487,12 @@ static CUresult graph_upload(CUgraphExec e, CUstream h, int ptds)
 
 SG_API CUresult cuGraphUpload(CUgraphExec e, CUstream h)
 {
+	SG_GATE();
 	return graph_upload(e, h, 0);
 }
 
 SG_API CUresult cuGraphUpload_ptsz(CUgraphExec e, CUstream h)
 {
+	SG_GATE();
 	return graph_upload(e, h, 1);
 }

@@ -72,6 +72,7 @@ void simgpu_graphmem_put(int dev, uint64_t bytes)
 
 SG_API CUresult cuDeviceGraphMemTrim(CUdevice dev)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 	uint64_t spare;
 
@@ -87,6 +88,7 @@ SG_API CUresult cuDeviceGraphMemTrim(CUdevice dev)
 
 SG_API CUresult cuDeviceGetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute attr, void *value)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 	struct sg_graphmem m;
 
@@ -120,6 +122,7 @@ SG_API CUresult cuDeviceGetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute 
  * them to the current value, as the pool watermarks are). */
 SG_API CUresult cuDeviceSetGraphMemAttribute(CUdevice dev, CUgraphMem_attribute attr, void *value)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)

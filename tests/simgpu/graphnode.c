@@ -19,6 +19,7 @@ static int node_ok(CUgraphNode n)
 
 SG_API CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
 {
+	SG_GATE();
 	size_t i = 0;
 
 	SG_INIT_CHECK();
@@ -39,6 +40,7 @@ SG_API CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
 
 SG_API CUresult cuGraphNodeGetType(CUgraphNode n, CUgraphNodeType *type)
 {
+	SG_GATE();
 	static const CUgraphNodeType types[] = {
 		[SG_N_KERNEL] = CU_GRAPH_NODE_TYPE_KERNEL,
 		[SG_N_ALLOC] = CU_GRAPH_NODE_TYPE_MEM_ALLOC,
@@ -59,6 +61,7 @@ SG_API CUresult cuGraphNodeGetType(CUgraphNode n, CUgraphNodeType *type)
 
 SG_API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode n, CUDA_MEM_ALLOC_NODE_PARAMS *p)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!node_ok(n) || n->kind != SG_N_ALLOC || !p)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -73,6 +76,7 @@ SG_API CUresult cuGraphMemAllocNodeGetParams(CUgraphNode n, CUDA_MEM_ALLOC_NODE_
 
 SG_API CUresult cuGraphMemFreeNodeGetParams(CUgraphNode n, CUdeviceptr *dptr)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!node_ok(n) || n->kind != SG_N_FREE || !dptr)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -128,11 +132,13 @@ static CUresult add_child(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, 
 SG_API CUresult cuGraphAddChildGraphNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 					 size_t ndeps, CUgraph child)
 {
+	SG_GATE();
 	return add_child(out, g, deps, ndeps, child, 0);
 }
 
 SG_API CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode n, CUgraph *child)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!node_ok(n) || n->kind != SG_N_GRAPH || !child)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -184,6 +190,7 @@ static CUresult add_node(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, s
 SG_API CUresult cuGraphAddNode(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 			       size_t ndeps, CUgraphNodeParams *p)
 {
+	SG_GATE();
 	return add_node(out, g, deps, ndeps, p);
 }
 
@@ -194,6 +201,7 @@ SG_API CUresult cuGraphAddNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode
 				  const CUgraphEdgeData *edges, size_t ndeps,
 				  CUgraphNodeParams *p)
 {
+	SG_GATE();
 	(void)edges;	/* edge data orders nothing in a graph run in node order */
 	return add_node(out, g, deps, ndeps, p);
 }

@@ -79,6 +79,7 @@ static int green_valid(struct CUgreenCtx_st *g)
 
 SG_API CUresult cuDeviceGetDevResource(CUdevice dev, CUdevResource *res, CUdevResourceType type)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -95,6 +96,7 @@ SG_API CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int 
 					    const CUdevResource *input, CUdevResource *remaining,
 					    unsigned int useFlags, unsigned int minCount)
 {
+	SG_GATE();
 	int fine = !!(useFlags & CU_DEV_SM_RESOURCE_SPLIT_IGNORE_SM_COSCHEDULING);
 	unsigned int step = fine ? 2 : 8, per, groups, n, i;
 	struct sg_res in;
@@ -128,6 +130,7 @@ SG_API CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int 
 SG_API CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResource *resources,
 					  unsigned int nbResources)
 {
+	SG_GATE();
 	struct CUdevResourceDesc_st *d;
 	struct sg_res first, in;
 	unsigned int sms = 0, i;
@@ -158,6 +161,7 @@ SG_API CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *phDesc, CUdevResour
 SG_API CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUdevice dev,
 				 unsigned int flags)
 {
+	SG_GATE();
 	struct CUgreenCtx_st *g;
 	CUcontext prim;
 	CUresult rc = simgpu_check_dev(dev);
@@ -191,6 +195,7 @@ SG_API CUresult cuGreenCtxCreate(CUgreenCtx *phCtx, CUdevResourceDesc desc, CUde
 
 SG_API CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!green_valid(hCtx))
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -205,6 +210,7 @@ SG_API CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)
 
 SG_API CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!pContext)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -217,6 +223,7 @@ SG_API CUresult cuCtxFromGreenCtx(CUcontext *pContext, CUgreenCtx hCtx)
 SG_API CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *res,
 					 CUdevResourceType type)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!green_valid(hCtx) || !hCtx->alive)
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -230,6 +237,7 @@ SG_API CUresult cuGreenCtxGetDevResource(CUgreenCtx hCtx, CUdevResource *res,
 
 SG_API CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *res, CUdevResourceType type)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!simgpu_ctx_valid(hCtx))
 		return CUDA_ERROR_INVALID_CONTEXT;
@@ -246,6 +254,7 @@ SG_API CUresult cuCtxGetDevResource(CUcontext hCtx, CUdevResource *res, CUdevRes
 SG_API CUresult cuGreenCtxStreamCreate(CUstream *phStream, CUgreenCtx greenCtx,
 				       unsigned int flags, int priority)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!green_valid(greenCtx) || !greenCtx->alive)
 		return CUDA_ERROR_INVALID_CONTEXT;

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "simgpu.h"
+#include "ckpt.h"
 
 struct sg_config simgpu_cfg;
 int simgpu_ready;
@@ -29,6 +29,7 @@ static void at_exit(void)
 	simgpu_exiting = 1;
 	if (!simgpu_shm || self != getpid())
 		return;
+	simgpu_ckpt_stop();
 	simgpu_state_lock();
 	simgpu_state_release_pid(simgpu_pid);
 	simgpu_state_unlock();
@@ -75,11 +76,14 @@ static CUresult do_init(void)
 		fprintf(stderr, "simgpu: process table full, pid %d not accounted\n",
 			(int)simgpu_pid);
 	atexit(at_exit);
+	/* Another process may now lock and checkpoint this one. */
+	simgpu_ckpt_serve();
 	return CUDA_SUCCESS;
 }
 
 SG_API CUresult cuInit(unsigned int flags)
 {
+	SG_GATE();
 	if (flags)
 		return CUDA_ERROR_INVALID_VALUE;
 	pthread_mutex_lock(&init_lk);
@@ -95,6 +99,7 @@ SG_API CUresult cuInit(unsigned int flags)
 
 SG_API CUresult cuDriverGetVersion(int *v)
 {
+	SG_GATE();
 	if (!v)
 		return CUDA_ERROR_INVALID_VALUE;
 	*v = SG_DRIVER_VERSION;

@@ -11,6 +11,7 @@
 
 SG_API CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 {
+	SG_GATE();
 	size_t b;
 	CUresult rc = cuDeviceTotalMem_v2(&b, dev);
 
@@ -21,6 +22,7 @@ SG_API CUresult cuDeviceTotalMem(unsigned int *bytes, CUdevice dev)
 
 SG_API CUresult cuMemGetInfo(unsigned int *free_, unsigned int *total)
 {
+	SG_GATE();
 	size_t f, t;
 	CUresult rc = cuMemGetInfo_v2(&f, &t);
 
@@ -35,6 +37,7 @@ SG_API CUresult cuMemGetInfo(unsigned int *free_, unsigned int *total)
 
 SG_API CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
+	SG_GATE();
 	CUdeviceptr p;
 	CUresult rc;
 
@@ -49,6 +52,7 @@ SG_API CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 SG_API CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsigned int WidthInBytes,
 				unsigned int Height, unsigned int ElementSizeBytes)
 {
+	SG_GATE();
 	CUdeviceptr p;
 	unsigned int pitch;
 	CUresult rc;
@@ -67,16 +71,19 @@ SG_API CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch, unsi
 
 SG_API CUresult cuMemFree(CUdeviceptr_v1 dptr)
 {
+	SG_GATE();
 	return simgpu_mem_free((CUdeviceptr)dptr);
 }
 
 SG_API CUresult cuMemAllocHost(void **pp, unsigned int bytesize)
 {
+	SG_GATE();
 	return cuMemHostAlloc(pp, bytesize, 0);
 }
 
 SG_API CUresult cuMemGetAddressRange(CUdeviceptr_v1 *pbase, unsigned int *psize, CUdeviceptr_v1 dptr)
 {
+	SG_GATE();
 	CUdeviceptr b;
 	size_t s;
 	CUresult rc = cuMemGetAddressRange_v2(&b, &s, (CUdeviceptr)dptr);
@@ -92,6 +99,7 @@ SG_API CUresult cuMemGetAddressRange(CUdeviceptr_v1 *pbase, unsigned int *psize,
 
 SG_API CUresult cuMemHostGetDevicePointer(CUdeviceptr_v1 *pdptr, void *p, unsigned int Flags)
 {
+	SG_GATE();
 	CUdeviceptr d;
 	CUresult rc;
 
@@ -107,11 +115,13 @@ SG_API CUresult cuMemHostGetDevicePointer(CUdeviceptr_v1 *pdptr, void *p, unsign
 
 SG_API CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
 {
+	SG_GATE();
 	return cuMemHostRegister_v2(p, bytesize, Flags);
 }
 
 SG_API CUresult cuModuleGetGlobal(CUdeviceptr_v1 *dptr, unsigned int *bytes, CUmodule hmod, const char *name)
 {
+	SG_GATE();
 	CUdeviceptr d;
 	size_t n;
 	CUresult rc = cuModuleGetGlobal_v2(&d, &n, hmod, name);

@@ -50,6 +50,7 @@ static CUresult func_state(CUfunction f, CUresult bad)
 
 SG_API CUresult cuFuncSetBlockShape(CUfunction f, int x, int y, int z)
 {
+	SG_GATE();
 	CUresult rc = func_state(f, CUDA_ERROR_INVALID_HANDLE);
 
 	if (rc)
@@ -66,6 +67,7 @@ SG_API CUresult cuFuncSetBlockShape(CUfunction f, int x, int y, int z)
 
 SG_API CUresult cuFuncSetSharedSize(CUfunction f, unsigned int bytes)
 {
+	SG_GATE();
 	CUresult rc = func_state(f, CUDA_ERROR_INVALID_HANDLE);
 
 	if (!rc)
@@ -75,6 +77,7 @@ SG_API CUresult cuFuncSetSharedSize(CUfunction f, unsigned int bytes)
 
 SG_API CUresult cuParamSetSize(CUfunction f, unsigned int numbytes)
 {
+	SG_GATE();
 	CUresult rc = func_state(f, CUDA_ERROR_INVALID_VALUE);
 
 	if (rc)
@@ -103,16 +106,19 @@ static CUresult param_set(CUfunction f, int offset, const void *ptr, unsigned in
 
 SG_API CUresult cuParamSetv(CUfunction f, int offset, void *ptr, unsigned int numbytes)
 {
+	SG_GATE();
 	return param_set(f, offset, ptr, numbytes);
 }
 
 SG_API CUresult cuParamSeti(CUfunction f, int offset, unsigned int value)
 {
+	SG_GATE();
 	return param_set(f, offset, &value, sizeof(value));
 }
 
 SG_API CUresult cuParamSetf(CUfunction f, int offset, float value)
 {
+	SG_GATE();
 	return param_set(f, offset, &value, sizeof(value));
 }
 
@@ -146,16 +152,19 @@ static CUresult legacy_launch(CUfunction f, int gw, int gh, CUstream h)
 
 SG_API CUresult cuLaunch(CUfunction f)
 {
+	SG_GATE();
 	return legacy_launch(f, 1, 1, NULL);
 }
 
 SG_API CUresult cuLaunchGrid(CUfunction f, int grid_width, int grid_height)
 {
+	SG_GATE();
 	return legacy_launch(f, grid_width, grid_height, NULL);
 }
 
 SG_API CUresult cuLaunchGridAsync(CUfunction f, int grid_width, int grid_height, CUstream h)
 {
+	SG_GATE();
 	return legacy_launch(f, grid_width, grid_height, h);
 }
 
@@ -230,6 +239,7 @@ static CUresult sync_across(const CUDA_LAUNCH_PARAMS *l, unsigned int n)
 SG_API CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *l, unsigned int n,
 						     unsigned int flags)
 {
+	SG_GATE();
 	CUresult rc;
 
 	SG_INIT_CHECK();

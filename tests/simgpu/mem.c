@@ -208,6 +208,7 @@ void simgpu_mem_release_ctx(struct CUctx_st *ctx)
 
 SG_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
+	SG_GATE();
 	CUresult rc = simgpu_capture_unsafe();	/* not stream-ordered */
 
 	if (rc)
@@ -217,12 +218,14 @@ SG_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 
 SG_API CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
+	SG_GATE();
 	return simgpu_mem_free(dptr);
 }
 
 SG_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes,
 				   size_t Height, unsigned int ElementSizeBytes)
 {
+	SG_GATE();
 	size_t pitch;
 
 	if (!pPitch || !WidthInBytes || !Height ||
@@ -237,6 +240,7 @@ SG_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t Wid
 
 SG_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
+	SG_GATE();
 	if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST)
 		return CUDA_ERROR_INVALID_VALUE;
 	return simgpu_mem_alloc(dptr, bytesize, SG_MEM_MANAGED, 0);
@@ -244,6 +248,7 @@ SG_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned i
 
 SG_API CUresult cuMemGetInfo_v2(size_t *free_, size_t *total)
 {
+	SG_GATE();
 	struct CUctx_st *ctx;
 	struct sg_gpu_shared *g;
 	CUresult rc = simgpu_ctx_get(&ctx);
@@ -263,6 +268,7 @@ SG_API CUresult cuMemGetInfo_v2(size_t *free_, size_t *total)
 
 SG_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
 {
+	SG_GATE();
 	struct sg_range *r;
 	CUresult rc = CUDA_SUCCESS;
 
@@ -285,6 +291,7 @@ SG_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdev
 
 SG_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 {
+	SG_GATE();
 	struct sg_range r = { 0 };
 	size_t len;
 	void *p;
@@ -312,11 +319,13 @@ SG_API CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
 
 SG_API CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
 {
+	SG_GATE();
 	return cuMemHostAlloc(pp, bytesize, 0);
 }
 
 SG_API CUresult cuMemFreeHost(void *p)
 {
+	SG_GATE();
 	struct sg_range *r, copy;
 
 	SG_INIT_CHECK();
@@ -335,6 +344,7 @@ SG_API CUresult cuMemFreeHost(void *p)
 
 SG_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
+	SG_GATE();
 	struct sg_range *r;
 
 	SG_INIT_CHECK();
@@ -351,6 +361,7 @@ SG_API CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsign
 
 SG_API CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
 {
+	SG_GATE();
 	(void)Flags;
 	SG_INIT_CHECK();
 	return p && bytesize ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
@@ -358,6 +369,19 @@ SG_API CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flag
 
 SG_API CUresult cuMemHostUnregister(void *p)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	return p ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* Call fn on every range, simgpu_lk held (checkpoint.c's inventory). */
+int simgpu_range_each(int (*fn)(const struct sg_range *r, void *arg), void *arg)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&simgpu_lk);
+	for (size_t i = 0; i < nranges && !rc; i++)
+		rc = fn(&ranges[i], arg);
+	pthread_mutex_unlock(&simgpu_lk);
+	return rc;
 }

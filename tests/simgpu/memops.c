@@ -120,32 +120,32 @@ static CUresult prefetch_batch(CUdeviceptr *p, size_t *n, size_t count, CUmemLoc
 SG_API CUresult cuMemPrefetchBatchAsync(CUdeviceptr *p, size_t *n, size_t count,
 					CUmemLocation *locs, size_t *idx, size_t nlocs,
 					unsigned long long flags, CUstream h)
-{ return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 0); }
+{ SG_GATE(); return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 0); }
 SG_API CUresult cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *p, size_t *n, size_t count,
 					     CUmemLocation *locs, size_t *idx, size_t nlocs,
 					     unsigned long long flags, CUstream h)
-{ return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 1); }
+{ SG_GATE(); return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 1); }
 SG_API CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *p, size_t *n, size_t count,
 						  CUmemLocation *locs, size_t *idx,
 						  size_t nlocs, unsigned long long flags,
 						  CUstream h)
-{ return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 0); }
+{ SG_GATE(); return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 0); }
 SG_API CUresult cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *p, size_t *n,
 						       size_t count, CUmemLocation *locs,
 						       size_t *idx, size_t nlocs,
 						       unsigned long long flags, CUstream h)
-{ return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 1); }
+{ SG_GATE(); return prefetch_batch(p, n, count, locs, idx, nlocs, flags, h, 1); }
 
 SG_API CUresult cuMemPrefetchAsync(CUdeviceptr p, size_t n, CUdevice dev, CUstream h)
-{ return prefetch_v1(p, n, dev, h, 0); }
+{ SG_GATE(); return prefetch_v1(p, n, dev, h, 0); }
 SG_API CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr p, size_t n, CUdevice dev, CUstream h)
-{ return prefetch_v1(p, n, dev, h, 1); }
+{ SG_GATE(); return prefetch_v1(p, n, dev, h, 1); }
 SG_API CUresult cuMemPrefetchAsync_v2(CUdeviceptr p, size_t n, CUmemLocation loc,
 				      unsigned int flags, CUstream h)
-{ return prefetch_v2(p, n, loc, flags, h, 0); }
+{ SG_GATE(); return prefetch_v2(p, n, loc, flags, h, 0); }
 SG_API CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr p, size_t n, CUmemLocation loc,
 					   unsigned int flags, CUstream h)
-{ return prefetch_v2(p, n, loc, flags, h, 1); }
+{ SG_GATE(); return prefetch_v2(p, n, loc, flags, h, 1); }
 
 /* The word at addr: 4 or 8 bytes, naturally aligned, device memory. */
 static CUresult word(CUdeviceptr addr, int size)
@@ -241,16 +241,16 @@ void simgpu_wait_value(const struct sg_op *op)
 #define MEMOPS(sfx, ptds)							\
 SG_API CUresult cuStreamWriteValue32##sfx(CUstream h, CUdeviceptr a, cuuint32_t v,	\
 					  unsigned int f)			\
-{ return write_value(h, a, v, 4, f, ptds); }					\
+{ SG_GATE(); return write_value(h, a, v, 4, f, ptds); }					\
 SG_API CUresult cuStreamWriteValue64##sfx(CUstream h, CUdeviceptr a, cuuint64_t v,	\
 					  unsigned int f)			\
-{ return write_value(h, a, v, 8, f, ptds); }					\
+{ SG_GATE(); return write_value(h, a, v, 8, f, ptds); }					\
 SG_API CUresult cuStreamWaitValue32##sfx(CUstream h, CUdeviceptr a, cuuint32_t v,	\
 					 unsigned int f)			\
-{ return wait_value(h, a, v, 4, f, ptds); }					\
+{ SG_GATE(); return wait_value(h, a, v, 4, f, ptds); }					\
 SG_API CUresult cuStreamWaitValue64##sfx(CUstream h, CUdeviceptr a, cuuint64_t v,	\
 					 unsigned int f)			\
-{ return wait_value(h, a, v, 8, f, ptds); }
+{ SG_GATE(); return wait_value(h, a, v, 8, f, ptds); }
 
 MEMOPS(, 0)
 MEMOPS(_ptsz, 1)
@@ -309,13 +309,13 @@ static CUresult batch(CUstream h, unsigned int count, CUstreamBatchMemOpParams *
 
 SG_API CUresult cuStreamBatchMemOp(CUstream h, unsigned int n, CUstreamBatchMemOpParams *p,
 				   unsigned int f)
-{ return batch(h, n, p, f, 0, 0); }
+{ SG_GATE(); return batch(h, n, p, f, 0, 0); }
 SG_API CUresult cuStreamBatchMemOp_ptsz(CUstream h, unsigned int n,
 					CUstreamBatchMemOpParams *p, unsigned int f)
-{ return batch(h, n, p, f, 1, 0); }
+{ SG_GATE(); return batch(h, n, p, f, 1, 0); }
 SG_API CUresult cuStreamBatchMemOp_v2(CUstream h, unsigned int n, CUstreamBatchMemOpParams *p,
 				      unsigned int f)
-{ return batch(h, n, p, f, 0, 1); }
+{ SG_GATE(); return batch(h, n, p, f, 0, 1); }
 SG_API CUresult cuStreamBatchMemOp_v2_ptsz(CUstream h, unsigned int n,
 					   CUstreamBatchMemOpParams *p, unsigned int f)
-{ return batch(h, n, p, f, 1, 1); }
+{ SG_GATE(); return batch(h, n, p, f, 1, 1); }

@@ -128,23 +128,27 @@ static CUresult mod_load(CUmodule *module, const void *image)
 
 SG_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
+	SG_GATE();
 	return mod_load(module, image);
 }
 
 SG_API CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
 				   CUjit_option *options, void **optionValues)
 {
+	SG_GATE();
 	(void)numOptions; (void)options; (void)optionValues;
 	return mod_load(module, image);
 }
 
 SG_API CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
 {
+	SG_GATE();
 	return mod_load(module, fatCubin);
 }
 
 SG_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
 {
+	SG_GATE();
 	if (!fname)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (access(fname, R_OK))
@@ -154,6 +158,7 @@ SG_API CUresult cuModuleLoad(CUmodule *module, const char *fname)
 
 SG_API CUresult cuModuleUnload(CUmodule m)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!m || m->magic != SG_MOD_MAGIC)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -196,6 +201,7 @@ static CUresult get_function(struct CUfunc_st **out, struct CUmod_st *m, const c
 
 SG_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
+	SG_GATE();
 	return get_function(hfunc, hmod, name);
 }
 
@@ -242,6 +248,7 @@ static CUresult get_global(struct CUmod_st *m, const char *name, void **mem, siz
 
 SG_API CUresult cuModuleGetGlobal_v2(CUdeviceptr *dptr, size_t *bytes, CUmodule hmod, const char *name)
 {
+	SG_GATE();
 	void *mem;
 	size_t n;
 	CUresult rc = get_global(hmod, name, &mem, &n);
@@ -284,6 +291,7 @@ SG_API CUresult cuLibraryLoadData(CUlibrary *library, const void *code,
 				  CUlibraryOption *libraryOptions, void **libraryOptionValues,
 				  unsigned int numLibraryOptions)
 {
+	SG_GATE();
 	(void)jitOptions; (void)jitOptionsValues; (void)numJitOptions;
 	(void)libraryOptions; (void)libraryOptionValues; (void)numLibraryOptions;
 	return lib_load(library, code);
@@ -294,6 +302,7 @@ SG_API CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
 				      CUlibraryOption *libraryOptions, void **libraryOptionValues,
 				      unsigned int numLibraryOptions)
 {
+	SG_GATE();
 	(void)jitOptions; (void)jitOptionsValues; (void)numJitOptions;
 	(void)libraryOptions; (void)libraryOptionValues; (void)numLibraryOptions;
 	if (!fileName)
@@ -305,6 +314,7 @@ SG_API CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileName,
 
 SG_API CUresult cuLibraryUnload(CUlibrary library)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!library || library->magic != SG_LIB_MAGIC)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -315,6 +325,7 @@ SG_API CUresult cuLibraryUnload(CUlibrary library)
 
 SG_API CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *name)
 {
+	SG_GATE();
 	struct CUfunc_st *f;
 	CUresult rc;
 
@@ -334,6 +345,7 @@ SG_API CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const c
 
 SG_API CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!library || library->magic != SG_LIB_MAGIC)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -345,6 +357,7 @@ SG_API CUresult cuLibraryGetModule(CUmodule *pMod, CUlibrary library)
 
 SG_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!library || library->magic != SG_LIB_MAGIC)
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -353,6 +366,7 @@ SG_API CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary l
 
 SG_API CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
+	SG_GATE();
 	struct CUfunc_st *f = (struct CUfunc_st *)(void *)kernel;
 
 	SG_INIT_CHECK();
@@ -368,6 +382,7 @@ SG_API CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 
 SG_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (simgpu_func_check(hfunc))
 		return CUDA_ERROR_INVALID_HANDLE;
@@ -385,6 +400,7 @@ SG_API CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunct
 
 SG_API CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
 {
+	SG_GATE();
 	(void)attrib; (void)value;
 	SG_INIT_CHECK();
 	return simgpu_func_check(hfunc) ? CUDA_ERROR_INVALID_HANDLE : CUDA_SUCCESS;
@@ -440,6 +456,7 @@ SG_API CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, u
 			       unsigned int bx, unsigned int by, unsigned int bz,
 			       unsigned int shmem, CUstream h, void **params, void **extra)
 {
+	SG_GATE();
 	(void)shmem;
 	return simgpu_launch(f, gx, gy, gz, bx, by, bz, h, params, extra, 0);
 }
@@ -448,6 +465,7 @@ SG_API CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int 
 				    unsigned int bx, unsigned int by, unsigned int bz,
 				    unsigned int shmem, CUstream h, void **params, void **extra)
 {
+	SG_GATE();
 	(void)shmem;
 	return simgpu_launch(f, gx, gy, gz, bx, by, bz, h, params, extra, 1);
 }
@@ -457,6 +475,7 @@ SG_API CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigne
 					  unsigned int bz, unsigned int shmem, CUstream h,
 					  void **params)
 {
+	SG_GATE();
 	(void)shmem;
 	return simgpu_launch(f, gx, gy, gz, bx, by, bz, h, params, NULL, 0);
 }
@@ -466,6 +485,7 @@ SG_API CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, un
 					       unsigned int bz, unsigned int shmem, CUstream h,
 					       void **params)
 {
+	SG_GATE();
 	(void)shmem;
 	return simgpu_launch(f, gx, gy, gz, bx, by, bz, h, params, NULL, 1);
 }
@@ -482,10 +502,12 @@ static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, void **params,
 
 SG_API CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
 {
+	SG_GATE();
 	return launch_ex(config, f, params, extra, 0);
 }
 
 SG_API CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
 {
+	SG_GATE();
 	return launch_ex(config, f, params, extra, 1);
 }

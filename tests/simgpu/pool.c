@@ -333,6 +333,7 @@ static CUresult alloc_async_selfcall(CUdeviceptr *dptr, size_t bytesize, CUstrea
 
 SG_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h)
 {
+	SG_GATE();
 	if (simgpu_selfcall())
 		return alloc_async_selfcall(dptr, bytesize, h, 0);
 	return alloc_async(dptr, bytesize, NULL, h, 0);
@@ -340,21 +341,23 @@ SG_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream h)
 
 SG_API CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream h)
 {
+	SG_GATE();
 	if (simgpu_selfcall())
 		return alloc_async_selfcall(dptr, bytesize, h, 1);
 	return alloc_async(dptr, bytesize, NULL, h, 1);
 }
 SG_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream h)
-{ return pool ? alloc_async(dptr, bytesize, pool, h, 0) : CUDA_ERROR_INVALID_VALUE; }
+{ SG_GATE(); return pool ? alloc_async(dptr, bytesize, pool, h, 0) : CUDA_ERROR_INVALID_VALUE; }
 SG_API CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream h)
-{ return pool ? alloc_async(dptr, bytesize, pool, h, 1) : CUDA_ERROR_INVALID_VALUE; }
+{ SG_GATE(); return pool ? alloc_async(dptr, bytesize, pool, h, 1) : CUDA_ERROR_INVALID_VALUE; }
 SG_API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream h)
-{ return free_async(dptr, h, 0); }
+{ SG_GATE(); return free_async(dptr, h, 0); }
 SG_API CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream h)
-{ return free_async(dptr, h, 1); }
+{ SG_GATE(); return free_async(dptr, h, 1); }
 
 SG_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -367,6 +370,7 @@ SG_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool, CUdevice dev)
 
 SG_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -379,6 +383,7 @@ SG_API CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev)
 
 SG_API CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 {
+	SG_GATE();
 	CUresult rc = simgpu_check_dev(dev);
 
 	if (rc)
@@ -392,6 +397,7 @@ SG_API CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool)
 
 SG_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 {
+	SG_GATE();
 	CUresult rc;
 
 	int dev = -1;	/* host memory */
@@ -427,6 +433,7 @@ SG_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
 
 SG_API CUresult cuMemPoolDestroy(CUmemoryPool pool)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!valid(pool) || pool->is_default)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -442,6 +449,7 @@ SG_API CUresult cuMemPoolDestroy(CUmemoryPool pool)
 
 SG_API CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!valid(pool))
 		return CUDA_ERROR_INVALID_VALUE;
@@ -451,6 +459,7 @@ SG_API CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep)
 
 SG_API CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!valid(pool) || !value)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -479,6 +488,7 @@ SG_API CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute att
 
 SG_API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value)
 {
+	SG_GATE();
 	simgpu_pause_point("cuMemPoolGetAttribute");	/* before any lock */
 	SG_INIT_CHECK();
 	if (!valid(pool) || !value)
@@ -502,12 +512,14 @@ SG_API CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute att
 
 SG_API CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	return valid(pool) && (map || !count) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
 SG_API CUresult cuMemPoolGetAccess(CUmemAccess_flags *flags, CUmemoryPool pool, CUmemLocation *location)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!valid(pool) || !flags || !location)
 		return CUDA_ERROR_INVALID_VALUE;
@@ -535,7 +547,7 @@ static CUresult loc_pool(CUmemoryPool *pool, CUmemLocation *loc, CUmemAllocation
 
 SG_API CUresult cuMemGetDefaultMemPool(CUmemoryPool *pool, CUmemLocation *loc,
 				       CUmemAllocationType type)
-{ return loc_pool(pool, loc, type, 0); }
+{ SG_GATE(); return loc_pool(pool, loc, type, 0); }
 SG_API CUresult cuMemGetMemPool(CUmemoryPool *pool, CUmemLocation *loc, CUmemAllocationType type)
-{ return loc_pool(pool, loc, type, 1); }
+{ SG_GATE(); return loc_pool(pool, loc, type, 1); }
 #endif

@@ -64,6 +64,17 @@ static const struct sg_proc table[] = {
 	{ "cuArrayCreate", 3020, F(cuArrayCreate_v2), NULL },
 	{ "cuArrayDestroy", 2000, F(cuArrayDestroy), NULL },
 	{ "cuArrayGetDescriptor", 3020, F(cuArrayGetDescriptor_v2), NULL },
+#if CUDA_VERSION >= 12080	/* ckptapi.c */
+	{ "cuCheckpointProcessCheckpoint", 12080, F(cuCheckpointProcessCheckpoint), NULL },
+	{ "cuCheckpointProcessGetRestoreThreadId", 12080, F(cuCheckpointProcessGetRestoreThreadId), NULL },
+	{ "cuCheckpointProcessGetState", 12080, F(cuCheckpointProcessGetState), NULL },
+	{ "cuCheckpointProcessLock", 12080, F(cuCheckpointProcessLock), NULL },
+	{ "cuCheckpointProcessRestore", 12080, F(cuCheckpointProcessRestore), NULL },
+	{ "cuCheckpointProcessUnlock", 12080, F(cuCheckpointProcessUnlock), NULL },
+#endif
+#if CUDA_VERSION >= 13040
+	{ "cuCheckpointOperationComplete", 13040, F(cuCheckpointOperationComplete), NULL },
+#endif
 	{ "cuCtxCreate", 2000, F(cuCtxCreate), NULL },
 	{ "cuCtxCreate", 3020, F(cuCtxCreate_v2), NULL },
 	{ "cuCtxCreate", 11040, F(cuCtxCreate_v3), NULL },
@@ -467,6 +478,7 @@ static CUresult get_proc(const char *symbol, void **pfn, int version,
 
 SG_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
+	SG_GATE();
 	int status;
 
 #if CUDA_VERSION >= 12000
@@ -480,6 +492,7 @@ SG_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion
 SG_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion,
 				    cuuint64_t flags, CUdriverProcAddressQueryResult *symbolStatus)
 {
+	SG_GATE();
 	int status;
 	CUresult rc = get_proc(symbol, pfn, cudaVersion, flags, &status);
 

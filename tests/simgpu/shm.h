@@ -221,6 +221,12 @@ pid_t simgpu_host_pid(void);
 const char *simgpu_pidd_path(void);
 uint64_t simgpu_pid_starttime(pid_t pid);
 
+/* ---- checkpoint control sockets (ckptpath.c) ---- */
+/* The path of process pid's control socket; 0 or -1 (too long). */
+int simgpu_ckpt_path(pid_t pid, char *out, size_t len);
+/* Remove a dead process's socket. */
+void simgpu_ckpt_unlink(pid_t pid);
+
 /* ---- per-cgroup memory limits (memlimit.c; lock held for all) ---- */
 /* The cgroup v2 path of a cgroup directory under /sys/fs/cgroup; 0 or -1. */
 int simgpu_limit_path(const char *dir, char *out, size_t len);

@@ -185,6 +185,24 @@ extern volatile int simgpu_exiting;
 extern pthread_mutex_t simgpu_lk;	/* guards process-local objects */
 extern pthread_cond_t simgpu_cv;	/* broadcast on any completion */
 
+/*
+ * gate.c: the gate every exported driver entry point passes, first thing
+ * (SG_GATE()), so that cuCheckpointProcessLock can block further calls
+ * and wait for those in progress; it is left when the function returns.
+ */
+struct sg_gate_tok { int outer; };
+struct sg_gate_tok simgpu_gate_enter(void);
+void simgpu_gate_leave(struct sg_gate_tok *t);
+#define SG_GATE() \
+	struct sg_gate_tok sg_gate_tok_ __attribute__((cleanup(simgpu_gate_leave), unused)) = \
+		simgpu_gate_enter()
+/* The calling thread never blocks at the gate (the control thread). */
+void simgpu_gate_inside(void);
+/* Close the gate and wait for calls inside to leave: 0, or -1 after
+ * timeout_ms (0: none), the gate open again. */
+int simgpu_gate_lock(unsigned int timeout_ms);
+void simgpu_gate_unlock(void);
+
 #define SG_INIT_CHECK() \
 	do { if (!simgpu_ready) return CUDA_ERROR_NOT_INITIALIZED; } while (0)
 
@@ -231,6 +249,8 @@ struct sg_op *simgpu_op_new(enum sg_op_kind kind);
 CUresult simgpu_stream_sync(struct CUstream_st *s);
 extern unsigned int simgpu_sync_waiters;
 void simgpu_stream_destroy_all(struct CUctx_st *ctx);
+/* Wait until all the work queued on the process's streams has run. */
+void simgpu_stream_drain(void);
 /* A new stream of ctx (cuStreamCreateWithPriority's checks done). */
 CUresult simgpu_stream_create(struct CUctx_st *ctx, CUstream *ph, unsigned int flags, int prio);
 
@@ -278,6 +298,10 @@ CUresult simgpu_mem_alloc(CUdeviceptr *out, size_t size, enum sg_mem_kind kind,
 			  int low32);
 CUresult simgpu_mem_free(CUdeviceptr p);
 void simgpu_mem_release_ctx(struct CUctx_st *ctx);
+/* fn on every range, simgpu_lk held; stops at fn's first non-zero. */
+int simgpu_range_each(int (*fn)(const struct sg_range *r, void *arg), void *arg);
+/* vmm.c: fn on each mapping's backing memfd and its size, likewise. */
+int simgpu_vmm_each_mapped(int (*fn)(int fd, size_t size, void *arg), void *arg);
 
 /* ---- graphmem.c: the per-device reserve of graph memory ---- */
 /* A graph allocation of bytes on dev: the reserve grows (charged) if the

@@ -281,6 +281,7 @@ void simgpu_state_reclaim(int force)
 
 		if (p->alive && !simgpu_pid_alive(p->pid, p->starttime)) {
 			simgpu_state_release_pid(p->pid);
+			simgpu_ckpt_unlink(p->pid);
 			s->reclaimed++;
 		}
 	}

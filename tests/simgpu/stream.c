@@ -12,6 +12,9 @@
 
 #include "simgpu.h"
 
+/* Operations queued on any stream and not completed; under simgpu_lk. */
+static uint64_t ops_pending;
+
 static uint64_t next_stream_id = 1;
 
 struct ptds {
@@ -127,6 +130,7 @@ static void *worker(void *arg)
 			s->tail = NULL;
 		s->run_end = 0;
 		s->completed++;
+		ops_pending--;
 		pthread_cond_broadcast(&simgpu_cv);
 		if (op->kind == SG_OP_STOP) {
 			free(op);
@@ -202,6 +206,7 @@ CUresult simgpu_stream_submit(struct CUstream_st *s, struct sg_op *op)
 			s->head = op;
 		s->tail = op;
 		s->submitted++;
+		ops_pending++;
 		pthread_cond_signal(&s->cv);
 	} else {
 		free(op);
@@ -269,6 +274,16 @@ CUresult simgpu_stream_resolve(CUstream h, int ptds, struct CUstream_st **out)
 	*out = ctx->null_stream;
 	pthread_mutex_unlock(&simgpu_lk);
 	return CUDA_SUCCESS;
+}
+
+/* Wait until every stream of the process has run what was queued on it
+ * (a checkpoint "waits for submitted work": checkpoint.c). */
+void simgpu_stream_drain(void)
+{
+	pthread_mutex_lock(&simgpu_lk);
+	while (ops_pending)
+		pthread_cond_wait(&simgpu_cv, &simgpu_lk);
+	pthread_mutex_unlock(&simgpu_lk);
 }
 
 /* Threads in simgpu_stream_sync() or simgpu_ctx_sync(); under simgpu_lk. */
@@ -397,6 +412,7 @@ void simgpu_stream_destroy_all(struct CUctx_st *ctx)
 
 SG_API CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
 {
+	SG_GATE();
 	struct CUctx_st *ctx;
 	CUresult rc = simgpu_ctx_get(&ctx);
 
@@ -419,11 +435,13 @@ CUresult simgpu_stream_create(struct CUctx_st *ctx, CUstream *ph, unsigned int f
 
 SG_API CUresult cuStreamCreate(CUstream *phStream, unsigned int flags)
 {
+	SG_GATE();
 	return cuStreamCreateWithPriority(phStream, flags, 0);
 }
 
 SG_API CUresult cuStreamDestroy_v2(CUstream h)
 {
+	SG_GATE();
 	SG_INIT_CHECK();
 	if (!h || h == CU_STREAM_LEGACY || h == CU_STREAM_PER_THREAD ||
 	    h->magic != SG_STREAM_MAGIC || h->destroyed || h->kind)
@@ -434,12 +452,14 @@ SG_API CUresult cuStreamDestroy_v2(CUstream h)
 
 SG_API CUresult cuStreamDestroy(CUstream h)
 {
+	SG_GATE();
 	return cuStreamDestroy_v2(h);
 }
 
 #define STREAM_FN(name, ptds)						\
 SG_API CUresult name(CUstream h)					\
 {									\
+	SG_GATE();							\
 	struct CUstream_st *s;						\
 	CUresult rc = simgpu_stream_resolve(h, ptds, &s);		\
 	if (!rc)							\
@@ -488,12 +508,14 @@ static CUresult wait_event(CUstream h, CUevent ev, int ptds)
 
 SG_API CUresult cuStreamWaitEvent(CUstream h, CUevent ev, unsigned int flags)
 {
+	SG_GATE();
 	(void)flags;
 	return wait_event(h, ev, 0);
 }
 
 SG_API CUresult cuStreamWaitEvent_ptsz(CUstream h, CUevent ev, unsigned int flags)
 {
+	SG_GATE();
 	(void)flags;
 	return wait_event(h, ev, 1);
 }
@@ -501,6 +523,7 @@ SG_API CUresult cuStreamWaitEvent_ptsz(CUstream h, CUevent ev, unsigned int flag
 #define STREAM_GET(name, ptds, type, expr)				\
 SG_API CUresult name(CUstream h, type *out)				\
 {									\
+	SG_GATE();							\
 	struct CUstream_st *s;						\
 	CUresult rc = simgpu_stream_resolve(h, ptds, &s);		\
 	if (rc)								\
@@ -547,11 +570,13 @@ static CUresult host_fn(CUstream h, CUhostFn fn, void *arg, int ptds)
 
 SG_API CUresult cuLaunchHostFunc(CUstream h, CUhostFn fn, void *userData)
 {
+	SG_GATE();
 	return host_fn(h, fn, userData, 0);
 }
 
 SG_API CUresult cuLaunchHostFunc_ptsz(CUstream h, CUhostFn fn, void *userData)
 {
+	SG_GATE();
 	return host_fn(h, fn, userData, 1);
 }
 
@@ -572,11 +597,13 @@ static CUresult get_ctx_v2(CUstream h, CUcontext *pctx, CUgreenCtx *pg, int ptds
 
 SG_API CUresult cuStreamGetCtx_v2(CUstream h, CUcontext *pctx, CUgreenCtx *pg)
 {
+	SG_GATE();
 	return get_ctx_v2(h, pctx, pg, 0);
 }
 
 SG_API CUresult cuStreamGetCtx_v2_ptsz(CUstream h, CUcontext *pctx, CUgreenCtx *pg)
 {
+	SG_GATE();
 	return get_ctx_v2(h, pctx, pg, 1);
 }
 #endif

@@ -58,6 +58,7 @@ static int prop_ok(const CUmemAllocationProp *prop)
 SG_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
 					      CUmemAllocationGranularity_flags option)
 {
+	SG_GATE();
 	(void)option;
 	SG_INIT_CHECK();
 	if (!granularity || !prop_ok(prop))
@@ -91,6 +92,7 @@ static void vmm_put(struct sg_vmm *v)
 SG_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle_out, size_t size,
 			    const CUmemAllocationProp *prop, unsigned long long flags)
 {
+	SG_GATE();
 	struct sg_vmm *v;
 	CUresult rc;
 	int fd;
@@ -130,6 +132,7 @@ SG_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle_out, size_t siz
 
 SG_API CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 {
+	SG_GATE();
 	struct sg_vmm *v;
 
 	SG_INIT_CHECK();
@@ -148,6 +151,7 @@ SG_API CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 SG_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
 						       CUmemGenericAllocationHandle h)
 {
+	SG_GATE();
 	struct sg_vmm *v;
 	CUresult rc = CUDA_ERROR_INVALID_VALUE;
 
@@ -169,6 +173,7 @@ SG_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop
  */
 SG_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle_out, void *addr)
 {
+	SG_GATE();
 	uintptr_t va = (uintptr_t)addr;
 	struct sg_mapping *m;
 
@@ -190,6 +195,7 @@ SG_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle
 SG_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment,
 				    CUdeviceptr addr, unsigned long long flags)
 {
+	SG_GATE();
 	struct sg_range r = { 0 };
 	void *m;
 
@@ -219,6 +225,7 @@ SG_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignm
 
 SG_API CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size)
 {
+	SG_GATE();
 	struct sg_range *r;
 
 	SG_INIT_CHECK();
@@ -249,6 +256,7 @@ static int in_reservation(uintptr_t va, size_t size)
 SG_API CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 			 CUmemGenericAllocationHandle h, unsigned long long flags)
 {
+	SG_GATE();
 	struct sg_mapping *m;
 	struct sg_vmm *v;
 	uintptr_t va = (uintptr_t)ptr;
@@ -288,6 +296,7 @@ SG_API CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset,
 
 SG_API CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
+	SG_GATE();
 	struct sg_mapping **pp, *m;
 	uintptr_t va = (uintptr_t)ptr, end = va + size;
 	int found = 0;
@@ -322,6 +331,7 @@ SG_API CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 
 SG_API CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
+	SG_GATE();
 	uintptr_t va = (uintptr_t)ptr;
 	int prot = PROT_NONE;
 
@@ -351,6 +361,7 @@ SG_API CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDe
 
 SG_API CUresult cuMemGetAccess(unsigned long long *flags, const CUmemLocation *location, CUdeviceptr ptr)
 {
+	SG_GATE();
 	(void)location;
 	SG_INIT_CHECK();
 	if (!flags || !in_reservation((uintptr_t)ptr, 1))
@@ -370,6 +381,7 @@ SG_API CUresult cuMemExportToShareableHandle(void *shareable, CUmemGenericAlloca
 					     CUmemAllocationHandleType type,
 					     unsigned long long flags)
 {
+	SG_GATE();
 	struct sg_vmm *v;
 	struct stat st;
 	CUresult rc = CUDA_SUCCESS;
@@ -422,6 +434,7 @@ SG_API CUresult cuMemExportToShareableHandle(void *shareable, CUmemGenericAlloca
 SG_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle_out,
 					       void *os_handle, CUmemAllocationHandleType type)
 {
+	SG_GATE();
 	int fd = (int)(intptr_t)os_handle, idx = -1;
 	struct sg_vmm *v;
 	struct stat st;
@@ -474,4 +487,17 @@ out:
 	*handle_out = (CUmemGenericAllocationHandle)(uintptr_t)v;
 	pthread_mutex_unlock(&vmm_lk);
 	return CUDA_SUCCESS;
+}
+
+/* Call fn on the backing memfd and size of every mapped physical
+ * allocation (once per mapping), vmm_lk held (checkpoint.c). */
+int simgpu_vmm_each_mapped(int (*fn)(int fd, size_t size, void *arg), void *arg)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&vmm_lk);
+	for (struct sg_mapping *m = mappings; m && !rc; m = m->next)
+		rc = fn(m->h->fd, m->h->size, arg);
+	pthread_mutex_unlock(&vmm_lk);
+	return rc;
 }
