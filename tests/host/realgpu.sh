@@ -143,9 +143,9 @@ if grep -q 'RESULT torch-matmul WARN missing=PyTorch' "$tmp/full.log" &&
    grep -q 'RESULT env INFO mode=simgpu' "$tmp/full.log" && [ "$rc" = 0 ] &&
    [ "$(tail -n 1 "$tmp/full.log")" = "22 passed, 0 failed" ] &&
    [ "$(grep -c '^RESULT ' "$tmp/full.log")" = "$(wc -l < "$tmp/full/results.jsonl")" ] &&
-   [ "$(wc -l < "$tmp/full/results.jsonl")" = 35 ] &&
+   [ "$(wc -l < "$tmp/full/results.jsonl")" = 36 ] &&
    python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/full/results.jsonl"; then
-	pass realgpu "its lines: RESULT lines naming what is missing, 35 JSON objects in results.jsonl, exit 0, last line '22 passed, 0 failed'"
+	pass realgpu "its lines: RESULT lines naming what is missing, 36 JSON objects in results.jsonl, exit 0, last line '22 passed, 0 failed'"
 else
 	fail realgpu "the run's lines and results.jsonl" "exit $rc: $(tail -n 3 "$tmp/full.log" | tr '\n' '|')"
 fi
@@ -154,6 +154,48 @@ if grep -q '^RESULT procaddr PASS asked=[1-9][0-9]* hooked_symbols=2[0-9][0-9] .
 else
 	fail realgpu "procaddr's counts" "$(grep '^RESULT procaddr' "$tmp/full.log")"
 fi
+
+# The stand-in's set-up: with vgpuctl where it can run (here), through
+# vgpu-standin's own probe and controls where it cannot: forced, and a
+# vgpuctl whose library is missing (ldd says "not found").
+if grep -q "^RESULT standin-setup INFO path=vgpuctl why=\"ldd finds all of vgpuctl's libraries\"" "$tmp/full.log"; then
+	pass realgpu "the full run set the tenants up with vgpuctl, ldd finding its libraries (an INFO line says so)"
+else
+	fail realgpu "the full run's set-up path" "$(grep '^RESULT standin-setup' "$tmp/full.log")"
+fi
+REALGPU_STANDIN_SETUP=ctl REALGPU_OUT=$tmp/setupctl \
+	tests/realgpu/run --only standin,standin-limit,standin-view,standin-denied,standin-gate \
+	> "$tmp/setupctl.log" 2>&1
+rc=$?
+expect "$tmp/setupctl" "REALGPU_STANDIN_SETUP=ctl (exit $rc): the tenants set up by vgpu-standin probe and ctl tenant-add, and the stand-in's steps PASS on them" \
+	standin-setup=INFO standin=PASS "standin-limit=PASS PASS PASS PASS PASS PASS PASS PASS" \
+	"standin-view=PASS PASS" standin-denied=PASS standin-gate=PASS
+if grep -q '^RESULT standin-setup INFO path=vgpu-standin why=REALGPU_STANDIN_SETUP=ctl$' "$tmp/setupctl.log" &&
+   grep -q '^probe gpu 1 vram 85899345920 uuid GPU-' "$tmp/setupctl/logs/standin-setup.log"; then
+	pass realgpu "the forced fallback says so (path=vgpu-standin), and probe added simgpu's 2 GPUs from NVML"
+else
+	fail realgpu "the forced fallback's lines" "$(grep '^RESULT standin-setup' "$tmp/setupctl.log") $(oneline "$tmp/setupctl/logs/standin-setup.log")"
+fi
+# a vgpuctl that cannot load: a program linked with a library since removed
+mkdir -p "$tmp/nolib"
+echo 'int vgpu_gone(void) { return 0; }' > "$tmp/nolib/gone.c"
+echo 'int vgpu_gone(void); int main(void) { return vgpu_gone(); }' > "$tmp/nolib/main.c"
+if cc -shared -fPIC -o "$tmp/nolib/libvgpu-gone.so" "$tmp/nolib/gone.c" &&
+   cc -o "$tmp/nolib/vgpuctl" "$tmp/nolib/main.c" -L"$tmp/nolib" -lvgpu-gone &&
+   rm "$tmp/nolib/libvgpu-gone.so"; then
+	REALGPU_VGPUCTL=$tmp/nolib/vgpuctl REALGPU_OUT=$tmp/nolib/out tests/realgpu/run --only standin,standin-view \
+		> "$tmp/nolib.log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && grep -q '^RESULT standin-setup INFO path=vgpu-standin why="vgpuctl cannot run here (ldd: libvgpu-gone.so)"' "$tmp/nolib.log" &&
+	   [ "$(status "$tmp/nolib/out" standin)" = PASS ] && [ "$(status "$tmp/nolib/out" standin-view)" = "PASS PASS" ]; then
+		pass realgpu "a vgpuctl whose library is missing: ldd names it in the INFO line, the tenants are set up by vgpu-standin, standin and standin-view PASS"
+	else
+		fail realgpu "a vgpuctl whose library is missing" "exit $rc: $(grep -E '^RESULT' "$tmp/nolib.log" | tr '\n' '|')"
+	fi
+else
+	fail realgpu "a vgpuctl whose library is missing" "could not build the fake vgpuctl"
+fi
+
 
 # A libvgpu whose cuGetProcAddress hands out the driver's cuMemAlloc: a
 # copy of libvgpu/ with the wrapper bypassed for that name.
