@@ -129,9 +129,10 @@ t0=$SECONDS
 REALGPU_OUT=$tmp/full tests/realgpu/run > "$tmp/full.log" 2>&1
 rc=$?
 secs=$((SECONDS - t0))
-expect "$tmp/full" "the run on simgpu (exit $rc, $secs s): build, version, procaddr, dlsym, rt-entry (simgpu serves NVIDIA's runtime), same-results (both flavours) PASS; env, cost-alloc, cost-launch (3 kernel lengths), cost-gate INFO" \
+expect "$tmp/full" "the run on simgpu (exit $rc, $secs s): build, version, procaddr, dlsym, rt-entry (simgpu serves NVIDIA's runtime), same-results (both flavours) PASS; env, cost-alloc, cost-launch and cost-launch-gated (3 kernel lengths each), cost-gate INFO; cost-calls (CUPTI) WARN, never PASS" \
 	build=PASS env=INFO version=PASS procaddr=PASS dlsym=PASS rt-entry=PASS same-results=PASS \
-	same-results-ptds=PASS cost-alloc=INFO "cost-launch=INFO INFO INFO" cost-gate=INFO
+	same-results-ptds=PASS cost-alloc=INFO "cost-launch=INFO INFO INFO" \
+	"cost-launch-gated=INFO INFO INFO" cost-gate=INFO cost-calls=WARN
 expect "$tmp/full" "on simgpu without PyTorch the six PyTorch steps, and nvidia-smi's view, are WARN, never PASS" \
 	torch-matmul=WARN torch-graph=WARN torch-oom=WARN torch-oom-expandable=WARN \
 	torch-oom-standin=WARN torch-oom-expandable-standin=WARN standin-view-smi=WARN
@@ -143,9 +144,9 @@ if grep -q 'RESULT torch-matmul WARN missing=PyTorch' "$tmp/full.log" &&
    grep -q 'RESULT env INFO mode=simgpu' "$tmp/full.log" && [ "$rc" = 0 ] &&
    [ "$(tail -n 1 "$tmp/full.log")" = "22 passed, 0 failed" ] &&
    [ "$(grep -c '^RESULT ' "$tmp/full.log")" = "$(wc -l < "$tmp/full/results.jsonl")" ] &&
-   [ "$(wc -l < "$tmp/full/results.jsonl")" = 36 ] &&
+   [ "$(wc -l < "$tmp/full/results.jsonl")" = 40 ] &&
    python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/full/results.jsonl"; then
-	pass realgpu "its lines: RESULT lines naming what is missing, 36 JSON objects in results.jsonl, exit 0, last line '22 passed, 0 failed'"
+	pass realgpu "its lines: RESULT lines naming what is missing, 40 JSON objects in results.jsonl, exit 0, last line '22 passed, 0 failed'"
 else
 	fail realgpu "the run's lines and results.jsonl" "exit $rc: $(tail -n 3 "$tmp/full.log" | tr '\n' '|')"
 fi
@@ -153,6 +154,35 @@ if grep -q '^RESULT procaddr PASS asked=[1-9][0-9]* hooked_symbols=2[0-9][0-9] .
 	pass realgpu "procaddr asked every hooked base, simgpu answering with its exports and with distinct entry points: $(grep '^RESULT procaddr' "$tmp/full.log" | cut -d' ' -f4-5)"
 else
 	fail realgpu "procaddr's counts" "$(grep '^RESULT procaddr' "$tmp/full.log")"
+fi
+
+# CUPTI on simgpu: not applicable, named; a CUPTI that is not there: a
+# WARN naming it; the arithmetic of the added calls.
+if grep -q "^RESULT cost-calls WARN cupti=[^ ]*libcupti.so.13 why=\"not applicable: CUPTI needs NVIDIA's driver's private interfaces, which simgpu does not serve (cupti-count: CUPTI refused" "$tmp/full.log"; then
+	pass realgpu "cost-calls on simgpu: WARN not applicable, naming why and what CUPTI answered (the pinned wheel's libcupti, loaded and refusing)"
+else
+	fail realgpu "cost-calls on simgpu" "$(grep '^RESULT cost-calls' "$tmp/full.log")"
+fi
+REALGPU_CUPTI=$tmp/nowhere/libcupti.so.13 REALGPU_OUT=$tmp/nocupti tests/realgpu/run --only cost-calls \
+	> "$tmp/nocupti.log" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && grep -q "^RESULT cost-calls WARN missing=libcupti.so.13 why=\"no CUPTI: REALGPU_CUPTI=$tmp/nowhere/libcupti.so.13 does not exist\"" "$tmp/nocupti.log"; then
+	pass realgpu "no libcupti: cost-calls WARNs naming the missing libcupti.so.13, exit 0"
+else
+	fail realgpu "no libcupti" "exit $rc: $(grep '^RESULT' "$tmp/nocupti.log")"
+fi
+mkdir -p "$tmp/cupti"
+printf '%s\n' "cupti version 130001" "count ns 0 launches 1000 calls 1000" \
+	"call ns 0 cbid 307 name cuLaunchKernel count 1000" > "$tmp/cupti/bare"
+printf '%s\n' "cupti version 130001" "count ns 0 launches 1000 calls 3010" \
+	"call ns 0 cbid 307 name cuLaunchKernel count 1000" "call ns 0 cbid 9 name cuCtxGetDevice count 2000" \
+	"call ns 0 cbid 20 name cuStreamQuery count 10" "call ns 5000 cbid 21 name cuEventRecord count 99" \
+	> "$tmp/cupti/vgpu"
+got=$(bash -c '. tests/realgpu/cost-steps.sh && cupti_added "$1/bare" "$1/vgpu" 0 1000' _ "$tmp/cupti")
+if [ "$got" = "2010 cuCtxGetDevice+2000,cuStreamQuery+10" ]; then
+	pass realgpu "cost-calls' arithmetic: the calls added per 1000 launches and the most added by name ($got), other kernel lengths apart"
+else
+	fail realgpu "cost-calls' arithmetic" "got '$got'"
 fi
 
 # The stand-in's set-up: with vgpuctl where it can run (here), through
