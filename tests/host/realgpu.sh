@@ -227,6 +227,63 @@ else
 fi
 
 
+# The stand-in under the sanitizers: the daemon built with ASan and UBSan
+# serving the stand-in's steps, with the interposer built with UBSan in
+# the tenants' processes (ASan's runtime cannot be preloaded before
+# libvgpu: its start-up calls libvgpu's dlsym, which calls strcmp before
+# ASan has set up its own), then with ASan and UBSan under vgpuctl (the
+# netlink half) and under devcheck.py (the device half, without libvgpu).
+# Any report fails (-fno-sanitize-recover; ASan's reports to files).
+sd=tests/realgpu/standin
+san_sd() { # OUT FLAGS-AND-SOURCES...: a stand-in build under sanitizers
+	local out=$1
+	shift
+	cc -std=gnu11 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
+		-o "$out" "$@" -ldl
+}
+mkdir -p "$tmp/san/rep"
+asanrt=$(cc -print-file-name=libasan.so)
+if ! { san_sd "$tmp/san/vgpu-standin" -fsanitize=address,undefined $sd/standind.c $sd/acct.c $sd/nl.c \
+		$sd/ctl.c $sd/probe.c &&
+       san_sd "$tmp/san/asan.so" -fsanitize=address,undefined -fPIC -shared -fvisibility=hidden $sd/preload.c &&
+       san_sd "$tmp/san/ubsan.so" -fsanitize=undefined -fPIC -shared -fvisibility=hidden $sd/preload.c; } \
+	> "$tmp/san/build.log" 2>&1 || [ ! -e "$asanrt" ]; then
+	fail realgpu "the stand-in under ASan/UBSan" "build: $(oneline "$tmp/san/build.log") ($asanrt)"
+else
+	export ASAN_OPTIONS=detect_leaks=0:log_path=$tmp/san/rep/asan UBSAN_OPTIONS=print_stacktrace=1
+	t0=$SECONDS
+	REALGPU_STANDIN_BIN=$tmp/san/vgpu-standin REALGPU_STANDIN_SO=$tmp/san/ubsan.so REALGPU_OUT=$tmp/san/a \
+		tests/realgpu/run --only standin,standin-view,standin-procs,standin-denied,standin-gate,standin-graph-flip \
+		> "$tmp/san/a.log" 2>&1
+	rc=$?
+	REALGPU_STANDIN_BIN=$tmp/san/vgpu-standin REALGPU_STANDIN_SO=$tmp/san/asan.so \
+		REALGPU_STANDIN_PRELOAD=$asanrt REALGPU_OUT=$tmp/san/b tests/realgpu/run --only standin \
+		> "$tmp/san/b.log" 2>&1
+	rcb=$?
+	(
+		export LD_LIBRARY_PATH=$top/tests/simgpu SIMGPU_STATE=$tmp/san/sim.state SIMGPU_CONFIG=/dev/null
+		"$tmp/san/vgpu-standin" serve "$tmp/san/sock" 2> "$tmp/san/d.err" & d=$!
+		for _ in $(seq 50); do [ -S "$tmp/san/sock" ] && break; sleep 0.1; done
+		"$tmp/san/vgpu-standin" probe "$tmp/san/sock" > /dev/null 2>> "$tmp/san/d.err"
+		VGPU_STANDIN_SOCK=$tmp/san/sock LD_PRELOAD=$asanrt:$tmp/san/asan.so \
+			python3 tests/realgpu/standin/devcheck.py > "$tmp/san/dev.out" 2>> "$tmp/san/d.err"
+		echo "rc $?" >> "$tmp/san/dev.out"
+		kill "$d"
+		wait "$d"
+	)
+	secs=$((SECONDS - t0))
+	reports=$(cat "$tmp/san/rep/"* 2> /dev/null; grep -rh -A3 'runtime error\|AddressSanitizer' "$tmp/san/a" "$tmp/san/b" "$tmp/san/d.err" 2> /dev/null)
+	if [ "$rc" = 0 ] && [ "$rcb" = 0 ] && [ -z "$reports" ] &&
+	   [ "$(status "$tmp/san/a" standin-view) $(status "$tmp/san/a" standin-gate) $(status "$tmp/san/a" standin-graph-flip) $(status "$tmp/san/a" standin-procs)" = "PASS PASS PASS PASS PASS" ] &&
+	   [ "$(status "$tmp/san/b" standin)" = PASS ] && grep -q '^devcheck capacity [1-9]' "$tmp/san/dev.out" &&
+	   grep -qx 'rc 0' "$tmp/san/dev.out"; then
+		pass realgpu "the stand-in under ASan/UBSan ($secs s): the daemon (ASan+UBSan) through the views, process lists, gate and flipping grants with the interposer (UBSan) in the tenants; the interposer (ASan+UBSan) under vgpuctl's set-up and devcheck.py's open, maps and ioctls; no report"
+	else
+		fail realgpu "the stand-in under ASan/UBSan" "exit $rc and $rcb: $(grep -hE '^RESULT' "$tmp/san/a.log" "$tmp/san/b.log" | grep -v ' PASS\| INFO\| WARN' | tr '\n' '|') $(tr '\n' ' ' < "$tmp/san/dev.out") ${reports:0:600}"
+	fi
+	unset ASAN_OPTIONS UBSAN_OPTIONS
+fi
+
 # A libvgpu whose cuGetProcAddress hands out the driver's cuMemAlloc: a
 # copy of libvgpu/ with the wrapper bypassed for that name.
 mkdir -p "$tmp/broken"

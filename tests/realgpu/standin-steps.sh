@@ -12,8 +12,12 @@
 # needs_driver() and RG_* variables.
 
 RG_STANDIN_DIR=$top/tests/realgpu/standin
-RG_STANDIN_BIN=$RG_STANDIN_DIR/vgpu-standin
-RG_STANDIN_SO=$RG_STANDIN_DIR/libvgpu-standin.so
+# (for the tests: REALGPU_STANDIN_BIN and _SO, another build of the
+# daemon and the interposer, and REALGPU_STANDIN_PRELOAD, what is preloaded
+# before the interposer: a sanitizer's runtime)
+RG_STANDIN_BIN=${REALGPU_STANDIN_BIN:-$RG_STANDIN_DIR/vgpu-standin}
+RG_STANDIN_SO=${REALGPU_STANDIN_SO:-$RG_STANDIN_DIR/libvgpu-standin.so}
+RG_STANDIN_PRE=${REALGPU_STANDIN_PRELOAD:+$REALGPU_STANDIN_PRELOAD:}$RG_STANDIN_SO
 RG_VGPUCTL=${REALGPU_VGPUCTL:-$top/ctl/vgpuctl}
 GiB=$((1 << 30))
 
@@ -106,7 +110,7 @@ standin_stop() {
 
 # vgpuctl wants a tenant's cgroup under the cgroup2 mount.
 sd_cgroot() { awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts | grep . || echo /sys/fs/cgroup; }
-sd_ctl_vgpuctl() { VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK LD_PRELOAD=$RG_STANDIN_SO "$RG_VGPUCTL" "$@"; }
+sd_ctl_vgpuctl() { VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK LD_PRELOAD=$RG_STANDIN_PRE "$RG_VGPUCTL" "$@"; }
 sd_ctl() { "$RG_STANDIN_BIN" ctl "$RG_STANDIN_SOCK" "$@"; }
 # sd_as TENANT CMD...: CMD in the tenant, libvgpu over the stand-in
 sd_as() {
@@ -121,7 +125,7 @@ sd_as() {
 # driver does (SIMGPU_PROCADDR=distinct): a wrapper libvgpu fails to hand
 # out is then missed, as it would be on a GPU.
 sd_env() {
-	echo "VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK VGPU_STANDIN_TENANT=$1 LD_PRELOAD=$RG_STANDIN_SO:$RG_LIBVGPU" \
+	echo "VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK VGPU_STANDIN_TENANT=$1 LD_PRELOAD=$RG_STANDIN_PRE:$RG_LIBVGPU" \
 		"${RG_PROCADDR_MODES:+SIMGPU_PROCADDR=distinct}"
 }
 sd_field() { # KEY WORDS...: the word after KEY
