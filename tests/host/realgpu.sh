@@ -129,9 +129,10 @@ t0=$SECONDS
 REALGPU_OUT=$tmp/full tests/realgpu/run > "$tmp/full.log" 2>&1
 rc=$?
 secs=$((SECONDS - t0))
-expect "$tmp/full" "the run on simgpu (exit $rc, $secs s): build, version, procaddr, dlsym, rt-entry (simgpu serves NVIDIA's runtime), same-results (both flavours) PASS; env, cost-alloc, cost-launch (3 kernel lengths), cost-gate INFO" \
+expect "$tmp/full" "the run on simgpu (exit $rc, $secs s): build, version, procaddr, dlsym, rt-entry (simgpu serves NVIDIA's runtime), same-results (both flavours) PASS; env, cost-alloc, cost-launch and cost-launch-gated (3 kernel lengths each), cost-gate INFO; cost-calls (CUPTI) WARN, never PASS" \
 	build=PASS env=INFO version=PASS procaddr=PASS dlsym=PASS rt-entry=PASS same-results=PASS \
-	same-results-ptds=PASS cost-alloc=INFO "cost-launch=INFO INFO INFO" cost-gate=INFO
+	same-results-ptds=PASS cost-alloc=INFO "cost-launch=INFO INFO INFO" \
+	"cost-launch-gated=INFO INFO INFO" cost-gate=INFO cost-calls=WARN
 expect "$tmp/full" "on simgpu without PyTorch the six PyTorch steps, and nvidia-smi's view, are WARN, never PASS" \
 	torch-matmul=WARN torch-graph=WARN torch-oom=WARN torch-oom-expandable=WARN \
 	torch-oom-standin=WARN torch-oom-expandable-standin=WARN standin-view-smi=WARN
@@ -143,9 +144,9 @@ if grep -q 'RESULT torch-matmul WARN missing=PyTorch' "$tmp/full.log" &&
    grep -q 'RESULT env INFO mode=simgpu' "$tmp/full.log" && [ "$rc" = 0 ] &&
    [ "$(tail -n 1 "$tmp/full.log")" = "22 passed, 0 failed" ] &&
    [ "$(grep -c '^RESULT ' "$tmp/full.log")" = "$(wc -l < "$tmp/full/results.jsonl")" ] &&
-   [ "$(wc -l < "$tmp/full/results.jsonl")" = 35 ] &&
+   [ "$(wc -l < "$tmp/full/results.jsonl")" = 40 ] &&
    python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/full/results.jsonl"; then
-	pass realgpu "its lines: RESULT lines naming what is missing, 35 JSON objects in results.jsonl, exit 0, last line '22 passed, 0 failed'"
+	pass realgpu "its lines: RESULT lines naming what is missing, 40 JSON objects in results.jsonl, exit 0, last line '22 passed, 0 failed'"
 else
 	fail realgpu "the run's lines and results.jsonl" "exit $rc: $(tail -n 3 "$tmp/full.log" | tr '\n' '|')"
 fi
@@ -153,6 +154,134 @@ if grep -q '^RESULT procaddr PASS asked=[1-9][0-9]* hooked_symbols=2[0-9][0-9] .
 	pass realgpu "procaddr asked every hooked base, simgpu answering with its exports and with distinct entry points: $(grep '^RESULT procaddr' "$tmp/full.log" | cut -d' ' -f4-5)"
 else
 	fail realgpu "procaddr's counts" "$(grep '^RESULT procaddr' "$tmp/full.log")"
+fi
+
+# CUPTI on simgpu: not applicable, named; a CUPTI that is not there: a
+# WARN naming it; the arithmetic of the added calls.
+if grep -q "^RESULT cost-calls WARN cupti=[^ ]*libcupti.so.13 why=\"not applicable: CUPTI needs NVIDIA's driver's private interfaces, which simgpu does not serve (cupti-count: CUPTI refused" "$tmp/full.log"; then
+	pass realgpu "cost-calls on simgpu: WARN not applicable, naming why and what CUPTI answered (the pinned wheel's libcupti, loaded and refusing)"
+else
+	fail realgpu "cost-calls on simgpu" "$(grep '^RESULT cost-calls' "$tmp/full.log")"
+fi
+REALGPU_CUPTI=$tmp/nowhere/libcupti.so.13 REALGPU_OUT=$tmp/nocupti tests/realgpu/run --only cost-calls \
+	> "$tmp/nocupti.log" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && grep -q "^RESULT cost-calls WARN missing=libcupti.so.13 why=\"no CUPTI: REALGPU_CUPTI=$tmp/nowhere/libcupti.so.13 does not exist\"" "$tmp/nocupti.log"; then
+	pass realgpu "no libcupti: cost-calls WARNs naming the missing libcupti.so.13, exit 0"
+else
+	fail realgpu "no libcupti" "exit $rc: $(grep '^RESULT' "$tmp/nocupti.log")"
+fi
+mkdir -p "$tmp/cupti"
+printf '%s\n' "cupti version 130001" "count ns 0 launches 1000 calls 1000" \
+	"call ns 0 cbid 307 name cuLaunchKernel count 1000" > "$tmp/cupti/bare"
+printf '%s\n' "cupti version 130001" "count ns 0 launches 1000 calls 3010" \
+	"call ns 0 cbid 307 name cuLaunchKernel count 1000" "call ns 0 cbid 9 name cuCtxGetDevice count 2000" \
+	"call ns 0 cbid 20 name cuStreamQuery count 10" "call ns 5000 cbid 21 name cuEventRecord count 99" \
+	> "$tmp/cupti/vgpu"
+got=$(bash -c '. tests/realgpu/cost-steps.sh && cupti_added "$1/bare" "$1/vgpu" 0 1000' _ "$tmp/cupti")
+if [ "$got" = "2010 cuCtxGetDevice+2000,cuStreamQuery+10" ]; then
+	pass realgpu "cost-calls' arithmetic: the calls added per 1000 launches and the most added by name ($got), other kernel lengths apart"
+else
+	fail realgpu "cost-calls' arithmetic" "got '$got'"
+fi
+
+# The stand-in's set-up: with vgpuctl where it can run (here), through
+# vgpu-standin's own probe and controls where it cannot: forced, and a
+# vgpuctl whose library is missing (ldd says "not found").
+if grep -q "^RESULT standin-setup INFO path=vgpuctl why=\"ldd finds all of vgpuctl's libraries\"" "$tmp/full.log"; then
+	pass realgpu "the full run set the tenants up with vgpuctl, ldd finding its libraries (an INFO line says so)"
+else
+	fail realgpu "the full run's set-up path" "$(grep '^RESULT standin-setup' "$tmp/full.log")"
+fi
+REALGPU_STANDIN_SETUP=ctl REALGPU_OUT=$tmp/setupctl \
+	tests/realgpu/run --only standin,standin-limit,standin-view,standin-denied,standin-gate \
+	> "$tmp/setupctl.log" 2>&1
+rc=$?
+expect "$tmp/setupctl" "REALGPU_STANDIN_SETUP=ctl (exit $rc): the tenants set up by vgpu-standin probe and ctl tenant-add, and the stand-in's steps PASS on them" \
+	standin-setup=INFO standin=PASS "standin-limit=PASS PASS PASS PASS PASS PASS PASS PASS" \
+	"standin-view=PASS PASS" standin-denied=PASS standin-gate=PASS
+if grep -q '^RESULT standin-setup INFO path=vgpu-standin why=REALGPU_STANDIN_SETUP=ctl$' "$tmp/setupctl.log" &&
+   grep -q '^probe gpu 1 vram 85899345920 uuid GPU-' "$tmp/setupctl/logs/standin-setup.log"; then
+	pass realgpu "the forced fallback says so (path=vgpu-standin), and probe added simgpu's 2 GPUs from NVML"
+else
+	fail realgpu "the forced fallback's lines" "$(grep '^RESULT standin-setup' "$tmp/setupctl.log") $(oneline "$tmp/setupctl/logs/standin-setup.log")"
+fi
+# a vgpuctl that cannot load: a program linked with a library since removed
+mkdir -p "$tmp/nolib"
+echo 'int vgpu_gone(void) { return 0; }' > "$tmp/nolib/gone.c"
+echo 'int vgpu_gone(void); int main(void) { return vgpu_gone(); }' > "$tmp/nolib/main.c"
+if cc -shared -fPIC -o "$tmp/nolib/libvgpu-gone.so" "$tmp/nolib/gone.c" &&
+   cc -o "$tmp/nolib/vgpuctl" "$tmp/nolib/main.c" -L"$tmp/nolib" -lvgpu-gone &&
+   rm "$tmp/nolib/libvgpu-gone.so"; then
+	REALGPU_VGPUCTL=$tmp/nolib/vgpuctl REALGPU_OUT=$tmp/nolib/out tests/realgpu/run --only standin,standin-view \
+		> "$tmp/nolib.log" 2>&1
+	rc=$?
+	if [ "$rc" = 0 ] && grep -q '^RESULT standin-setup INFO path=vgpu-standin why="vgpuctl cannot run here (ldd: libvgpu-gone.so)"' "$tmp/nolib.log" &&
+	   [ "$(status "$tmp/nolib/out" standin)" = PASS ] && [ "$(status "$tmp/nolib/out" standin-view)" = "PASS PASS" ]; then
+		pass realgpu "a vgpuctl whose library is missing: ldd names it in the INFO line, the tenants are set up by vgpu-standin, standin and standin-view PASS"
+	else
+		fail realgpu "a vgpuctl whose library is missing" "exit $rc: $(grep -E '^RESULT' "$tmp/nolib.log" | tr '\n' '|')"
+	fi
+else
+	fail realgpu "a vgpuctl whose library is missing" "could not build the fake vgpuctl"
+fi
+
+
+# The stand-in under the sanitizers: the daemon built with ASan and UBSan
+# serving the stand-in's steps, with the interposer built with UBSan in
+# the tenants' processes (ASan's runtime cannot be preloaded before
+# libvgpu: its start-up calls libvgpu's dlsym, which calls strcmp before
+# ASan has set up its own), then with ASan and UBSan under vgpuctl (the
+# netlink half) and under devcheck.py (the device half, without libvgpu).
+# Any report fails (-fno-sanitize-recover; ASan's reports to files).
+sd=tests/realgpu/standin
+san_sd() { # OUT FLAGS-AND-SOURCES...: a stand-in build under sanitizers
+	local out=$1
+	shift
+	cc -std=gnu11 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all \
+		-o "$out" "$@" -ldl
+}
+mkdir -p "$tmp/san/rep"
+asanrt=$(cc -print-file-name=libasan.so)
+if ! { san_sd "$tmp/san/vgpu-standin" -fsanitize=address,undefined $sd/standind.c $sd/acct.c $sd/nl.c \
+		$sd/ctl.c $sd/probe.c &&
+       san_sd "$tmp/san/asan.so" -fsanitize=address,undefined -fPIC -shared -fvisibility=hidden $sd/preload.c &&
+       san_sd "$tmp/san/ubsan.so" -fsanitize=undefined -fPIC -shared -fvisibility=hidden $sd/preload.c; } \
+	> "$tmp/san/build.log" 2>&1 || [ ! -e "$asanrt" ]; then
+	fail realgpu "the stand-in under ASan/UBSan" "build: $(oneline "$tmp/san/build.log") ($asanrt)"
+else
+	export ASAN_OPTIONS=detect_leaks=0:log_path=$tmp/san/rep/asan UBSAN_OPTIONS=print_stacktrace=1
+	t0=$SECONDS
+	REALGPU_STANDIN_BIN=$tmp/san/vgpu-standin REALGPU_STANDIN_SO=$tmp/san/ubsan.so REALGPU_OUT=$tmp/san/a \
+		tests/realgpu/run --only standin,standin-view,standin-procs,standin-denied,standin-gate,standin-graph-flip \
+		> "$tmp/san/a.log" 2>&1
+	rc=$?
+	REALGPU_STANDIN_BIN=$tmp/san/vgpu-standin REALGPU_STANDIN_SO=$tmp/san/asan.so \
+		REALGPU_STANDIN_PRELOAD=$asanrt REALGPU_OUT=$tmp/san/b tests/realgpu/run --only standin \
+		> "$tmp/san/b.log" 2>&1
+	rcb=$?
+	(
+		export LD_LIBRARY_PATH=$top/tests/simgpu SIMGPU_STATE=$tmp/san/sim.state SIMGPU_CONFIG=/dev/null
+		"$tmp/san/vgpu-standin" serve "$tmp/san/sock" 2> "$tmp/san/d.err" & d=$!
+		for _ in $(seq 50); do [ -S "$tmp/san/sock" ] && break; sleep 0.1; done
+		"$tmp/san/vgpu-standin" probe "$tmp/san/sock" > /dev/null 2>> "$tmp/san/d.err"
+		VGPU_STANDIN_SOCK=$tmp/san/sock LD_PRELOAD=$asanrt:$tmp/san/asan.so \
+			python3 tests/realgpu/standin/devcheck.py > "$tmp/san/dev.out" 2>> "$tmp/san/d.err"
+		echo "rc $?" >> "$tmp/san/dev.out"
+		kill "$d"
+		wait "$d"
+	)
+	secs=$((SECONDS - t0))
+	reports=$(cat "$tmp/san/rep/"* 2> /dev/null; grep -rh -A3 'runtime error\|AddressSanitizer' "$tmp/san/a" "$tmp/san/b" "$tmp/san/d.err" 2> /dev/null)
+	if [ "$rc" = 0 ] && [ "$rcb" = 0 ] && [ -z "$reports" ] &&
+	   [ "$(status "$tmp/san/a" standin-view) $(status "$tmp/san/a" standin-gate) $(status "$tmp/san/a" standin-graph-flip) $(status "$tmp/san/a" standin-procs)" = "PASS PASS PASS PASS PASS" ] &&
+	   [ "$(status "$tmp/san/b" standin)" = PASS ] && grep -q '^devcheck capacity [1-9]' "$tmp/san/dev.out" &&
+	   grep -qx 'rc 0' "$tmp/san/dev.out"; then
+		pass realgpu "the stand-in under ASan/UBSan ($secs s): the daemon (ASan+UBSan) through the views, process lists, gate and flipping grants with the interposer (UBSan) in the tenants; the interposer (ASan+UBSan) under vgpuctl's set-up and devcheck.py's open, maps and ioctls; no report"
+	else
+		fail realgpu "the stand-in under ASan/UBSan" "exit $rc and $rcb: $(grep -hE '^RESULT' "$tmp/san/a.log" "$tmp/san/b.log" | grep -v ' PASS\| INFO\| WARN' | tr '\n' '|') $(tr '\n' ' ' < "$tmp/san/dev.out") ${reports:0:600}"
+	fi
+	unset ASAN_OPTIONS UBSAN_OPTIONS
 fi
 
 # A libvgpu whose cuGetProcAddress hands out the driver's cuMemAlloc: a

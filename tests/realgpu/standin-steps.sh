@@ -4,19 +4,61 @@
 # The steps of tests/realgpu/run that need vgpu.ko, run against its
 # stand-in (tests/realgpu/standin, Documentation/realgpu.md "The
 # stand-in"): the run starts the daemon once (standin_start) and sets up,
-# with vgpuctl through the interposer, every GPU of the driver and two
+# with vgpuctl through the interposer (or the daemon's own controls where
+# vgpuctl cannot run: sd_setup_path), every GPU of the driver and two
 # tenants: t16 (vram-max 16 GiB, every GPU) and t8 (vram-max 8 GiB, GPU 0
 # only). A process is put in a tenant by VGPU_STANDIN_TENANT (an explicit
 # mapping: the run makes no cgroups). Sourced by run: uses its result(),
 # needs_driver() and RG_* variables.
 
 RG_STANDIN_DIR=$top/tests/realgpu/standin
-RG_STANDIN_BIN=$RG_STANDIN_DIR/vgpu-standin
-RG_STANDIN_SO=$RG_STANDIN_DIR/libvgpu-standin.so
+# (for the tests: REALGPU_STANDIN_BIN and _SO, another build of the
+# daemon and the interposer, and REALGPU_STANDIN_PRELOAD, what is preloaded
+# before the interposer: a sanitizer's runtime)
+RG_STANDIN_BIN=${REALGPU_STANDIN_BIN:-$RG_STANDIN_DIR/vgpu-standin}
+RG_STANDIN_SO=${REALGPU_STANDIN_SO:-$RG_STANDIN_DIR/libvgpu-standin.so}
+RG_STANDIN_PRE=${REALGPU_STANDIN_PRELOAD:+$REALGPU_STANDIN_PRELOAD:}$RG_STANDIN_SO
 RG_VGPUCTL=${REALGPU_VGPUCTL:-$top/ctl/vgpuctl}
 GiB=$((1 << 30))
 
 # ---------------------------------------------------------------- set-up
+# sd_setup_path: how the tenants are set up, in RG_STANDIN_SETUP and why
+# in RG_STANDIN_SETUP_WHY: "vgpuctl" (as on a host with the module:
+# vgpuctl through the interposer) where the vgpuctl that came with the
+# tree can run here, "vgpu-standin" (its probe and ctl tenant-add, which
+# need only libc) where it cannot: a GPU host may lack vgpuctl's libraries
+# (libnl-genl-3, libcap, jansson, OpenSSL), and nothing is installed.
+# REALGPU_STANDIN_SETUP=ctl takes the second path anyway (the tests).
+sd_setup_path() {
+	local miss note=""
+	RG_STANDIN_SETUP=vgpu-standin
+	case ${REALGPU_STANDIN_SETUP:-} in
+	"") ;;
+	ctl)
+		RG_STANDIN_SETUP_WHY="REALGPU_STANDIN_SETUP=ctl"
+		export RG_STANDIN_SETUP RG_STANDIN_SETUP_WHY
+		return ;;
+	*) note="REALGPU_STANDIN_SETUP=$REALGPU_STANDIN_SETUP ignored (ctl is its one value); " ;;
+	esac
+	if [ ! -x "$RG_VGPUCTL" ]; then
+		RG_STANDIN_SETUP_WHY="no $RG_VGPUCTL (make ctl)"
+	elif command -v ldd > /dev/null; then
+		miss=$(ldd "$RG_VGPUCTL" 2>&1 | grep -E 'not found|not a dynamic' | sed 's/^[[:space:]]*//' |
+			sed 's/ => not found//' | head -n 4 | tr '\n' ' ') || true
+		if [ -n "$miss" ]; then
+			RG_STANDIN_SETUP_WHY="vgpuctl cannot run here (ldd: ${miss% })"
+		else
+			RG_STANDIN_SETUP=vgpuctl RG_STANDIN_SETUP_WHY="ldd finds all of vgpuctl's libraries"
+		fi
+	elif miss=$("$RG_VGPUCTL" --help 2>&1 > /dev/null | grep -m 1 'error while loading'); then
+		RG_STANDIN_SETUP_WHY="vgpuctl cannot run here: $miss"
+	else
+		RG_STANDIN_SETUP=vgpuctl RG_STANDIN_SETUP_WHY="no ldd here, and vgpuctl --help loaded"
+	fi
+	RG_STANDIN_SETUP_WHY=$note$RG_STANDIN_SETUP_WHY
+	export RG_STANDIN_SETUP RG_STANDIN_SETUP_WHY
+}
+
 # standin_start: the daemon and its tenants, before the steps; its
 # socket in RG_STANDIN_SOCK (empty, with RG_STANDIN_WHY, when it could
 # not start). REALGPU_STANDIN_BREAK=charge|view: a wrong stand-in, for
@@ -29,8 +71,8 @@ standin_start() {
 		RG_STANDIN_WHY="no driver (see env)"
 		return
 	fi
-	if [ ! -x "$RG_STANDIN_BIN" ] || [ ! -e "$RG_STANDIN_SO" ] || [ ! -x "$RG_VGPUCTL" ]; then
-		RG_STANDIN_WHY="not built: $RG_STANDIN_BIN, $RG_STANDIN_SO and $RG_VGPUCTL (make -C tests/realgpu/standin, make ctl)"
+	if [ ! -x "$RG_STANDIN_BIN" ] || [ ! -e "$RG_STANDIN_SO" ]; then
+		RG_STANDIN_WHY="not built: $RG_STANDIN_BIN and $RG_STANDIN_SO (make -C tests/realgpu/standin)"
 		return
 	fi
 	d=$(mktemp -d /tmp/vgpu-standin.XXXXXX)
@@ -43,13 +85,23 @@ standin_start() {
 		return
 	fi
 	RG_STANDIN_SOCK=$d/sock
-	# (tenant add says that the driver limits below libvgpu were not set
-	# where the tenants' cgroups do not exist: the stand-in's cgroups
-	# are never made, so those lines are expected; tenant show decides)
-	{ sd_ctl_vgpuctl gpu probe
-	  sd_ctl_vgpuctl tenant add t16 cgroup "$(sd_cgroot)/vgpu-standin-t16" vram-max 16G
-	  sd_ctl_vgpuctl tenant add t8 cgroup "$(sd_cgroot)/vgpu-standin-t8" vram-max 8G gpus 0
-	} >> "$log" 2>&1 || true
+	sd_setup_path
+	echo "set-up by $RG_STANDIN_SETUP: $RG_STANDIN_SETUP_WHY" >> "$log"
+	if [ "$RG_STANDIN_SETUP" = vgpuctl ]; then
+		# (tenant add says that the driver limits below libvgpu were not
+		# set where the tenants' cgroups do not exist: the stand-in's
+		# cgroups are never made, so those lines are expected; the
+		# standin step decides)
+		{ sd_ctl_vgpuctl gpu probe
+		  sd_ctl_vgpuctl tenant add t16 cgroup "$(sd_cgroot)/vgpu-standin-t16" vram-max 16G
+		  sd_ctl_vgpuctl tenant add t8 cgroup "$(sd_cgroot)/vgpu-standin-t8" vram-max 8G gpus 0
+		} >> "$log" 2>&1 || true
+	else
+		{ "$RG_STANDIN_BIN" probe "$RG_STANDIN_SOCK"
+		  sd_ctl tenant-add t16 $((16 * GiB)) all
+		  sd_ctl tenant-add t8 $((8 * GiB)) 0
+		} >> "$log" 2>&1 || true
+	fi
 }
 standin_stop() {
 	[ -z "${RG_STANDIN_PID:-}" ] || kill "$RG_STANDIN_PID" 2> /dev/null || true
@@ -58,7 +110,7 @@ standin_stop() {
 
 # vgpuctl wants a tenant's cgroup under the cgroup2 mount.
 sd_cgroot() { awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts | grep . || echo /sys/fs/cgroup; }
-sd_ctl_vgpuctl() { VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK LD_PRELOAD=$RG_STANDIN_SO "$RG_VGPUCTL" "$@"; }
+sd_ctl_vgpuctl() { VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK LD_PRELOAD=$RG_STANDIN_PRE "$RG_VGPUCTL" "$@"; }
 sd_ctl() { "$RG_STANDIN_BIN" ctl "$RG_STANDIN_SOCK" "$@"; }
 # sd_as TENANT CMD...: CMD in the tenant, libvgpu over the stand-in
 sd_as() {
@@ -68,13 +120,12 @@ sd_as() {
 	env $(sd_env "$t") "$@"
 }
 # sd_env TENANT: sd_as's environment as words, for "env $(sd_env T) CMD &"
-# whose $! is CMD's pid (ld.so takes ':' between preloads)
 # whose $! is CMD's pid (ld.so takes ':' between preloads). On simgpu,
 # cuGetProcAddress answers with entry points of its own, as NVIDIA's
 # driver does (SIMGPU_PROCADDR=distinct): a wrapper libvgpu fails to hand
 # out is then missed, as it would be on a GPU.
 sd_env() {
-	echo "VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK VGPU_STANDIN_TENANT=$1 LD_PRELOAD=$RG_STANDIN_SO:$RG_LIBVGPU" \
+	echo "VGPU_STANDIN_SOCK=$RG_STANDIN_SOCK VGPU_STANDIN_TENANT=$1 LD_PRELOAD=$RG_STANDIN_PRE:$RG_LIBVGPU" \
 		"${RG_PROCADDR_MODES:+SIMGPU_PROCADDR=distinct}"
 }
 sd_field() { # KEY WORDS...: the word after KEY
@@ -91,18 +142,32 @@ standin_ready() { # ID: a WARN and false without the stand-in
 VRAM_CLIENT=$top/tests/clients/vram-client
 
 # ---------------------------------------------------------------- steps
-# The set-up took: both tenants, with their limits, on the driver's GPUs.
+# The set-up took: both tenants, with their limits, on the driver's GPUs,
+# as the daemon holds them (and as vgpuctl lists them where it set them
+# up); which way they were set up is an INFO line.
 step_standin() {
-	local out
+	local out t16 t8 gpus
 	standin_ready standin || return 0
-	out=$(sd_ctl_vgpuctl tenant 2>&1) || true
+	result standin-setup INFO path="$RG_STANDIN_SETUP" why="$RG_STANDIN_SETUP_WHY"
+	t16=$(sd_ctl tenant t16 2>&1) || true
+	t8=$(sd_ctl tenant t8 2>&1) || true
+	# shellcheck disable=SC2046 # the words
+	gpus=$(sd_field gpus $(sd_ctl gpus 2>&1))
+	out="$t16 / $t8"
+	if [ "$RG_STANDIN_SETUP" = vgpuctl ]; then
+		out+=" / vgpuctl: $(sd_ctl_vgpuctl tenant 2>&1 | tr '\n' ' ')"
+	fi
 	echo "$out"
-	if echo "$out" | grep -q '^tenant t16 .* vram-max 16GiB' &&
-	   echo "$out" | grep -q '^tenant t8 .* vram-max 8GiB gpus 0'; then
-		result standin PASS gpus="$(sd_ctl_vgpuctl gpu 2> /dev/null | grep -c '^gpu ')" \
-			tenants="t16 (16 GiB), t8 (8 GiB, GPU 0)" mapping=VGPU_STANDIN_TENANT
+	if ! echo "$t16" | grep -qx "ok tenant t16 id [0-9]* vram-max $((16 * GiB)) gpus all" ||
+	   ! echo "$t8" | grep -qx "ok tenant t8 id [0-9]* vram-max $((8 * GiB)) gpus 0" ||
+	   [ "${gpus:-0}" -lt 1 ]; then
+		result standin FAIL gpus="${gpus:-unread}" why="tenants not set up: $out $(tail -n 3 "$RG_OUT/logs/standin-setup.log" | tr '\n' ' ')"
+	elif [ "$RG_STANDIN_SETUP" = vgpuctl ] && { ! echo "$out" | grep -q 'tenant t16 .* vram-max 16GiB' ||
+	     ! echo "$out" | grep -q 'tenant t8 .* vram-max 8GiB gpus 0'; }; then
+		result standin FAIL why="vgpuctl lists the tenants otherwise: $out"
 	else
-		result standin FAIL why="tenants not set up: $(echo "$out" | head -n 3 | tr '\n' ' ') $(tail -n 3 "$RG_OUT/logs/standin-setup.log" | tr '\n' ' ')"
+		result standin PASS gpus="$gpus" tenants="t16 (16 GiB), t8 (8 GiB, GPU 0)" \
+			mapping=VGPU_STANDIN_TENANT setup="$RG_STANDIN_SETUP"
 	fi
 }
 
@@ -217,8 +282,9 @@ step_standin-procs() {
 step_standin-denied() {
 	local n out cc nc
 	standin_ready standin-denied || return 0
-	n=$(sd_ctl_vgpuctl gpu 2> /dev/null | grep -c '^gpu ') || true
-	if [ "$n" -lt 2 ]; then
+	# shellcheck disable=SC2046 # the words
+	n=$(sd_field gpus $(sd_ctl gpus 2> /dev/null))
+	if [ "${n:-0}" -lt 2 ]; then
 		result standin-denied WARN gpus="$n" why="not applicable: one GPU, none to deny"
 		return
 	fi

@@ -40,6 +40,56 @@ struct standin_tenant *standin_tenant_by_id(struct standin *s, uint32_t id)
 	return NULL;
 }
 
+/* A new tenant on @cgroup, every GPU and no vram-max; NULL with *@err
+ * (-EEXIST, -ENOSPC, -EINVAL: a name or cgroup too long or empty). */
+struct standin_tenant *standin_tenant_new(struct standin *s, const char *name, const char *cgroup,
+					  int *err)
+{
+	struct standin_tenant *t = NULL;
+
+	*err = -EINVAL;
+	if (!name[0] || strlen(name) >= STANDIN_NAME || !cgroup[0] || strlen(cgroup) >= STANDIN_PATH)
+		return NULL;
+	*err = -EEXIST;
+	if (standin_tenant_by_name(s, name))
+		return NULL;
+	for (int i = 0; i < STANDIN_TENANTS && !t; i++)
+		if (!s->tenant[i].present)
+			t = &s->tenant[i];
+	*err = -ENOSPC;
+	if (!t)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	strcpy(t->name, name);
+	strcpy(t->cgroup, cgroup);
+	t->vram_max = t->gpus = UINT64_MAX;
+	t->id = ++s->next_id;
+	t->present = 1;
+	return t;
+}
+
+/* GPU @i with @vram bytes (@uuid, @pci: "" for none; @numa -1: none). */
+int standin_gpu_add(struct standin *s, int i, uint64_t vram, const char *uuid, const char *pci,
+		    int32_t numa)
+{
+	struct standin_gpu *g;
+
+	if (i < 0 || i >= VGPU_DEV_GPUS)
+		return -EINVAL;
+	g = &s->gpu[i];
+	if (g->present)
+		return -EEXIST;
+	if (!vram || strlen(uuid) >= sizeof(g->uuid) || strlen(pci) >= sizeof(g->pci))
+		return -EINVAL;
+	memset(g, 0, sizeof(*g));
+	strcpy(g->uuid, uuid);
+	strcpy(g->pci, pci);
+	g->vram = vram;
+	g->numa = numa;
+	g->present = 1;
+	return 0;
+}
+
 int standin_gpu_mask_ok(const struct standin_tenant *t, int gpu)
 {
 	return !t || (t->gpus >> gpu) & 1;

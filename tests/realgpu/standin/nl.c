@@ -240,19 +240,14 @@ static int gpu_op(struct standin *s, struct nl_out *o, uint8_t cmd, const struct
 			return -ENODEV;
 		memset(g, 0, sizeof(*g));
 	} else {	/* add */
-		if (g->present)
-			return -EEXIST;
-		if (!tb[VGPU_A_GPU_VRAM] || !get_u(tb[VGPU_A_GPU_VRAM]))
+		char uuid[sizeof(g->uuid)] = "", pci[sizeof(g->pci)] = "";
+
+		if (!tb[VGPU_A_GPU_VRAM] ||
+		    (tb[VGPU_A_GPU_UUID] && get_str(tb[VGPU_A_GPU_UUID], uuid, sizeof(uuid))) ||
+		    (tb[VGPU_A_GPU_PCI] && get_str(tb[VGPU_A_GPU_PCI], pci, sizeof(pci))))
 			return -EINVAL;
-		memset(g, 0, sizeof(*g));
-		g->numa = -1;
-		if ((tb[VGPU_A_GPU_UUID] && get_str(tb[VGPU_A_GPU_UUID], g->uuid, sizeof(g->uuid))) ||
-		    (tb[VGPU_A_GPU_PCI] && get_str(tb[VGPU_A_GPU_PCI], g->pci, sizeof(g->pci))))
-			return -EINVAL;
-		if (tb[VGPU_A_GPU_NUMA])
-			g->numa = (int32_t)get_u(tb[VGPU_A_GPU_NUMA]);
-		g->vram = get_u(tb[VGPU_A_GPU_VRAM]);
-		g->present = 1;
+		return standin_gpu_add(s, (int)i, get_u(tb[VGPU_A_GPU_VRAM]), uuid, pci,
+				       tb[VGPU_A_GPU_NUMA] ? (int32_t)get_u(tb[VGPU_A_GPU_NUMA]) : -1);
 	}
 	return 0;
 }
@@ -302,25 +297,16 @@ static int tenant_quotas(struct standin_tenant *t, const struct nlattr **tb)
 
 static int tenant_new(struct standin *s, const struct nlattr **tb, const char *name)
 {
-	struct standin_tenant *t = NULL;
+	char cgroup[STANDIN_PATH];
+	struct standin_tenant *t;
+	int err;
 
-	if (!tb[VGPU_A_TENANT_CGROUP])
+	if (!tb[VGPU_A_TENANT_CGROUP] || get_str(tb[VGPU_A_TENANT_CGROUP], cgroup, sizeof(cgroup)))
 		return -EINVAL;
-	if (standin_tenant_by_name(s, name))
-		return -EEXIST;
-	for (int i = 0; i < STANDIN_TENANTS && !t; i++)
-		if (!s->tenant[i].present)
-			t = &s->tenant[i];
+	t = standin_tenant_new(s, name, cgroup, &err);
 	if (!t)
-		return -ENOSPC;
-	memset(t, 0, sizeof(*t));
-	if (get_str(tb[VGPU_A_TENANT_CGROUP], t->cgroup, sizeof(t->cgroup)))
-		return -EINVAL;
-	strcpy(t->name, name);
-	t->vram_max = t->gpus = UINT64_MAX;
-	t->id = ++s->next_id;
+		return err;
 	tenant_quotas(t, tb);
-	t->present = 1;
 	return 0;
 }
 

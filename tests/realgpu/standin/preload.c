@@ -133,6 +133,21 @@ STANDIN_EXPORT int open(const char *path, int flags, ...)
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
 
+/* The same under the names a build with _FILE_OFFSET_BITS=64 or
+ * _FORTIFY_SOURCE calls (a libvgpu built so would bypass open otherwise;
+ * Python's os.open, which the sanitizer check uses, is one). */
+STANDIN_EXPORT int open64(const char *path, int flags, ...) __attribute__((alias("open")));
+
+STANDIN_EXPORT int __open_2(const char *path, int flags)
+{
+	return open(path, flags);
+}
+
+STANDIN_EXPORT int __open64_2(const char *path, int flags)
+{
+	return open(path, flags);
+}
+
 STANDIN_EXPORT int close(int fd)
 {
 	if (fd >= 0 && fd < STANDIN_FDS && standin_fd[fd].kind) {
@@ -154,6 +169,9 @@ STANDIN_EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, o
 	}
 	return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
 }
+
+STANDIN_EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+	__attribute__((alias("mmap")));
 
 /* One ioctl of /dev/vgpu, asked of the daemon. */
 static int standin_dev_ioctl(int fd, unsigned long req, void *arg)

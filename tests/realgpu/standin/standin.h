@@ -32,11 +32,14 @@ struct standin_hello {
 };
 
 /* One ioctl: the request's number and its argument, both ways (the
- * answer's rc is 0 or -errno). The largest argument is the placement. */
+ * answer's rc is 0 or -errno). The largest argument is the placement. The
+ * daemon reads the argument in place as the uapi's structs, which hold
+ * __u64s: it is aligned as they are (UBSan found a misaligned
+ * struct vgpu_dev_wait in a connection's owed answer). */
 struct standin_ioc {
 	uint32_t req;
 	int32_t rc;
-	unsigned char arg[160];
+	unsigned char arg[160] __attribute__((aligned(8)));
 };
 
 #endif

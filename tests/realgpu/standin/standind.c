@@ -5,6 +5,7 @@
  *
  *   vgpu-standin serve SOCKET [--break charge|view]
  *   vgpu-standin ctl SOCKET WORDS...    (ctl.c's controls)
+ *   vgpu-standin probe SOCKET           (probe.c: NVML's GPUs, added)
  *
  * serve listens on SOCKET (a SOCK_SEQPACKET unix socket) for what
  * libvgpu-standin.so redirects (standin.h) and holds the GPUs, tenants,
@@ -255,30 +256,49 @@ static int serve(const char *path, const char *brk)
 	return 0;
 }
 
-/* One control line, its answer printed; exit 1 on "error: ...". */
-static int ctl(const char *path, int argc, char **argv)
+/* One control line to the daemon at @path, its answer in @ans; 0 when it
+ * is "ok ...", 1 on "error: ...", -1 (said on stderr) without an answer. */
+int standin_ctl_ask(const char *path, const char *line, char *ans, size_t size)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	struct standin_hello h = { STANDIN_MAGIC, STANDIN_CTL };
-	char line[512] = "", ans[512];
-	ssize_t n;
+	ssize_t n = -1;
 	int fd;
 
-	for (int i = 0; i < argc; i++)
-		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s", i ? " " : "", argv[i]);
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return fprintf(stderr, "vgpu-standin: socket path too long: %s\n", path), 2;
+	ans[0] = 0;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "vgpu-standin: socket path too long: %s\n", path);
+		return -1;
+	}
 	strcpy(sa.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
 	    send(fd, &h, sizeof(h), 0) != sizeof(h) || send(fd, line, strlen(line), 0) < 0 ||
-	    (n = recv(fd, ans, sizeof(ans) - 1, 0)) <= 0) {
-		fprintf(stderr, "vgpu-standin: no answer from %s: %s\n", path, strerror(errno));
-		return 1;
+	    (n = recv(fd, ans, size - 1, 0)) <= 0) {
+		fprintf(stderr, "vgpu-standin: no answer from %s: %s\n", path,
+			n == 0 ? "connection closed" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
 	}
+	close(fd);
 	ans[n] = 0;
-	printf("%s\n", ans);
 	return strncmp(ans, "ok", 2) != 0;
+}
+
+/* One control line, its answer printed; exit 1 on "error: ...". */
+static int ctl(const char *path, int argc, char **argv)
+{
+	char line[512] = "", ans[512];
+	int rc;
+
+	for (int i = 0; i < argc; i++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s", i ? " " : "", argv[i]);
+	rc = standin_ctl_ask(path, line, ans, sizeof(ans));
+	if (rc < 0)
+		return 1;
+	printf("%s\n", ans);
+	return rc;
 }
 
 int main(int argc, char **argv)
@@ -288,7 +308,12 @@ int main(int argc, char **argv)
 		return serve(argv[2], argc == 5 ? argv[4] : NULL);
 	if (argc >= 4 && !strcmp(argv[1], "ctl"))
 		return ctl(argv[2], argc - 3, argv + 3);
+	if (argc == 3 && !strcmp(argv[1], "probe"))
+		return standin_probe(argv[2]);
 	fprintf(stderr, "usage: vgpu-standin serve SOCKET [--break charge|view]\n"
-		"       vgpu-standin ctl SOCKET grant|revoke|show TENANT GPU | flip TENANT GPU MS\n");
+		"       vgpu-standin ctl SOCKET grant|revoke|show TENANT GPU | flip TENANT GPU MS\n"
+		"       vgpu-standin ctl SOCKET gpu-add INDEX VRAM UUID | gpus\n"
+		"       vgpu-standin ctl SOCKET tenant-add NAME VRAM-MAX|none all|INDEX,... | tenant NAME\n"
+		"       vgpu-standin probe SOCKET   (gpu-add for each GPU NVML lists)\n");
 	return 2;
 }

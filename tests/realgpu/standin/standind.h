@@ -80,6 +80,10 @@ uint64_t standin_tenant_used(struct standin *s, uint32_t tenant, int gpu);
 uint64_t standin_tenant_charged(struct standin *s, uint32_t tenant, int gpu);
 void standin_set_grant(struct standin *s, struct standin_tenant *t, int gpu, int granted);
 int standin_gpu_mask_ok(const struct standin_tenant *t, int gpu);
+struct standin_tenant *standin_tenant_new(struct standin *s, const char *name, const char *cgroup,
+					  int *err);
+int standin_gpu_add(struct standin *s, int i, uint64_t vram, const char *uuid, const char *pci,
+		    int32_t numa);
 
 /* nl.c: the generic netlink family */
 void standin_nl_packet(struct standin *s, struct standin_conn *c, const void *buf, size_t len);
@@ -87,5 +91,11 @@ void standin_nl_packet(struct standin *s, struct standin_conn *c, const void *bu
 /* ctl.c: the tests' controls */
 void standin_ctl_line(struct standin *s, struct standin_conn *c, char *line);
 int standin_flip_due(struct standin *s, int *timeout_ms);
+
+/* standind.c: one control line to a daemon, its answer in @ans (0: "ok") */
+int standin_ctl_ask(const char *path, const char *line, char *ans, size_t size);
+
+/* probe.c: vgpu-standin probe SOCKET, NVML's GPUs added by control lines */
+int standin_probe(const char *path);
 
 #endif
