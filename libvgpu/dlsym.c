@@ -15,15 +15,17 @@
  * interposers.
  */
 #include <dlfcn.h>
-#include <string.h>
 
 #include "hooks.h"
 #include "nest.h"
 #include "realdl.h"
 
+/* By hand, not strncmp: ASan's runtime looks names up while it starts,
+ * before its interceptor of strncmp works (realdl.c). */
 static int maybe_hooked(const char *name)
 {
-	return name && ((name[0] == 'c' && name[1] == 'u') || !strncmp(name, "nvml", 4));
+	return name && ((name[0] == 'c' && name[1] == 'u') ||
+			(name[0] == 'n' && name[1] == 'v' && name[2] == 'm' && name[3] == 'l'));
 }
 
 /*

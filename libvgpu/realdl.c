@@ -12,7 +12,6 @@
 #include <elf.h>
 #include <link.h>
 #include <pthread.h>
-#include <string.h>
 
 #include "realdl.h"
 
@@ -25,6 +24,37 @@ struct vgpu_elf_find {
 	const void *self;
 	void *out;
 };
+
+/*
+ * No string function of the C library here: ASan's runtime calls dlsym
+ * while it starts, before its interceptors of strcmp and the like can
+ * reach the real ones (they call through NULL then), and a program built
+ * with ASan loads that runtime before libvgpu.
+ */
+static int str_eq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+static int has_prefix(const char *s, const char *prefix)
+{
+	while (*prefix)
+		if (*s++ != *prefix++)
+			return 0;
+	return 1;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *base = path;
+
+	for (; *path; path++)
+		if (*path == '/')
+			base = path + 1;
+	return base;
+}
 
 static uintptr_t dyn_ptr(const struct dl_phdr_info *info, ElfW(Addr) p)
 {
@@ -52,7 +82,7 @@ static size_t gnu_hash_count(const uint32_t *h)
 static int elf_find_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct vgpu_elf_find *f = data;
-	const char *base = strrchr(info->dlpi_name, '/');
+	const char *base = base_name(info->dlpi_name);
 	const ElfW(Sym) *symtab = NULL;
 	const char *strtab = NULL;
 	const ElfW(Half) *versym = NULL;
@@ -61,9 +91,8 @@ static int elf_find_cb(struct dl_phdr_info *info, size_t size, void *data)
 	size_t n;
 
 	(void)size;
-	base = base ? base + 1 : info->dlpi_name;
 	if ((const void *)info->dlpi_addr == f->self ||
-	    (strncmp(base, "libc.so", 7) && strncmp(base, "libdl.so", 8)))
+	    (!has_prefix(base, "libc.so") && !has_prefix(base, "libdl.so")))
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++)
 		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
@@ -87,7 +116,7 @@ static int elf_find_cb(struct dl_phdr_info *info, size_t size, void *data)
 		const ElfW(Sym) *s = &symtab[i];
 
 		if (s->st_shndx == SHN_UNDEF || ELF64_ST_TYPE(s->st_info) != STT_FUNC ||
-		    strcmp(strtab + s->st_name, f->name))
+		    !str_eq(strtab + s->st_name, f->name))
 			continue;
 		/* The default version (not hidden) when there are several. */
 		if (versym && (versym[i] & 0x8000) && f->out)

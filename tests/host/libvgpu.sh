@@ -189,6 +189,20 @@ else
 	fail "dlsym(RTLD_NEXT) relative to its caller" "without: $plain; with: $pre"
 fi
 
+# ASan's runtime first, as a program built with -fsanitize=address has it:
+# it looks names up through libvgpu's dlsym while it starts, before its
+# string interceptors work (libvgpu's look-up called strcmp: SIGSEGV).
+asan=$(${CC:-cc} -print-file-name=libasan.so)
+if [ ! -e "$asan" ]; then
+	fail "a program with ASan's runtime loaded first" "no libasan.so from ${CC:-cc} (make deps)"
+elif out=$(LD_PRELOAD="$asan:$PRE" ASAN_OPTIONS=detect_leaks=0 "$lib/tests/linked" 2>"$work/asanfirst.err") &&
+     [ "$out" = "$(printf 'cuMemAlloc_v2 in libvgpu\nlinked ok (0)')" ]; then
+	pass "a program with ASan's runtime loaded before libvgpu starts and calls the wrappers"
+else
+	fail "a program with ASan's runtime loaded before libvgpu" \
+		"got: $(echo "$out" | tr '\n' ' ') $(head -c 300 "$work/asanfirst.err")"
+fi
+
 # ---- module absent: everything passes through, said once ----
 script='alloc 256M count 4 , info , free , memcpy 1M , launch 100000 count 20 streams 2 threads 2 , pattern vmm 2M steps 8 , pattern pool 1M count 8 , graph 100000 count 4 , nvml'
 for flav in "" "-p"; do
