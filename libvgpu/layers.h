@@ -12,8 +12,9 @@
  *
  * Top to bottom:
  * start and fork:
- *   init.c atfork.c            the constructor; the forked child's reset
- *                              of every unit (above them all)
+ *   init.c                     the lifecycle: the constructor, cuInit
+ *                              (registration's start), the forked
+ *                              child's reset of every unit (above them all)
  * CUDA wrappers (exported, hooks.def's rows; engine.h: the engine
  * wrappers' two shapes):
  *   alloc.c free.c vmm.c array.c graph.c  memory, VMM, arrays, graphs
@@ -37,7 +38,7 @@
  *   vmmfd.c account.c          VMM handles as file descriptors; charging
  *                              transactions
  *   register.c                 registration with vgpu.ko (every unit asks
- *                              libvgpu_ensure()), and cuInit
+ *                              libvgpu_ensure())
  *   devview.c placement.c      the tenant's device view; memory placement
  * gate and context state:
  *   gatedev.c                  the gate's ops: drain, WAIT, GPU look-up

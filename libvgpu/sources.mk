@@ -14,7 +14,7 @@
 LIBVGPU_LOGIC := charge.c ptrmap.c vmmref.c arraysize.c gate.c queue.c nodelist.c gpureq.c cvd.c
 
 # Every file of libvgpu.so.
-LIBVGPU_SRCS := log.c init.c atfork.c hooks.c dlsym.c netlink.c register.c devmap.c account.c \
+LIBVGPU_SRCS := log.c init.c hooks.c dlsym.c netlink.c register.c devmap.c account.c \
 	realdl.c procaddr.c procmap.c alloc.c streamdev.c pools.c poolcharge.c graphmem.c ctxgrow.c \
 	free.c vmm.c vmmfd.c array.c graph.c ctx.c greenctx.c ctxmap.c curctx.c gatedev.c \
 	launch.c copy.c copyarray.c launchgate.c capture.c qevents.c sync.c synced.c placement.c \
