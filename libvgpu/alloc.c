@@ -28,53 +28,62 @@
 #include "register.h"
 #include "nest.h"
 
-static CUresult alloc_dev(CUresult (*real)(CUdeviceptr *, size_t), CUdeviceptr *dptr,
-			  size_t bytesize, uint64_t charge, int ctx_bound)
-{
+/*
+ * The charge around a context-bound allocation, begun before the driver's
+ * call and committed (or aborted) after it. The ABI versions of a function
+ * differ only in the widths of the pointer and the sizes (cuMemAlloc's
+ * CUdeviceptr_v1 and unsigned int, cuMemAlloc_v2's CUdeviceptr and size_t),
+ * so each wrapper makes its own typed call between the two steps and the
+ * charging has one body.
+ */
+struct alloc_call {
 	struct vgpu_tx tx;
 	CUcontext ctx;
-	CUresult rc;
+};
 
-	if (!real)
+static CUresult alloc_begin(struct alloc_call *c, int have_real, uint64_t charge)
+{
+	if (!have_real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = libvgpu_tx_begin_cur(&tx, charge, &ctx);
-	if (rc)
-		return rc;
-	rc = real(dptr, bytesize);
-	if (rc || !dptr) {
-		libvgpu_tx_abort(&tx);
+	return libvgpu_tx_begin_cur(&c->tx, charge, &c->ctx);
+}
+
+/* rc: the driver's answer; p: the pointer it gave, read by the caller only
+ * if got (it returned success and dptr was not NULL). */
+static CUresult alloc_end(struct alloc_call *c, CUresult rc, int got, uint64_t p)
+{
+	if (rc || !got) {
+		libvgpu_tx_abort(&c->tx);
 		return rc;
 	}
-	libvgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx_bound ? ctx : NULL);
+	libvgpu_tx_commit(&c->tx, VGPU_K_MEM, p, c->ctx);
 	return rc;
 }
 
 VGPU_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	VGPU_PASS_NESTED(cuMemAlloc_v2, (dptr, bytesize));
-	return alloc_dev(REAL(cuMemAlloc_v2), dptr, bytesize, VGPU_ROUND(bytesize, VGPU_PAGE), 1);
+	vgpu_pfn_cuMemAlloc_v2 real = REAL(cuMemAlloc_v2);
+	struct alloc_call c;
+	CUresult rc = alloc_begin(&c, real != NULL, VGPU_ROUND(bytesize, VGPU_PAGE));
+
+	if (rc)
+		return rc;
+	rc = real(dptr, bytesize);
+	return alloc_end(&c, rc, !rc && dptr, !rc && dptr ? (uint64_t)*dptr : 0);
 }
 
 VGPU_EXPORT CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
 	VGPU_PASS_NESTED(cuMemAlloc, (dptr, bytesize));
 	vgpu_pfn_cuMemAlloc real = REAL(cuMemAlloc);
-	struct vgpu_tx tx;
-	CUcontext ctx;
-	CUresult rc;
+	struct alloc_call c;
+	CUresult rc = alloc_begin(&c, real != NULL, VGPU_ROUND(bytesize, VGPU_PAGE));
 
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = libvgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_PAGE), &ctx);
 	if (rc)
 		return rc;
 	rc = real(dptr, bytesize);
-	if (rc || !dptr) {
-		libvgpu_tx_abort(&tx);
-		return rc;
-	}
-	libvgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx);
-	return rc;
+	return alloc_end(&c, rc, !rc && dptr, !rc && dptr ? (uint64_t)*dptr : 0);
 }
 
 /* Pitch: estimate first, correct to the real pitch after. */
@@ -83,18 +92,24 @@ static uint64_t pitch_estimate(uint64_t width, uint64_t height)
 	return VGPU_ROUND(VGPU_ROUND(width, 512) * height, VGPU_PAGE);
 }
 
-static CUresult pitch_fix(struct vgpu_tx *tx, uint64_t pitch, uint64_t height,
-			  CUdeviceptr p, CUcontext ctx)
+/* alloc_end's for a pitched allocation: got also needs the pitch (pPitch
+ * not NULL), and the charge is corrected to pitch times height. */
+static CUresult pitch_end(struct alloc_call *c, CUresult rc, int got, uint64_t p,
+			  uint64_t pitch, uint64_t height)
 {
-	if (libvgpu_tx_adjust(tx, VGPU_ROUND(pitch * height, VGPU_PAGE))) {
+	if (rc || !got) {
+		libvgpu_tx_abort(&c->tx);
+		return rc;
+	}
+	if (libvgpu_tx_adjust(&c->tx, VGPU_ROUND(pitch * height, VGPU_PAGE))) {
 		vgpu_pfn_cuMemFree_v2 fr = REAL(cuMemFree_v2);
 
 		if (fr)
 			fr(p);
-		libvgpu_tx_abort(tx);
+		libvgpu_tx_abort(&c->tx);
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	}
-	libvgpu_tx_commit(tx, VGPU_K_MEM, (uint64_t)p, ctx);
+	libvgpu_tx_commit(&c->tx, VGPU_K_MEM, p, c->ctx);
 	return CUDA_SUCCESS;
 }
 
@@ -103,21 +118,15 @@ VGPU_EXPORT CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_
 {
 	VGPU_PASS_NESTED(cuMemAllocPitch_v2, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
 	vgpu_pfn_cuMemAllocPitch_v2 real = REAL(cuMemAllocPitch_v2);
-	struct vgpu_tx tx;
-	CUcontext ctx;
-	CUresult rc;
+	struct alloc_call c;
+	CUresult rc = alloc_begin(&c, real != NULL, pitch_estimate(WidthInBytes, Height));
+	int got;
 
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = libvgpu_tx_begin_cur(&tx, pitch_estimate(WidthInBytes, Height), &ctx);
 	if (rc)
 		return rc;
 	rc = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-	if (rc || !dptr || !pPitch) {
-		libvgpu_tx_abort(&tx);
-		return rc;
-	}
-	return pitch_fix(&tx, *pPitch, Height, *dptr, ctx);
+	got = !rc && dptr && pPitch;
+	return pitch_end(&c, rc, got, got ? (uint64_t)*dptr : 0, got ? *pPitch : 0, Height);
 }
 
 VGPU_EXPORT CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch,
@@ -126,43 +135,28 @@ VGPU_EXPORT CUresult cuMemAllocPitch(CUdeviceptr_v1 *dptr, unsigned int *pPitch,
 {
 	VGPU_PASS_NESTED(cuMemAllocPitch, (dptr, pPitch, WidthInBytes, Height, ElementSizeBytes));
 	vgpu_pfn_cuMemAllocPitch real = REAL(cuMemAllocPitch);
-	struct vgpu_tx tx;
-	CUcontext ctx;
-	CUresult rc;
+	struct alloc_call c;
+	CUresult rc = alloc_begin(&c, real != NULL, pitch_estimate(WidthInBytes, Height));
+	int got;
 
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = libvgpu_tx_begin_cur(&tx, pitch_estimate(WidthInBytes, Height), &ctx);
 	if (rc)
 		return rc;
 	rc = real(dptr, pPitch, WidthInBytes, Height, ElementSizeBytes);
-	if (rc || !dptr || !pPitch) {
-		libvgpu_tx_abort(&tx);
-		return rc;
-	}
-	return pitch_fix(&tx, *pPitch, Height, *dptr, ctx);
+	got = !rc && dptr && pPitch;
+	return pitch_end(&c, rc, got, got ? (uint64_t)*dptr : 0, got ? *pPitch : 0, Height);
 }
 
 VGPU_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags)
 {
 	VGPU_PASS_NESTED(cuMemAllocManaged, (dptr, bytesize, flags));
 	vgpu_pfn_cuMemAllocManaged real = REAL(cuMemAllocManaged);
-	struct vgpu_tx tx;
-	CUcontext ctx;
-	CUresult rc;
+	struct alloc_call c;
+	CUresult rc = alloc_begin(&c, real != NULL, VGPU_ROUND(bytesize, VGPU_PAGE));
 
-	if (!real)
-		return CUDA_ERROR_NOT_INITIALIZED;
-	rc = libvgpu_tx_begin_cur(&tx, VGPU_ROUND(bytesize, VGPU_PAGE), &ctx);
 	if (rc)
 		return rc;
 	rc = real(dptr, bytesize, flags);
-	if (rc || !dptr) {
-		libvgpu_tx_abort(&tx);
-		return rc;
-	}
-	libvgpu_tx_commit(&tx, VGPU_K_MEM, (uint64_t)*dptr, ctx);
-	return rc;
+	return alloc_end(&c, rc, !rc && dptr, !rc && dptr ? (uint64_t)*dptr : 0);
 }
 
 /*

@@ -246,7 +246,7 @@ VGPU_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph)
 	return end(REAL(cuStreamEndCapture_ptsz), hStream, phGraph, 1);
 }
 
-/* In a forked child (atfork.c): the captures were the parent's, begun by
+/* In a forked child (init.c): the captures were the parent's, begun by
  * its threads on its driver state; none goes on in the child. */
 void libvgpu_capture_reset(void)
 {

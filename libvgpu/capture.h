@@ -48,7 +48,7 @@ void libvgpu_capture_leave(void);
 int libvgpu_capture_relax(CUstreamCaptureMode *old);
 void libvgpu_capture_unrelax(CUstreamCaptureMode old);
 
-/* A forked child forgets the parent's captures (atfork.c). */
+/* A forked child forgets the parent's captures (init.c). */
 void libvgpu_capture_reset(void);
 
 #endif

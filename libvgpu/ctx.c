@@ -389,7 +389,7 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 	return primary_end(REAL(cuDevicePrimaryCtxReset_v2), dev, 1);
 }
 
-/* In a forked child (atfork.c): the parent's primary contexts are not the
+/* In a forked child (init.c): the parent's primary contexts are not the
  * child's (its own are retained, measured and charged anew); whether NVML
  * answers is kept, the library being the same. */
 void libvgpu_ctx_reset(void)

@@ -29,7 +29,7 @@ void libvgpu_ctx_gone(CUcontext c);
  * for greenctx.c: libvgpu never calls its own exports (nest.h). */
 CUresult libvgpu_primary_retain(CUcontext *pctx, CUdevice dev);
 CUresult libvgpu_primary_release(CUdevice dev);
-/* A forked child forgets the parent's primary contexts (atfork.c). */
+/* A forked child forgets the parent's primary contexts (init.c). */
 void libvgpu_ctx_reset(void);
 
 #endif

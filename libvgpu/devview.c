@@ -98,7 +98,7 @@ void libvgpu_devview_cuda_env(void)
 	const char *cvd;
 	int pick[VGPU_GPU_MAX], n, user;
 
-	/* cuInit registered first (register.c): read, do not register. */
+	/* cuInit registered first (init.c): read, do not register. */
 	if (__atomic_load_n(&libvgpu_proc.state, __ATOMIC_ACQUIRE) != VGPU_ST_ACTIVE)
 		return;
 	cvd = libvgpu_cvd_source(vgpu_devview.on ? &view : NULL, vgpu_devview.own, &env, &user);

@@ -478,7 +478,7 @@ VGPU_EXPORT CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream
 	return upload(REAL(cuGraphUpload_ptsz), hGraphExec, hStream);
 }
 
-/* In a forked child (atfork.c): the executable graphs were the parent's. */
+/* In a forked child (init.c): the executable graphs were the parent's. */
 void libvgpu_graph_reset(void)
 {
 	struct grec *e = vgpu_execs, *next;

@@ -3,7 +3,7 @@
 #ifndef VGPU_GRAPH_H
 #define VGPU_GRAPH_H
 
-/* A forked child forgets the parent's executable graphs (atfork.c). */
+/* A forked child forgets the parent's executable graphs (init.c). */
 void libvgpu_graph_reset(void);
 
 #endif

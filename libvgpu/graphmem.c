@@ -164,7 +164,7 @@ VGPU_EXPORT CUresult cuDeviceGraphMemTrim(CUdevice device)
 	return rc;
 }
 
-/* In a forked child (atfork.c): the graph reserves charged were the
+/* In a forked child (init.c): the graph reserves charged were the
  * parent's registration's. */
 void libvgpu_graphmem_reset(void)
 {

@@ -20,7 +20,7 @@ CUresult libvgpu_graphmem_ahead(CUdevice dev, uint64_t need);
 void libvgpu_graphmem_reread(CUdevice dev);
 /* The same for every device followed (after a synchronisation). */
 void libvgpu_graphmem_sync(void);
-/* A forked child forgets the parent's graph reserves (atfork.c). */
+/* A forked child forgets the parent's graph reserves (init.c). */
 void libvgpu_graphmem_reset(void);
 
 #endif

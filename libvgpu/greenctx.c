@@ -155,7 +155,7 @@ VGPU_EXPORT CUresult cuGreenCtxDestroy(CUgreenCtx hCtx)
 
 #endif
 
-/* In a forked child (atfork.c): the green contexts were the parent's. */
+/* In a forked child (init.c): the green contexts were the parent's. */
 void libvgpu_green_reset(void)
 {
 	struct green *e = vgpu_greens, *next;

@@ -3,7 +3,7 @@
 #ifndef VGPU_GREENCTX_H
 #define VGPU_GREENCTX_H
 
-/* A forked child forgets the parent's green contexts (atfork.c). */
+/* A forked child forgets the parent's green contexts (init.c). */
 void libvgpu_green_reset(void);
 
 #endif

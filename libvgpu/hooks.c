@@ -105,7 +105,7 @@ int libvgpu_hook_is_wrapper(const void *p)
 	return 0;
 }
 
-/* In a forked child (atfork.c): only the lock. The real functions found
+/* In a forked child (init.c): only the lock. The real functions found
  * are the child's too (the same address space, the same libraries). */
 void libvgpu_hooks_reset(void)
 {

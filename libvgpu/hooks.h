@@ -53,7 +53,7 @@ extern const char *const libvgpu_lib_names[VGPU_LIB_COUNT];
  * unless noload); 0 once they are, -1 when the library is absent. */
 int libvgpu_real_load(int lib, int noload);
 void *libvgpu_real_get(int id);
-/* A forked child re-initialises the loading lock (atfork.c). */
+/* A forked child re-initialises the loading lock (init.c). */
 void libvgpu_hooks_reset(void);
 #define REAL(sym) ((vgpu_pfn_##sym)libvgpu_real_get(VGPU_HOOK_##sym))
 /* The same without a call once resolved (launch paths). */

@@ -275,7 +275,7 @@ CUresult libvgpu_pool_alloc(CUdeviceptr *dptr, size_t size, CUmemoryPool pool, C
 	return rc;
 }
 
-/* In a forked child (atfork.c): the pools' charges were the parent's
+/* In a forked child (init.c): the pools' charges were the parent's
  * registration's; the child's pools are charged from its own records. */
 void libvgpu_poolcharge_reset(void)
 {

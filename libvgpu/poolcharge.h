@@ -21,7 +21,7 @@ void libvgpu_pool_reread(CUmemoryPool pool);
 int libvgpu_pool_gpu(CUmemoryPool pool, CUstream h);
 /* pool was destroyed: its handle is no longer asked. */
 void libvgpu_pool_gone(CUmemoryPool pool);
-/* A forked child forgets the parent's pool charges (atfork.c). */
+/* A forked child forgets the parent's pool charges (init.c). */
 void libvgpu_poolcharge_reset(void);
 
 #endif

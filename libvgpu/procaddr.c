@@ -212,7 +212,7 @@ VGPU_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cud
 }
 #endif
 
-/* In a forked child (atfork.c): the lock of the names said; and a
+/* In a forked child (init.c): the lock of the names said; and a
  * self-check the parent's other thread was running will never finish in
  * the child (only the forking thread lives on), so the child's first
  * look-up runs its own. One finished is kept: the driver is the same. */

@@ -3,7 +3,7 @@
 #ifndef VGPU_PROCADDR_H
 #define VGPU_PROCADDR_H
 
-/* A forked child re-initialises the look-ups' state (atfork.c). */
+/* A forked child re-initialises the look-ups' state (init.c). */
 void libvgpu_procaddr_reset(void);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Registration with vgpu.ko, done once per process on first CUDA (cuInit,
- * or any hooked entry point) or NVML use, never at load time: open
+ * init.c, or any hooked entry point) or NVML use, never at load time: open
  * /dev/vgpu, map its page, resolve the "vgpu" generic netlink family and
  * send proc-register with the descriptor. The socket and the descriptor
  * are kept for the life of the process (the registration ends when the
@@ -309,12 +309,12 @@ const struct vgpu_reg_gpu *libvgpu_reg_gpu(int gpu)
 }
 
 /*
- * In a forked child (atfork.c), which shares the parent's socket,
+ * In a forked child (init.c), which shares the parent's socket,
  * descriptor and pages: it must not charge on the parent's page nor keep
  * the parent's registration alive. Close and unmap its copies, and
  * register anew on the next CUDA or NVML call (with its own
  * CUDA_VISIBLE_DEVICES decision). The other units forget what was
- * charged under the parent's registration (atfork.c calls them).
+ * charged under the parent's registration (init.c calls them).
  */
 void libvgpu_register_reset(void)
 {
@@ -326,21 +326,14 @@ void libvgpu_register_reset(void)
 	pthread_mutex_init(&libvgpu_proc.nl_lk, NULL);
 }
 
-VGPU_EXPORT CUresult cuInit(unsigned int Flags)
+void libvgpu_register_cuda_env(void)
 {
-	VGPU_PASS_NESTED(cuInit, (Flags));
-	vgpu_pfn_cuInit real = REAL(cuInit);
-
-	if (!real)
-		return CUDA_ERROR_NO_DEVICE;
-	if (libvgpu_ensure() == VGPU_ST_DENIED)
-		return CUDA_ERROR_NO_DEVICE;
-	/* Once, before the driver reads it (devview.c). */
+	/* Once, under the registration's lock (a forked child's reset
+	 * clears it), before the driver reads it (devview.c). */
 	pthread_mutex_lock(&vgpu_reg_lk);
 	if (!vgpu_cuda_env_done) {
 		libvgpu_devview_cuda_env();
 		vgpu_cuda_env_done = 1;
 	}
 	pthread_mutex_unlock(&vgpu_reg_lk);
-	return real(Flags);
 }

@@ -14,7 +14,10 @@ static inline int vgpu_active(void)
 }
 /* The registration's entry for inventory GPU gpu, or NULL. */
 const struct vgpu_reg_gpu *libvgpu_reg_gpu(int gpu);
-/* A forked child forgets the parent's registration (atfork.c). */
+/* CUDA_VISIBLE_DEVICES set to the device view, once per registration
+ * (cuInit, init.c, before the driver reads it). */
+void libvgpu_register_cuda_env(void);
+/* A forked child forgets the parent's registration (init.c). */
 void libvgpu_register_reset(void);
 
 #endif

@@ -13,8 +13,9 @@
 # same negative run (its bottom line, netlink, moved to the top), and each of
 # its unit tests and fuzz harnesses links exactly the files it uses
 # (tests/tools/unit-links against its list in ctl/sources.mk; negative
-# run: a file too many); libvgpu's objects (make libvgpu) have no cycle
-# between their files. Every check prints "PASS: layers: what" or
+# run: a file too many); libvgpu's objects (make libvgpu) to the table
+# in libvgpu/layers.h, with the same negative run (its bottom line's log.c
+# moved to the top). Every check prints "PASS: layers: what" or
 # "FAIL: layers: what: detail".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,15 +51,32 @@ else
 	fail "no cycle and no call up kmod/vgpu.h's table" "$(oneline "$tmp/out")"
 fi
 
-# libvgpu: no cycle among its files yet (its layering table is issue
-# 32's next step). Its objects, as make builds them.
-set -- $(ls libvgpu/*.o 2>/dev/null)
-if [ $# -lt 20 ]; then
-	fail "libvgpu has no cycle between its files" "its objects are not built (make libvgpu)"
-elif tests/tools/layer-check "$@" > "$tmp/out" 2>&1; then
-	pass "libvgpu has no cycle between its files ($(cat "$tmp/out"))"
+# libvgpu: its objects (libvgpu/sources.mk's list, as make builds them)
+# against the table in libvgpu/layers.h; then against a copy with the
+# bottom line (the driver and kernel access, log.c's) at the top.
+lib_objs=()
+for s in $(make -s --no-print-directory -C libvgpu -f sources.mk list-LIBVGPU_SRCS); do
+	[ -f "${s%.c}.o" ] && lib_objs+=("${s%.c}.o")
+done
+lib_n=$(make -s --no-print-directory -C libvgpu -f sources.mk list-LIBVGPU_SRCS | wc -w)
+if [ "${#lib_objs[@]}" -lt 20 ] || [ "${#lib_objs[@]}" -ne "$lib_n" ]; then
+	fail "no cycle and no call up libvgpu/layers.h's table" "its objects are not built (make libvgpu)"
 else
-	fail "libvgpu has no cycle between its files" "$(oneline "$tmp/out")"
+	if tests/tools/layer-check --table libvgpu/layers.h "${lib_objs[@]}" > "$tmp/out" 2>&1; then
+		pass "no cycle and no call up libvgpu/layers.h's table ($(cat "$tmp/out"))"
+	else
+		fail "no cycle and no call up libvgpu/layers.h's table" "$(oneline "$tmp/out")"
+	fi
+	bottom=$(grep -m1 '^ \*   [a-z]*\.c .*log\.c ' libvgpu/layers.h)
+	awk -v b="$bottom" '$0 == b { next } /^ \*   init\.c / { print b } { print }' \
+		libvgpu/layers.h > "$tmp/layers.h"
+	if tests/tools/layer-check --table "$tmp/layers.h" "${lib_objs[@]}" > "$tmp/out" 2>&1; then
+		fail "a call up libvgpu's table is found" "nothing found with the log at the top"
+	elif grep -q '^up: account.c calls log.c' "$tmp/out"; then
+		pass "a call up libvgpu's table is found ($(grep -c '^up: ' "$tmp/out") with the log at the top)"
+	else
+		fail "a call up libvgpu's table is found" "$(oneline "$tmp/out")"
+	fi
 fi
 
 # vgpuctl: its objects (ctl/sources.mk's list, as make builds them)

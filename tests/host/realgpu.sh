@@ -87,8 +87,10 @@ done
 san="-fsanitize=address,undefined -fno-sanitize-recover=all -g -O1"
 inc=${CUDA_INC:-$top/build/deps/cuda/include}
 cflags="-std=gnu11 -Wall -Wextra -Werror -I$inc"
+# libvgpu/sources.mk lists the gate's files (LIBVGPU_GATE).
+gate_srcs=$(make -s --no-print-directory -C libvgpu -f sources.mk list-LIBVGPU_GATE)
 # shellcheck disable=SC2086 # the flags are words
-if ! { cc $cflags $san -o "$tmp/gate-asan" bench/gate-bench.c libvgpu/gate.c libvgpu/queue.c -pthread &&
+if ! { cc $cflags $san -o "$tmp/gate-asan" bench/gate-bench.c $gate_srcs -pthread &&
        cc $cflags $san -o "$tmp/vram-asan" bench/vram-bench.c -ldl &&
        cc $cflags -D_GNU_SOURCE -DCUDA_ENABLE_DEPRECATED $san -pthread -o "$tmp/client-asan" tests/clients/simgpu-client.c \
 		tests/clients/cuload.c -ldl; } > "$tmp/asan.log" 2>&1; then
