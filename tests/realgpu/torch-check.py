@@ -19,12 +19,13 @@ import torch
 
 
 def matmul():
+    n = int(os.environ.get("TORCH_CHECK_MATMUL_N", "1024"))  # the fake: 64
     torch.manual_seed(0)
-    a = torch.randn(1024, 1024, dtype=torch.float64)
-    b = torch.randn(1024, 1024, dtype=torch.float64)
+    a = torch.randn(n, n, dtype=torch.float64)
+    b = torch.randn(n, n, dtype=torch.float64)
     c = (a.cuda() @ b.cuda()).cpu()
     ok = torch.allclose(c, a @ b, rtol=1e-9, atol=1e-9)
-    print(f"matmul=1024x1024 float64 match_cpu={ok}")
+    print(f"matmul={n}x{n} float64 match_cpu={ok}")
     return ok
 
 
