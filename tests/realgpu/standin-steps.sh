@@ -366,31 +366,47 @@ step_standin-graph-flip() {
 	fi
 }
 
-# PyTorch until OutOfMemoryError at t16's limit, and the uncharged
-# difference: the driver's use by the process (nvidia-smi) minus the
-# stand-in's charge, read while the process holds what it got.
+# PyTorch until OutOfMemoryError at each tenant's limit (t16, t8), and
+# the uncharged difference: the driver's use by the process (nvidia-smi,
+# or NVML where there is none: simgpu) minus the stand-in's charge, read
+# while the process holds what it got; "unread" when the driver's is not.
 torch_oom_standin() { # ID [ALLOC_CONF]
-	local id=$1 d=$RG_OUT/$1 pid gib used charged
-	torch_ready "$id" || return 0
+	local id d t lim pid gib used by charged
+	torch_ready "$1" || return 0
+	id=$RG_TORCH_ID d=$RG_OUT/$RG_TORCH_ID
 	standin_ready "$id" || return 0
 	mkdir -p "$d"
-	: > "$d/out"
 	[ -z "${2:-}" ] || export PYTORCH_CUDA_ALLOC_CONF=$2
-	# shellcheck disable=SC2046 # the words
-	env TORCH_CHECK_HOLD=5 $(sd_env t16) python3 "$top/tests/realgpu/torch-check.py" oom >> "$d/out" 2>> "$d/err" &
-	pid=$!
-	for _ in $(seq 600); do grep -q . "$d/out" && break; sleep 0.1; done
-	charged=$(sd_field charged $(sd_ctl show t16 0))
-	used=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2> /dev/null |
-		awk -F', *' -v p="$pid" '$1 == p { print $2 * 1048576 }')
-	wait "$pid" || true
-	gib=$(sd_field oom_at_gib $(tr '=' ' ' < "$d/out"))
-	if [ -z "$gib" ] || [ "$gib" -gt 16 ] || [ "$gib" -lt 14 ]; then
-		result "$id" FAIL why="$(head -c 300 "$d/out") $(tail -c 300 "$d/err")" want="OutOfMemoryError at 14-16 GiB"
-	else
-		result "$id" PASS oom_at_gib="$gib" charged="$charged" driver_used="${used:-unread}" \
-			uncharged=$(( ${used:-0} - ${charged:-0} )) alloc_conf="${2:-default}"
-	fi
+	for t in t16 t8; do
+		lim=${t#t}
+		: > "$d/$t.out"
+		# shellcheck disable=SC2046 # the words
+		env TORCH_CHECK_HOLD="${REALGPU_TORCH_HOLD:-5}" $(sd_env "$t") \
+			python3 "$top/tests/realgpu/torch-check.py" oom >> "$d/$t.out" 2>> "$d/$t.err" &
+		pid=$!
+		for _ in $(seq 600); do grep -q . "$d/$t.out" && break; sleep 0.1; done
+		charged=$(sd_field charged $(sd_ctl show "$t" 0))
+		if command -v nvidia-smi > /dev/null; then
+			by=nvidia-smi
+			used=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2> /dev/null |
+				awk -F', *' -v p="$pid" '$1 == p { print $2 * 1048576 }')
+		else
+			by=nvml
+			used=$(python3 "$top/tests/realgpu/nvml-used.py" "$pid" 2>> "$d/$t.err")
+		fi
+		wait "$pid" || true
+		gib=$(sd_field oom_at_gib $(tr '=' ' ' < "$d/$t.out"))
+		if [ -z "$gib" ] || [ "$gib" -gt "$lim" ] || [ "$gib" -lt $((lim - 2)) ]; then
+			result "$id" FAIL "$RG_TORCH" tenant="$t" want="OutOfMemoryError at $((lim - 2))-$lim GiB" \
+				why="$(head -c 300 "$d/$t.out") $(tail -c 300 "$d/$t.err")"
+		else
+			# (no figure where one side is unread: 0 minus a charge is no difference)
+			result "$id" PASS "$RG_TORCH" tenant="$t" oom_at_gib="$gib" charged="${charged:-unread}" \
+				driver_used="${used:-unread}" used_by="$by" \
+				uncharged="$( [ -n "$used" ] && [ -n "$charged" ] && echo $((used - charged)) || echo unread)" \
+				alloc_conf="${2:-default}"
+		fi
+	done
 }
 step_torch-oom-standin() { torch_oom_standin torch-oom-standin; }
 step_torch-oom-expandable-standin() { torch_oom_standin torch-oom-expandable-standin expandable_segments:True; }
