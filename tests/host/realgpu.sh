@@ -14,8 +14,13 @@
 #   run: each is minutes of emulation.
 # - "realgpu": the whole run on simgpu: the steps that can pass here pass,
 #   the PyTorch ones and the stand-in WARN (never PASS), results.jsonl has
-#   every RESULT; a libvgpu with cuMemAlloc's wrapper bypassed in
-#   cuGetProcAddress makes procaddr FAIL naming it; no driver at all, a
+#   every RESULT; the PyTorch steps again with the fake torch
+#   (tests/realgpu/faketorch, NOT PyTorch): labelled -faketorch and
+#   torch=fake, OutOfMemoryError at 16 and 8 GiB under the stand-in, the
+#   uncharged difference, and FAIL with a fake raising RuntimeError or a
+#   stand-in applying no limit; a libvgpu with cuMemAlloc's wrapper
+#   bypassed in cuGetProcAddress makes procaddr FAIL naming it (and the
+#   fake's cuMemAlloc OOM steps); no driver at all, a
 #   driver older than the headers: WARN lines naming what is missing, the
 #   other steps still run; a hung step is cut at the watchdog and the run
 #   ends in time; --only runs the steps named.
@@ -187,6 +192,76 @@ else
 	fail realgpu "cost-calls' arithmetic" "got '$got'"
 fi
 
+# The PyTorch steps with the fake torch (tests/realgpu/faketorch: NOT
+# PyTorch, the driver API through ctypes): torch-check.py's logic and the
+# run's handling of its output, labelled ID-faketorch and torch=fake,
+# never under the PyTorch steps' own ids. With the stand-in each tenant's
+# refusal at its limit is torch.cuda.OutOfMemoryError at 16 and 8 GiB,
+# by cuMemAlloc and by cuMemCreate (expandable segments).
+fake=$top/tests/realgpu/faketorch
+torch_ids=torch-matmul,torch-graph,torch-oom,torch-oom-expandable,torch-oom-standin,torch-oom-expandable-standin
+PYTHONPATH=$fake REALGPU_TORCH_HOLD=1 REALGPU_OUT=$tmp/fake tests/realgpu/run --only "$torch_ids" \
+	> "$tmp/fake.log" 2>&1
+rc=$?
+expect "$tmp/fake" "the PyTorch steps with the fake torch (exit $rc): each PASSes under its -faketorch id, both tenants' OutOfMemoryError with either allocator; nothing under the PyTorch steps' ids" \
+	torch-matmul-faketorch=PASS torch-graph-faketorch=PASS torch-oom-faketorch=PASS \
+	torch-oom-expandable-faketorch=PASS "torch-oom-standin-faketorch=PASS PASS" \
+	"torch-oom-expandable-standin-faketorch=PASS PASS" torch-matmul= torch-graph= torch-oom= \
+	torch-oom-expandable= torch-oom-standin= torch-oom-expandable-standin=
+# (every result torch=fake; the stand-in's: OOM at the tenant's limit, the
+# charge that limit, the driver's use read by NVML, uncharged its difference)
+if python3 - "$tmp/fake/results.jsonl" > "$tmp/fake.check" 2>&1 <<'PY'
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rs) == 8, f"{len(rs)} results, want 8"
+for r in rs:
+    assert r["id"].endswith("-faketorch") and r["torch"] == "fake", r
+    if "standin" in r["id"]:
+        lim = {"t16": 16, "t8": 8}[r["tenant"]]
+        assert r["oom_at_gib"] == str(lim) and r["charged"] == str(lim << 30), r
+        assert r["used_by"] == "nvml" and int(r["uncharged"]) == int(r["driver_used"]) - int(r["charged"]), r
+    elif "oom" in r["id"]:
+        assert int(r["oom_at_gib"]) >= 70 and r["total_gib"] == "80.0", r   # simgpu's 80 GiB
+    else:
+        assert r["bare"] == r["vgpu"] and ("match_cpu=True" in r["bare"] or "correct=10" in r["bare"]), r
+print(" ".join(f'{r["tenant"]}:{r["alloc_conf"]}:oom_at_gib={r["oom_at_gib"]},uncharged={r["uncharged"]}'
+               for r in rs if "tenant" in r))
+PY
+then
+	if [ "$rc" = 0 ] && [ "$(tail -n 1 "$tmp/fake.log")" = "8 passed, 0 failed" ] &&
+	   grep -q '^# 8 results from the fake torch of the tests (tests/realgpu/faketorch): NOT PyTorch$' "$tmp/fake.log"; then
+		pass realgpu "the fake torch's results.jsonl: 8 objects, all torch=fake, OutOfMemoryError at each tenant's limit with the charge at it, uncharged = NVML's use - the charge ($(cat "$tmp/fake.check")); the summary says NOT PyTorch"
+	else
+		fail realgpu "the fake torch's run" "exit $rc: $(tail -n 3 "$tmp/fake.log" | tr '\n' '|')"
+	fi
+else
+	fail realgpu "the fake torch's results.jsonl" "$(tail -n 2 "$tmp/fake.check" | tr '\n' ' ')"
+fi
+# Without the stand-in its two steps WARN, the others still PASS; the fake
+# raising RuntimeError where PyTorch raises OutOfMemoryError, and a
+# stand-in that applies no limit, FAIL the matching steps.
+PYTHONPATH=$fake REALGPU_STANDIN_BIN=$tmp/nowhere/vgpu-standin REALGPU_OUT=$tmp/fakenosd \
+	tests/realgpu/run --only torch-oom,torch-oom-standin > "$tmp/fakenosd.log" 2>&1
+rc=$?
+expect "$tmp/fakenosd" "the fake torch without the stand-in (exit $rc): torch-oom PASSes, torch-oom-standin WARNs (the stand-in missing), never PASS" \
+	torch-oom-faketorch=PASS torch-oom-standin-faketorch=WARN
+PYTHONPATH=$fake FAKETORCH_BREAK=oom-error REALGPU_TORCH_HOLD=1 REALGPU_OUT=$tmp/fakebrk \
+	tests/realgpu/run --only torch-oom,torch-oom-standin > "$tmp/fakebrk.log" 2>&1
+rc=$?
+expect "$tmp/fakebrk" "a fake torch raising RuntimeError at the limit (exit $rc): torch-oom and both tenants' torch-oom-standin FAIL" \
+	torch-oom-faketorch=FAIL "torch-oom-standin-faketorch=FAIL FAIL"
+if grep -q '^RESULT torch-oom-faketorch FAIL torch=fake why="error=DriverError after_gib=80 alloc_conf=default"' "$tmp/fakebrk.log" &&
+   grep -q '^RESULT torch-oom-standin-faketorch FAIL torch=fake tenant=t8 want="OutOfMemoryError at 6-8 GiB" why="error=DriverError after_gib=8 ' "$tmp/fakebrk.log"; then
+	pass realgpu "their FAIL lines name the error torch-check.py caught, where, and what was wanted"
+else
+	fail realgpu "the broken fake's FAIL lines" "$(grep '^RESULT' "$tmp/fakebrk.log" | tr '\n' '|')"
+fi
+PYTHONPATH=$fake REALGPU_STANDIN_BREAK=charge REALGPU_TORCH_HOLD=1 REALGPU_OUT=$tmp/fakenolim \
+	tests/realgpu/run --only torch-oom-standin,torch-oom-expandable-standin > "$tmp/fakenolim.log" 2>&1
+rc=$?
+expect "$tmp/fakenolim" "the fake torch under a stand-in that applies no limit (exit $rc): both tenants' OOM steps FAIL with either allocator" \
+	"torch-oom-standin-faketorch=FAIL FAIL" "torch-oom-expandable-standin-faketorch=FAIL FAIL"
+
 # The stand-in's set-up: with vgpuctl where it can run (here), through
 # vgpu-standin's own probe and controls where it cannot: forced, and a
 # vgpuctl whose library is missing (ldd says "not found").
@@ -299,14 +374,17 @@ elif ! make -s -C "$tmp/broken/libvgpu" clean libvgpu.so CUDA_INC="${CUDA_INC:-$
 	> "$tmp/broken.log" 2>&1; then
 	fail realgpu "a libvgpu with cuMemAlloc's wrapper bypassed" "build: $(oneline "$tmp/broken.log")"
 else
-	REALGPU_LIBVGPU=$tmp/broken/libvgpu/libvgpu.so REALGPU_OUT=$tmp/broken/out \
-		tests/realgpu/run --only procaddr,same-results,standin-limit > "$tmp/broken/run.log" 2>&1
+	PYTHONPATH=$fake REALGPU_TORCH_HOLD=1 REALGPU_LIBVGPU=$tmp/broken/libvgpu/libvgpu.so REALGPU_OUT=$tmp/broken/out \
+		tests/realgpu/run --only procaddr,same-results,standin-limit,torch-oom-standin,torch-oom-expandable-standin \
+		> "$tmp/broken/run.log" 2>&1
 	rc=$?
 	if [ "$rc" = 1 ] && grep -q '^RESULT procaddr FAIL .*cuMemAlloc' "$tmp/broken/run.log" &&
 	   [ "$(status "$tmp/broken/out" procaddr)" = FAIL ] &&
 	   [ "$(grep -c '^RESULT standin-limit FAIL tenant=t[0-9]* path=alloc ' "$tmp/broken/run.log")" = 2 ] &&
-	   [ "$(tail -n 1 "$tmp/broken/run.log")" = "7 passed, 3 failed" ]; then
-		pass realgpu "a libvgpu with cuMemAlloc's wrapper bypassed in cuGetProcAddress: procaddr FAILs naming it ($(grep -o 'wrong=[0-9]*' "$tmp/broken/run.log" | tr '\n' ' ')), standin-limit FAILs for plain allocation in both tenants (the other paths PASS), exit 1"
+	   [ "$(status "$tmp/broken/out" torch-oom-standin-faketorch)" = "FAIL FAIL" ] &&
+	   [ "$(status "$tmp/broken/out" torch-oom-expandable-standin-faketorch)" = "PASS PASS" ] &&
+	   [ "$(tail -n 1 "$tmp/broken/run.log")" = "9 passed, 5 failed" ]; then
+		pass realgpu "a libvgpu with cuMemAlloc's wrapper bypassed in cuGetProcAddress: procaddr FAILs naming it ($(grep -o 'wrong=[0-9]*' "$tmp/broken/run.log" | tr '\n' ' ')), standin-limit FAILs for plain allocation in both tenants (the other paths PASS), the fake torch's OutOfMemoryError steps FAIL with cuMemAlloc and PASS with expandable segments (cuMemCreate), exit 1"
 	else
 		fail realgpu "a libvgpu with cuMemAlloc's wrapper bypassed" "exit $rc: $(grep -E '^RESULT|passed' "$tmp/broken/run.log" | tr '\n' '|')"
 	fi

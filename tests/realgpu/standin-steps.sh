@@ -385,17 +385,19 @@ torch_oom_standin() { # ID [ALLOC_CONF]
 			python3 "$top/tests/realgpu/torch-check.py" oom >> "$d/$t.out" 2>> "$d/$t.err" &
 		pid=$!
 		for _ in $(seq 600); do grep -q . "$d/$t.out" && break; sleep 0.1; done
-		charged=$(sd_field charged $(sd_ctl show "$t" 0))
+		# (|| true: a field not found is "unread" below, not the step's
+		# end under set -e, which would lose the reason)
+		charged=$(sd_field charged $(sd_ctl show "$t" 0)) || true
 		if command -v nvidia-smi > /dev/null; then
 			by=nvidia-smi
 			used=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits 2> /dev/null |
-				awk -F', *' -v p="$pid" '$1 == p { print $2 * 1048576 }')
+				awk -F', *' -v p="$pid" '$1 == p { print $2 * 1048576 }') || true
 		else
 			by=nvml
-			used=$(python3 "$top/tests/realgpu/nvml-used.py" "$pid" 2>> "$d/$t.err")
+			used=$(python3 "$top/tests/realgpu/nvml-used.py" "$pid" 2>> "$d/$t.err") || true
 		fi
 		wait "$pid" || true
-		gib=$(sd_field oom_at_gib $(tr '=' ' ' < "$d/$t.out"))
+		gib=$(sd_field oom_at_gib $(tr '=' ' ' < "$d/$t.out")) || true
 		if [ -z "$gib" ] || [ "$gib" -gt "$lim" ] || [ "$gib" -lt $((lim - 2)) ]; then
 			result "$id" FAIL "$RG_TORCH" tenant="$t" want="OutOfMemoryError at $((lim - 2))-$lim GiB" \
 				why="$(head -c 300 "$d/$t.out") $(tail -c 300 "$d/$t.err")"
