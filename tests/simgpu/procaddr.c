@@ -15,6 +15,8 @@
  * exporttab.c.
  */
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "simgpu.h"
@@ -453,6 +455,20 @@ static void entry_init(void)
 	sg_entry_build(entry_fns, n);
 }
 
+/* SIMGPU_TRACE_PROCADDR: "miss" logs each look-up answered
+ * CUDA_ERROR_NOT_FOUND, "1" every look-up, on stderr (a test's tool: what
+ * a program asks the driver for, and what simgpu lacks). */
+static void trace(const char *symbol, int version, cuuint64_t flags, int status)
+{
+	const char *v = getenv("SIMGPU_TRACE_PROCADDR");
+
+	if (!v || !*v || !strcmp(v, "0") || (status == 0 && strcmp(v, "1")))
+		return;
+	fprintf(stderr, "simgpu: cuGetProcAddress %s@%d flags %llu: %s\n", symbol, version,
+		(unsigned long long)flags,
+		status == 0 ? "found" : status == 2 ? "version not sufficient" : "not found");
+}
+
 static CUresult get_proc(const char *symbol, void **pfn, int version,
 			 cuuint64_t flags, int *status)
 {
@@ -466,6 +482,7 @@ static CUresult get_proc(const char *symbol, void **pfn, int version,
 				  CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM))
 		return CUDA_ERROR_INVALID_VALUE;
 	p = lookup(symbol, version, status);
+	trace(symbol, version, flags, *status);
 	if (!p)
 		return CUDA_ERROR_NOT_FOUND;
 	pthread_once(&entry_once, entry_init);
