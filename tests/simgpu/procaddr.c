@@ -235,6 +235,13 @@ static const struct sg_proc table[] = {
 #if CUDA_VERSION >= 12000
 	{ "cuLibraryUnload", 12000, F(cuLibraryUnload), NULL },
 #endif
+#if CUDA_VERSION >= 12090	/* logs.c */
+	{ "cuLogsCurrent", 12090, F(cuLogsCurrent), NULL },
+	{ "cuLogsDumpToFile", 12090, F(cuLogsDumpToFile), NULL },
+	{ "cuLogsDumpToMemory", 12090, F(cuLogsDumpToMemory), NULL },
+	{ "cuLogsRegisterCallback", 12090, F(cuLogsRegisterCallback), NULL },
+	{ "cuLogsUnregisterCallback", 12090, F(cuLogsUnregisterCallback), NULL },
+#endif
 	{ "cuMemAddressFree", 10020, F(cuMemAddressFree), NULL },
 	{ "cuMemAddressReserve", 10020, F(cuMemAddressReserve), NULL },
 	{ "cuMemAlloc", 2000, F(cuMemAlloc), NULL },
@@ -370,6 +377,18 @@ static const struct sg_proc table[] = {
 	{ "cuModuleLoadDataEx", 2010, F(cuModuleLoadDataEx), NULL },
 	{ "cuModuleLoadFatBinary", 2000, F(cuModuleLoadFatBinary), NULL },
 	{ "cuModuleUnload", 2000, F(cuModuleUnload), NULL },
+#if CUDA_VERSION >= 12010	/* multicast.c */
+	{ "cuMulticastAddDevice", 12010, F(cuMulticastAddDevice), NULL },
+	{ "cuMulticastBindAddr", 12010, F(cuMulticastBindAddr), NULL },
+	{ "cuMulticastBindMem", 12010, F(cuMulticastBindMem), NULL },
+	{ "cuMulticastCreate", 12010, F(cuMulticastCreate), NULL },
+	{ "cuMulticastGetGranularity", 12010, F(cuMulticastGetGranularity), NULL },
+	{ "cuMulticastUnbind", 12010, F(cuMulticastUnbind), NULL },
+#endif
+#if CUDA_VERSION >= 13010
+	{ "cuMulticastBindAddr", 13010, F(cuMulticastBindAddr_v2), NULL },
+	{ "cuMulticastBindMem", 13010, F(cuMulticastBindMem_v2), NULL },
+#endif
 	{ "cuStreamBatchMemOp", 8000, F(cuStreamBatchMemOp), F(cuStreamBatchMemOp_ptsz) },
 	{ "cuStreamBatchMemOp", 11070, F(cuStreamBatchMemOp_v2), F(cuStreamBatchMemOp_v2_ptsz) },
 	{ "cuStreamBeginCapture", 10000, F(cuStreamBeginCapture), F(cuStreamBeginCapture_ptsz) },
