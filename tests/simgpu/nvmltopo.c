@@ -249,3 +249,46 @@ SG_API nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo(nvmlDevice_t device, unsign
 {
 	return nvmlDeviceGetNvLinkRemotePciInfo_v2(device, link, pci);
 }
+
+/* A GPU at the far end of every active link (simgpu models no NVSwitch);
+ * an inactive link has no remote device, as for its PCI information. */
+SG_API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link,
+							nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType)
+{
+	int peer;
+	nvmlReturn_t rc = link_args(device, link, pNvLinkDeviceType, &peer);
+
+	if (rc)
+		return rc;
+	if (peer < 0)
+		return NVML_ERROR_INVALID_ARGUMENT;
+	*pNvLinkDeviceType = NVML_NVLINK_DEVICE_TYPE_GPU;
+	return NVML_SUCCESS;
+}
+
+/*
+ * GPU fabric (NVSwitch systems' fabric manager registration): simgpu models
+ * no NVSwitch fabric, so no device supports it, which the NVML reference
+ * answers with NVML_ERROR_NOT_SUPPORTED ("If device doesn't support gpu
+ * fabric"). PyTorch resolves nvmlDeviceGetGpuFabricInfoV and tolerates the
+ * error (Documentation/simgpu.md, "PyTorch on simgpu").
+ */
+static nvmlReturn_t no_fabric(nvmlDevice_t device, void *out)
+{
+	int a;
+	nvmlReturn_t rc = simgpu_nvml_dev(device, &a);
+
+	if (rc)
+		return rc;
+	return out ? NVML_ERROR_NOT_SUPPORTED : NVML_ERROR_INVALID_ARGUMENT;
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetGpuFabricInfo(nvmlDevice_t device, nvmlGpuFabricInfo_t *gpuFabricInfo)
+{
+	return no_fabric(device, gpuFabricInfo);
+}
+
+SG_API nvmlReturn_t nvmlDeviceGetGpuFabricInfoV(nvmlDevice_t device, nvmlGpuFabricInfoV_t *gpuFabricInfo)
+{
+	return no_fabric(device, gpuFabricInfo);
+}

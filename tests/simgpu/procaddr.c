@@ -15,6 +15,8 @@
  * exporttab.c.
  */
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "simgpu.h"
@@ -233,6 +235,13 @@ static const struct sg_proc table[] = {
 #if CUDA_VERSION >= 12000
 	{ "cuLibraryUnload", 12000, F(cuLibraryUnload), NULL },
 #endif
+#if CUDA_VERSION >= 12090	/* logs.c */
+	{ "cuLogsCurrent", 12090, F(cuLogsCurrent), NULL },
+	{ "cuLogsDumpToFile", 12090, F(cuLogsDumpToFile), NULL },
+	{ "cuLogsDumpToMemory", 12090, F(cuLogsDumpToMemory), NULL },
+	{ "cuLogsRegisterCallback", 12090, F(cuLogsRegisterCallback), NULL },
+	{ "cuLogsUnregisterCallback", 12090, F(cuLogsUnregisterCallback), NULL },
+#endif
 	{ "cuMemAddressFree", 10020, F(cuMemAddressFree), NULL },
 	{ "cuMemAddressReserve", 10020, F(cuMemAddressReserve), NULL },
 	{ "cuMemAlloc", 2000, F(cuMemAlloc), NULL },
@@ -368,6 +377,18 @@ static const struct sg_proc table[] = {
 	{ "cuModuleLoadDataEx", 2010, F(cuModuleLoadDataEx), NULL },
 	{ "cuModuleLoadFatBinary", 2000, F(cuModuleLoadFatBinary), NULL },
 	{ "cuModuleUnload", 2000, F(cuModuleUnload), NULL },
+#if CUDA_VERSION >= 12010	/* multicast.c */
+	{ "cuMulticastAddDevice", 12010, F(cuMulticastAddDevice), NULL },
+	{ "cuMulticastBindAddr", 12010, F(cuMulticastBindAddr), NULL },
+	{ "cuMulticastBindMem", 12010, F(cuMulticastBindMem), NULL },
+	{ "cuMulticastCreate", 12010, F(cuMulticastCreate), NULL },
+	{ "cuMulticastGetGranularity", 12010, F(cuMulticastGetGranularity), NULL },
+	{ "cuMulticastUnbind", 12010, F(cuMulticastUnbind), NULL },
+#endif
+#if CUDA_VERSION >= 13010
+	{ "cuMulticastBindAddr", 13010, F(cuMulticastBindAddr_v2), NULL },
+	{ "cuMulticastBindMem", 13010, F(cuMulticastBindMem_v2), NULL },
+#endif
 	{ "cuStreamBatchMemOp", 8000, F(cuStreamBatchMemOp), F(cuStreamBatchMemOp_ptsz) },
 	{ "cuStreamBatchMemOp", 11070, F(cuStreamBatchMemOp_v2), F(cuStreamBatchMemOp_v2_ptsz) },
 	{ "cuStreamBeginCapture", 10000, F(cuStreamBeginCapture), F(cuStreamBeginCapture_ptsz) },
@@ -453,6 +474,20 @@ static void entry_init(void)
 	sg_entry_build(entry_fns, n);
 }
 
+/* SIMGPU_TRACE_PROCADDR: "miss" logs each look-up answered
+ * CUDA_ERROR_NOT_FOUND, "1" every look-up, on stderr (a test's tool: what
+ * a program asks the driver for, and what simgpu lacks). */
+static void trace(const char *symbol, int version, cuuint64_t flags, int status)
+{
+	const char *v = getenv("SIMGPU_TRACE_PROCADDR");
+
+	if (!v || !*v || !strcmp(v, "0") || (status == 0 && strcmp(v, "1")))
+		return;
+	fprintf(stderr, "simgpu: cuGetProcAddress %s@%d flags %llu: %s\n", symbol, version,
+		(unsigned long long)flags,
+		status == 0 ? "found" : status == 2 ? "version not sufficient" : "not found");
+}
+
 static CUresult get_proc(const char *symbol, void **pfn, int version,
 			 cuuint64_t flags, int *status)
 {
@@ -466,6 +501,7 @@ static CUresult get_proc(const char *symbol, void **pfn, int version,
 				  CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM))
 		return CUDA_ERROR_INVALID_VALUE;
 	p = lookup(symbol, version, status);
+	trace(symbol, version, flags, *status);
 	if (!p)
 		return CUDA_ERROR_NOT_FOUND;
 	pthread_once(&entry_once, entry_init);
