@@ -3,14 +3,14 @@
  * gate-bench: the cost of libvgpu's compute launch gate on the fast path
  * (the tenant holds the GPU), natively, without a GPU or the module.
  *
- * It links libvgpu's gate code (libvgpu/gate.c, gate.h: the very
+ * It links libvgpu's gate code (libvgpu/logic/gate.c, gate.h: the very
  * vgpu_gate_pass() and libvgpu_gate_slow() the library inlines and calls)
  * against a gate page and a process page in plain memory, granted = 1,
  * and a stub "driver" with cuLaunchKernel's eleven arguments. Two ways
  * in, both through a function pointer as a program calls the driver:
  *
  *   bare    the stub itself (the program without libvgpu)
- *   gated   a wrapper built as libvgpu/launch.c builds its wrappers: the
+ *   gated   a wrapper built as libvgpu/cuda/launch.c builds its wrappers: the
  *           real function from a slot, the nesting test (nest.h), the
  *           inlined gate fast path, a tail call to the real function (the
  *           slow twin only when closed)
@@ -51,9 +51,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../libvgpu/gate.h"
-#include "../libvgpu/nest.h"
-#include "../libvgpu/qevents.h"
+#include "../libvgpu/logic/gate.h"
+#include "../libvgpu/access/nest.h"
+#include "../libvgpu/state/qevents.h"
 
 #define BATCH 1000
 

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../env.h"
+#include "../access/env.h"
 
 #define ER_NAMES 3000
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../gate.h"
-#include "../nodelist.h"
+#include "../logic/gate.h"
+#include "../logic/nodelist.h"
 #include "check.h"
 #include "test_gate.h"
 

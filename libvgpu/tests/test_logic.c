@@ -17,16 +17,16 @@
 #include <cuda.h>
 #include <nvml.h>	/* hooks.def's NVML 12.4+ rows are keyed on it */
 
-#include "../arraysize.h"
-#include "../charge.h"
-#include "../cvd.h"
-#include "../gate.h"
-#include "../gpureq.h"
-#include "../netlink.h"
-#include "../nodelist.h"
-#include "../ptrmap.h"
-#include "../vmmref.h"
-#include "../views.h"
+#include "../logic/arraysize.h"
+#include "../logic/charge.h"
+#include "../logic/cvd.h"
+#include "../logic/gate.h"
+#include "../logic/gpureq.h"
+#include "../access/netlink.h"
+#include "../logic/nodelist.h"
+#include "../logic/ptrmap.h"
+#include "../logic/vmmref.h"
+#include "../nvml/views.h"
 #include "check.h"
 #include "test_gate.h"
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../gate.h"
-#include "../queue.h"
+#include "../logic/gate.h"
+#include "../logic/queue.h"
 #include "check.h"
 #include "test_gate.h"
 

@@ -14,8 +14,10 @@
 # its unit tests and fuzz harnesses links exactly the files it uses
 # (tests/tools/unit-links against its list in ctl/sources.mk; negative
 # run: a file too many); libvgpu's objects (make libvgpu) to the table
-# in libvgpu/layers.h, with the same negative run (its bottom line's log.c
-# moved to the top). Every check prints "PASS: layers: what" or
+# in libvgpu/layers.h, and its folders (libvgpu/start/, ...,
+# libvgpu/access/) to holding consecutive lines of it, with the same
+# negative run (its bottom line's log.c moved to the top) and one for the
+# folders (a line of logic/ moved below access/). Every check prints "PASS: layers: what" or
 # "FAIL: layers: what: detail".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -52,8 +54,10 @@ else
 fi
 
 # libvgpu: its objects (libvgpu/sources.mk's list, as make builds them)
-# against the table in libvgpu/layers.h; then against a copy with the
-# bottom line (the driver and kernel access, log.c's) at the top.
+# against the table in libvgpu/layers.h, each folder's lines together;
+# then against a copy with the bottom line (the driver and kernel access,
+# log.c's, of access/) at the top, and against one with a line of logic/
+# (nodelist.c's) moved below access/'s, which splits logic/.
 lib_objs=()
 for s in $(make -s --no-print-directory -C libvgpu -f sources.mk list-LIBVGPU_SRCS); do
 	[ -f "${s%.c}.o" ] && lib_objs+=("${s%.c}.o")
@@ -76,6 +80,16 @@ else
 		pass "a call up libvgpu's table is found ($(grep -c '^up: ' "$tmp/out") with the log at the top)"
 	else
 		fail "a call up libvgpu's table is found" "$(oneline "$tmp/out")"
+	fi
+	logic=$(grep -m1 '^ \*   nodelist\.c ' libvgpu/layers.h)
+	awk -v l="$logic" -v b="$bottom" '$0 == l { next } { print } $0 == b { print l }' \
+		libvgpu/layers.h > "$tmp/layers.h"
+	if tests/tools/layer-check --table "$tmp/layers.h" "${lib_objs[@]}" > "$tmp/out" 2>&1; then
+		fail "a folder split in libvgpu's table is found" "nothing found with nodelist.c's line below access/"
+	elif grep -q '^folder: nodelist\.c (logic/) comes after access/' "$tmp/out"; then
+		pass "a folder split in libvgpu's table is found ($(grep -c '^folder: ' "$tmp/out") with nodelist.c's line below access/'s: logic/)"
+	else
+		fail "a folder split in libvgpu's table is found" "$(oneline "$tmp/out")"
 	fi
 fi
 

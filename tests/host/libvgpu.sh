@@ -110,22 +110,31 @@ done
 
 # ---- every export begins with its nesting guard (nest.h) ----
 nc=$top/tests/tools/nest-check
-ncflags="-I$lib -I${CUDA_INC:-$top/build/deps/cuda/include} -std=c11 -D_GNU_SOURCE"
+# libvgpu's files (sources.mk's list, in their folders); -I$lib/cuda lets
+# the negative runs' copies below (in $work) find "../access/hooks.h" and
+# the other folders' headers they name.
+srcs=()
+for s in $(make -s --no-print-directory -C "$lib" -f sources.mk list-LIBVGPU_SRCS); do
+	srcs+=("$top/$s")
+done
+ncflags="-I$lib/cuda -I${CUDA_INC:-$top/build/deps/cuda/include} -std=c11 -D_GNU_SOURCE"
 what="every exported wrapper passes a call from inside the driver straight through (nest.h)"
-if out=$("$nc" --so "$PRE" --cflags "$ncflags" "$lib"/*.c 2>&1); then
+if [ "${#srcs[@]}" -lt 20 ]; then
+	fail "$what" "libvgpu/sources.mk lists ${#srcs[@]} files"
+elif out=$("$nc" --so "$PRE" --cflags "$ncflags" "${srcs[@]}" 2>&1); then
 	pass "$what: $out"
 else
 	fail "$what" "$(echo "$out" | head -n 5 | tr '\n' ' ')"
 fi
 # It can fail: alloc.c without cuMemAlloc_v2's guard, engine.h without the
 # fast path's.
-sed '/VGPU_PASS_NESTED(cuMemAlloc_v2,/d' "$lib/alloc.c" >"$work/alloc.c"
-sed 's/VGPU_PASS_NESTED_HOT(real, args);//' "$lib/engine.h" >"$work/engine.h"
-cp "$lib/launch.c" "$work/launch.c"
+sed '/VGPU_PASS_NESTED(cuMemAlloc_v2,/d' "$lib/cuda/alloc.c" >"$work/alloc.c"
+sed 's/VGPU_PASS_NESTED_HOT(real, args);//' "$lib/cuda/engine.h" >"$work/engine.h"
+cp "$lib/cuda/launch.c" "$work/launch.c"
 for neg in "alloc.c|$work/alloc.c: cuMemAlloc_v2: does not begin with VGPU_PASS_NESTED" \
 	   "launch.c|$work/launch.c: cuLaunchKernel: does not begin with VGPU_PASS_NESTED"; do
 	files=()
-	for f in "$lib"/*.c; do
+	for f in "${srcs[@]}"; do
 		[ "${f##*/}" = "${neg%%|*}" ] && f=$work/${neg%%|*}
 		files+=("$f")
 	done

@@ -367,8 +367,8 @@ mkdir -p "$tmp/broken"
 cp -r libvgpu "$tmp/broken/libvgpu"
 ln -s "$top/uapi" "$tmp/broken/uapi"
 sed -i 's/libvgpu_hook_is_wrapper(fn))$/libvgpu_hook_is_wrapper(fn) || !strcmp(symbol, "cuMemAlloc"))/' \
-	"$tmp/broken/libvgpu/procaddr.c"
-if ! grep -q 'strcmp(symbol, "cuMemAlloc")' "$tmp/broken/libvgpu/procaddr.c"; then
+	"$tmp/broken/libvgpu/interpose/procaddr.c"
+if ! grep -q 'strcmp(symbol, "cuMemAlloc")' "$tmp/broken/libvgpu/interpose/procaddr.c"; then
 	fail realgpu "a libvgpu with cuMemAlloc's wrapper bypassed" "the edit of procaddr.c no longer applies"
 elif ! make -s -C "$tmp/broken/libvgpu" clean libvgpu.so CUDA_INC="${CUDA_INC:-$top/build/deps/cuda/include}" \
 	> "$tmp/broken.log" 2>&1; then

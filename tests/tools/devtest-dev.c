@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../libvgpu/charge.h"
+#include "../../libvgpu/logic/charge.h"
 #include "devtest.h"
 
 int devtest_dev_fd = -1;
@@ -24,7 +24,7 @@ struct vgpu_dev_page *devtest_page;
 static const struct vgpu_dev_gate *gate;
 
 /*
- * alloc and free run libvgpu's own charging code (libvgpu/charge.c,
+ * alloc and free run libvgpu's own charging code (libvgpu/logic/charge.c,
  * compiled into this tool), so the kernel tests exercise the fast path
  * libvgpu ships rather than a copy that can drift from it. The ioctl
  * callback counts the CHARGEs and the bytes released, for the output.
@@ -508,7 +508,7 @@ int devtest_step_waiters(uint32_t gpu, unsigned long n, uint64_t secs)
 	return err ? err : other ? -ETIMEDOUT : 0;
 }
 
-/* libvgpu's gate (libvgpu/gate.c) with a launch that sleeps GAP_US. */
+/* libvgpu's gate (libvgpu/logic/gate.c) with a launch that sleeps GAP_US. */
 int devtest_step_run(uint32_t gpu, uint64_t ms, uint64_t gap_us)
 {
 	uint64_t launches = 0, waits = 0, waited = 0, w;

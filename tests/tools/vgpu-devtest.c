@@ -23,7 +23,7 @@
  *   charge GPU BYTES     VGPU_IOC_CHARGE
  *   release GPU BYTES    VGPU_IOC_RELEASE
  *   meminfo GPU          VGPU_IOC_MEMINFO
- *   alloc GPU BYTES      libvgpu's fast path (libvgpu/charge.c, linked in):
+ *   alloc GPU BYTES      libvgpu's fast path (libvgpu/logic/charge.c, linked in):
  *                        take BYTES from avail with a compare-and-swap,
  *                        CHARGE when short, add to used
  *   free GPU BYTES       libvgpu's uncharge: used -= BYTES, avail += BYTES;
