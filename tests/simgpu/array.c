@@ -14,7 +14,7 @@
 /*
  * Bits per texel and channel for a format value (all cuda.h versions).
  *
- * Deliberately a second copy of libvgpu's table (libvgpu/arraysize.c),
+ * Deliberately a second copy of libvgpu's table (libvgpu/logic/arraysize.c),
  * not shared with it: simgpu is the driver whose VRAM the tests take as
  * the truth that libvgpu's charges are compared with (60-vram). With one
  * shared table a wrong entry would be wrong on both sides, charged and
