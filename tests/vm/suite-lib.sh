@@ -68,15 +68,16 @@ usage() {
 	printf '%s\n' "$out"
 }
 
+# sim_cgroup CGROUP GPU COLUMN: a number of simgpu-stat's line for the
+# cgroup on GPU ("cgroup PATH gpu G bytes B busy_ns N kernels K"), 0 if none.
+sim_cgroup() {
+	simgpu-stat | awk -v c="$1" -v g="$2" -v f="$3" \
+		'$1 == "cgroup" && $2 == c && $4 == g { v = $f } END { print v + 0 }'
+}
 # truth CGROUP GPU: bytes simgpu's shared state holds for the cgroup.
-truth() {
-	simgpu-stat | awk -v c="$1" -v g="$2" '$1 == "cgroup" && $2 == c && $4 == g { v = $6 } END { print v + 0 }'
-}
-
+truth() { sim_cgroup "$1" "$2" 6; }
 # gpu_busy CGROUP GPU: ns of GPU time simgpu has run the cgroup's work.
-gpu_busy() {
-	simgpu-stat | awk -v c="$1" -v g="$2" '$1 == "cgroup" && $2 == c && $4 == g { v = $8 } END { print v + 0 }'
-}
+gpu_busy() { sim_cgroup "$1" "$2" 8; }
 # busier CGROUP GPU NS: simgpu has run more than NS of the cgroup's work.
 busier() { [ "$(gpu_busy "$1" "$2")" -gt "$3" ]; }
 # await_launching CGROUP GPU: until the cgroup's work runs on GPU (a

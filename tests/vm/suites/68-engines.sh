@@ -24,12 +24,6 @@ vgpuctl tenant add y cgroup y >/dev/null
 vgpuctl tenant set x priority low >/dev/null
 vgpuctl tenant set y priority high >/dev/null
 
-# busy CGROUP GPU: device ns the cgroup's work took on GPU (simgpu-stat).
-busy() {
-	simgpu-stat | awk -v c="/$1" -v g="$2" \
-		'$1 == "cgroup" && $2 == c && $4 == g { v = $8 } END { print v + 0 }'
-}
-
 # wait_line FILE SECONDS: until FILE has a result line (" ok" or an
 # error); 0 if it came.
 wait_line() {
@@ -73,16 +67,16 @@ stalls() {
 	await_launching /y "$gpu"
 	/tmp/in_cg x engine-client "$@" >$out 2>&1 &
 	sleep 1
-	b0=$(busy x "$gpu")
+	b0=$(gpu_busy /x "$gpu")
 	sleep 1
-	b1=$(busy x "$gpu")
+	b1=$(gpu_busy /x "$gpu")
 	if [ $((b1 - b0)) -lt 20000000 ]; then
 		pass "$what: stalls while the gate is closed ($((b1 - b0)) ns in 1 s)"
 	else
 		fail "$what: stalls while the gate is closed" "$((b1 - b0)) ns of GPU $gpu in 1 s"
 	fi
 	if wait_line $out 60 && grep -q ' ok$' $out; then
-		pass "$what: finishes once the gate opens ($(busy x "$gpu") ns on GPU $gpu)"
+		pass "$what: finishes once the gate opens ($(gpu_busy /x "$gpu") ns on GPU $gpu)"
 	else
 		fail "$what: finishes once the gate opens" "$(cat $out)"
 	fi
