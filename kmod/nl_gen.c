@@ -118,6 +118,29 @@ static const struct nla_policy vgpu_gpu_set_nl_policy[VGPU_A_GPU_STATE_REASON + 
 	[VGPU_A_GPU_STATE_REASON] = { .type = NLA_NUL_STRING, .len = VGPU_REASON_LEN_MAX, },
 };
 
+/* VGPU_CMD_TENANT_SUSPEND - do */
+static const struct nla_policy vgpu_tenant_suspend_nl_policy[VGPU_A_TENANT_NAME + 1] = {
+	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
+};
+
+/* VGPU_CMD_TENANT_RESUME - do */
+static const struct nla_policy vgpu_tenant_resume_nl_policy[VGPU_A_TENANT_NAME + 1] = {
+	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
+};
+
+/* VGPU_CMD_TENANT_SETTLE - do */
+static const struct nla_policy vgpu_tenant_settle_nl_policy[VGPU_A_TENANT_STATE_REASON + 1] = {
+	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
+	[VGPU_A_TENANT_STATE] = NLA_POLICY_MAX(NLA_U32, 3),
+	[VGPU_A_TENANT_STATE_REASON] = { .type = NLA_NUL_STRING, .len = VGPU_REASON_LEN_MAX, },
+};
+
+/* VGPU_CMD_PROC_SET - do */
+static const struct nla_policy vgpu_proc_set_nl_policy[VGPU_A_PROC_SUSPENDED + 1] = {
+	[VGPU_A_PROC_PID] = { .type = NLA_U32, },
+	[VGPU_A_PROC_SUSPENDED] = { .type = NLA_FLAG, },
+};
+
 /* The tenant attribute of each quota, by bit number. */
 const u16 vgpu_quota_attrs[VGPU_QUOTA_NBITS] = {
 	[0] = VGPU_A_TENANT_VRAM_MAX,
@@ -133,7 +156,7 @@ const u16 vgpu_quota_attrs[VGPU_QUOTA_NBITS] = {
 };
 
 /* Ops table for vgpu */
-const struct genl_ops vgpu_nl_ops[15] = {
+const struct genl_ops vgpu_nl_ops[19] = {
 	{
 		.cmd		= VGPU_CMD_GPU_ADD,
 		.doit		= vgpu_nl_gpu_add_doit,
@@ -227,6 +250,34 @@ const struct genl_ops vgpu_nl_ops[15] = {
 		.doit		= vgpu_nl_gpu_set_doit,
 		.policy		= vgpu_gpu_set_nl_policy,
 		.maxattr	= VGPU_A_GPU_STATE_REASON,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_TENANT_SUSPEND,
+		.doit		= vgpu_nl_tenant_suspend_doit,
+		.policy		= vgpu_tenant_suspend_nl_policy,
+		.maxattr	= VGPU_A_TENANT_NAME,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_TENANT_RESUME,
+		.doit		= vgpu_nl_tenant_resume_doit,
+		.policy		= vgpu_tenant_resume_nl_policy,
+		.maxattr	= VGPU_A_TENANT_NAME,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_TENANT_SETTLE,
+		.doit		= vgpu_nl_tenant_settle_doit,
+		.policy		= vgpu_tenant_settle_nl_policy,
+		.maxattr	= VGPU_A_TENANT_STATE_REASON,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= VGPU_CMD_PROC_SET,
+		.doit		= vgpu_nl_proc_set_doit,
+		.policy		= vgpu_proc_set_nl_policy,
+		.maxattr	= VGPU_A_PROC_SUSPENDED,
 		.flags		= GENL_ADMIN_PERM,
 	},
 };

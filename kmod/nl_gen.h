@@ -28,6 +28,10 @@ int vgpu_nl_proc_del_doit(struct sk_buff *skb, struct genl_info *info);
 int vgpu_nl_tenant_final_get_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int vgpu_nl_tenant_final_del_doit(struct sk_buff *skb, struct genl_info *info);
 int vgpu_nl_gpu_set_doit(struct sk_buff *skb, struct genl_info *info);
+int vgpu_nl_tenant_suspend_doit(struct sk_buff *skb, struct genl_info *info);
+int vgpu_nl_tenant_resume_doit(struct sk_buff *skb, struct genl_info *info);
+int vgpu_nl_tenant_settle_doit(struct sk_buff *skb, struct genl_info *info);
+int vgpu_nl_proc_set_doit(struct sk_buff *skb, struct genl_info *info);
 
 enum {
 	VGPU_NLGRP_MONITOR,
@@ -40,7 +44,7 @@ enum {
 /* The tenant attribute of each quota, by bit number. */
 extern const u16 vgpu_quota_attrs[VGPU_QUOTA_NBITS];
 
-extern const struct genl_ops vgpu_nl_ops[15];
+extern const struct genl_ops vgpu_nl_ops[19];
 extern const struct genl_multicast_group vgpu_nl_mcgrps[1];
 
 #endif /* _VGPU_NL_GEN_H */

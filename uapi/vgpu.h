@@ -77,6 +77,14 @@ enum vgpu_gpu_state {
 	VGPU_GPU_STATE_DRAINING = 2,
 };
 
+/* Where a tenant stands with suspension (Documentation/suspend.md): running; suspending (asked: the agent is checkpointing its processes); suspended (its checkpointed processes' device memory is in host memory, their charges parked); resuming (their charges are back, the agent restores and unlocks them). */
+enum vgpu_tenant_state {
+	VGPU_TENANT_STATE_RUNNING = 0,
+	VGPU_TENANT_STATE_SUSPENDING = 1,
+	VGPU_TENANT_STATE_SUSPENDED = 2,
+	VGPU_TENANT_STATE_RESUMING = 3,
+};
+
 enum {
 	VGPU_A_GPU_INDEX = 1,
 	VGPU_A_GPU_UUID = 2,
@@ -121,6 +129,11 @@ enum {
 	VGPU_A_TENANT_DEL_REASON = 26,
 	VGPU_A_TENANT_FINAL_SEQ = 27,
 	VGPU_A_TENANT_GPUS_AUTO = 28,
+	VGPU_A_TENANT_STATE = 29,
+	VGPU_A_TENANT_HOST_BYTES = 30,
+	VGPU_A_TENANT_SUSPENDED_NS = 31,
+	VGPU_A_TENANT_RESUME_WAIT = 32,
+	VGPU_A_TENANT_STATE_REASON = 33,
 
 	__VGPU_A_TENANT_MAX,
 	VGPU_A_TENANT_MAX = (__VGPU_A_TENANT_MAX - 1)
@@ -166,6 +179,7 @@ enum {
 	VGPU_A_PROC_HOST_PID = 10,
 	VGPU_A_PROC_GPUS_AUTO = 11,
 	VGPU_A_PROC_GPUS = 12,
+	VGPU_A_PROC_SUSPENDED = 13,
 
 	__VGPU_A_PROC_MAX,
 	VGPU_A_PROC_MAX = (__VGPU_A_PROC_MAX - 1)
@@ -179,7 +193,8 @@ enum {
 	VGPU_A_PROC_GPU_DENIED = 5,
 	VGPU_A_PROC_GPU_VRAM_USED = 6,
 	VGPU_A_PROC_GPU_VRAM_BUDGET = 7,
-	VGPU_A_PROC_GPU_PAD = 8,
+	VGPU_A_PROC_GPU_VRAM_PARKED = 8,
+	VGPU_A_PROC_GPU_PAD = 9,
 
 	__VGPU_A_PROC_GPU_MAX,
 	VGPU_A_PROC_GPU_MAX = (__VGPU_A_PROC_GPU_MAX - 1)
@@ -222,6 +237,10 @@ enum {
 	VGPU_CMD_TENANT_FINAL_DEL = 19,
 	VGPU_CMD_GPU_SET = 20,
 	VGPU_CMD_GPU_CHANGE_NTF = 21,
+	VGPU_CMD_TENANT_SUSPEND = 22,
+	VGPU_CMD_TENANT_RESUME = 23,
+	VGPU_CMD_TENANT_SETTLE = 24,
+	VGPU_CMD_PROC_SET = 25,
 
 	__VGPU_CMD_MAX,
 	VGPU_CMD_MAX = (__VGPU_CMD_MAX - 1)

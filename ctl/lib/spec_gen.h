@@ -28,6 +28,7 @@
 #define VGPU_CHECK_TENANT_EXCLUSIVE_MAX	1
 #define VGPU_CHECK_TENANT_GPUS_AUTO_MIN	1
 #define VGPU_CHECK_TENANT_GPUS_AUTO_MAX	VGPU_GPU_MAX
+#define VGPU_CHECK_TENANT_STATE_REASON_MAX_LEN	VGPU_REASON_LEN_MAX
 #define VGPU_CHECK_LABEL_KEY_MAX_LEN	VGPU_LABEL_KEY_LEN_MAX
 #define VGPU_CHECK_LABEL_VALUE_MAX_LEN	VGPU_LABEL_VALUE_LEN_MAX
 #define VGPU_CHECK_PROC_GPUS_AUTO_MIN	1
@@ -75,6 +76,15 @@ static const char *const vgpu_gpu_state_names[VGPU_GPU_STATE_COUNT] = {
 	[VGPU_GPU_STATE_HEALTHY] = "healthy",
 	[VGPU_GPU_STATE_UNHEALTHY] = "unhealthy",
 	[VGPU_GPU_STATE_DRAINING] = "draining",
+};
+
+/* Names of enum vgpu_tenant_state, by value. */
+#define VGPU_TENANT_STATE_COUNT	4
+static const char *const vgpu_tenant_state_names[VGPU_TENANT_STATE_COUNT] = {
+	[VGPU_TENANT_STATE_RUNNING] = "running",
+	[VGPU_TENANT_STATE_SUSPENDING] = "suspending",
+	[VGPU_TENANT_STATE_SUSPENDED] = "suspended",
+	[VGPU_TENANT_STATE_RESUMING] = "resuming",
 };
 
 /* Quotas: the bits of enum vgpu_quota, all of them. */

@@ -51,6 +51,11 @@ static const struct nla_policy vgpu_tenant_nl_policy[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_DEL_REASON] = { .type = NLA_U32 },
 	[VGPU_A_TENANT_FINAL_SEQ] = { .type = NLA_U64 },
 	[VGPU_A_TENANT_GPUS_AUTO] = { .type = NLA_U32 },
+	[VGPU_A_TENANT_STATE] = { .type = NLA_U32 },
+	[VGPU_A_TENANT_HOST_BYTES] = { .type = NLA_U64 },
+	[VGPU_A_TENANT_SUSPENDED_NS] = { .type = NLA_U64 },
+	[VGPU_A_TENANT_RESUME_WAIT] = { .type = NLA_FLAG },
+	[VGPU_A_TENANT_STATE_REASON] = { .type = NLA_STRING },
 };
 
 /* libnl's parse policy of the label attributes. */
@@ -88,6 +93,7 @@ static const struct nla_policy vgpu_proc_nl_policy[VGPU_A_PROC_MAX + 1] = {
 	[VGPU_A_PROC_HOST_PID] = { .type = NLA_U32 },
 	[VGPU_A_PROC_GPUS_AUTO] = { .type = NLA_U32 },
 	[VGPU_A_PROC_GPUS] = { .type = NLA_U64 },
+	[VGPU_A_PROC_SUSPENDED] = { .type = NLA_FLAG },
 };
 
 /* libnl's parse policy of the proc-gpu attributes. */
@@ -99,6 +105,7 @@ static const struct nla_policy vgpu_proc_gpu_nl_policy[VGPU_A_PROC_GPU_MAX + 1] 
 	[VGPU_A_PROC_GPU_DENIED] = { .type = NLA_FLAG },
 	[VGPU_A_PROC_GPU_VRAM_USED] = { .type = NLA_U64 },
 	[VGPU_A_PROC_GPU_VRAM_BUDGET] = { .type = NLA_U64 },
+	[VGPU_A_PROC_GPU_VRAM_PARKED] = { .type = NLA_U64 },
 };
 
 /* libnl's parse policy of the host attributes. */
