@@ -276,7 +276,8 @@ u64 vgpu_acct_proc_used(const struct vgpu_proc *p, u32 index)
  * reported only when a second look, at a later call, sees one too: then
  * it is counted in the bucket's usage (once per process and GPU) and
  * logged. What the process spends beyond its grant stays uncharged: the
- * module cannot take back memory the driver gave.
+ * module cannot take back memory the driver gave. A process with parked
+ * bytes on the GPU (acct_park.c) is not looked at.
  *
  * Context: vgpu_acct_lock held.
  * Return: true when newly reported.
@@ -287,7 +288,8 @@ bool vgpu_acct_check_page(struct vgpu_proc *p, u32 index)
 	u64 bit = BIT_ULL(index), used, claim;
 	s64 avail;
 
-	if (p->overdrawn & bit)
+	/* A parked process's page keeps what it held: no overdraft. */
+	if ((p->overdrawn & bit) || p->parked[index])
 		return false;
 	used = READ_ONCE(slot->used);
 	avail = atomic64_read(vgpu_avail(p, index));

@@ -80,6 +80,8 @@ extern spinlock_t vgpu_acct_lock;
  * @spare: scratch of a GPU-wide look: the bucket's unspent budgets on the
  *	GPU counted so far
  * @spare_seq: the look that @spare belongs to
+ * @parked: Σ parked of the bucket's processes on the GPU (acct_park.c):
+ *	bytes its checkpointed processes hold in host memory, not charged
  */
 struct vgpu_usage {
 	u64 charged;
@@ -96,6 +98,7 @@ struct vgpu_usage {
 	u64 scan_after;
 	u64 spare;
 	u64 spare_seq;
+	u64 parked;
 };
 
 /**
@@ -115,6 +118,7 @@ struct vgpu_usage {
  *	vgpu_acct_lock; a process joins or leaves @procs under both,
  *	vgpu_acct_lock first, and leaves it before its file is unbound
  * @node: link in the list of tenants' buckets (acct_bucket.c)
+ * @lapsed: its reservations lapse while it is suspended (acct_park.c)
  * @usage: accounting per GPU index
  * @sched: compute scheduling state, under vgpu_sched_lock (sched.h)
  *
@@ -127,6 +131,7 @@ struct vgpu_bucket {
 	u64 scanning;
 	unsigned int walkers;
 	unsigned int nprocs;
+	bool lapsed;
 	struct list_head procs;
 	spinlock_t procs_lock;
 	struct list_head node;
@@ -157,11 +162,12 @@ extern struct vgpu_acct_gpu vgpu_acct_gpus[VGPU_GPU_MAX];
  * @b: bucket
  * @index: GPU index
  *
- * Return: its vram-min on the GPUs it may use, else 0.
+ * Return: its vram-min on the GPUs it may use, else 0 (and 0 while
+ * suspended: @lapsed).
  */
 static inline u64 vgpu_bucket_reserve(const struct vgpu_bucket *b, u32 index)
 {
-	return b->gpus & BIT_ULL(index) ? b->vram_min : 0;
+	return b->gpus & BIT_ULL(index) && !b->lapsed ? b->vram_min : 0;
 }
 
 /**
@@ -240,6 +246,18 @@ void vgpu_acct_scan_wait_bucket(struct vgpu_bucket *b);
 /* acct_charge.c */
 int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
 		     struct list_head *dead);
+
+/* acct_park.c */
+struct pid;
+extern struct wait_queue_head vgpu_park_wq;
+void vgpu_acct_park(struct vgpu_proc *p);
+void vgpu_acct_thaw(struct vgpu_proc *p);
+void vgpu_acct_park_end(struct vgpu_proc *p);
+u64 vgpu_acct_parked(const struct vgpu_bucket *b);
+void vgpu_acct_lapse(struct vgpu_bucket *b, bool lapsed);
+bool vgpu_acct_unpark_bucket(struct vgpu_bucket *b);
+void vgpu_acct_thaw_bucket(struct vgpu_bucket *b);
+int vgpu_acct_wait_thaw(struct vgpu_proc *p);
 
 /* acct_bucket.c */
 void vgpu_acct_bucket_add(struct vgpu_bucket *b, const struct vgpu_quota_set *q);

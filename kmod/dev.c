@@ -166,7 +166,8 @@ static void vgpu_dev_report(u32 tenant_id)
 
 /*
  * A charge that runs short may let vgpu_acct_lock go for a moment
- * (acct_scan.c): it holds a reference to the registration meanwhile.
+ * (acct_scan.c): it holds a reference to the registration meanwhile. A
+ * charge of a suspended process sleeps until it is resumed.
  */
 static int vgpu_dev_charge(struct vgpu_dev_file *df, struct vgpu_dev_charge *c)
 {
@@ -176,12 +177,23 @@ static int vgpu_dev_charge(struct vgpu_dev_file *df, struct vgpu_dev_charge *c)
 	int err;
 
 	spin_lock(&vgpu_acct_lock);
+again:
 	p = vgpu_dev_check(df, c->gpu, true);
 	if (IS_ERR(p)) {
 		spin_unlock(&vgpu_acct_lock);
 		return PTR_ERR(p);
 	}
 	kref_get(&p->ref);
+	if (p->frozen) {
+		/* Suspended (acct_park.c): wait for the resume, then check again. */
+		err = vgpu_acct_wait_thaw(p);
+		spin_unlock(&vgpu_acct_lock);
+		vgpu_proc_put(p);
+		if (err)
+			return err;
+		spin_lock(&vgpu_acct_lock);
+		goto again;
+	}
 	report = vgpu_dev_look(p, c->gpu);
 	err = vgpu_acct_charge(p, c->gpu, c->bytes, &c->keep, &dead);
 	spin_unlock(&vgpu_acct_lock);

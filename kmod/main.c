@@ -59,6 +59,7 @@ static void __exit vgpu_exit(void)
 	 * leaves it neither queued nor running. Then free the state.
 	 */
 	vgpu_ephemeral_stop();
+	vgpu_tenant_state_stop();
 	vgpu_nl_unregister();
 	vgpu_proc_exit();
 	vgpu_dev_exit();

@@ -219,10 +219,11 @@ static int vgpu_proc_fill(struct sk_buff *skb, const struct vgpu_proc *p, u32 pi
 	    (p->tenant && nla_put_string(skb, VGPU_A_PROC_TENANT, p->tenant->name)) ||
 	    (p->tenant && nla_put_u32(skb, VGPU_A_PROC_TENANT_ID, p->tenant->id)) ||
 	    (p->gpus != ~0ULL &&
-	     nla_put_u64_64bit(skb, VGPU_A_PROC_GPUS, p->gpus, VGPU_A_PROC_PAD)))
+	     nla_put_u64_64bit(skb, VGPU_A_PROC_GPUS, p->gpus, VGPU_A_PROC_PAD)) ||
+	    (p->frozen && nla_put_flag(skb, VGPU_A_PROC_SUSPENDED)))
 		goto err_cancel;
 	for (i = 0; i < VGPU_GPU_MAX; i++) {
-		if (!p->granted[i])
+		if (!p->granted[i] && !p->parked[i])
 			continue;
 		used = vgpu_acct_proc_used(p, i);
 		budget = p->granted[i] - used;
@@ -231,7 +232,10 @@ static int vgpu_proc_fill(struct sk_buff *skb, const struct vgpu_proc *p, u32 pi
 		    nla_put_u32(skb, VGPU_A_PROC_GPU_INDEX, i) ||
 		    nla_put_u64_64bit(skb, VGPU_A_PROC_GPU_VRAM_USED, used, VGPU_A_PROC_GPU_PAD) ||
 		    nla_put_u64_64bit(skb, VGPU_A_PROC_GPU_VRAM_BUDGET, budget,
-				      VGPU_A_PROC_GPU_PAD))
+				      VGPU_A_PROC_GPU_PAD) ||
+		    (p->parked[i] &&
+		     nla_put_u64_64bit(skb, VGPU_A_PROC_GPU_VRAM_PARKED, p->parked[i],
+				       VGPU_A_PROC_GPU_PAD)))
 			goto err_cancel;
 		nla_nest_end(skb, nest);
 	}
@@ -341,4 +345,37 @@ int vgpu_nl_proc_del_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOENT;
 	}
 	return 0;
+}
+
+/**
+ * vgpu_nl_proc_set_doit() - handle proc-set: the agent reports a process
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * The pid is in the caller's pid namespace; suspended parks its charges,
+ * its absence thaws them (tenant_state.c).
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_proc_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[VGPU_A_PROC_PID];
+	struct pid *pid;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, VGPU_A_PROC_PID)) {
+		NL_SET_ERR_MSG(info->extack, "pid is required");
+		return -EINVAL;
+	}
+	pid = find_get_pid(nla_get_u32(attr));
+	if (!pid) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "no registered process has this pid");
+		return -ESRCH;
+	}
+	mutex_lock(&vgpu_lock);
+	err = vgpu_tenant_proc_set(pid, nla_get_flag(info->attrs[VGPU_A_PROC_SUSPENDED]),
+				   info->extack);
+	mutex_unlock(&vgpu_lock);
+	put_pid(pid);
+	return err;
 }

@@ -207,7 +207,8 @@ err_unlock:
  * @info: request attributes and extack
  *
  * Refused while processes are registered to the tenant, unless the request
- * has force: their registrations end first (their charges with them). The
+ * has force: their registrations end first (their charges with them).
+ * Refused, force or not, unless the tenant is running (tenant_state.c). The
  * tenant's final record is kept and sent with tenant-del-ntf.
  *
  * Return: 0 or a negative errno with the extack message set.
@@ -223,6 +224,13 @@ int vgpu_nl_tenant_del_doit(struct sk_buff *skb, struct genl_info *info)
 	if (IS_ERR(t)) {
 		mutex_unlock(&vgpu_lock);
 		return PTR_ERR(t);
+	}
+	if (t->state != VGPU_TENANT_STATE_RUNNING) {
+		/* Its checkpointed processes would be left locked. */
+		mutex_unlock(&vgpu_lock);
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_TENANT_NAME],
+				    "tenant is suspended (or being suspended or resumed): resume it first");
+		return -EBUSY;
 	}
 	err = vgpu_tenant_delete(t, force, VGPU_DEL_REASON_ADMIN);
 	mutex_unlock(&vgpu_lock);
@@ -410,4 +418,71 @@ out_unlock:
 	if (err && !skb->len)
 		return err;
 	return skb->len;
+}
+
+/**
+ * vgpu_nl_tenant_suspend_doit() - handle tenant-suspend
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * The agent does the work and settles it (tenant_state.c).
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_tenant_suspend_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vgpu_tenant *t;
+	int err;
+
+	mutex_lock(&vgpu_lock);
+	t = vgpu_tenant_lookup(info);
+	err = IS_ERR(t) ? PTR_ERR(t) : vgpu_tenant_suspend(t, info->extack);
+	mutex_unlock(&vgpu_lock);
+	return err;
+}
+
+/**
+ * vgpu_nl_tenant_resume_doit() - handle tenant-resume
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Return: 0 (resuming, or waiting for room) or a negative errno with the
+ * extack message set.
+ */
+int vgpu_nl_tenant_resume_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct vgpu_tenant *t;
+	int err;
+
+	mutex_lock(&vgpu_lock);
+	t = vgpu_tenant_lookup(info);
+	err = IS_ERR(t) ? PTR_ERR(t) : vgpu_tenant_resume(t, info->extack);
+	mutex_unlock(&vgpu_lock);
+	return err;
+}
+
+/**
+ * vgpu_nl_tenant_settle_doit() - handle tenant-settle (the agent)
+ * @skb: request
+ * @info: request attributes and extack
+ *
+ * Return: 0 or a negative errno with the extack message set.
+ */
+int vgpu_nl_tenant_settle_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *reason = info->attrs[VGPU_A_TENANT_STATE_REASON];
+	struct vgpu_tenant *t;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, VGPU_A_TENANT_STATE)) {
+		NL_SET_ERR_MSG(info->extack, "state is required");
+		return -EINVAL;
+	}
+	mutex_lock(&vgpu_lock);
+	t = vgpu_tenant_lookup(info);
+	err = IS_ERR(t) ? PTR_ERR(t) :
+		vgpu_tenant_settle(t, nla_get_u32(info->attrs[VGPU_A_TENANT_STATE]),
+				   reason ? nla_data(reason) : "", info->extack);
+	mutex_unlock(&vgpu_lock);
+	return err;
 }

@@ -75,3 +75,23 @@ bool vgpu_pol_look(u64 bytes, u64 room, u64 limit)
 {
 	return bytes > room && bytes <= limit;
 }
+
+/**
+ * vgpu_pol_fits_back() - whether a suspended bucket's parked bytes fit again
+ * @v: the bucket's VRAM on the GPU while suspended (its reservation lapsed)
+ * @parked: bytes to charge back
+ * @reserve: its reservation (vram-min) on the GPU, to hold again
+ *
+ * Its charges with @parked must fit under its limit and what the others
+ * leave of the GPU, and so must its reservation: a resume never takes
+ * what others hold, nor promises what it cannot give.
+ *
+ * Return: true when both fit.
+ */
+bool vgpu_pol_fits_back(const struct vgpu_pol_vram *v, u64 parked, u64 reserve)
+{
+	u64 others = v->held - v->hold;
+	u64 left = v->capacity > others ? v->capacity - others : 0;
+
+	return v->charged + parked <= min(vgpu_pol_limit(v), left) && reserve <= left;
+}

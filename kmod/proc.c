@@ -195,7 +195,8 @@ out_unlock:
  *
  * The process leaves the compute schedulers (its waits end, a holder left
  * without processes gives its GPUs up). Every byte granted to the process
- * is taken off its bucket, the page's slots are cleared and its
+ * is taken off its bucket, so are its parked bytes (a charge waiting
+ * for its thaw wakes), the page's slots are cleared and its
  * @registered flag reset, and the entry leaves the registry. The end of
  * an ephemeral tenant's registration runs the look for ephemeral tenants
  * to delete (tenant_del.c) at once. Nothing happens to an entry that is
@@ -218,6 +219,7 @@ void vgpu_proc_end(struct vgpu_proc *p, struct list_head *dead)
 		vgpu_acct_uncharge(p->bucket, i, p->granted[i]);
 		p->granted[i] = 0;
 	}
+	vgpu_acct_park_end(p);
 	page = p->df->page;
 	vgpu_page_clear(page);
 	WRITE_ONCE(page->registered, 0);
@@ -276,6 +278,28 @@ unsigned int vgpu_proc_end_pid(struct pid *pid)
 	spin_unlock(&vgpu_acct_lock);
 	vgpu_proc_put_list(&dead);
 	return ended;
+}
+
+/**
+ * vgpu_proc_of_pid() - the live registrations of a process
+ * @pid: the process
+ * @regs: out: its registrations (no reference taken)
+ * @max: room in @regs
+ *
+ * Context: vgpu_acct_lock held; @regs are valid while it is.
+ * Return: how many were put in @regs.
+ */
+unsigned int vgpu_proc_of_pid(struct pid *pid, struct vgpu_proc **regs, unsigned int max)
+{
+	unsigned int n = 0;
+	struct vgpu_proc *p;
+
+	lockdep_assert_held(&vgpu_acct_lock);
+	hash_for_each_possible(vgpu_proc_pids, p, pidnode, (unsigned long)pid) {
+		if (p->pid == pid && p->df && !vgpu_proc_dead(p) && n < max)
+			regs[n++] = p;
+	}
+	return n;
 }
 
 /**

@@ -62,6 +62,10 @@ struct vgpu_dev_file {
  * @sched: compute scheduling state (vgpu_sched_lock)
  * @gpus: GPUs chosen for the process at registration (gpus-auto), ~0 when
  *	it asked for none; constant once registered
+ * @parked: per GPU index, bytes of a checkpointed process's device memory
+ *	held in host memory: its grant, taken off its bucket (acct_park.c)
+ * @frozen: the agent reported the process checkpointed: its charges wait
+ *	until it reports it running (vgpu_park_wq)
  */
 struct vgpu_proc {
 	struct kref ref;
@@ -81,6 +85,8 @@ struct vgpu_proc {
 	u64 overdrawn;
 	struct vgpu_sched_proc sched;
 	u64 gpus;
+	u64 parked[VGPU_GPU_MAX];
+	bool frozen;
 };
 
 extern const struct file_operations vgpu_dev_fops;
@@ -95,6 +101,7 @@ int vgpu_proc_link(struct vgpu_proc *p, struct vgpu_dev_file *df,
 void vgpu_proc_end(struct vgpu_proc *p, struct list_head *dead);
 void vgpu_proc_end_bucket(struct vgpu_bucket *b, struct list_head *dead);
 unsigned int vgpu_proc_end_pid(struct pid *pid);
+unsigned int vgpu_proc_of_pid(struct pid *pid, struct vgpu_proc **regs, unsigned int max);
 void vgpu_proc_unregister(struct vgpu_proc *p);
 void vgpu_proc_put_list(struct list_head *dead);
 bool vgpu_proc_dead(const struct vgpu_proc *p);

@@ -42,6 +42,13 @@ struct vgpu_place_change;
  * @ephemeral: deleted by the module once its cgroup is removed and none
  *	of its processes is registered (tenant_del.c); set at creation only
  * @created: ktime_get_real_ns() at creation
+ * @state: where it stands with suspension (enum vgpu_tenant_state;
+ *	tenant_state.c)
+ * @resume_wait: a resume waits for room for its parked bytes
+ * @susp_since: ktime_get_ns() when the current suspension began
+ * @susp_ns: time spent suspended or resuming before it
+ * @state_reason: what the agent said when it last settled a suspension
+ *	or a resume, "" when nothing
  */
 struct vgpu_tenant {
 	u32 id;
@@ -56,6 +63,11 @@ struct vgpu_tenant {
 	struct vgpu_labels labels;
 	bool ephemeral;
 	u64 created;
+	u32 state;
+	bool resume_wait;
+	u64 susp_since;
+	u64 susp_ns;
+	char state_reason[VGPU_REASON_LEN_MAX + 1];
 };
 
 struct vgpu_tenant *vgpu_tenant_alloc(const char *name);
@@ -75,6 +87,21 @@ int vgpu_tenant_check_quota(const struct vgpu_quota_set *q, const struct vgpu_te
 			    struct nlattr **attrs, struct netlink_ext_ack *extack);
 bool vgpu_tenant_names_gpu(u32 index);
 
+/**
+ * vgpu_tenant_suspended_ns() - time a tenant has spent suspended
+ * @t: tenant
+ * @now: ktime_get_ns()
+ *
+ * Context: vgpu_lock held.
+ * Return: ns, the current suspension (and resume) included.
+ */
+static inline u64 vgpu_tenant_suspended_ns(const struct vgpu_tenant *t, u64 now)
+{
+	if (t->state == VGPU_TENANT_STATE_SUSPENDED || t->state == VGPU_TENANT_STATE_RESUMING)
+		return t->susp_ns + (now - t->susp_since);
+	return t->susp_ns;
+}
+
 /* tenant_msg.c */
 struct vgpu_final;
 size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t);
@@ -87,6 +114,15 @@ size_t vgpu_final_msg_size(const struct vgpu_final *f);
 int vgpu_final_fill(struct sk_buff *skb, const struct vgpu_final *f, u32 portid, u32 seq,
 		    int flags, u8 cmd);
 void vgpu_final_notify(const struct vgpu_final *f);
+
+/* tenant_state.c */
+struct pid;
+int vgpu_tenant_suspend(struct vgpu_tenant *t, struct netlink_ext_ack *extack);
+int vgpu_tenant_resume(struct vgpu_tenant *t, struct netlink_ext_ack *extack);
+int vgpu_tenant_settle(struct vgpu_tenant *t, u32 from, const char *reason,
+		       struct netlink_ext_ack *extack);
+int vgpu_tenant_proc_set(struct pid *pid, bool suspended, struct netlink_ext_ack *extack);
+void vgpu_tenant_state_stop(void);
 
 /* tenant_del.c */
 int vgpu_tenant_delete(struct vgpu_tenant *t, bool force, u32 reason);

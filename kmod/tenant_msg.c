@@ -8,6 +8,7 @@
  * calling up into nl_tenant.c; dev.c's ioctls notify through it too.
  */
 #include <linux/cgroup.h>
+#include <linux/ktime.h>
 #include <linux/limits.h>
 #include <linux/nsproxy.h>
 #include <linux/sched.h>
@@ -35,10 +36,33 @@ size_t vgpu_tenant_msg_size(const struct vgpu_tenant *t)
 	       nla_total_size(0) +			/* cgroup-removed */
 	       nla_total_size(0) +			/* ephemeral */
 	       nla_total_size_64bit(sizeof(u64)) +	/* created */
+	       nla_total_size(sizeof(u32)) +		/* state */
+	       2 * nla_total_size_64bit(sizeof(u64)) + /* host-bytes, suspended-ns */
+	       nla_total_size(0) +			/* resume-wait */
+	       nla_total_size(VGPU_REASON_LEN_MAX + 1) + /* state-reason */
 	       vgpu_labels_msg_size(&t->labels) +
 	       vgpu_quota_msg_size(&t->quota) +
 	       vgpu_place_msg_size(&t->place) +
 	       vgpu_usage_msg_size();
+}
+
+/* The tenant's suspension attributes (tenant_state.c). */
+static int vgpu_tenant_state_put(struct sk_buff *skb, struct vgpu_tenant *t)
+{
+	u64 parked;
+
+	spin_lock(&vgpu_acct_lock);
+	parked = vgpu_acct_parked(&t->bucket);
+	spin_unlock(&vgpu_acct_lock);
+	if (nla_put_u32(skb, VGPU_A_TENANT_STATE, t->state) ||
+	    nla_put_u64_64bit(skb, VGPU_A_TENANT_HOST_BYTES, parked, VGPU_A_TENANT_PAD) ||
+	    nla_put_u64_64bit(skb, VGPU_A_TENANT_SUSPENDED_NS, vgpu_tenant_suspended_ns(t, ktime_get_ns()),
+			      VGPU_A_TENANT_PAD) ||
+	    (t->resume_wait && nla_put_flag(skb, VGPU_A_TENANT_RESUME_WAIT)) ||
+	    (t->state_reason[0] &&
+	     nla_put_string(skb, VGPU_A_TENANT_STATE_REASON, t->state_reason)))
+		return -EMSGSIZE;
+	return 0;
 }
 
 /**
@@ -88,6 +112,7 @@ int vgpu_tenant_fill(struct sk_buff *skb, struct vgpu_tenant *t,
 	    (vgpu_tenant_cgroup_removed(t) && nla_put_flag(skb, VGPU_A_TENANT_CGROUP_REMOVED)) ||
 	    (t->ephemeral && nla_put_flag(skb, VGPU_A_TENANT_EPHEMERAL)) ||
 	    nla_put_u64_64bit(skb, VGPU_A_TENANT_CREATED, t->created, VGPU_A_TENANT_PAD) ||
+	    vgpu_tenant_state_put(skb, t) ||
 	    vgpu_labels_put(skb, &t->labels) ||
 	    vgpu_quota_put(skb, &t->quota) ||
 	    vgpu_place_put(skb, &t->place, VGPU_A_TENANT_CPUS_EFFECTIVE,

@@ -22,13 +22,16 @@
  *   selftest.c                 handlers: netlink requests, /dev/vgpu
  *   placement.c gpu_choice.c   placement policy over every tenant; the
  *                              GPUs gpus-auto chooses, NVLink, health
- *   tenant_del.c               deleting a tenant (admin, ephemeral), its
- *                              final record
+ *   tenant_state.c tenant_del.c  suspension and resume (the agent's
+ *                              reports); deleting a tenant (admin,
+ *                              ephemeral), its final record
  *   tenant_msg.c               tenant and final record messages,
  *                              notifications
  *   tenant.c usage.c final.c   the tenant table; usage attributes; the
  *                              final records of deleted tenants
- *   acct_charge.c acct_bucket.c  charging; buckets and GPUs come and go
+ *   acct_charge.c acct_park.c acct_bucket.c  charging; suspended
+ *                              processes' parked bytes; buckets and GPUs
+ *                              come and go
  *   acct_scan.c                a short charge's looks through registrations
  *   acct_walk.c                walks through registrations in batches;
  *                              MEMINFO; the GPUs' users (gpus-auto)

@@ -51,6 +51,10 @@ static const char *const cmd_names[] = {
 	[VGPU_CMD_TENANT_FINAL_DEL] = "tenant-final-del",
 	[VGPU_CMD_GPU_SET] = "gpu-set",
 	[VGPU_CMD_GPU_CHANGE_NTF] = "gpu-change-ntf",
+	[VGPU_CMD_TENANT_SUSPEND] = "tenant-suspend",
+	[VGPU_CMD_TENANT_RESUME] = "tenant-resume",
+	[VGPU_CMD_TENANT_SETTLE] = "tenant-settle",
+	[VGPU_CMD_PROC_SET] = "proc-set",
 };
 
 /* T_NEST2: a nest of the set's second nested set (a tenant's labels). */
@@ -102,6 +106,11 @@ static const enum atype tenant_types[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_DELETED] = T_U64,
 	[VGPU_A_TENANT_DEL_REASON] = T_U32,
 	[VGPU_A_TENANT_FINAL_SEQ] = T_U64,
+	[VGPU_A_TENANT_STATE] = T_U32,
+	[VGPU_A_TENANT_HOST_BYTES] = T_U64,
+	[VGPU_A_TENANT_SUSPENDED_NS] = T_U64,
+	[VGPU_A_TENANT_RESUME_WAIT] = T_FLAG,
+	[VGPU_A_TENANT_STATE_REASON] = T_STR,
 };
 
 static const enum atype label_types[VGPU_A_LABEL_MAX + 1] = {
@@ -134,6 +143,7 @@ static const enum atype proc_types[VGPU_A_PROC_MAX + 1] = {
 	[VGPU_A_PROC_PAD] = T_PAD,
 	[VGPU_A_PROC_MEMS] = T_STR,
 	[VGPU_A_PROC_CPUS] = T_STR,
+	[VGPU_A_PROC_SUSPENDED] = T_FLAG,
 };
 
 static const enum atype proc_gpu_types[VGPU_A_PROC_GPU_MAX + 1] = {
@@ -145,6 +155,7 @@ static const enum atype proc_gpu_types[VGPU_A_PROC_GPU_MAX + 1] = {
 	[VGPU_A_PROC_GPU_VRAM_USED] = T_U64,
 	[VGPU_A_PROC_GPU_VRAM_BUDGET] = T_U64,
 	[VGPU_A_PROC_GPU_PAD] = T_PAD,
+	[VGPU_A_PROC_GPU_VRAM_PARKED] = T_U64,
 };
 
 static const enum atype host_types[VGPU_A_HOST_MAX + 1] = {
