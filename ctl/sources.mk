@@ -18,7 +18,7 @@ VGPUCTL_SRCS := \
 	cmd/main.c cmd/batch.c cmd/apply.c cmd/apply_diff.c cmd/apply_load.c cmd/hook.c \
 	cmd/cdi.c cmd/metrics.c cmd/account.c cmd/monitor.c cmd/top.c cmd/proc.c cmd/tenant.c \
 	cmd/tenant_final.c cmd/gpu.c cmd/probe.c cmd/host.c \
-	ops/hook_tenant.c ops/tenant_replace.c ops/tenant_send.c \
+	ops/hook_tenant.c ops/tenant_replace.c ops/tenant_suspend.c ops/tenant_send.c \
 	enforce/backstop_show.c enforce/backstop.c enforce/placement.c enforce/backstop_read.c \
 	enforce/backstop_nvml.c enforce/dmem.c enforce/cpuset.c \
 	out/httpd_loop.c out/httpd_table.c out/httpd_conn.c out/httpd_listen.c out/httpd_tls.c \
@@ -27,7 +27,7 @@ VGPUCTL_SRCS := \
 	conf/flavour.c conf/conf.c \
 	oci/oci.c oci/oci_pod.c oci/oci_str.c oci/cgpath.c \
 	obj/tenant_conf.c obj/gpu_msg.c obj/tenant_print.c obj/snap.c obj/final.c \
-	lib/util.c lib/print.c lib/json.c lib/parse.c lib/parse_id.c lib/parse_cgroup.c \
+	obj/tenant_procs.c obj/tenant_state.c lib/util.c lib/print.c lib/json.c lib/parse.c lib/parse_id.c lib/parse_cgroup.c \
 	lib/parse_sched.c lib/parse_meta.c lib/nl.c lib/file.c
 
 # What tests/tools/vgpu-nlsend takes of them.
@@ -45,7 +45,7 @@ UNIT_meta := lib/parse_meta.c
 UNIT_dmem := enforce/dmem.c
 UNIT_batch := cmd/batch.c
 # The reply printers, and what the backstop wants (backstop.c).
-UNIT_print := obj/tenant_print.c obj/gpu_msg.c obj/final.c enforce/backstop.c enforce/backstop_read.c enforce/backstop_nvml.c \
+UNIT_print := obj/tenant_print.c obj/tenant_state.c obj/gpu_msg.c obj/final.c enforce/backstop.c enforce/backstop_read.c enforce/backstop_nvml.c \
 	enforce/dmem.c lib/parse_id.c lib/parse_cgroup.c $(VGPUCTL_BASE)
 # apply's reader and diff, with the parsers of the records' words.
 UNIT_apply := cmd/apply_load.c cmd/apply_diff.c conf/conf.c conf/flavour.c cmd/host.c obj/tenant_conf.c obj/gpu_msg.c \

@@ -23,6 +23,8 @@
  * ops/: one change on the host, shared by the verbs
  *   hook_tenant.c tenant_replace.c  a container's tenant made or dropped; a
  *                              tenant added or set to exactly a conf
+ *   tenant_suspend.c           tenant suspend and resume: the request, the
+ *                              wait for the agent
  *   tenant_send.c              one tenant mutation and what follows on the
  *                              host (placement, backstop)
  * enforce/: what holds a tenant below libvgpu, and the cgroup's cpuset
@@ -50,6 +52,8 @@
  *   gpu_msg.c tenant_print.c   gpu add's words; gpu and tenant replies:
  *                              parsed, printed
  *   snap.c final.c             a snapshot of the module; final records
+ *   tenant_procs.c tenant_state.c  a tenant's state and processes read;
+ *                              its suspension state parsed and printed
  * lib/: the libraries (lib/spec_gen.h, spec_policy.h: generated)
  *   util.c                     error lines, the admin check, the handle,
  *                              show requests
