@@ -15,12 +15,15 @@
  *   apply.c apply_diff.c apply_load.c  apply: the files against the module
  *   hook.c                     the OCI hooks
  *   cdi.c                      cdi generate
+ *   agent.c                    the agent: suspension's checkpoints
  *   metrics.c account.c        the exporter; the usage records' writer
  *   monitor.c top.c proc.c     monitor, top, ps
  *   tenant.c tenant_final.c    the tenant verbs; final records shown, acked
  *   gpu.c probe.c host.c       the gpu and host verbs, and the gpu add,
  *                              gpu set and host set that apply sends too
  * ops/: one change on the host, shared by the verbs
+ *   agent.c agent_proc.c       the agent's work: a tenant's phase, one
+ *                              process checkpointed or restored
  *   hook_tenant.c tenant_replace.c  a container's tenant made or dropped; a
  *                              tenant added or set to exactly a conf
  *   tenant_suspend.c           tenant suspend and resume: the request, the
@@ -34,6 +37,8 @@
  *   backstop_read.c backstop_nvml.c dmem.c cpuset.c  what the backstop
  *                              reads of the module; NVML's and dmem's
  *                              limits; cpuset files
+ *   ckpt.c memroom.c           NVIDIA's checkpoint API; the room in a
+ *                              tenant cgroup's memory
  * out/: metrics --listen's server, the usage records, Prometheus
  *   httpd_loop.c httpd_table.c httpd_conn.c httpd_listen.c  the server's
  *                              loop, connections, the listening socket
@@ -104,6 +109,7 @@ int vgpuctl_cmd_hook(int argc, char **argv);
 int vgpuctl_cmd_cdi(int argc, char **argv);
 int vgpuctl_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
 int vgpuctl_cmd_apply(int argc, char **argv);	/* apply.c */
+int vgpuctl_cmd_agent(int argc, char **argv);	/* agent.c */
 
 /* The words of gpu add, parsed (gpu_msg.c; gpu.c and apply's gpu lines). */
 struct vgpuctl_gpu_add {
@@ -138,6 +144,7 @@ void vgpuctl_usage_metrics(FILE *f);
 void vgpuctl_usage_account(FILE *f);
 void vgpuctl_usage_hook(FILE *f);
 void vgpuctl_usage_cdi(FILE *f);
+void vgpuctl_usage_agent(FILE *f);
 
 /* util.c */
 int vgpuctl_usage_error(const char *fmt, ...)

@@ -86,8 +86,13 @@ void vgpuctl_tstate_print(const struct vgpuctl_tstate *s)
 	vgpuctl_print_str("state_reason", "state-reason", s->reason[0] ? s->reason : NULL);
 }
 
-/* "12.0 GiB", "512.0 MiB", "100 B": one decimal, binary units. */
-static void human_bytes(uint64_t b, char *out, size_t len)
+/**
+ * vgpuctl_tstate_bytes() - bytes for a person: "12.0 GiB", "512.0 MiB", "100 B"
+ * @b: the bytes
+ * @out: the text
+ * @len: its size
+ */
+void vgpuctl_tstate_bytes(uint64_t b, char *out, size_t len)
 {
 	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB", "PiB" };
 	double v = (double)b;
@@ -128,7 +133,7 @@ int vgpuctl_tstate_result(char *buf, size_t len, const struct vgpuctl_tstate_end
 	if (e->resume && s->state == VGPU_TENANT_STATE_RUNNING) {
 		n = snprintf(buf, len, "tenant %s resumed after %.1f s", e->name, secs);
 	} else if (!e->resume && s->state == VGPU_TENANT_STATE_SUSPENDED) {
-		human_bytes(s->host_bytes, host, sizeof(host));
+		vgpuctl_tstate_bytes(s->host_bytes, host, sizeof(host));
 		n = snprintf(buf, len, "tenant %s suspended: %u process%s, %s in host memory, %.1f s",
 			     e->name, e->procs, e->procs == 1 ? "" : "es", host, secs);
 		if (s->reason[0] && n >= 0 && (size_t)n < len)

@@ -29,6 +29,7 @@ void vgpuctl_tstate_read(struct nlattr **tb, struct vgpuctl_tstate *s);
 const char *vgpuctl_tstate_name(uint32_t state);
 bool vgpuctl_tstate_is_suspended(uint32_t state);
 void vgpuctl_tstate_print(const struct vgpuctl_tstate *s);
+void vgpuctl_tstate_bytes(uint64_t b, char *out, size_t len);
 
 /* How a tenant suspend or resume ended, for vgpuctl_tstate_result(). */
 struct vgpuctl_tstate_end {
