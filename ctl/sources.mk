@@ -26,8 +26,8 @@ VGPUCTL_SRCS := \
 	out/acct_state.c out/prom.c \
 	conf/flavour.c conf/conf.c \
 	oci/oci.c oci/oci_pod.c oci/oci_str.c oci/cgpath.c \
-	obj/tenant_conf.c obj/gpu_msg.c obj/tenant_print.c obj/snap.c obj/final.c \
-	obj/tenant_procs.c obj/tenant_state.c lib/util.c lib/print.c lib/json.c lib/parse.c lib/parse_id.c lib/parse_cgroup.c \
+	obj/tenant_conf.c obj/tenant_procs.c obj/gpu_msg.c obj/tenant_print.c obj/snap.c obj/final.c \
+	obj/tenant_state.c lib/util.c lib/print.c lib/json.c lib/parse.c lib/parse_id.c lib/parse_cgroup.c \
 	lib/parse_sched.c lib/parse_meta.c lib/nl.c lib/file.c
 
 # What tests/tools/vgpu-nlsend takes of them.

@@ -54,11 +54,12 @@
  * obj/: what vgpuctl holds of the module's objects
  *   tenant_conf.c              a tenant's quotas and labels (struct
  *                              tenant_conf): parsed, compared, put
+ *   tenant_procs.c             a tenant's state and processes, read (tenant
+ *                              suspend, the agent)
  *   gpu_msg.c tenant_print.c   gpu add's words; gpu and tenant replies:
  *                              parsed, printed
  *   snap.c final.c             a snapshot of the module; final records
- *   tenant_procs.c tenant_state.c  a tenant's state and processes read;
- *                              its suspension state parsed and printed
+ *   tenant_state.c             a tenant's suspension state: parsed, printed
  * lib/: the libraries (lib/spec_gen.h, spec_policy.h: generated)
  *   util.c                     error lines, the admin check, the handle,
  *                              show requests
