@@ -82,13 +82,24 @@ static int event_one(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
-/* A pass's failure, on stderr; whether to try again. */
+/*
+ * A pass's failure, on stderr unless it is the one said last (a module
+ * that went away would otherwise fill the journal); whether to try again.
+ */
 static bool failed(struct vgpuctl_agent *a, const char *name, int err)
 {
-	if (!err || err == -ECANCELED)
+	static int last;
+
+	if (!err || err == -ECANCELED) {
+		if (!err)
+			last = 0;
 		return false;
+	}
+	if (err == last)
+		return true;
+	last = err;
 	fprintf(stderr, "agent: %s%s: %s (looking again in %d ms)\n", name ? "tenant " : "",
-		name ? name : "reading the tenants", a->nl.msg[0] ? a->nl.msg : strerror(-err),
+		name ? name : "looking at every tenant", a->nl.msg[0] ? a->nl.msg : strerror(-err),
 		AGENT_RETRY_MS);
 	return true;
 }

@@ -63,6 +63,7 @@ static int proc_one(struct nlmsghdr *nlh, void *arg)
 	struct genlmsghdr *gh = nlmsg_data(nlh);
 	struct procs_dump *d = arg;
 	struct vgpuctl_tproc p = { 0 };
+	size_t i;
 	int rem;
 
 	if (genlmsg_parse(nlh, 0, tb, VGPU_A_PROC_MAX, vgpu_proc_nl_policy) < 0 ||
@@ -81,6 +82,15 @@ static int proc_one(struct nlmsghdr *nlh, void *arg)
 			p.vram += nla_get_u64(g[VGPU_A_PROC_GPU_VRAM_USED]);
 		if (g[VGPU_A_PROC_GPU_VRAM_PARKED])
 			p.parked += nla_get_u64(g[VGPU_A_PROC_GPU_VRAM_PARKED]);
+	}
+	for (i = 0; i < d->n; i++) {
+		if (d->v[i].pid != p.pid)
+			continue;
+		/* Another registration of the process: one entry, parked when all are. */
+		d->v[i].vram += p.vram;
+		d->v[i].parked += p.parked;
+		d->v[i].suspended = d->v[i].suspended && p.suspended;
+		return 0;
 	}
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? 2 * d->cap : 16;
@@ -102,7 +112,9 @@ static int proc_one(struct nlmsghdr *nlh, void *arg)
  * @out: out: the processes (free()), NULL when none
  * @n: out: how many
  *
- * A dump interrupted by concurrent changes is read again.
+ * A process with several registrations is one entry, their bytes summed,
+ * suspended when every one is. A dump interrupted by concurrent changes
+ * is read again.
  *
  * Return: 0, or a negative errno with @nl's message set.
  */
