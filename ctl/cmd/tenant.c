@@ -45,6 +45,7 @@ void vgpuctl_usage_tenant(FILE *f)
 	      "COUNT := 1-64: the module chooses that many GPUs by the host's gpu-policy\n"
 	      "        (see \"vgpuctl host help\"); the choice shows as the tenant's gpus\n"
 	      "PCT  := 0-100 with at most 2 decimals, optional % (\"37.5%\")\n"
+	      "SECS := 0.001-86400, at most 3 decimals\n"
 	      "KEY  := 1-63 letters, digits and ._/- starting with a letter or digit\n"
 	      "VALUE (label) := at most 255 printable ASCII characters; at most 16 labels\n"
 	      "After a change of cpus, mems, placement, exclusive or gpus, the CPUs and\n"
