@@ -20,7 +20,7 @@ VGPUCTL_SRCS := \
 	cmd/tenant_final.c cmd/gpu.c cmd/probe.c cmd/host.c \
 	ops/agent.c ops/agent_proc.c ops/hook_tenant.c ops/tenant_replace.c ops/tenant_suspend.c ops/tenant_send.c \
 	enforce/backstop_show.c enforce/backstop.c enforce/placement.c enforce/backstop_read.c \
-	enforce/backstop_nvml.c enforce/dmem.c enforce/cpuset.c enforce/ckpt.c enforce/memroom.c \
+	enforce/backstop_nvml.c enforce/dmem.c enforce/cpuset.c enforce/ckpt_plan.c enforce/ckpt.c enforce/memroom.c \
 	out/httpd_loop.c out/httpd_table.c out/httpd_conn.c out/httpd_listen.c out/httpd_tls.c \
 	out/webconf.c out/webconf_yaml.c out/httpd_auth.c out/httpd.c out/acct_record.c \
 	out/acct_state.c out/prom.c \
@@ -44,6 +44,7 @@ UNIT_cpuset := enforce/cpuset.c
 UNIT_meta := lib/parse_meta.c
 UNIT_dmem := enforce/dmem.c
 UNIT_memroom := enforce/memroom.c
+UNIT_ckpt_plan := enforce/ckpt_plan.c
 UNIT_batch := cmd/batch.c
 # The reply printers, and what the backstop wants (backstop.c).
 UNIT_print := obj/tenant_print.c obj/tenant_state.c obj/gpu_msg.c obj/final.c enforce/backstop.c enforce/backstop_read.c enforce/backstop_nvml.c \

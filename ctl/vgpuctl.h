@@ -37,8 +37,9 @@
  *   backstop_read.c backstop_nvml.c dmem.c cpuset.c  what the backstop
  *                              reads of the module; NVML's and dmem's
  *                              limits; cpuset files
- *   ckpt.c memroom.c           NVIDIA's checkpoint API; the room in a
- *                              tenant cgroup's memory
+ *   ckpt_plan.c ckpt.c memroom.c  a process's checkpoint steps; NVIDIA's
+ *                              checkpoint API; the room in a tenant
+ *                              cgroup's memory
  * out/: metrics --listen's server, the usage records, Prometheus
  *   httpd_loop.c httpd_table.c httpd_conn.c httpd_listen.c  the server's
  *                              loop, connections, the listening socket

@@ -3,11 +3,13 @@
  * NVIDIA's checkpoint API (cuCheckpointProcess*, driver r570 and later) as
  * the agent calls it (ckpt.c): libcuda.so.1 opened at run time. The
  * results are CUresult values (0: CUDA_SUCCESS), named by
- * vgpuctl_ckpt_strerror().
+ * vgpuctl_ckpt_strerror(). What to call for a process, from where it
+ * stands (ckpt_plan.c), is pure.
  */
 #ifndef VGPU_CTL_CKPT_H
 #define VGPU_CTL_CKPT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* A process's state, as CUprocessState numbers it. */
@@ -32,5 +34,18 @@ int vgpuctl_ckpt_restore(int pid);
 int vgpuctl_ckpt_unlock(int pid);
 const char *vgpuctl_ckpt_strerror(int rc);
 const char *vgpuctl_ckpt_state_name(int state);
+
+/* ckpt_plan.c: the steps of one process, in this order. */
+enum vgpuctl_ckpt_step {
+	VGPUCTL_STEP_ROOM = 1 << 0,		/* its device bytes fit the cgroup's memory */
+	VGPUCTL_STEP_LOCK = 1 << 1,
+	VGPUCTL_STEP_CHECKPOINT = 1 << 2,
+	VGPUCTL_STEP_RESTORE = 1 << 3,
+	VGPUCTL_STEP_UNLOCK = 1 << 4,
+	VGPUCTL_STEP_PARK = 1 << 5,		/* proc-set PID suspended */
+	VGPUCTL_STEP_UNPARK = 1 << 6,		/* proc-set PID */
+	VGPUCTL_STEP_REFUSE = 1 << 7,		/* a state the phase cannot start from */
+};
+unsigned int vgpuctl_ckpt_plan(bool resume, int state, bool parked);
 
 #endif

@@ -85,13 +85,13 @@ static int room_for(struct vgpuctl_agent *a, struct vgpuctl_agent_tenant *t, uin
 	return fail(t, "host memory: needs %s, cgroup has %s free", need, have);
 }
 
-/* Lock if running, then checkpoint; unlocks again on failure. */
+/* Lock if @lock, then checkpoint; unlocks again on failure. */
 static int checkpoint(struct vgpuctl_agent *a, struct vgpuctl_agent_tenant *t, int pid,
-		      int state)
+		      bool lock)
 {
 	int rc;
 
-	if (state == VGPUCTL_CKPT_RUNNING) {
+	if (lock) {
 		rc = vgpuctl_ckpt_lock(pid, a->lock_ms);
 		if (rc == VGPUCTL_CKPT_TIMEOUT)
 			return fail(t, "lock timed out after %u ms", a->lock_ms);
@@ -108,44 +108,60 @@ static int checkpoint(struct vgpuctl_agent *a, struct vgpuctl_agent_tenant *t, i
 	return fail(t, "cuCheckpointProcessCheckpoint: %s", vgpuctl_ckpt_strerror(rc));
 }
 
+/* The driver's state of @p, and the plan of the phase from there; -1 with t->why. */
+static int plan_of(struct vgpuctl_agent_tenant *t, const struct vgpuctl_tproc *p, bool resume,
+		   unsigned int *plan)
+{
+	int state, rc = vgpuctl_ckpt_get_state((int)p->pid, &state);
+
+	*plan = 0;
+	if (rc) {
+		/* Gone; or, resuming, one the module does not hold (no CUDA in it). */
+		if (!alive(p->pid) || (resume && !p->suspended))
+			return 0;
+		return fail(t, "cuCheckpointProcessGetState: %s", vgpuctl_ckpt_strerror(rc));
+	}
+	*plan = vgpuctl_ckpt_plan(resume, state, p->suspended);
+	if (*plan & VGPUCTL_STEP_REFUSE)
+		return fail(t, "the driver has it %s", vgpuctl_ckpt_state_name(state));
+	return 0;
+}
+
 /**
  * vgpuctl_agent_suspend_proc() - checkpoint one process and park it
  * @a: the agent
  * @t: its tenant (why, on failure)
  * @p: the process, as proc-get reported it
  *
- * Running: the room in the cgroup's memory, lock, checkpoint; locked:
- * checkpoint; checkpointed: nothing more. Then proc-set PID suspended.
- * A failure leaves it running (unlocked).
+ * The steps of vgpuctl_ckpt_plan(): running: the room in the cgroup's
+ * memory, lock, checkpoint; locked: room, checkpoint; checkpointed:
+ * nothing more; then proc-set PID suspended. A failure leaves it running
+ * (unlocked).
  *
  * Return: 1 parked, 0 nothing to do (already parked, gone), -1 failed.
  */
 int vgpuctl_agent_suspend_proc(struct vgpuctl_agent *a, struct vgpuctl_agent_tenant *t,
 			       const struct vgpuctl_tproc *p)
 {
-	int pid = (int)p->pid, state, rc, err;
-	char size[32];
+	int pid = (int)p->pid, err;
 	double t0 = now_s();
+	unsigned int plan;
+	char size[32];
 
 	if (p->suspended)
+		return 0;	/* parked already: the plan is nothing */
+	if (plan_of(t, p, false, &plan))
+		return -1;
+	if (!plan)
 		return 0;
-	rc = vgpuctl_ckpt_get_state(pid, &state);
-	if (rc) {
-		if (!alive(p->pid))
-			return 0;
-		return fail(t, "cuCheckpointProcessGetState: %s", vgpuctl_ckpt_strerror(rc));
+	if ((plan & VGPUCTL_STEP_ROOM) && room_for(a, t, p->vram)) {
+		if (!(plan & VGPUCTL_STEP_LOCK))	/* found locked: let it run */
+			vgpuctl_ckpt_unlock(pid);
+		return -1;
 	}
-	if (state == VGPUCTL_CKPT_RUNNING || state == VGPUCTL_CKPT_LOCKED) {
-		if (room_for(a, t, p->vram)) {
-			if (state == VGPUCTL_CKPT_LOCKED)
-				vgpuctl_ckpt_unlock(pid);
-			return -1;
-		}
-		if (checkpoint(a, t, pid, state))
-			return -1;
-	} else if (state != VGPUCTL_CKPT_CHECKPOINTED) {
-		return fail(t, "the driver has it %s", vgpuctl_ckpt_state_name(state));
-	}
+	if ((plan & VGPUCTL_STEP_CHECKPOINT) &&
+	    checkpoint(a, t, pid, plan & VGPUCTL_STEP_LOCK))
+		return -1;
 	err = proc_set(a, p->pid, true);
 	if (err == -ESRCH && !alive(p->pid))
 		return 0;
@@ -167,51 +183,44 @@ int vgpuctl_agent_suspend_proc(struct vgpuctl_agent *a, struct vgpuctl_agent_ten
  * @t: its tenant (why, on failure)
  * @p: the process, as proc-get reported it
  *
- * Checkpointed: restore, unlock; locked: unlock; running: nothing. Then,
- * if the module holds it suspended, proc-set PID. Every process of the
- * tenant comes here, parked or not: one locked or checkpointed by an agent
- * killed before its proc-set is let go too.
+ * The steps of vgpuctl_ckpt_plan(): checkpointed: restore, unlock;
+ * locked: unlock; running: nothing; then, if the module holds it
+ * suspended, proc-set PID. Every process of the tenant comes here, parked
+ * or not: one locked or checkpointed by an agent killed before its
+ * proc-set is let go too.
  *
  * Return: 1 restored, 0 nothing to do (running, gone), -1 failed.
  */
 int vgpuctl_agent_resume_proc(struct vgpuctl_agent *a, struct vgpuctl_agent_tenant *t,
 			      const struct vgpuctl_tproc *p)
 {
-	int pid = (int)p->pid, state, rc, err;
-	bool acted = false;
-	char size[32];
+	int pid = (int)p->pid, rc, err;
 	double t0 = now_s();
+	unsigned int plan;
+	char size[32];
 
-	rc = vgpuctl_ckpt_get_state(pid, &state);
-	if (rc) {
-		if (!alive(p->pid) || !p->suspended)
-			return 0;
-		return fail(t, "cuCheckpointProcessGetState: %s", vgpuctl_ckpt_strerror(rc));
-	}
-	if (state == VGPUCTL_CKPT_CHECKPOINTED) {
+	if (plan_of(t, p, true, &plan))
+		return -1;
+	if (!plan)
+		return 0;
+	if (plan & VGPUCTL_STEP_RESTORE) {
 		rc = vgpuctl_ckpt_restore(pid);
 		if (rc)
 			return fail(t, "cuCheckpointProcessRestore: %s", vgpuctl_ckpt_strerror(rc));
-		state = VGPUCTL_CKPT_LOCKED;
-		acted = true;
 	}
-	if (state == VGPUCTL_CKPT_LOCKED) {
+	if (plan & VGPUCTL_STEP_UNLOCK) {
 		rc = vgpuctl_ckpt_unlock(pid);
 		if (rc)
 			return fail(t, "cuCheckpointProcessUnlock: %s", vgpuctl_ckpt_strerror(rc));
-		acted = true;
-	} else if (state != VGPUCTL_CKPT_RUNNING) {
-		return fail(t, "the driver has it %s", vgpuctl_ckpt_state_name(state));
 	}
-	if (p->suspended) {
+	if (plan & VGPUCTL_STEP_UNPARK) {
 		err = proc_set(a, p->pid, false);
 		if (err && !(err == -ESRCH && !alive(p->pid)))
 			return set_failed(a, t, err);
 	}
-	if (!acted && !p->suspended)
-		return 0;
 	vgpuctl_tstate_bytes(p->parked, size, sizeof(size));
 	fprintf(stderr, "agent: tenant %s: pid %u %s (%s, %.1f s)\n", t->name, p->pid,
-		acted ? "restored" : "resumed", size, now_s() - t0);
+		plan & VGPUCTL_STEP_RESTORE ? "restored" :
+		plan & VGPUCTL_STEP_UNLOCK ? "unlocked" : "unparked", size, now_s() - t0);
 	return 1;
 }
