@@ -11,7 +11,8 @@
 #                   simulated GPUs
 #   make check      run every test (last line: "N passed, N failed")
 #   make install    install the module, vgpuctl, libvgpu, the man page,
-#                   vgpu.service and /etc/vgpu/vgpu.conf (kept if present)
+#                   vgpu.service, vgpu-agent.service and
+#                   /etc/vgpu/vgpu.conf (kept if present)
 #   make deps       install what building and testing needs (as root)
 #   make bench      run the benchmarks (bench/) in the VM and print them
 #   make realgpu-check  libvgpu against this host's NVIDIA driver (simgpu
@@ -126,13 +127,17 @@ install: modules_install install-service
 	$(MAKE) -C ctl install
 	$(MAKE) -C libvgpu install
 
-# vgpu.service (its paths filled in), the configuration directory and an
+# vgpu.service and vgpu-agent.service (their paths filled in), the
+# configuration directory and an
 # example /etc/vgpu/vgpu.conf, which never replaces one already there.
 install-service:
 	install -d "$(DESTDIR)$(UNITDIR)" "$(DESTDIR)/etc/vgpu/conf.d"
 	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@MODPROBE@|$(MODPROBE)|g' \
 		dist/vgpu.service.in > "$(DESTDIR)$(UNITDIR)/vgpu.service"
 	chmod 0644 "$(DESTDIR)$(UNITDIR)/vgpu.service"
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' \
+		dist/vgpu-agent.service.in > "$(DESTDIR)$(UNITDIR)/vgpu-agent.service"
+	chmod 0644 "$(DESTDIR)$(UNITDIR)/vgpu-agent.service"
 	[ -e "$(DESTDIR)/etc/vgpu/vgpu.conf" ] || \
 		install -m 0644 dist/vgpu.conf "$(DESTDIR)/etc/vgpu/vgpu.conf"
 

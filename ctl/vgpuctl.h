@@ -15,14 +15,19 @@
  *   apply.c apply_diff.c apply_load.c  apply: the files against the module
  *   hook.c                     the OCI hooks
  *   cdi.c                      cdi generate
+ *   agent.c                    the agent: suspension's checkpoints
  *   metrics.c account.c        the exporter; the usage records' writer
  *   monitor.c top.c proc.c     monitor, top, ps
  *   tenant.c tenant_final.c    the tenant verbs; final records shown, acked
  *   gpu.c probe.c host.c       the gpu and host verbs, and the gpu add,
  *                              gpu set and host set that apply sends too
  * ops/: one change on the host, shared by the verbs
+ *   agent.c agent_proc.c       the agent's work: a tenant's phase, one
+ *                              process checkpointed or restored
  *   hook_tenant.c tenant_replace.c  a container's tenant made or dropped; a
  *                              tenant added or set to exactly a conf
+ *   tenant_suspend.c           tenant suspend and resume: the request, the
+ *                              wait for the agent
  *   tenant_send.c              one tenant mutation and what follows on the
  *                              host (placement, backstop)
  * enforce/: what holds a tenant below libvgpu, and the cgroup's cpuset
@@ -32,6 +37,9 @@
  *   backstop_read.c backstop_nvml.c dmem.c cpuset.c  what the backstop
  *                              reads of the module; NVML's and dmem's
  *                              limits; cpuset files
+ *   ckpt_plan.c ckpt.c memroom.c  a process's checkpoint steps; NVIDIA's
+ *                              checkpoint API; the room in a tenant
+ *                              cgroup's memory
  * out/: metrics --listen's server, the usage records, Prometheus
  *   httpd_loop.c httpd_table.c httpd_conn.c httpd_listen.c  the server's
  *                              loop, connections, the listening socket
@@ -47,9 +55,12 @@
  * obj/: what vgpuctl holds of the module's objects
  *   tenant_conf.c              a tenant's quotas and labels (struct
  *                              tenant_conf): parsed, compared, put
+ *   tenant_procs.c             a tenant's state and processes, read (tenant
+ *                              suspend, the agent)
  *   gpu_msg.c tenant_print.c   gpu add's words; gpu and tenant replies:
  *                              parsed, printed
  *   snap.c final.c             a snapshot of the module; final records
+ *   tenant_state.c             a tenant's suspension state: parsed, printed
  * lib/: the libraries (lib/spec_gen.h, spec_policy.h: generated)
  *   util.c                     error lines, the admin check, the handle,
  *                              show requests
@@ -100,6 +111,7 @@ int vgpuctl_cmd_hook(int argc, char **argv);
 int vgpuctl_cmd_cdi(int argc, char **argv);
 int vgpuctl_gpu_probe(int argc, char **argv);	/* "gpu probe", probe.c */
 int vgpuctl_cmd_apply(int argc, char **argv);	/* apply.c */
+int vgpuctl_cmd_agent(int argc, char **argv);	/* agent.c */
 
 /* The words of gpu add, parsed (gpu_msg.c; gpu.c and apply's gpu lines). */
 struct vgpuctl_gpu_add {
@@ -134,6 +146,7 @@ void vgpuctl_usage_metrics(FILE *f);
 void vgpuctl_usage_account(FILE *f);
 void vgpuctl_usage_hook(FILE *f);
 void vgpuctl_usage_cdi(FILE *f);
+void vgpuctl_usage_agent(FILE *f);
 
 /* util.c */
 int vgpuctl_usage_error(const char *fmt, ...)

@@ -26,7 +26,7 @@ static void usage(FILE *f)
 	      "       vgpuctl [-V | --version]\n"
 	      "       vgpuctl [-h | --help | help]\n"
 	      "       vgpuctl [OPTIONS] { ps | show | set KEY VALUE | top [-d SECONDS] [-n N] }\n"
-	      "       vgpuctl { metrics | account } [ARGS]\n"
+	      "       vgpuctl { metrics | account | agent } [ARGS]\n"
 	      "OBJECT := { gpu | tenant | host | backstop | monitor | hook | cdi | apply }\n"
 	      "OPTIONS := { -j[son] | -p[retty] }\n"
 	      "  -j, --json     print JSON\n"
@@ -58,6 +58,8 @@ static void usage(FILE *f)
 	vgpuctl_usage_cdi(f);
 	fputc('\n', f);
 	vgpuctl_usage_apply(f);
+	fputc('\n', f);
+	vgpuctl_usage_agent(f);
 }
 
 struct object {
@@ -81,6 +83,7 @@ static const struct object objects[] = {
 	{ "hook", vgpuctl_cmd_hook },
 	{ "cdi", vgpuctl_cmd_cdi },
 	{ "apply", vgpuctl_cmd_apply },
+	{ "agent", vgpuctl_cmd_agent },
 };
 
 /* The output options, for each line of a batch. */

@@ -30,7 +30,9 @@ void vgpuctl_usage_ps(FILE *f)
 	      "pid, tenant (- outside every tenant), GPU (- when none), VRAM held and\n"
 	      "VRAM charged but not yet allocated (budget), and the GPUs the module\n"
 	      "chose for the process at registration (VGPU_GPUS=auto:N; - when it\n"
-	      "asked for none). Callers without\n"
+	      "asked for none). PARKED: for a process checkpointed by tenant suspend,\n"
+	      "the bytes of that GPU it holds in host memory; - for a running one.\n"
+	      "Callers without\n"
 	      "CAP_NET_ADMIN see only the processes of their own tenant.\n"
 	      "del ends every registration of process PID (as this pid namespace\n"
 	      "numbers it): its charges are given back and libvgpu in it stops\n"
@@ -45,6 +47,8 @@ struct ps_row {
 	uint32_t gpu;
 	uint64_t vram;
 	uint64_t budget;
+	uint64_t parked;
+	bool suspended;		/* checkpointed: its charges parked */
 	bool has_chosen;	/* the module chose GPUs for the process */
 	uint64_t chosen;
 };
@@ -65,6 +69,8 @@ static void print_row(const struct ps_row *r)
 		vgpuctl_print_u64("gpu", NULL, r->has_gpu, r->gpu);
 		vgpuctl_print_u64("vram", NULL, true, r->vram);
 		vgpuctl_print_u64("vram_budget", NULL, true, r->budget);
+		vgpuctl_print_flag("suspended", NULL, r->suspended);
+		vgpuctl_print_u64("vram_parked", NULL, true, r->parked);
 		vgpuctl_print_mask("gpus_chosen", NULL, r->has_chosen, r->chosen);
 		vgpuctl_print_obj_close();
 		return;
@@ -103,6 +109,7 @@ static int ps_one(struct nlmsghdr *nlh, void *arg)
 	r.pid = nla_get_u32(tb[VGPU_A_PROC_PID]);
 	if (tb[VGPU_A_PROC_TENANT])
 		snprintf(r.tenant, sizeof(r.tenant), "%s", nla_get_string(tb[VGPU_A_PROC_TENANT]));
+	r.suspended = tb[VGPU_A_PROC_SUSPENDED];
 	r.has_chosen = tb[VGPU_A_PROC_GPUS];
 	r.chosen = u64_or_0(tb[VGPU_A_PROC_GPUS]);
 	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem) {
@@ -115,63 +122,70 @@ static int ps_one(struct nlmsghdr *nlh, void *arg)
 		r.gpu = nla_get_u32(g[VGPU_A_PROC_GPU_INDEX]);
 		r.vram = u64_or_0(g[VGPU_A_PROC_GPU_VRAM_USED]);
 		r.budget = u64_or_0(g[VGPU_A_PROC_GPU_VRAM_BUDGET]);
+		r.parked = u64_or_0(g[VGPU_A_PROC_GPU_VRAM_PARKED]);
 		print_row(&r);
 		any = true;
 	}
 	if (!any) {
 		r.has_gpu = false;
-		r.vram = r.budget = 0;
+		r.vram = r.budget = r.parked = 0;
 		print_row(&r);
 	}
 	return rows.nomem ? -ENOMEM : 0;
 }
 
+/* The cells of a row but the last (CHOSEN): pid, tenant, gpu, vram, budget, parked. */
+#define PS_CELLS	6
+
+static void ps_cells(const struct ps_row *r, char cell[PS_CELLS][VGPU_NAME_LEN_MAX + 1])
+{
+	snprintf(cell[0], sizeof(cell[0]), "%u", r->pid);
+	snprintf(cell[1], sizeof(cell[1]), "%s", r->tenant[0] ? r->tenant : "-");
+	if (r->has_gpu)
+		snprintf(cell[2], sizeof(cell[2]), "%u", r->gpu);
+	else
+		strcpy(cell[2], "-");
+	vgpuctl_format_size(r->vram, cell[3], sizeof(cell[3]));
+	vgpuctl_format_size(r->budget, cell[4], sizeof(cell[4]));
+	if (r->suspended)
+		vgpuctl_format_size(r->parked, cell[5], sizeof(cell[5]));
+	else
+		strcpy(cell[5], "-");
+}
+
 /* Plain: the kept rows as a table, columns two spaces apart. */
 static void ps_done(bool ok)
 {
-	static const char *const head[] = {
-		"PID", "TENANT", "GPU", "VRAM", "BUDGET", "CHOSEN",
+	static const char *const head[PS_CELLS + 1] = {
+		"PID", "TENANT", "GPU", "VRAM", "BUDGET", "PARKED", "CHOSEN",
 	};
 	FILE *f = vgpuctl_print_file();
-	char cell[5][32], chosen[256];
-	size_t w[5], i, c;
+	char cell[PS_CELLS][VGPU_NAME_LEN_MAX + 1], chosen[256];
+	size_t w[PS_CELLS], i, c;
 
 	if (ok && !vgpuctl_print_json()) {
-		for (c = 0; c < 5; c++)
+		for (c = 0; c < PS_CELLS; c++)
 			w[c] = strlen(head[c]);
 		for (i = 0; i < rows.n; i++) {
-			if (strlen(rows.v[i].tenant) > w[1])
-				w[1] = strlen(rows.v[i].tenant);
-			if (snprintf(cell[0], sizeof(cell[0]), "%u", rows.v[i].pid) > (int)w[0])
-				w[0] = strlen(cell[0]);
-			vgpuctl_format_size(rows.v[i].vram, cell[3], sizeof(cell[3]));
-			if (strlen(cell[3]) > w[3])
-				w[3] = strlen(cell[3]);
-			vgpuctl_format_size(rows.v[i].budget, cell[4], sizeof(cell[4]));
-			if (strlen(cell[4]) > w[4])
-				w[4] = strlen(cell[4]);
+			ps_cells(&rows.v[i], cell);
+			for (c = 0; c < PS_CELLS; c++)
+				if (strlen(cell[c]) > w[c])
+					w[c] = strlen(cell[c]);
 		}
-		fprintf(f, "%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], head[0],
-			(int)w[1], head[1], (int)w[2], head[2], (int)w[3], head[3],
-			(int)w[4], head[4], head[5]);
+		for (c = 0; c < PS_CELLS; c++)
+			fprintf(f, "%-*s  ", (int)w[c], head[c]);
+		fprintf(f, "%s\n", head[PS_CELLS]);
 		for (i = 0; i < rows.n; i++) {
 			const struct ps_row *r = &rows.v[i];
 
-			snprintf(cell[0], sizeof(cell[0]), "%u", r->pid);
-			if (r->has_gpu)
-				snprintf(cell[2], sizeof(cell[2]), "%u", r->gpu);
-			else
-				strcpy(cell[2], "-");
-			vgpuctl_format_size(r->vram, cell[3], sizeof(cell[3]));
-			vgpuctl_format_size(r->budget, cell[4], sizeof(cell[4]));
+			ps_cells(r, cell);
 			if (r->has_chosen)
 				vgpuctl_format_list(&r->chosen, 1, chosen, sizeof(chosen));
 			else
 				strcpy(chosen, "-");
-			fprintf(f, "%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", (int)w[0], cell[0],
-				(int)w[1], r->tenant[0] ? r->tenant : "-",
-				(int)w[2], cell[2], (int)w[3], cell[3], (int)w[4], cell[4],
-				chosen);
+			for (c = 0; c < PS_CELLS; c++)
+				fprintf(f, "%-*s  ", (int)w[c], cell[c]);
+			fprintf(f, "%s\n", chosen);
 		}
 	}
 	free(rows.v);

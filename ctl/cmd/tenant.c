@@ -28,6 +28,7 @@ void vgpuctl_usage_tenant(FILE *f)
 	      "                              [label KEY=VALUE]...\n"
 	      "       vgpuctl tenant del NAME [force]\n"
 	      "       vgpuctl tenant { show | list } [NAME]\n"
+	      "       vgpuctl tenant { suspend | resume } NAME [wait SECS | nowait]\n"
 	      "       vgpuctl tenant final [show]\n"
 	      "       vgpuctl tenant final ack SEQ\n"
 	      "       vgpuctl tenant help\n"
@@ -44,6 +45,7 @@ void vgpuctl_usage_tenant(FILE *f)
 	      "COUNT := 1-64: the module chooses that many GPUs by the host's gpu-policy\n"
 	      "        (see \"vgpuctl host help\"); the choice shows as the tenant's gpus\n"
 	      "PCT  := 0-100 with at most 2 decimals, optional % (\"37.5%\")\n"
+	      "SECS := 0.001-86400, at most 3 decimals\n"
 	      "KEY  := 1-63 letters, digits and ._/- starting with a letter or digit\n"
 	      "VALUE (label) := at most 255 printable ASCII characters; at most 16 labels\n"
 	      "After a change of cpus, mems, placement, exclusive or gpus, the CPUs and\n"
@@ -54,6 +56,10 @@ void vgpuctl_usage_tenant(FILE *f)
 	      "exactly the quotas and labels given (the others are cleared).\n"
 	      "del refuses a tenant with registered processes; force ends their\n"
 	      "registrations first (their charges go with them).\n"
+	      "suspend checkpoints the tenant's processes into host memory and gives\n"
+	      "their VRAM back; resume charges it again, then restores them. Both need\n"
+	      "the agent (\"vgpuctl agent\") and wait until it is done (default 60 s),\n"
+	      "then print the outcome; nowait returns once the module took the request.\n"
 	      "final shows the final records of deleted tenants; final ack SEQ drops\n"
 	      "those up to SEQ.\n"
 	      "add, replace, del and a set of vram-max, vram-min or gpus also set the\n"
@@ -135,6 +141,37 @@ static int tenant_replace(int argc, char **argv)
 	return vgpuctl_tenant_replace(name, path, &c);
 }
 
+/* Default wait of tenant suspend and resume for the agent, in seconds. */
+#define SUSPEND_WAIT_DEFAULT	60
+
+/* tenant { suspend | resume } NAME [wait SECS | nowait] */
+static int tenant_suspend(int argc, char **argv, bool resume)
+{
+	const char *cmd = resume ? "tenant resume" : "tenant suspend";
+	uint64_t wait_ns = SUSPEND_WAIT_DEFAULT * 1000000000ull;
+	int ret, i;
+
+	if (argc < 1)
+		return vgpuctl_usage_error("missing NAME for %s", cmd);
+	ret = vgpuctl_tenant_check_name(argv[0], cmd);
+	if (ret)
+		return ret;
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "nowait")) {
+			wait_ns = 0;
+		} else if (!strcmp(argv[i], "wait")) {
+			if (++i >= argc)
+				return vgpuctl_usage_error("missing SECS after \"wait\" for %s", cmd);
+			if (vgpuctl_parse_seconds(argv[i], &wait_ns))
+				return vgpuctl_usage_error("invalid wait \"%s\" for %s: want seconds, 0.001 to %u",
+							   argv[i], cmd, VGPU_SECONDS_MAX);
+		} else {
+			return vgpuctl_usage_error("unexpected argument \"%s\" for %s", argv[i], cmd);
+		}
+	}
+	return vgpuctl_tenant_suspend(argv[0], resume, wait_ns);
+}
+
 static int tenant_show_one(struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *tb[VGPU_A_TENANT_MAX + 1];
@@ -209,6 +246,8 @@ int vgpuctl_cmd_tenant(int argc, char **argv)
 		return tenant_show(argc, argv);
 	if (!strcmp(cmd, "replace"))
 		return tenant_replace(argc, argv);
+	if (!strcmp(cmd, "suspend") || !strcmp(cmd, "resume"))
+		return tenant_suspend(argc, argv, cmd[0] == 'r');
 	if (!strcmp(cmd, "final"))
 		return vgpuctl_tenant_final(argc, argv);
 	return vgpuctl_usage_error("unknown command \"%s\" for tenant; try \"vgpuctl tenant help\"",

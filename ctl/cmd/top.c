@@ -19,6 +19,7 @@
 
 #include "../lib/parse.h"
 #include "../lib/print.h"
+#include "../obj/tenant_state.h"
 #include "../vgpuctl.h"
 
 /* Tries of a dump that keeps being interrupted by concurrent changes. */
@@ -34,7 +35,9 @@ void vgpuctl_usage_top(FILE *f)
 	      "       vgpuctl top help\n"
 	      "Every SECONDS (default 1; at most 3 decimals), shows for each tenant and GPU\n"
 	      "the share of the GPU it used and the share it was throttled over the last\n"
-	      "interval, its weight, compute-max, priority and VRAM; ITERATIONS times, or\n"
+	      "interval, its weight, compute-max, priority, VRAM and state (running,\n"
+	      "suspending, suspended, resuming; \"(wait)\": a resume waits for room);\n"
+	      "ITERATIONS times, or\n"
 	      "until interrupted (SIGINT, SIGTERM).\n", f);
 }
 
@@ -48,6 +51,8 @@ struct top_row {
 	bool has_cmax, has_vmax;
 	uint32_t weight, cmax, prio;
 	uint64_t vmax;
+	uint32_t state;		/* enum vgpu_tenant_state */
+	bool has_state, resume_wait;
 };
 
 /* The rows of one dump, sorted by (id, gpu) once complete. */
@@ -107,6 +112,10 @@ static int top_collect(struct nlmsghdr *nlh, void *arg)
 		r.cmax = nla_get_u32(tb[VGPU_A_TENANT_COMPUTE_MAX]);
 	r.has_vmax = tb[VGPU_A_TENANT_VRAM_MAX];
 	r.vmax = u64_of(tb[VGPU_A_TENANT_VRAM_MAX]);
+	r.has_state = tb[VGPU_A_TENANT_STATE];
+	if (r.has_state)
+		r.state = nla_get_u32(tb[VGPU_A_TENANT_STATE]);
+	r.resume_wait = tb[VGPU_A_TENANT_RESUME_WAIT];
 	while ((ret = vgpuctl_tenant_next_usage(nlh, &pos, u)) > 0) {
 		if (!u[VGPU_A_USAGE_GPU])
 			continue;
@@ -170,11 +179,11 @@ static double share(uint64_t cur, uint64_t prev, uint64_t wall)
 }
 
 /* The columns of the table. */
-enum { C_TENANT, C_GPU, C_SHARE, C_THR, C_WEIGHT, C_CMAX, C_PRIO, C_VRAM, C_VMAX, NCOLS };
+enum { C_TENANT, C_GPU, C_SHARE, C_THR, C_WEIGHT, C_CMAX, C_PRIO, C_VRAM, C_VMAX, C_STATE, NCOLS };
 
 static const char *const top_head[NCOLS] = {
 	"TENANT", "GPU", "SHARE", "THROTTLED", "WEIGHT", "COMPUTE-MAX", "PRIORITY",
-	"VRAM", "VRAM-MAX",
+	"VRAM", "VRAM-MAX", "STATE",
 };
 
 #define CELL	(VGPU_NAME_LEN_MAX + 1)
@@ -205,6 +214,8 @@ static void cells_of(const struct top_row *r, double sh, double thr, char cell[N
 		vgpuctl_format_size(r->vmax, cell[C_VMAX], CELL);
 	else
 		snprintf(cell[C_VMAX], CELL, "-");
+	snprintf(cell[C_STATE], CELL, "%s%s", r->has_state ? vgpuctl_tstate_name(r->state) : "-",
+		 r->resume_wait ? "(wait)" : "");
 }
 
 /* A cell padded to @w, two spaces apart; the last one ends the line. */
@@ -234,6 +245,8 @@ static void print_json_row(const struct top_row *r, double sh, double thr)
 		vgpuctl_print_u64("priority", NULL, true, r->prio);
 	vgpuctl_print_u64("vram_current", NULL, true, r->vram);
 	vgpuctl_print_u64("vram_max", NULL, r->has_vmax, r->vmax);
+	vgpuctl_print_str("state", NULL, r->has_state ? vgpuctl_tstate_name(r->state) : NULL);
+	vgpuctl_print_flag("resume_wait", NULL, r->resume_wait);
 	vgpuctl_print_sub_close();
 }
 

@@ -121,6 +121,10 @@ static int tenant_read(struct nlmsghdr *nlh, struct vgpuctl_final *f, bool final
 	f->created = u64_or0(tb[VGPU_A_TENANT_CREATED]);
 	f->deleted = u64_or0(tb[VGPU_A_TENANT_DELETED]);
 	f->reason = u32_or0(tb[VGPU_A_TENANT_DEL_REASON]);
+	f->has_state = tb[VGPU_A_TENANT_STATE];
+	f->state = u32_or0(tb[VGPU_A_TENANT_STATE]);
+	f->host_bytes = u64_or0(tb[VGPU_A_TENANT_HOST_BYTES]);
+	f->suspended_ns = u64_or0(tb[VGPU_A_TENANT_SUSPENDED_NS]);
 	for (i = 0; i < sizeof(quotas) / sizeof(quotas[0]); i++)
 		if (tb[quotas[i].attr])
 			f->quota_set |= quotas[i].bit;

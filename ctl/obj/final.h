@@ -74,6 +74,10 @@ struct vgpuctl_final {
 	uint32_t weight;
 	uint32_t compute_max;		/* basis points */
 	uint32_t priority;		/* enum vgpu_priority */
+	bool has_state;			/* a module with suspension */
+	uint32_t state;			/* enum vgpu_tenant_state */
+	uint64_t host_bytes;		/* held in host memory while suspended */
+	uint64_t suspended_ns;		/* time suspended or resuming, in all */
 	unsigned int nlabels;
 	struct vgpuctl_label labels[VGPU_LABEL_MAX];
 	unsigned int nusage;

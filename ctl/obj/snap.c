@@ -149,6 +149,10 @@ static int tenant_add(struct vec *v, const struct vgpuctl_final *f)
 	t->priority = f->quota_set & VGPU_QUOTA_PRIORITY ? f->priority : VGPU_PRIORITY_NORMAL;
 	t->has_created = f->has_created;
 	t->created = f->created;
+	t->has_state = f->has_state;
+	t->state = f->state;
+	t->host_bytes = f->host_bytes;
+	t->suspended_ns = f->suspended_ns;
 	t->final_seq = f->seq;
 	t->deleted = f->deleted;
 	t->del_reason = f->reason;

@@ -43,6 +43,9 @@ struct vgpu_snap_tenant {
 	bool ephemeral, cgroup_removed;
 	bool has_created;
 	uint64_t created;	/* ns since the epoch */
+	bool has_state;		/* a module with suspension */
+	uint32_t state;		/* enum vgpu_tenant_state */
+	uint64_t host_bytes, suspended_ns;
 	size_t nlabels;
 	struct vgpu_snap_label labels[VGPU_LABEL_MAX];
 	size_t nusage;

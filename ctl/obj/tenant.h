@@ -49,5 +49,7 @@ bool vgpuctl_tenant_quota_same(const struct tenant_conf *a, const struct tenant_
 struct nl_msg;
 int vgpuctl_tenant_conf_put(struct nl_msg *msg, const struct tenant_conf *c);	/* tenant_conf.c */
 int vgpuctl_tenant_replace(const char *name, const char *path, struct tenant_conf *c);	/* tenant_replace.c */
+/* tenant_suspend.c: tenant-suspend or tenant-resume, and the wait (0: none). */
+int vgpuctl_tenant_suspend(const char *name, bool resume, uint64_t wait_ns);
 
 #endif

@@ -10,6 +10,7 @@
 #include <netlink/genl/genl.h>
 
 #include "final.h"
+#include "tenant_state.h"
 #include "../lib/parse.h"
 #include "../lib/print.h"
 #include "../lib/spec_gen.h"
@@ -182,6 +183,7 @@ void vgpuctl_print_reason(bool has, uint32_t reason)
 void vgpuctl_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_lines)
 {
 	bool removed = tb[VGPU_A_TENANT_CGROUP_REMOVED];
+	struct vgpuctl_tstate st;
 	struct nlattr *prio = tb[VGPU_A_TENANT_PRIORITY];
 	const char *pname = prio ? vgpuctl_priority_name(nla_get_u32(prio)) : NULL;
 	struct nlattr *place = tb[VGPU_A_TENANT_PLACEMENT];
@@ -234,6 +236,8 @@ void vgpuctl_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_l
 			  str_attr(tb[VGPU_A_TENANT_CPUS_EFFECTIVE]));
 	vgpuctl_print_str("mems_effective", "mems-effective",
 			  str_attr(tb[VGPU_A_TENANT_MEMS_EFFECTIVE]));
+	vgpuctl_tstate_read(tb, &st);
+	vgpuctl_tstate_print(&st);
 	if (!vgpuctl_print_json())
 		vgpuctl_print_flag(NULL, "(cgroup removed)", removed);
 	print_usage(nlh, usage_lines);

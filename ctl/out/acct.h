@@ -24,7 +24,9 @@ struct vgpu_acct_ctr {
 	uint64_t gpu_time_ns, throttled_ns, grants;
 	uint64_t vram_byte_seconds, vram_reserved_byte_seconds;
 	uint64_t vram_failures, vram_overdrafts, vram_scans;
+	uint64_t suspended_ns;	/* the tenant's (suspension), the same on each GPU */
 	bool no_scans;	/* vram_scans unknown (a state line of an older vgpuctl) */
+	bool no_suspended;	/* suspended_ns unknown (likewise) */
 };
 
 /* The last recorded state of a tenant on a GPU. */

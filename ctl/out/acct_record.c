@@ -79,6 +79,8 @@ static struct vgpu_acct_ctr ctr_sub(const struct vgpu_acct_ctr *c, const struct 
 		/* No count to start from: the record leaves vram_scans out. */
 		.vram_scans = l->no_scans ? 0 : sub(c->vram_scans, l->vram_scans),
 		.no_scans = l->no_scans,
+		.suspended_ns = l->no_suspended ? 0 : sub(c->suspended_ns, l->suspended_ns),
+		.no_suspended = l->no_suspended,
 	};
 }
 
@@ -138,6 +140,8 @@ static void put_usage(struct vgpu_json *j, const struct rec *r)
 	vgpuctl_json_u64(j, "vram_overdrafts", r->d.vram_overdrafts);
 	if (!r->d.no_scans)
 		vgpuctl_json_u64(j, "vram_scans", r->d.vram_scans);
+	if (!r->d.no_suspended)
+		vgpuctl_json_u64(j, "suspended_ns", r->d.suspended_ns);
 	if (r->u) {
 		vgpuctl_json_u64(j, "vram_peak_bytes", r->u->vram_peak);
 		vgpuctl_json_u64(j, "vram_used_bytes", r->u->vram_current);
@@ -203,6 +207,7 @@ static void fill_entry(struct vgpu_acct_entry *e, const struct vgpu_snap *s,
 	e->end_ns = end;
 	e->created = t->has_created ? t->created : 0;
 	e->c = ctr_of(u);
+	e->c.suspended_ns = t->suspended_ns;
 	snprintf(e->name, sizeof(e->name), "%s", t->name);
 	if (g)
 		snprintf(e->uuid, sizeof(e->uuid), "%s", g->uuid);

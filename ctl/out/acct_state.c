@@ -8,11 +8,12 @@
  *   final-seq N
  *   pending OFFSET LEN DEV INO   (only in STATE.next, see account.c)
  *   entry TENANT GPU END CREATED GPU_TIME THROTTLED GRANTS BYTE_S RESERVED_BYTE_S
- *         FAILURES OVERDRAFTS SCANS NAME UUID|-      (one line each)
+ *         FAILURES OVERDRAFTS SCANS SUSPENDED NAME UUID|-      (one line each)
  *
- * An entry line without SCANS (written by a vgpuctl that did not keep it)
- * is read with the scans unknown: the next record of the tenant on the
- * GPU leaves vram_scans out, and its entry has them.
+ * An entry line without SCANS, or without SUSPENDED (written by a vgpuctl
+ * that did not keep them), is read with those unknown: the next record
+ * of the tenant on the GPU leaves vram_scans or suspended_ns out, and its
+ * entry has them.
  *
  * A file that does not parse is refused with the line and the reason:
  * nothing is guessed.
@@ -69,11 +70,25 @@ void vgpuctl_acct_state_free(struct vgpu_acct_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
-/* The counters of an entry line: 12 (SCANS last), or 11 of an older vgpuctl. */
+/*
+ * The counters of an entry line: 13 (SUSPENDED last), or 12 (SCANS last)
+ * or 11 of an older vgpuctl.
+ */
 static int parse_counters(const char *line, struct vgpu_acct_entry *e, char *name, char *uuid)
 {
 	int end = 0;
 
+	if (sscanf(line, "entry %" SCNu32 " %" SCNu32 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %" SCNu64 " %" SCNu64 " %64s %41s%n", &e->tenant, &e->gpu, &e->end_ns,
+		   &e->created, &e->c.gpu_time_ns, &e->c.throttled_ns, &e->c.grants,
+		   &e->c.vram_byte_seconds, &e->c.vram_reserved_byte_seconds, &e->c.vram_failures,
+		   &e->c.vram_overdrafts, &e->c.vram_scans, &e->c.suspended_ns, name, uuid,
+		   &end) == 15 && !line[end])
+		return 0;
+	end = 0;
+	e->c.suspended_ns = 0;
+	e->c.no_suspended = true;
 	if (sscanf(line, "entry %" SCNu32 " %" SCNu32 " %" SCNu64 " %" SCNu64 " %" SCNu64
 		   " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
 		   " %" SCNu64 " %64s %41s%n", &e->tenant, &e->gpu, &e->end_ns, &e->created,
@@ -214,10 +229,10 @@ char *vgpuctl_acct_state_format(const struct vgpu_acct_state *st, size_t *len)
 
 		fprintf(f, "entry %" PRIu32 " %" PRIu32 " %" PRIu64 " %" PRIu64 " %" PRIu64
 			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			" %" PRIu64 " %s %s\n", e->tenant, e->gpu, e->end_ns, e->created,
+			" %" PRIu64 " %" PRIu64 " %s %s\n", e->tenant, e->gpu, e->end_ns, e->created,
 			e->c.gpu_time_ns, e->c.throttled_ns, e->c.grants, e->c.vram_byte_seconds,
 			e->c.vram_reserved_byte_seconds, e->c.vram_failures, e->c.vram_overdrafts,
-			e->c.vram_scans, e->name, e->uuid[0] ? e->uuid : "-");
+			e->c.vram_scans, e->c.suspended_ns, e->name, e->uuid[0] ? e->uuid : "-");
 	}
 	if (fclose(f)) {
 		free(buf);

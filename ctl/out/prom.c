@@ -243,6 +243,47 @@ static void tenant_metrics(FILE *f, const struct vgpu_snap *s)
 	}
 }
 
+/*
+ * Suspension (Documentation/suspend.md), for a module that reports it:
+ * vgpu_tenant_suspended 1 while suspending, suspended or resuming, with
+ * the state as a label; the bytes in host memory; the time suspended.
+ */
+static void suspension_metrics(FILE *f, const struct vgpu_snap *s)
+{
+	char v[32];
+	size_t i;
+
+	family(f, "vgpu_tenant_suspended", "gauge",
+	       "1 while the tenant is suspending, suspended or resuming (state), else 0.");
+	for (i = 0; i < s->ntenants; i++) {
+		const struct vgpu_snap_tenant *t = &s->tenants[i];
+		const char *st = vgpuctl_enum_name(vgpu_tenant_state_names,
+						   VGPU_TENANT_STATE_COUNT, t->state);
+		struct lbl l[2] = { { "tenant", t->name }, { "state", st ? st : "unknown" } };
+
+		if (t->has_state)
+			sample(f, "vgpu_tenant_suspended", l, 2,
+			       t->state == VGPU_TENANT_STATE_RUNNING ? "0" : "1");
+	}
+	family(f, "vgpu_tenant_host_bytes", "gauge",
+	       "Device memory of the tenant's suspended processes held in host memory.");
+	for (i = 0; i < s->ntenants; i++) {
+		struct lbl l = { "tenant", s->tenants[i].name };
+
+		if (s->tenants[i].has_state)
+			sample(f, "vgpu_tenant_host_bytes", &l, 1, v_u64(v, s->tenants[i].host_bytes));
+	}
+	family(f, "vgpu_tenant_suspended_seconds_total", "counter",
+	       "Time the tenant spent suspended or resuming.");
+	for (i = 0; i < s->ntenants; i++) {
+		struct lbl l = { "tenant", s->tenants[i].name };
+
+		if (s->tenants[i].has_state)
+			sample(f, "vgpu_tenant_suspended_seconds_total", &l, 1,
+			       v_ns(v, s->tenants[i].suspended_ns));
+	}
+}
+
 /* The per tenant and GPU families, from the usage rows. */
 enum u_kind { U_BYTES, U_NS, U_COUNT };
 
@@ -366,6 +407,7 @@ void vgpuctl_prom_write(FILE *f, const struct vgpu_snap *s)
 	host_metrics(f, &s->host);
 	gpu_metrics(f, s);
 	tenant_metrics(f, s);
+	suspension_metrics(f, s);
 	quota_metrics(f, s, false);
 	quota_metrics(f, s, true);
 	usage_metrics(f, s);

@@ -354,8 +354,71 @@ cli_module_checks() {
 	expect_error "$s" 2 "" "$n" gpu-get bin:1=abc
 }
 
+# cli_suspend_checks SUITE VGPUCTL NLSEND: tenant suspend and resume, and the
+# agent: help, usage errors, the privilege check, the module and the driver.
+cli_suspend_checks() {
+	local s=$1 v=$2 verb arg o
+	expect_help "$s" "$v" agent help
+	expect_help "$s" "$v" tenant suspend help
+	run "$v" help
+	for o in "vgpuctl tenant { suspend | resume } NAME [wait SECS | nowait]" \
+		 "vgpuctl agent [lock-timeout MS]"; do
+		if grep -qF -- "$o" "$tmp/out"; then pass "$s" "help names $o"
+		else fail "$s" "help names $o" "$(oneline "$tmp/out")"; fi
+	done
+	for verb in suspend resume; do
+		expect_error "$s" 2 "Error: missing NAME for tenant $verb." "$v" tenant "$verb"
+		expect_error "$s" 2 "Error: invalid NAME \"a b\" for tenant $verb (1-63 printable characters, no spaces)." \
+			"$v" tenant "$verb" "a b"
+		expect_error "$s" 2 "Error: missing SECS after \"wait\" for tenant $verb." \
+			"$v" tenant "$verb" a wait
+		for arg in 0 -1 1.0001 x 86401 1s ""; do
+			expect_error "$s" 2 "Error: invalid wait \"$arg\" for tenant $verb: want seconds, 0.001 to 86400." \
+				"$v" tenant "$verb" a wait "$arg"
+		done
+		expect_error "$s" 2 "Error: unexpected argument \"now\" for tenant $verb." \
+			"$v" tenant "$verb" a now
+		expect_error "$s" 2 "Error: unexpected argument \"b\" for tenant $verb." \
+			"$v" tenant "$verb" a nowait b
+	done
+	expect_error "$s" 2 'Error: unexpected argument "frob" for agent.' "$v" agent frob
+	expect_error "$s" 2 'Error: missing MS after "lock-timeout" for agent.' "$v" agent lock-timeout
+	for arg in -1 x 3600001 1.5 ""; do
+		expect_error "$s" 2 "Error: invalid lock-timeout \"$arg\" for agent: want milliseconds, 0 to 3600000." \
+			"$v" agent lock-timeout "$arg"
+	done
+	expect_error "$s" 2 'Error: unexpected argument "x" for agent.' "$v" agent lock-timeout 5 x
+	if nocap true 2> /dev/null; then
+		o="Error: this command needs CAP_NET_ADMIN (run it as root)."
+		expect_error "$s" 1 "$o" nocap "$v" tenant suspend a
+		expect_error "$s" 1 "$o" nocap "$v" tenant resume a nowait
+		expect_error "$s" 1 "$o" nocap "$v" agent
+	fi
+	has_net_admin || return 0
+	if [ ! -d /sys/module/vgpu ]; then
+		expect_error "$s" 1 "$nomod" "$v" tenant suspend a
+		expect_error "$s" 1 "$nomod" "$v" tenant resume a wait 0.5
+		expect_error "$s" 1 "$nomod" "$v" tenant suspend a nowait
+	fi
+	# The agent without libcuda.so.1, then with simgpu's (its checkpoint
+	# API found, the module next).
+	if ! ldconfig -p 2> /dev/null | grep -q 'libcuda\.so\.1 '; then
+		expect_error "$s" 1 "" "$v" agent
+		if grep -qF 'agent: cannot open libcuda.so.1 (the NVIDIA driver)' "$tmp/err"; then
+			pass "$s" "agent without libcuda.so.1 says so"
+		else
+			fail "$s" "agent without libcuda.so.1 says so" "$(oneline "$tmp/err")"
+		fi
+	fi
+	if [ "${#simgpu_env[@]}" -gt 0 ] && [ -f tests/simgpu/libcuda.so.1 ] &&
+	   [ ! -d /sys/module/vgpu ]; then
+		expect_error "$s" 1 "$nomod" env "${simgpu_env[@]}" "$v" agent lock-timeout 100
+	fi
+}
+
 cli_checks() {
 	cli_help_checks "$@"
+	cli_suspend_checks "$@"
 	cli_gpu_checks "$@"
 	cli_tenant_checks "$@"
 	cli_meta_checks "$@"

@@ -8,9 +8,12 @@
 #   tests/unit/test_cpuset.c (the cpuset writer against a fake cgroup tree
 #   in a temporary directory), tests/unit/test_meta.c (label keys and
 #   values, times) and tests/unit/test_dmem.c (the dmem reader and writer,
-#   against a fake tree likewise), tests/unit/test_batch.c (vgpuctl -b's
-#   lines, words and loop): "parse_sched[-asan]", "cpuset[-asan]",
-#   "meta[-asan]", "dmem[-asan]", "batch[-asan]";
+#   against a fake tree likewise), tests/unit/test_memroom.c (the agent's
+#   memory.max - memory.current, a fake tree likewise),
+#   tests/unit/test_ckpt_plan.c (the agent's steps of a process),
+#   tests/unit/test_batch.c (vgpuctl -b's lines, words and loop):
+#   "parse_sched[-asan]", "cpuset[-asan]", "meta[-asan]", "dmem[-asan]",
+#   "memroom[-asan]", "ckpt_plan[-asan]", "batch[-asan]";
 # - tests/unit/test_print.c (replies built with libnl, printed by tenant
 #   show, ps, show and top), the same way: suites "print" and "print-asan";
 # - vgpuctl's and vgpu-nlsend's behaviour without the module (help, usage
@@ -91,7 +94,7 @@ srcs() { make -s --no-print-directory -C ctl -f sources.mk "list-$1"; }
 # print and apply link the reply printers, hence libnl and libcap; the
 # others libc alone (batch.c takes vgpuctl.h's exit statuses, hence
 # libnl's include path for all).
-for name in parse parse_sched cpuset meta dmem batch print apply; do
+for name in parse parse_sched cpuset meta dmem memroom ckpt_plan batch print apply; do
 	libs=()
 	# shellcheck disable=SC2207
 	case $name in print|apply) libs=($(pkg-config --libs libnl-genl-3.0 libcap) -ldl) ;; esac

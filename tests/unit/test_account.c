@@ -96,7 +96,8 @@ static void test_state_file(void)
 	st.final_seq = 3;
 	e = vgpuctl_acct_state_add(&st);
 	*e = (struct vgpu_acct_entry){ .tenant = 4, .gpu = 1, .end_ns = 99, .created = 5,
-				       .c = { .gpu_time_ns = 10, .grants = 2, .vram_scans = 6 } };
+				       .c = { .gpu_time_ns = 10, .grants = 2, .vram_scans = 6,
+					      .suspended_ns = 8 } };
 	snprintf(e->name, sizeof(e->name), "team-a");
 	text = vgpuctl_acct_state_format(&st, &len);
 	result(!vgpuctl_acct_state_parse(text, &back, why, sizeof(why)), "the state parses back",
@@ -104,8 +105,10 @@ static void test_state_file(void)
 	text2 = vgpuctl_acct_state_format(&back, &len);
 	result(!strcmp(text, text2), "the state round-trips", "%s vs %s", text, text2);
 	result(back.n == 1 && back.v[0].c.grants == 2 && back.final_seq == 3 && back.cycle == 7 &&
-	       back.v[0].c.vram_scans == 6 && !back.v[0].c.no_scans,
-	       "entries and counters come back, vram-scans included", "n %zu", back.n);
+	       back.v[0].c.vram_scans == 6 && !back.v[0].c.no_scans &&
+	       back.v[0].c.suspended_ns == 8 && !back.v[0].c.no_suspended,
+	       "entries and counters come back, vram-scans and suspended-ns included", "n %zu",
+	       back.n);
 	vgpuctl_acct_state_free(&back);
 	text[strlen(text) - 3] = '\0';	/* cut in the middle of the last line */
 	result(vgpuctl_acct_state_parse(text, &back, why, sizeof(why)) &&
@@ -119,10 +122,21 @@ static void test_state_file(void)
 		       &back, why, sizeof(why)) != 0, "a duplicate entry is refused", "parsed");
 	result(!vgpuctl_acct_state_parse("vgpu-account-state 1\nentry 1 0 1 1 1 1 1 1 1 1 1 a -\n",
 					 &back, why, sizeof(why)) && back.n == 1 &&
-	       back.v[0].c.no_scans && back.v[0].c.vram_overdrafts == 1,
+	       back.v[0].c.no_scans && back.v[0].c.no_suspended && back.v[0].c.vram_overdrafts == 1,
 	       "an entry of an older vgpuctl (no scans) is read, its scans unknown", "%s", why);
 	vgpuctl_acct_state_free(&back);
-	result(vgpuctl_acct_state_parse("vgpu-account-state 1\nentry 1 0 1 1 1 1 1 1 1 1 1 1 1 a -\n",
+	result(!vgpuctl_acct_state_parse("vgpu-account-state 1\nentry 1 0 1 1 1 1 1 1 1 1 1 7 a -\n",
+					 &back, why, sizeof(why)) && back.n == 1 &&
+	       !back.v[0].c.no_scans && back.v[0].c.vram_scans == 7 && back.v[0].c.no_suspended,
+	       "an entry without suspended-ns is read, its scans kept, suspended-ns unknown", "%s",
+	       why);
+	vgpuctl_acct_state_free(&back);
+	result(!vgpuctl_acct_state_parse("vgpu-account-state 1\nentry 1 0 1 1 1 1 1 1 1 1 1 7 9 5 -\n",
+					 &back, why, sizeof(why)) && back.n == 1 &&
+	       back.v[0].c.suspended_ns == 9 && !strcmp(back.v[0].name, "5"),
+	       "an entry whose name is a number is read with suspended-ns", "%s", why);
+	vgpuctl_acct_state_free(&back);
+	result(vgpuctl_acct_state_parse("vgpu-account-state 1\nentry 1 0 1 1 1 1 1 1 1 1 1 1 1 1 a -\n",
 					&back, why, sizeof(why)) != 0,
 	       "an entry with a counter too many is refused", "parsed");
 	free(text);
@@ -151,6 +165,34 @@ static void test_scans_upgrade(void)
 	run(&s, &st, &r2);
 	result(strstr(r2, "\"vram_scans\":100,") != NULL,
 	       "the one after counts vram_scans from there", "%s", r2);
+	free(r1);
+	free(r2);
+	vgpuctl_acct_state_free(&st);
+}
+
+/* suspended_ns: a delta of the tenant's time suspended, absent after an upgrade. */
+static void test_suspended(void)
+{
+	struct vgpu_acct_state st = { 0 };
+	struct vgpu_snap_tenant t[1];
+	struct vgpu_snap s;
+	uint64_t gt[1] = { 5000 };
+	char why[128], *r1, *r2;
+
+	result(!vgpuctl_acct_state_parse("vgpu-account-state 1\ninstance 0000000000001111\n"
+					 "cycle 1\nfinal-seq 0\nentry 1 0 1000 100 1000 0 0 500 0 0 0 400 t1 -\n",
+					 &st, why, sizeof(why)), "a state without suspended-ns parses", "%s",
+	       why);
+	snap_of(&s, t, 1, gt, 2000);
+	t[0].has_state = true;
+	t[0].suspended_ns = 700;
+	run(&s, &st, &r1);
+	result(!strstr(r1, "suspended_ns"), "its next record has no suspended_ns", "%s", r1);
+	snap_of(&s, t, 1, gt, 3000);
+	t[0].suspended_ns = 1900;
+	run(&s, &st, &r2);
+	result(strstr(r2, "\"suspended_ns\":1200") != NULL,
+	       "the one after counts the time suspended since", "%s", r2);
 	free(r1);
 	free(r2);
 	vgpuctl_acct_state_free(&st);
@@ -236,5 +278,6 @@ int main(void)
 	test_state_file();
 	test_cycles();
 	test_scans_upgrade();
+	test_suspended();
 	return failures ? 1 : 0;
 }

@@ -2,7 +2,8 @@
 /*
  * Unit tests of vgpuctl's reply printing without the module: replies are
  * built with libnl as the kernel would send them and handed to the print
- * functions of tenant show (usage, placement), ps, show and top; plain and
+ * functions of tenant show (usage, placement, suspension), ps, show and
+ * top, and the line that ends tenant suspend and resume; plain and
  * JSON output are compared whole. proc.c, host.c and top.c are included to
  * reach their static reply handlers. One line per check: "PASS: print: <what>" or "FAIL:
  * print: <what>: <detail>". Exits 1 if any check failed.
@@ -21,6 +22,7 @@
 #include "../../ctl/cmd/proc.c"
 #include "../../ctl/cmd/top.c"
 #include "../../ctl/enforce/backstop.h"
+#include "../../ctl/obj/tenant_state.h"
 
 static int failures;
 
@@ -102,7 +104,12 @@ static const char *end(void)
 
 /* The placement keys of a tenant that has none set. */
 #define NO_PLACEMENT_JSON \
-	"\"placement\":null,\"exclusive\":false,\"cpus_effective\":null,\"mems_effective\":null"
+	"\"placement\":null,\"exclusive\":false,\"cpus_effective\":null,\"mems_effective\":null," \
+	"\"state\":null,\"host_bytes\":null,\"suspended_ns\":null,\"resume_wait\":false,\"state_reason\":null"
+
+/* The suspension keys of a tenant from a module that reports none, and a comma. */
+#define NO_STATE_JSON \
+	"\"state\":null,\"host_bytes\":null,\"suspended_ns\":null,\"resume_wait\":false,\"state_reason\":null,"
 
 /* Print the tenant reply @msg (freed) and compare with @want. */
 static void msg_case(const char *what, struct nl_msg *msg, bool json, bool lines,
@@ -229,18 +236,103 @@ static void test_sched_placement(void)
 	msg_case("tenant show -j: placement, exclusive, cpus_effective, mems_effective",
 		 placed(VGPU_PLACEMENT_AUTO, 1, true), true, true,
 		 TENANT_A_JSON("\"0-3\"") "\"placement\":\"auto\",\"exclusive\":true,"
-		 "\"cpus_effective\":\"2-3\",\"mems_effective\":\"1\",\"usage\":[]}\n");
+		 "\"cpus_effective\":\"2-3\",\"mems_effective\":\"1\","
+		 NO_STATE_JSON "\"usage\":[]}\n");
 	msg_case("tenant show: manual, exclusive off: no exclusive word",
 		 placed(VGPU_PLACEMENT_MANUAL, 0, false), false, true,
 		 "tenant a id 1 cgroup /a vram-max 8GiB cpus 0-3 placement manual\n");
 	msg_case("tenant show -j: exclusive 0 is false, absent effective lists null",
 		 placed(VGPU_PLACEMENT_MANUAL, 0, false), true, true,
 		 TENANT_A_JSON("\"0-3\"") "\"placement\":\"manual\",\"exclusive\":false,"
-		 "\"cpus_effective\":null,\"mems_effective\":null,\"usage\":[]}\n");
+		 "\"cpus_effective\":null,\"mems_effective\":null,"
+		 NO_STATE_JSON "\"usage\":[]}\n");
 	msg_case("tenant show -j: an unknown placement as its number",
 		 placed(7, 1, false), true, true,
 		 TENANT_A_JSON("\"0-3\"") "\"placement\":7,\"exclusive\":true,"
-		 "\"cpus_effective\":null,\"mems_effective\":null,\"usage\":[]}\n");
+		 "\"cpus_effective\":null,\"mems_effective\":null,"
+		 NO_STATE_JSON "\"usage\":[]}\n");
+}
+
+/* A tenant reply with suspension: @state, and what goes with it. */
+static struct nl_msg *suspended(uint32_t state, uint64_t host, uint64_t ns, bool wait,
+				const char *reason)
+{
+	struct nl_msg *msg = tenant(false);
+
+	nla_put_u32(msg, VGPU_A_TENANT_STATE, state);
+	nla_put_u64(msg, VGPU_A_TENANT_HOST_BYTES, host);
+	nla_put_u64(msg, VGPU_A_TENANT_SUSPENDED_NS, ns);
+	if (wait)
+		nla_put_flag(msg, VGPU_A_TENANT_RESUME_WAIT);
+	if (reason)
+		nla_put_string(msg, VGPU_A_TENANT_STATE_REASON, reason);
+	return msg;
+}
+
+/* One line of tenant suspend or resume: @st at the end, @want and its status. */
+static void result_case(const char *what, bool resume, unsigned int procs, uint32_t state,
+			uint64_t host, const char *reason, const char *want, int want_ret)
+{
+	struct vgpuctl_tstate s = { .has_state = true, .state = state, .host_bytes = host };
+	struct vgpuctl_tstate_end e = {
+		.name = "a", .resume = resume, .procs = procs, .elapsed_ns = 3100000000ULL,
+	};
+	char line[512];
+	int ret;
+
+	if (reason)
+		snprintf(s.reason, sizeof(s.reason), "%s", reason);
+	ret = vgpuctl_tstate_result(line, sizeof(line), &e, &s);
+	result(ret == want_ret && !strcmp(line, want), what, line, want);
+}
+
+/* The suspension state in tenant show, and the line that ends suspend and resume. */
+static void test_tstate(void)
+{
+	msg_case("tenant show: a suspended tenant's state, host bytes, time and reason",
+		 suspended(VGPU_TENANT_STATE_SUSPENDED, 12ULL << 30, 3100000000ULL, true,
+			   "pid 9: lock timed out after 10000 ms"), false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB state suspended host-bytes 12GiB"
+		 " suspended 3.1s resume-wait state-reason pid 9: lock timed out after 10000 ms\n");
+	msg_case("tenant show: a running tenant says nothing of suspension",
+		 suspended(VGPU_TENANT_STATE_RUNNING, 0, 0, false, NULL), false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB\n");
+	msg_case("tenant show: a running tenant's time suspended before",
+		 suspended(VGPU_TENANT_STATE_RUNNING, 0, 2000000000ULL, false, ""), false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB suspended 2s\n");
+	msg_case("tenant show -j: the suspension keys",
+		 suspended(VGPU_TENANT_STATE_RESUMING, 1024, 5, false, NULL), true, true,
+		 TENANT_A_JSON("null") "\"placement\":null,\"exclusive\":false,"
+		 "\"cpus_effective\":null,\"mems_effective\":null,\"state\":\"resuming\","
+		 "\"host_bytes\":1024,\"suspended_ns\":5,\"resume_wait\":false,"
+		 "\"state_reason\":null,\"usage\":[]}\n");
+	msg_case("tenant show -j: a state this vgpuctl does not know, as its number",
+		 suspended(9, 0, 0, false, NULL), true, true,
+		 TENANT_A_JSON("null") "\"placement\":null,\"exclusive\":false,"
+		 "\"cpus_effective\":null,\"mems_effective\":null,\"state\":9,"
+		 "\"host_bytes\":0,\"suspended_ns\":0,\"resume_wait\":false,"
+		 "\"state_reason\":null,\"usage\":[]}\n");
+	result_case("suspend: suspended, processes, host memory, time", false, 2,
+		    VGPU_TENANT_STATE_SUSPENDED, 12ULL << 30, NULL,
+		    "tenant a suspended: 2 processes, 12.0 GiB in host memory, 3.1 s", 0);
+	result_case("suspend: one process, and those left running", false, 1,
+		    VGPU_TENANT_STATE_SUSPENDED, 1536ULL << 20, "pid 7: lock timed out after 10000 ms",
+		    "tenant a suspended: 1 process, 1.5 GiB in host memory, 3.1 s; left running:"
+		    " pid 7: lock timed out after 10000 ms", 0);
+	result_case("suspend: ended running, the agent's reason, an error", false, 0,
+		    VGPU_TENANT_STATE_RUNNING, 0, "pid 7: cannot be checkpointed",
+		    "tenant a was not suspended: pid 7: cannot be checkpointed", 1);
+	result_case("suspend: ended running without a reason", false, 0,
+		    VGPU_TENANT_STATE_RUNNING, 0, NULL,
+		    "tenant a was not suspended: no process was checkpointed", 1);
+	result_case("resume: resumed, the time", true, 0, VGPU_TENANT_STATE_RUNNING, 0, NULL,
+		    "tenant a resumed after 3.1 s", 0);
+	result_case("resume: resumed with the agent's reason", true, 0, VGPU_TENANT_STATE_RUNNING,
+		    0, "pid 7: cuCheckpointProcessRestore: CUDA_ERROR_OUT_OF_MEMORY",
+		    "tenant a resumed after 3.1 s; pid 7: cuCheckpointProcessRestore:"
+		    " CUDA_ERROR_OUT_OF_MEMORY", 0);
+	result_case("suspend: small sizes in bytes", false, 1, VGPU_TENANT_STATE_SUSPENDED, 100,
+		    NULL, "tenant a suspended: 1 process, 100 B in host memory, 3.1 s", 0);
 }
 
 static void test_tenant(void)
@@ -296,13 +388,17 @@ static struct nl_msg *proc(uint32_t pid, const char *tenant, int ngpus, uint64_t
 		nla_put_string(msg, VGPU_A_PROC_TENANT, tenant);
 		nla_put_u32(msg, VGPU_A_PROC_TENANT_ID, 7);
 	}
-	if (chosen)
+	if (chosen)	/* and suspended, with 3 GiB parked */
 		nla_put_u64(msg, VGPU_A_PROC_GPUS, chosen);
+	if (chosen)
+		nla_put_flag(msg, VGPU_A_PROC_SUSPENDED);
 	for (i = 0; i < ngpus; i++) {
 		n = nla_nest_start(msg, VGPU_A_PROC_GPU);
 		nla_put_u32(msg, VGPU_A_PROC_GPU_INDEX, (uint32_t)i);
 		nla_put_u64(msg, VGPU_A_PROC_GPU_VRAM_USED, (uint64_t)(i + 1) << 30);
 		nla_put_u64(msg, VGPU_A_PROC_GPU_VRAM_BUDGET, (uint64_t)i << 20);
+		if (chosen)
+			nla_put_u64(msg, VGPU_A_PROC_GPU_VRAM_PARKED, 3ULL << 30);
 		nla_nest_end(msg, n);
 	}
 	return msg;
@@ -330,25 +426,30 @@ static void ps_case(const char *what, bool json, const char *want)
 
 static void test_ps(void)
 {
-	ps_case("ps: a row per process and GPU, - outside tenants and GPUs, chosen GPUs", false,
-		"PID      TENANT    GPU  VRAM  BUDGET  CHOSEN\n"
-		"4242     training  0    1GiB  0       -\n"
-		"4242     training  1    2GiB  1MiB    -\n"
-		"7        -         -    0     0       -\n"
-		"1234567  a         0    1GiB  0       0,2\n");
-	ps_case("ps -j: flat objects, null tenant, gpu and chosen GPUs", true,
-		"[{\"pid\":4242,\"tenant\":\"training\",\"gpu\":0,\"vram\":1073741824,\"vram_budget\":0,\"gpus_chosen\":null},"
-		"{\"pid\":4242,\"tenant\":\"training\",\"gpu\":1,\"vram\":2147483648,\"vram_budget\":1048576,\"gpus_chosen\":null},"
-		"{\"pid\":7,\"tenant\":null,\"gpu\":null,\"vram\":0,\"vram_budget\":0,\"gpus_chosen\":null},"
-		"{\"pid\":1234567,\"tenant\":\"a\",\"gpu\":0,\"vram\":1073741824,\"vram_budget\":0,\"gpus_chosen\":[0,2]}]\n");
+	ps_case("ps: a row per process and GPU, - outside tenants and GPUs, chosen GPUs, parked",
+		false,
+		"PID      TENANT    GPU  VRAM  BUDGET  PARKED  CHOSEN\n"
+		"4242     training  0    1GiB  0       -       -\n"
+		"4242     training  1    2GiB  1MiB    -       -\n"
+		"7        -         -    0     0       -       -\n"
+		"1234567  a         0    1GiB  0       3GiB    0,2\n");
+	ps_case("ps -j: flat objects, null tenant, gpu and chosen GPUs, suspended and parked", true,
+		"[{\"pid\":4242,\"tenant\":\"training\",\"gpu\":0,\"vram\":1073741824,\"vram_budget\":0,"
+		"\"suspended\":false,\"vram_parked\":0,\"gpus_chosen\":null},"
+		"{\"pid\":4242,\"tenant\":\"training\",\"gpu\":1,\"vram\":2147483648,\"vram_budget\":1048576,"
+		"\"suspended\":false,\"vram_parked\":0,\"gpus_chosen\":null},"
+		"{\"pid\":7,\"tenant\":null,\"gpu\":null,\"vram\":0,\"vram_budget\":0,"
+		"\"suspended\":false,\"vram_parked\":0,\"gpus_chosen\":null},"
+		"{\"pid\":1234567,\"tenant\":\"a\",\"gpu\":0,\"vram\":1073741824,\"vram_budget\":0,"
+		"\"suspended\":true,\"vram_parked\":3221225472,\"gpus_chosen\":[0,2]}]\n");
 
 	begin(false);
 	vgpuctl_print_list_open();
 	ps_done(true);
 	vgpuctl_print_list_close(true);
 	end();
-	result(!strcmp(buf, "PID  TENANT  GPU  VRAM  BUDGET  CHOSEN\n"), "ps: no process, the header",
-	       buf, "PID  TENANT  GPU  VRAM  BUDGET  CHOSEN\n");
+	result(!strcmp(buf, "PID  TENANT  GPU  VRAM  BUDGET  PARKED  CHOSEN\n"),
+	       "ps: no process, the header", buf, "PID  TENANT  GPU  VRAM  BUDGET  PARKED  CHOSEN\n");
 	free(buf);
 }
 
@@ -415,7 +516,11 @@ static struct nl_msg *top_tenant(uint32_t id, const char *name, int gpu, uint64_
 		nla_put_u32(msg, VGPU_A_TENANT_COMPUTE_MAX, 5000);
 		nla_put_u32(msg, VGPU_A_TENANT_PRIORITY, VGPU_PRIORITY_HIGH);
 		nla_put_u64(msg, VGPU_A_TENANT_VRAM_MAX, 8ULL << 30);
+		nla_put_u32(msg, VGPU_A_TENANT_STATE, VGPU_TENANT_STATE_SUSPENDED);
+		nla_put_flag(msg, VGPU_A_TENANT_RESUME_WAIT);
 	}
+	if (id == 1)
+		nla_put_u32(msg, VGPU_A_TENANT_STATE, VGPU_TENANT_STATE_RUNNING);
 	if (gpu >= 0)
 		put_sched(msg, (uint32_t)gpu, 1ULL << 30, gpu_time, throttled, 1);
 	if (id == 1)	/* a second GPU, idle */
@@ -464,12 +569,12 @@ static void top_case(const char *what, bool json, bool tty, unsigned long block,
 }
 
 #define TOP_TABLE \
-	"TENANT  GPU  SHARE  THROTTLED  WEIGHT  COMPUTE-MAX  PRIORITY  VRAM  VRAM-MAX\n" \
-	"a       0    50.0%  0.0%       100     -            normal    1GiB  -\n" \
-	"a       1    0.0%   0.0%       100     -            normal    0     -\n" \
-	"b       0    25.0%  50.0%      300     50%          high      1GiB  8GiB\n" \
-	"c       -    0.0%   0.0%       100     -            normal    0     -\n" \
-	"d       0    10.0%  0.0%       100     -            normal    1GiB  -\n"
+	"TENANT  GPU  SHARE  THROTTLED  WEIGHT  COMPUTE-MAX  PRIORITY  VRAM  VRAM-MAX  STATE\n" \
+	"a       0    50.0%  0.0%       100     -            normal    1GiB  -         running\n" \
+	"a       1    0.0%   0.0%       100     -            normal    0     -         running\n" \
+	"b       0    25.0%  50.0%      300     50%          high      1GiB  8GiB      suspended(wait)\n" \
+	"c       -    0.0%   0.0%       100     -            normal    0     -         -\n" \
+	"d       0    10.0%  0.0%       100     -            normal    1GiB  -         -\n"
 
 static void test_top(void)
 {
@@ -486,25 +591,29 @@ static void test_top(void)
 		 "{\"elapsed_s\":2.000,\"interval_s\":1.000,\"tenants\":["
 		 "{\"name\":\"a\",\"id\":1,\"gpu\":0,\"share\":50.00,\"throttled\":0.00,"
 		 "\"weight\":100,\"compute_max\":null,\"priority\":\"normal\","
-		 "\"vram_current\":1073741824,\"vram_max\":null},"
+		 "\"vram_current\":1073741824,\"vram_max\":null,\"state\":\"running\","
+		 "\"resume_wait\":false},"
 		 "{\"name\":\"a\",\"id\":1,\"gpu\":1,\"share\":0.00,\"throttled\":0.00,"
 		 "\"weight\":100,\"compute_max\":null,\"priority\":\"normal\","
-		 "\"vram_current\":0,\"vram_max\":null},"
+		 "\"vram_current\":0,\"vram_max\":null,\"state\":\"running\","
+		 "\"resume_wait\":false},"
 		 "{\"name\":\"b\",\"id\":2,\"gpu\":0,\"share\":25.00,\"throttled\":50.00,"
 		 "\"weight\":300,\"compute_max\":5000,\"priority\":\"high\","
-		 "\"vram_current\":1073741824,\"vram_max\":8589934592},"
+		 "\"vram_current\":1073741824,\"vram_max\":8589934592,"
+		 "\"state\":\"suspended\",\"resume_wait\":true},"
 		 "{\"name\":\"c\",\"id\":3,\"gpu\":null,\"share\":0.00,\"throttled\":0.00,"
 		 "\"weight\":100,\"compute_max\":null,\"priority\":\"normal\","
-		 "\"vram_current\":0,\"vram_max\":null},"
+		 "\"vram_current\":0,\"vram_max\":null,\"state\":null,\"resume_wait\":false},"
 		 "{\"name\":\"d\",\"id\":4,\"gpu\":0,\"share\":10.00,\"throttled\":0.00,"
 		 "\"weight\":100,\"compute_max\":null,\"priority\":\"normal\","
-		 "\"vram_current\":1073741824,\"vram_max\":null}]}\n");
+		 "\"vram_current\":1073741824,\"vram_max\":null,\"state\":null,"
+		 "\"resume_wait\":false}]}\n");
 
 	begin(false);
 	top_print(&empty, &none, 1000, false, 0);
 	end();
 	result(!strcmp(buf, "vgpuctl top: elapsed 0.000s interval 0.000s tenants 0\n"
-		       "TENANT  GPU  SHARE  THROTTLED  WEIGHT  COMPUTE-MAX  PRIORITY  VRAM  VRAM-MAX\n"),
+		       "TENANT  GPU  SHARE  THROTTLED  WEIGHT  COMPUTE-MAX  PRIORITY  VRAM  VRAM-MAX  STATE\n"),
 	       "top: no tenant, the headers", buf, "headers only");
 	free(buf);
 	begin(true);
@@ -559,6 +668,7 @@ int main(void)
 {
 	test_backstop_want();
 	test_tenant();
+	test_tstate();
 	test_sched_placement();
 	test_top();
 	test_ps();

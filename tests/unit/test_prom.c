@@ -95,6 +95,10 @@ static void fill(struct vgpu_snap *s)
 	t[1].vram_min = 1ULL << 28;
 	t[1].gpus = 2;		/* GPU 1 only */
 	t[1].compute_max = 2550;
+	t[1].has_state = true;	/* team-a: a module without suspension */
+	t[1].state = VGPU_TENANT_STATE_SUSPENDED;
+	t[1].host_bytes = 3ULL << 30;
+	t[1].suspended_ns = 2500000000ULL;
 }
 
 static void test_exposition(void)
@@ -136,6 +140,14 @@ static void test_exposition(void)
 		 "vgpu_gpu_vram_reserved_bytes{gpu=\"1\"} 268435456", true);
 	has_line("no reservation on a GPU no tenant reserves", out,
 		 "vgpu_gpu_vram_reserved_bytes{gpu=\"0\"} 0", true);
+	has_line("a suspended tenant: 1, its state a label", out,
+		 "vgpu_tenant_suspended{tenant=\"team-b\",state=\"suspended\"} 1", true);
+	has_line("bytes in host memory", out, "vgpu_tenant_host_bytes{tenant=\"team-b\"} 3221225472",
+		 true);
+	has_line("time suspended, a counter in seconds", out,
+		 "vgpu_tenant_suspended_seconds_total{tenant=\"team-b\"} 2.500000000", true);
+	has_line("no suspension series from a module without suspension", out,
+		 "vgpu_tenant_suspended{tenant=\"team-a\"", false);
 	result(!strstr(out, "{tenant=\"team-a\",gpu=\"0\"} 0\nvgpu_tenant_vram_limit"),
 	       "team-a has no vram-max series", "found one");
 	free(out);
