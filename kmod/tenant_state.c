@@ -62,14 +62,18 @@ static int vgpu_tenant_state_refuse(const struct vgpu_tenant *t, struct netlink_
  * @extack: for the refusal's message
  *
  * Context: vgpu_lock held.
+ * Asked again while suspending, it stands: 0.
+ *
  * Return: 0; -EINVAL without registered processes; -EALREADY when
- * suspended; -EBUSY while suspending or resuming.
+ * suspended; -EBUSY while resuming.
  */
 int vgpu_tenant_suspend(struct vgpu_tenant *t, struct netlink_ext_ack *extack)
 {
 	unsigned int nprocs;
 
 	lockdep_assert_held(&vgpu_lock);
+	if (t->state == VGPU_TENANT_STATE_SUSPENDING)
+		return 0;
 	if (t->state == VGPU_TENANT_STATE_SUSPENDED)
 		return vgpu_tenant_state_refuse(t, extack, -EALREADY);
 	if (t->state != VGPU_TENANT_STATE_RUNNING)
@@ -132,17 +136,20 @@ out_unlock:
  * @extack: for the refusal's message
  *
  * Without the room for its parked bytes now, the tenant waits
- * (resume_wait, announced) and vgpu_resume_fn() tries again.
+ * (resume_wait, announced) and vgpu_resume_fn() tries again. Asked again
+ * while it waits or resumes, it stands: 0.
  *
  * Context: vgpu_lock held.
  * Return: 0 (resuming, or waiting for room); -EINVAL when running;
- * -EBUSY while suspending or resuming.
+ * -EBUSY while suspending.
  */
 int vgpu_tenant_resume(struct vgpu_tenant *t, struct netlink_ext_ack *extack)
 {
 	lockdep_assert_held(&vgpu_lock);
 	if (t->state == VGPU_TENANT_STATE_RUNNING)
 		return vgpu_tenant_state_refuse(t, extack, -EINVAL);
+	if (t->state == VGPU_TENANT_STATE_RESUMING)
+		return 0;
 	if (t->state != VGPU_TENANT_STATE_SUSPENDED)
 		return vgpu_tenant_state_refuse(t, extack, -EBUSY);
 	if (t->resume_wait || vgpu_tenant_try_resume(t))

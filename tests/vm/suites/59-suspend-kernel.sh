@@ -60,8 +60,8 @@ check_errno "settle of a running tenant changes nothing" 114 "tenant is not in t
 # --- suspend: asked, checkpointed, reported, settled
 check "tenant-suspend lo" vgpu-nlsend tenant-suspend str:1=lo
 check_eq "lo is suspending (1)" 1 "$(tenant_attr lo 29)"
-check_errno "a second suspend is refused while suspending" 16 "tenant is being suspended" \
-	tenant-suspend str:1=lo
+check "a second suspend while suspending stands" vgpu-nlsend tenant-suspend str:1=lo
+check_eq "still suspending" 1 "$(tenant_attr lo 29)"
 check_errno "resume while suspending is refused" 16 "tenant is being suspended" \
 	tenant-resume str:1=lo
 check_out "the agent locks and checkpoints lo's process" "checkpoint CUDA_SUCCESS state checkpointed" \
@@ -113,6 +113,8 @@ wait $hi
 await "once hi is gone, lo resumes (3)" 300 state_is lo 3
 check_eq "its 160M are charged back before the restore" $((160 * M)) "$(usage lo 0 vram_current)"
 check_eq "host-bytes: 0" 0 "$(tenant_attr lo 30)"
+check "a resume while resuming stands" vgpu-nlsend tenant-resume str:1=lo
+check_errno "a suspend while resuming is refused" 16 "tenant is being resumed" tenant-suspend str:1=lo
 check_out "the agent restores and unlocks" "unlock CUDA_SUCCESS state running" agent $lo resume
 check "proc-set: the agent reports it running" vgpu-nlsend proc-set u32:1=$lo
 check "tenant-settle: resumed" vgpu-nlsend tenant-settle str:1=lo u32:29=3 "str:33=resumed-by-hand"
