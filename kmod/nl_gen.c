@@ -39,7 +39,7 @@ static const struct nla_policy vgpu_gpu_get_nl_policy[VGPU_A_GPU_INDEX + 1] = {
 };
 
 /* VGPU_CMD_TENANT_NEW - do */
-static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_GPUS_AUTO + 1] = {
+static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_VRAM_WAIT + 1] = {
 	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
 	[VGPU_A_TENANT_CGROUP] = { .type = NLA_NUL_STRING, .len = VGPU_PATH_LEN_MAX, },
 	[VGPU_A_TENANT_CGROUP_ID] = { .type = NLA_U64, },
@@ -56,6 +56,8 @@ static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_GPUS_AUTO
 	[VGPU_A_TENANT_LABEL] = NLA_POLICY_NESTED(vgpu_label_nl_policy),
 	[VGPU_A_TENANT_EPHEMERAL] = { .type = NLA_FLAG, },
 	[VGPU_A_TENANT_GPUS_AUTO] = NLA_POLICY_RANGE(NLA_U32, 1, VGPU_GPU_MAX),
+	[VGPU_A_TENANT_PREEMPTIBLE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[VGPU_A_TENANT_VRAM_WAIT] = NLA_POLICY_MAX(NLA_U32, 600000),
 };
 
 /* VGPU_CMD_TENANT_DEL - do */
@@ -65,7 +67,7 @@ static const struct nla_policy vgpu_tenant_del_nl_policy[VGPU_A_TENANT_FORCE + 1
 };
 
 /* VGPU_CMD_TENANT_SET - do */
-static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_GPUS_AUTO + 1] = {
+static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_VRAM_WAIT + 1] = {
 	[VGPU_A_TENANT_NAME] = { .type = NLA_NUL_STRING, .len = VGPU_NAME_LEN_MAX, },
 	[VGPU_A_TENANT_VRAM_MAX] = { .type = NLA_U64, },
 	[VGPU_A_TENANT_VRAM_MIN] = { .type = NLA_U64, },
@@ -75,11 +77,13 @@ static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_GPUS_AUTO
 	[VGPU_A_TENANT_PRIORITY] = NLA_POLICY_MAX(NLA_U32, 2),
 	[VGPU_A_TENANT_CPUS] = { .type = NLA_NUL_STRING, .len = VGPU_LIST_LEN_MAX, },
 	[VGPU_A_TENANT_MEMS] = { .type = NLA_NUL_STRING, .len = VGPU_LIST_LEN_MAX, },
-	[VGPU_A_TENANT_CLEAR] = NLA_POLICY_MASK(NLA_U32, 0x3ff),
+	[VGPU_A_TENANT_CLEAR] = NLA_POLICY_MASK(NLA_U32, 0xfff),
 	[VGPU_A_TENANT_PLACEMENT] = NLA_POLICY_MAX(NLA_U32, 1),
 	[VGPU_A_TENANT_EXCLUSIVE] = NLA_POLICY_MAX(NLA_U32, 1),
 	[VGPU_A_TENANT_LABEL] = NLA_POLICY_NESTED(vgpu_label_nl_policy),
 	[VGPU_A_TENANT_GPUS_AUTO] = NLA_POLICY_RANGE(NLA_U32, 1, VGPU_GPU_MAX),
+	[VGPU_A_TENANT_PREEMPTIBLE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[VGPU_A_TENANT_VRAM_WAIT] = NLA_POLICY_MAX(NLA_U32, 600000),
 };
 
 /* VGPU_CMD_TENANT_GET - do */
@@ -153,6 +157,8 @@ const u16 vgpu_quota_attrs[VGPU_QUOTA_NBITS] = {
 	[7] = VGPU_A_TENANT_MEMS,
 	[8] = VGPU_A_TENANT_PLACEMENT,
 	[9] = VGPU_A_TENANT_EXCLUSIVE,
+	[10] = VGPU_A_TENANT_PREEMPTIBLE,
+	[11] = VGPU_A_TENANT_VRAM_WAIT,
 };
 
 /* Ops table for vgpu */
@@ -182,7 +188,7 @@ const struct genl_ops vgpu_nl_ops[19] = {
 		.cmd		= VGPU_CMD_TENANT_NEW,
 		.doit		= vgpu_nl_tenant_new_doit,
 		.policy		= vgpu_tenant_new_nl_policy,
-		.maxattr	= VGPU_A_TENANT_GPUS_AUTO,
+		.maxattr	= VGPU_A_TENANT_VRAM_WAIT,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
@@ -196,7 +202,7 @@ const struct genl_ops vgpu_nl_ops[19] = {
 		.cmd		= VGPU_CMD_TENANT_SET,
 		.doit		= vgpu_nl_tenant_set_doit,
 		.policy		= vgpu_tenant_set_nl_policy,
-		.maxattr	= VGPU_A_TENANT_GPUS_AUTO,
+		.maxattr	= VGPU_A_TENANT_VRAM_WAIT,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

@@ -38,8 +38,8 @@ enum {
 };
 
 /* Quotas: the bits of enum vgpu_quota, all of them. */
-#define VGPU_QUOTA_NBITS	10
-#define VGPU_QUOTA_ALL	0x3ff
+#define VGPU_QUOTA_NBITS	12
+#define VGPU_QUOTA_ALL	0xfff
 
 /* The tenant attribute of each quota, by bit number. */
 extern const u16 vgpu_quota_attrs[VGPU_QUOTA_NBITS];

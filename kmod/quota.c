@@ -59,6 +59,8 @@ void vgpu_quota_copy(struct vgpu_quota_set *dst, const struct vgpu_quota_set *sr
 	dst->mems = src->mems;
 	dst->placement = src->placement;
 	dst->exclusive = src->exclusive;
+	dst->preemptible = src->preemptible;
+	dst->vram_wait = src->vram_wait;
 	dst->gpus_auto = src->gpus_auto;
 }
 
@@ -175,6 +177,10 @@ int vgpu_quota_apply(struct vgpu_quota_set *q, struct nlattr **attrs,
 		q->placement = nla_get_u32(attrs[VGPU_A_TENANT_PLACEMENT]);
 	if (attrs[VGPU_A_TENANT_EXCLUSIVE])
 		q->exclusive = nla_get_u32(attrs[VGPU_A_TENANT_EXCLUSIVE]);
+	if (attrs[VGPU_A_TENANT_PREEMPTIBLE])
+		q->preemptible = nla_get_u32(attrs[VGPU_A_TENANT_PREEMPTIBLE]);
+	if (attrs[VGPU_A_TENANT_VRAM_WAIT])
+		q->vram_wait = nla_get_u32(attrs[VGPU_A_TENANT_VRAM_WAIT]);
 	if (attrs[VGPU_A_TENANT_CPUS]) {
 		err = vgpu_parse_cpus(q->cpus, attrs[VGPU_A_TENANT_CPUS], extack);
 		if (err)
@@ -273,7 +279,7 @@ int vgpu_put_list(struct sk_buff *skb, int type, int nbits, const unsigned long 
  */
 size_t vgpu_quota_msg_size(const struct vgpu_quota_set *q)
 {
-	size_t size = 3 * nla_total_size_64bit(sizeof(u64)) + 6 * nla_total_size(sizeof(u32));
+	size_t size = 3 * nla_total_size_64bit(sizeof(u64)) + 8 * nla_total_size(sizeof(u32));
 
 	if (q->set & VGPU_QUOTA_CPUS)
 		size += nla_total_size(vgpu_list_len(cpumask_pr_args(q->cpus)));
@@ -319,6 +325,12 @@ int vgpu_quota_put(struct sk_buff *skb, const struct vgpu_quota_set *q)
 		return -EMSGSIZE;
 	if ((q->set & VGPU_QUOTA_EXCLUSIVE) &&
 	    nla_put_u32(skb, VGPU_A_TENANT_EXCLUSIVE, q->exclusive))
+		return -EMSGSIZE;
+	if ((q->set & VGPU_QUOTA_PREEMPTIBLE) &&
+	    nla_put_u32(skb, VGPU_A_TENANT_PREEMPTIBLE, q->preemptible))
+		return -EMSGSIZE;
+	if ((q->set & VGPU_QUOTA_VRAM_WAIT) &&
+	    nla_put_u32(skb, VGPU_A_TENANT_VRAM_WAIT, q->vram_wait))
 		return -EMSGSIZE;
 	if ((q->set & VGPU_QUOTA_CPUS) &&
 	    vgpu_put_list(skb, VGPU_A_TENANT_CPUS, cpumask_pr_args(q->cpus)))

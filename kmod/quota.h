@@ -33,7 +33,12 @@ struct sk_buff;
  * @mems: memory nodes of the tenant's processes, all with memory when set
  * @placement: enum vgpu_placement (unset: VGPU_PLACEMENT_MANUAL)
  * @exclusive: 1 when the tenant's CPUs are shared with no other exclusive
- *	tenant (unset: 0); see placement.c * @gpus_auto: number of GPUs the module chose for @gpus by the host's
+ *	tenant (unset: 0); see placement.c
+ * @preemptible: 1 when the tenant may be suspended to free VRAM for a
+ *	tenant of higher priority (unset: 0; preempt.c)
+ * @vram_wait: ms a charge that finds no room may wait for preemption
+ *	(unset: 0, none)
+ * @gpus_auto: number of GPUs the module chose for @gpus by the host's
  *	gpu-policy (gpu_choice.c), 0 when @gpus was named or is unset; not
  *	a quota bit of its own: it says where the gpus quota came from
  */
@@ -49,6 +54,8 @@ struct vgpu_quota_set {
 	nodemask_t mems;
 	u32 placement;
 	u32 exclusive;
+	u32 preemptible;
+	u32 vram_wait;
 	u32 gpus_auto;
 };
 
@@ -86,6 +93,28 @@ static inline bool vgpu_quota_uses_gpu(const struct vgpu_quota_set *q, u32 index
 static inline u32 vgpu_quota_weight(const struct vgpu_quota_set *q)
 {
 	return q->set & VGPU_QUOTA_WEIGHT ? q->weight : VGPU_WEIGHT_DEFAULT;
+}
+
+/**
+ * vgpu_quota_preemptible() - whether a tenant may be preempted
+ * @q: quotas
+ *
+ * Return: true when preemptible is set to 1.
+ */
+static inline bool vgpu_quota_preemptible(const struct vgpu_quota_set *q)
+{
+	return (q->set & VGPU_QUOTA_PREEMPTIBLE) && q->preemptible;
+}
+
+/**
+ * vgpu_quota_vram_wait() - how long a charge may wait for preemption
+ * @q: quotas
+ *
+ * Return: ms, 0 when unset.
+ */
+static inline u32 vgpu_quota_vram_wait(const struct vgpu_quota_set *q)
+{
+	return q->set & VGPU_QUOTA_VRAM_WAIT ? q->vram_wait : 0;
 }
 
 /**

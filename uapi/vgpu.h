@@ -62,6 +62,8 @@ enum vgpu_quota {
 	VGPU_QUOTA_MEMS = 128,
 	VGPU_QUOTA_PLACEMENT = 256,
 	VGPU_QUOTA_EXCLUSIVE = 512,
+	VGPU_QUOTA_PREEMPTIBLE = 1024,
+	VGPU_QUOTA_VRAM_WAIT = 2048,
 };
 
 /* How gpus-auto chooses a tenant's GPUs among those with room for its vram-min: binpack (the least free room first, filling GPUs) or spread (the most free room first). See Documentation/gpus.md. */
@@ -134,6 +136,8 @@ enum {
 	VGPU_A_TENANT_SUSPENDED_NS = 31,
 	VGPU_A_TENANT_RESUME_WAIT = 32,
 	VGPU_A_TENANT_STATE_REASON = 33,
+	VGPU_A_TENANT_PREEMPTIBLE = 34,
+	VGPU_A_TENANT_VRAM_WAIT = 35,
 
 	__VGPU_A_TENANT_MAX,
 	VGPU_A_TENANT_MAX = (__VGPU_A_TENANT_MAX - 1)

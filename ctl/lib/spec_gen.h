@@ -29,6 +29,8 @@
 #define VGPU_CHECK_TENANT_GPUS_AUTO_MIN	1
 #define VGPU_CHECK_TENANT_GPUS_AUTO_MAX	VGPU_GPU_MAX
 #define VGPU_CHECK_TENANT_STATE_REASON_MAX_LEN	VGPU_REASON_LEN_MAX
+#define VGPU_CHECK_TENANT_PREEMPTIBLE_MAX	1
+#define VGPU_CHECK_TENANT_VRAM_WAIT_MAX	600000
 #define VGPU_CHECK_LABEL_KEY_MAX_LEN	VGPU_LABEL_KEY_LEN_MAX
 #define VGPU_CHECK_LABEL_VALUE_MAX_LEN	VGPU_LABEL_VALUE_LEN_MAX
 #define VGPU_CHECK_PROC_GPUS_AUTO_MIN	1
@@ -88,8 +90,8 @@ static const char *const vgpu_tenant_state_names[VGPU_TENANT_STATE_COUNT] = {
 };
 
 /* Quotas: the bits of enum vgpu_quota, all of them. */
-#define VGPU_QUOTA_NBITS	10
-#define VGPU_QUOTA_ALL	0x3ff
+#define VGPU_QUOTA_NBITS	12
+#define VGPU_QUOTA_ALL	0xfff
 
 /* Each quota: its name, its bit and the tenant attribute of that name. */
 struct vgpu_spec_quota {
@@ -109,6 +111,8 @@ static const struct vgpu_spec_quota vgpu_spec_quotas[VGPU_QUOTA_NBITS] = {
 	{ "mems", VGPU_QUOTA_MEMS, VGPU_A_TENANT_MEMS },
 	{ "placement", VGPU_QUOTA_PLACEMENT, VGPU_A_TENANT_PLACEMENT },
 	{ "exclusive", VGPU_QUOTA_EXCLUSIVE, VGPU_A_TENANT_EXCLUSIVE },
+	{ "preemptible", VGPU_QUOTA_PREEMPTIBLE, VGPU_A_TENANT_PREEMPTIBLE },
+	{ "vram-wait", VGPU_QUOTA_VRAM_WAIT, VGPU_A_TENANT_VRAM_WAIT },
 };
 
 #endif /* _VGPU_CTL_SPEC_GEN_H */

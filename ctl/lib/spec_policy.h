@@ -56,6 +56,8 @@ static const struct nla_policy vgpu_tenant_nl_policy[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_SUSPENDED_NS] = { .type = NLA_U64 },
 	[VGPU_A_TENANT_RESUME_WAIT] = { .type = NLA_FLAG },
 	[VGPU_A_TENANT_STATE_REASON] = { .type = NLA_STRING },
+	[VGPU_A_TENANT_PREEMPTIBLE] = { .type = NLA_U32 },
+	[VGPU_A_TENANT_VRAM_WAIT] = { .type = NLA_U32 },
 };
 
 /* libnl's parse policy of the label attributes. */
