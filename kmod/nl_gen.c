@@ -13,6 +13,11 @@ static struct netlink_range_validation vgpu_a_gpu_vram_range = {
 	.max = U64_MAX,
 };
 
+static struct netlink_range_validation vgpu_a_tenant_vram_wait_range = {
+	.min = 0ULL,
+	.max = 600000ULL,
+};
+
 /* Attributes nested in VGPU_A_TENANT_LABEL */
 static const struct nla_policy vgpu_label_nl_policy[VGPU_A_LABEL_VALUE + 1] = {
 	[VGPU_A_LABEL_KEY] = { .type = NLA_NUL_STRING, .len = VGPU_LABEL_KEY_LEN_MAX, },
@@ -57,7 +62,7 @@ static const struct nla_policy vgpu_tenant_new_nl_policy[VGPU_A_TENANT_VRAM_WAIT
 	[VGPU_A_TENANT_EPHEMERAL] = { .type = NLA_FLAG, },
 	[VGPU_A_TENANT_GPUS_AUTO] = NLA_POLICY_RANGE(NLA_U32, 1, VGPU_GPU_MAX),
 	[VGPU_A_TENANT_PREEMPTIBLE] = NLA_POLICY_MAX(NLA_U32, 1),
-	[VGPU_A_TENANT_VRAM_WAIT] = NLA_POLICY_MAX(NLA_U32, 600000),
+	[VGPU_A_TENANT_VRAM_WAIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &vgpu_a_tenant_vram_wait_range),
 };
 
 /* VGPU_CMD_TENANT_DEL - do */
@@ -83,7 +88,7 @@ static const struct nla_policy vgpu_tenant_set_nl_policy[VGPU_A_TENANT_VRAM_WAIT
 	[VGPU_A_TENANT_LABEL] = NLA_POLICY_NESTED(vgpu_label_nl_policy),
 	[VGPU_A_TENANT_GPUS_AUTO] = NLA_POLICY_RANGE(NLA_U32, 1, VGPU_GPU_MAX),
 	[VGPU_A_TENANT_PREEMPTIBLE] = NLA_POLICY_MAX(NLA_U32, 1),
-	[VGPU_A_TENANT_VRAM_WAIT] = NLA_POLICY_MAX(NLA_U32, 600000),
+	[VGPU_A_TENANT_VRAM_WAIT] = NLA_POLICY_FULL_RANGE(NLA_U32, &vgpu_a_tenant_vram_wait_range),
 };
 
 /* VGPU_CMD_TENANT_GET - do */
