@@ -145,7 +145,9 @@ extern struct vgpu_bucket vgpu_default_bucket;
  * Per GPU index, present or not: @held and @charged are kept for every
  * index, so a GPU added later starts with the reservations of the tenants
  * that may use it; @scanning while a charge looks through every
- * registration on it (acct_scan.c). Under vgpu_acct_lock.
+ * registration on it (acct_scan.c); @wanted: bytes of the charges waiting
+ * for preemption to free room on it, which resumes leave free
+ * (acct_park.c). Under vgpu_acct_lock.
  */
 struct vgpu_acct_gpu {
 	bool present;
@@ -153,6 +155,7 @@ struct vgpu_acct_gpu {
 	u64 capacity;
 	u64 held;
 	u64 charged;
+	u64 wanted;
 };
 
 extern struct vgpu_acct_gpu vgpu_acct_gpus[VGPU_GPU_MAX];
@@ -250,6 +253,9 @@ int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
 /* acct_park.c */
 struct pid;
 extern struct wait_queue_head vgpu_park_wq;
+extern struct wait_queue_head vgpu_room_wq;
+extern atomic_t vgpu_room_seq;
+void vgpu_acct_room_changed(void);
 void vgpu_acct_park(struct vgpu_proc *p);
 void vgpu_acct_thaw(struct vgpu_proc *p);
 void vgpu_acct_park_end(struct vgpu_proc *p);

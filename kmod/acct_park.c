@@ -24,6 +24,23 @@
 
 /* Where frozen processes' charges wait; woken by every thaw and end. */
 DECLARE_WAIT_QUEUE_HEAD(vgpu_park_wq);
+/*
+ * Where charges waiting for preemption wait (preempt.c): woken, with
+ * vgpu_room_seq moved on, when a suspension parks charges or settles.
+ */
+DECLARE_WAIT_QUEUE_HEAD(vgpu_room_wq);
+atomic_t vgpu_room_seq = ATOMIC_INIT(0);
+
+/**
+ * vgpu_acct_room_changed() - wake the charges waiting for preemption
+ *
+ * Context: any; vgpu_acct_lock may be held.
+ */
+void vgpu_acct_room_changed(void)
+{
+	atomic_inc(&vgpu_room_seq);
+	wake_up_all(&vgpu_room_wq);
+}
 
 /**
  * vgpu_acct_park() - park a checkpointed process's charges
@@ -52,6 +69,7 @@ void vgpu_acct_park(struct vgpu_proc *p)
 		b->usage[i].parked += bytes;
 	}
 	WRITE_ONCE(p->frozen, true);
+	vgpu_acct_room_changed();
 }
 
 /**
@@ -142,7 +160,8 @@ static bool vgpu_acct_fits_back(const struct vgpu_bucket *b)
 		}
 		vgpu_acct_vram(b, i, &v);
 		reserve = b->gpus & BIT_ULL(i) ? b->vram_min : 0;
-		if (!vgpu_pol_fits_back(&v, b->usage[i].parked, reserve))
+		if (!vgpu_pol_fits_back(&v, b->usage[i].parked, reserve,
+					vgpu_acct_gpus[i].wanted))
 			return false;
 	}
 	return true;

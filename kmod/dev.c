@@ -29,6 +29,7 @@
 #include "acct.h"
 #include "compat.h"
 #include "placement.h"
+#include "preempt.h"
 #include "proc.h"
 #include "tenant.h"
 
@@ -169,7 +170,7 @@ static void vgpu_dev_report(u32 tenant_id)
  * (acct_scan.c): it holds a reference to the registration meanwhile. A
  * charge of a suspended process sleeps until it is resumed.
  */
-static int vgpu_dev_charge(struct vgpu_dev_file *df, struct vgpu_dev_charge *c)
+static int vgpu_dev_charge_once(struct vgpu_dev_file *df, struct vgpu_dev_charge *c)
 {
 	struct vgpu_proc *p;
 	u32 report = 0;
@@ -200,6 +201,45 @@ again:
 	vgpu_proc_put(p);
 	vgpu_proc_put_list(&dead);
 	vgpu_dev_report(report);
+	return err;
+}
+
+/*
+ * A charge, and when it finds no room, the wait while lower tenants are
+ * suspended for it (preempt.c), trying again each time the room may
+ * have changed.
+ */
+static int vgpu_dev_charge(struct vgpu_dev_file *df, struct vgpu_dev_charge *c)
+{
+	int seq = atomic_read(&vgpu_room_seq);
+	struct vgpu_preempt pre;
+	struct vgpu_proc *p;
+	int err;
+
+	err = vgpu_dev_charge_once(df, c);
+	if (err != -ENOMEM)
+		return err;
+	spin_lock(&vgpu_acct_lock);
+	p = vgpu_dev_proc(df);
+	if (p)
+		kref_get(&p->ref);
+	spin_unlock(&vgpu_acct_lock);
+	if (!p)
+		return err;
+	err = vgpu_preempt_start(p, c->gpu, c->bytes, &pre);
+	vgpu_proc_put(p);
+	if (err)
+		return err;
+	for (;;) {
+		err = vgpu_preempt_wait(&pre, seq);
+		if (err)
+			break;
+		seq = atomic_read(&vgpu_room_seq);
+		err = vgpu_dev_charge_once(df, c);
+		if (err != -ENOMEM)
+			break;
+	}
+	vgpu_preempt_end(&pre);
 	return err;
 }
 

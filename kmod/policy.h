@@ -53,7 +53,7 @@ u64 vgpu_pol_limit(const struct vgpu_pol_vram *v);
 u64 vgpu_pol_room(const struct vgpu_pol_vram *v, u64 freed, bool *gpu_bound);
 u64 vgpu_pol_budget(u64 room);
 bool vgpu_pol_look(u64 bytes, u64 room, u64 limit);
-bool vgpu_pol_fits_back(const struct vgpu_pol_vram *v, u64 parked, u64 reserve);
+bool vgpu_pol_fits_back(const struct vgpu_pol_vram *v, u64 parked, u64 reserve, u64 keep_free);
 
 /**
  * struct vgpu_pol_holder - what the decision to revoke a GPU looks at

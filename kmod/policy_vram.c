@@ -81,17 +81,21 @@ bool vgpu_pol_look(u64 bytes, u64 room, u64 limit)
  * @v: the bucket's VRAM on the GPU while suspended (its reservation lapsed)
  * @parked: bytes to charge back
  * @reserve: its reservation (vram-min) on the GPU, to hold again
+ * @keep_free: bytes the resume must leave free (charges waiting for the
+ *	room a preemption frees)
  *
  * Its charges with @parked must fit under its limit and what the others
- * leave of the GPU, and so must its reservation: a resume never takes
- * what others hold, nor promises what it cannot give.
+ * leave of the GPU less @keep_free, and so must its reservation: a resume
+ * never takes what others hold or wait for, nor promises what it cannot
+ * give.
  *
  * Return: true when both fit.
  */
-bool vgpu_pol_fits_back(const struct vgpu_pol_vram *v, u64 parked, u64 reserve)
+bool vgpu_pol_fits_back(const struct vgpu_pol_vram *v, u64 parked, u64 reserve, u64 keep_free)
 {
 	u64 others = v->held - v->hold;
 	u64 left = v->capacity > others ? v->capacity - others : 0;
 
+	left = left > keep_free ? left - keep_free : 0;
 	return v->charged + parked <= min(vgpu_pol_limit(v), left) && reserve <= left;
 }

@@ -49,6 +49,8 @@ struct vgpu_place_change;
  * @susp_ns: time spent suspended or resuming before it
  * @state_reason: what the agent said when it last settled a suspension
  *	or a resume, "" when nothing
+ * @preempted: suspended to free VRAM for another tenant's charge
+ *	(preempt.c): it resumes by itself once it fits again
  */
 struct vgpu_tenant {
 	u32 id;
@@ -68,6 +70,7 @@ struct vgpu_tenant {
 	u64 susp_since;
 	u64 susp_ns;
 	char state_reason[VGPU_REASON_LEN_MAX + 1];
+	bool preempted;
 };
 
 struct vgpu_tenant *vgpu_tenant_alloc(const char *name);
@@ -118,6 +121,7 @@ void vgpu_final_notify(const struct vgpu_final *f);
 /* tenant_state.c */
 struct pid;
 int vgpu_tenant_suspend(struct vgpu_tenant *t, struct netlink_ext_ack *extack);
+unsigned int vgpu_tenant_suspending_nr(void);
 int vgpu_tenant_resume(struct vgpu_tenant *t, struct netlink_ext_ack *extack);
 int vgpu_tenant_settle(struct vgpu_tenant *t, u32 from, const char *reason,
 		       struct netlink_ext_ack *extack);

@@ -35,6 +35,33 @@
 static void vgpu_resume_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(vgpu_resume_work, vgpu_resume_fn);
 static bool vgpu_resume_stopped;
+/* Tenants suspending now: charges waiting for preemption look at it. */
+static unsigned int vgpu_suspending_nr;
+
+/* Every change of state goes through here. */
+static void vgpu_tenant_set_state(struct vgpu_tenant *t, u32 state)
+{
+	if (t->state == VGPU_TENANT_STATE_SUSPENDING)
+		WRITE_ONCE(vgpu_suspending_nr, vgpu_suspending_nr - 1);
+	if (state == VGPU_TENANT_STATE_SUSPENDING)
+		WRITE_ONCE(vgpu_suspending_nr, vgpu_suspending_nr + 1);
+	if (state == VGPU_TENANT_STATE_RUNNING)
+		t->preempted = false;
+	t->state = state;
+	vgpu_changed();
+	vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
+}
+
+/**
+ * vgpu_tenant_suspending_nr() - how many tenants are being suspended
+ *
+ * Context: any (a snapshot).
+ * Return: the number.
+ */
+unsigned int vgpu_tenant_suspending_nr(void)
+{
+	return READ_ONCE(vgpu_suspending_nr);
+}
 
 /* The extack message for a request the tenant's state refuses. */
 static int vgpu_tenant_state_refuse(const struct vgpu_tenant *t, struct netlink_ext_ack *extack,
@@ -85,10 +112,8 @@ int vgpu_tenant_suspend(struct vgpu_tenant *t, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "tenant has no registered processes to suspend");
 		return -EINVAL;
 	}
-	t->state = VGPU_TENANT_STATE_SUSPENDING;
 	t->state_reason[0] = '\0';
-	vgpu_changed();
-	vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
+	vgpu_tenant_set_state(t, VGPU_TENANT_STATE_SUSPENDING);
 	return 0;
 }
 
@@ -102,10 +127,8 @@ static bool vgpu_tenant_try_resume(struct vgpu_tenant *t)
 	spin_unlock(&vgpu_acct_lock);
 	if (!done)
 		return false;
-	t->state = VGPU_TENANT_STATE_RESUMING;
 	t->resume_wait = false;
-	vgpu_changed();
-	vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
+	vgpu_tenant_set_state(t, VGPU_TENANT_STATE_RESUMING);
 	return true;
 }
 
@@ -128,6 +151,15 @@ static void vgpu_resume_fn(struct work_struct *work)
 				 msecs_to_jiffies(VGPU_RESUME_RETRY_MS));
 out_unlock:
 	mutex_unlock(&vgpu_lock);
+}
+
+/* The tenant's resume waits for room: vgpu_resume_fn() tries it again. */
+static void vgpu_tenant_resume_later(struct vgpu_tenant *t)
+{
+	t->resume_wait = true;
+	if (!vgpu_resume_stopped)
+		mod_delayed_work(system_wq, &vgpu_resume_work,
+				 msecs_to_jiffies(VGPU_RESUME_RETRY_MS));
 }
 
 /**
@@ -154,12 +186,9 @@ int vgpu_tenant_resume(struct vgpu_tenant *t, struct netlink_ext_ack *extack)
 		return vgpu_tenant_state_refuse(t, extack, -EBUSY);
 	if (t->resume_wait || vgpu_tenant_try_resume(t))
 		return 0;
-	t->resume_wait = true;
+	vgpu_tenant_resume_later(t);
 	vgpu_changed();
 	vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
-	if (!vgpu_resume_stopped)
-		mod_delayed_work(system_wq, &vgpu_resume_work,
-				 msecs_to_jiffies(VGPU_RESUME_RETRY_MS));
 	return 0;
 }
 
@@ -206,26 +235,27 @@ int vgpu_tenant_settle(struct vgpu_tenant *t, u32 from, const char *reason,
 		NL_SET_ERR_MSG(extack, "tenant is not in that state: a late or repeated settle changes nothing");
 		return -EALREADY;
 	}
-	if (from == VGPU_TENANT_STATE_SUSPENDING) {
-		if (vgpu_tenant_any_parked(t)) {
-			t->state = VGPU_TENANT_STATE_SUSPENDED;
-			t->susp_since = now;
-			spin_lock(&vgpu_acct_lock);
-			vgpu_acct_lapse(&t->bucket, true);
-			spin_unlock(&vgpu_acct_lock);
-		} else {
-			t->state = VGPU_TENANT_STATE_RUNNING;
-		}
+	strscpy(t->state_reason, reason ? reason : "", sizeof(t->state_reason));
+	if (from == VGPU_TENANT_STATE_SUSPENDING && vgpu_tenant_any_parked(t)) {
+		t->susp_since = now;
+		spin_lock(&vgpu_acct_lock);
+		vgpu_acct_lapse(&t->bucket, true);
+		spin_unlock(&vgpu_acct_lock);
+		/* Preempted: it comes back by itself once it fits. */
+		if (t->preempted)
+			vgpu_tenant_resume_later(t);
+		vgpu_tenant_set_state(t, VGPU_TENANT_STATE_SUSPENDED);
+	} else if (from == VGPU_TENANT_STATE_SUSPENDING) {
+		vgpu_tenant_set_state(t, VGPU_TENANT_STATE_RUNNING);
 	} else {
-		t->state = VGPU_TENANT_STATE_RUNNING;
 		t->susp_ns += now - t->susp_since;
 		spin_lock(&vgpu_acct_lock);
 		vgpu_acct_thaw_bucket(&t->bucket);
 		spin_unlock(&vgpu_acct_lock);
+		vgpu_tenant_set_state(t, VGPU_TENANT_STATE_RUNNING);
 	}
-	strscpy(t->state_reason, reason ? reason : "", sizeof(t->state_reason));
-	vgpu_changed();
-	vgpu_tenant_notify(t, VGPU_CMD_TENANT_CHANGE_NTF);
+	/* A charge waiting for this suspension looks again. */
+	vgpu_acct_room_changed();
 	return 0;
 }
 

@@ -22,6 +22,8 @@
  *   selftest.c                 handlers: netlink requests, /dev/vgpu
  *   placement.c gpu_choice.c   placement policy over every tenant; the
  *                              GPUs gpus-auto chooses, NVLink, health
+ *   preempt.c                  suspending lower tenants for a charge that
+ *                              found no room (preemption by memory)
  *   tenant_state.c tenant_del.c  suspension and resume (the agent's
  *                              reports); deleting a tenant (admin,
  *                              ephemeral), its final record

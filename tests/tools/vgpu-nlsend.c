@@ -111,6 +111,8 @@ static const enum atype tenant_types[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_SUSPENDED_NS] = T_U64,
 	[VGPU_A_TENANT_RESUME_WAIT] = T_FLAG,
 	[VGPU_A_TENANT_STATE_REASON] = T_STR,
+	[VGPU_A_TENANT_PREEMPTIBLE] = T_U32,
+	[VGPU_A_TENANT_VRAM_WAIT] = T_U32,
 };
 
 static const enum atype label_types[VGPU_A_LABEL_MAX + 1] = {
