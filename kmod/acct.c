@@ -137,13 +137,42 @@ void vgpu_acct_sync_reserved(struct vgpu_bucket *b, u64 now)
 }
 
 /**
+ * vgpu_acct_unhold() - take a bucket's hold off a GPU's sums
+ * @b: bucket
+ * @index: GPU index
+ *
+ * Before a change of what the bucket holds (its charges, reservation,
+ * gpus or class); vgpu_acct_rehold() after it puts the new hold back.
+ *
+ * Context: vgpu_acct_lock held.
+ */
+void vgpu_acct_unhold(const struct vgpu_bucket *b, u32 index)
+{
+	vgpu_acct_gpus[index].held -= vgpu_bucket_hold(b, index);
+	vgpu_acct_gpus[index].held_firm -= vgpu_bucket_hold_firm(b, index);
+}
+
+/**
+ * vgpu_acct_rehold() - put a bucket's hold back in a GPU's sums
+ * @b: bucket
+ * @index: GPU index
+ *
+ * Context: vgpu_acct_lock held.
+ */
+void vgpu_acct_rehold(const struct vgpu_bucket *b, u32 index)
+{
+	vgpu_acct_gpus[index].held += vgpu_bucket_hold(b, index);
+	vgpu_acct_gpus[index].held_firm += vgpu_bucket_hold_firm(b, index);
+}
+
+/**
  * vgpu_acct_set_charged() - set what a bucket is charged on a GPU
  * @b: bucket
  * @index: GPU index
  * @charged: bytes
  *
- * Keeps every sum in step (the GPU's @held and @charged, the bucket's
- * peak and byte-seconds).
+ * Keeps every sum in step (the GPU's @held, @held_firm and @charged, the
+ * bucket's peak and byte-seconds).
  *
  * Context: vgpu_acct_lock held.
  */
@@ -154,10 +183,10 @@ void vgpu_acct_set_charged(struct vgpu_bucket *b, u32 index, u64 charged)
 
 	lockdep_assert_held(&vgpu_acct_lock);
 	vgpu_usage_integrate(u, ktime_get_ns());
-	gpu->held -= vgpu_bucket_hold(b, index);
+	vgpu_acct_unhold(b, index);
 	gpu->charged -= u->charged;
 	u->charged = charged;
-	gpu->held += vgpu_bucket_hold(b, index);
+	vgpu_acct_rehold(b, index);
 	gpu->charged += charged;
 	if (charged > u->peak)
 		u->peak = charged;
@@ -324,7 +353,8 @@ void vgpu_acct_vram(const struct vgpu_bucket *b, u32 index, struct vgpu_pol_vram
 
 	v->vram_max = b->vram_max;
 	v->capacity = gpu->capacity;
-	v->held = gpu->held;
+	/* A firm tenant does not count what soft ones reserve (suspend.md). */
+	v->held = b != &vgpu_default_bucket && !b->soft ? gpu->held_firm : gpu->held;
 	v->hold = vgpu_bucket_hold(b, index);
 	v->charged = b->usage[index].charged;
 }

@@ -119,6 +119,8 @@ struct vgpu_usage {
  *	vgpu_acct_lock first, and leaves it before its file is unbound
  * @node: link in the list of tenants' buckets (acct_bucket.c)
  * @lapsed: its reservations lapse while it is suspended (acct_park.c)
+ * @soft: its tenant is preemptible: its reservations do not hold against
+ *	tenants that are not (@held_firm)
  * @usage: accounting per GPU index
  * @sched: compute scheduling state, under vgpu_sched_lock (sched.h)
  *
@@ -132,6 +134,7 @@ struct vgpu_bucket {
 	unsigned int walkers;
 	unsigned int nprocs;
 	bool lapsed;
+	bool soft;
 	struct list_head procs;
 	spinlock_t procs_lock;
 	struct list_head node;
@@ -147,13 +150,17 @@ extern struct vgpu_bucket vgpu_default_bucket;
  * that may use it; @scanning while a charge looks through every
  * registration on it (acct_scan.c); @wanted: bytes of the charges waiting
  * for preemption to free room on it, which resumes leave free
- * (acct_park.c). Under vgpu_acct_lock.
+ * (acct_park.c); @held_firm: @held with the reservations of preemptible
+ * tenants left out (their charges kept), which is what a tenant that is
+ * not preemptible finds taken (suspend.md, "The admission rule"). Under
+ * vgpu_acct_lock.
  */
 struct vgpu_acct_gpu {
 	bool present;
 	bool scanning;
 	u64 capacity;
 	u64 held;
+	u64 held_firm;
 	u64 charged;
 	u64 wanted;
 };
@@ -185,8 +192,22 @@ static inline u64 vgpu_bucket_hold(const struct vgpu_bucket *b, u32 index)
 	return max(b->usage[index].charged, vgpu_bucket_reserve(b, index));
 }
 
+/**
+ * vgpu_bucket_hold_firm() - what a bucket keeps from firm tenants on a GPU
+ * @b: bucket
+ * @index: GPU index
+ *
+ * Return: its charges, or its reservation if more and it is not soft.
+ */
+static inline u64 vgpu_bucket_hold_firm(const struct vgpu_bucket *b, u32 index)
+{
+	return b->soft ? b->usage[index].charged : vgpu_bucket_hold(b, index);
+}
+
 /* acct.c */
 void vgpu_bucket_init(struct vgpu_bucket *b);
+void vgpu_acct_unhold(const struct vgpu_bucket *b, u32 index);
+void vgpu_acct_rehold(const struct vgpu_bucket *b, u32 index);
 void vgpu_usage_integrate(struct vgpu_usage *u, u64 now);
 void vgpu_acct_sync_reserved(struct vgpu_bucket *b, u64 now);
 void vgpu_acct_set_charged(struct vgpu_bucket *b, u32 index, u64 charged);

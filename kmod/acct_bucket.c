@@ -30,12 +30,13 @@ static bool vgpu_bucket_set_limits(struct vgpu_bucket *b, const struct vgpu_quot
 	u32 i;
 
 	for (i = 0; i < VGPU_GPU_MAX; i++)
-		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
+		vgpu_acct_unhold(b, i);
 	b->vram_max = vram_max;
 	b->vram_min = q->set & VGPU_QUOTA_VRAM_MIN ? q->vram_min : 0;
 	b->gpus = gpus;
+	b->soft = vgpu_quota_preemptible(q);
 	for (i = 0; i < VGPU_GPU_MAX; i++)
-		vgpu_acct_gpus[i].held += vgpu_bucket_hold(b, i);
+		vgpu_acct_rehold(b, i);
 	vgpu_acct_sync_reserved(b, ktime_get_ns());
 	return tighter;
 }
@@ -120,7 +121,7 @@ int vgpu_acct_bucket_del(struct vgpu_bucket *b, bool force)
 	}
 	vgpu_acct_scan_wait_bucket(b);
 	for (i = 0; i < VGPU_GPU_MAX; i++)
-		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
+		vgpu_acct_unhold(b, i);
 	/* The reservations end: integrated up to now, then 0. */
 	b->vram_min = 0;
 	vgpu_acct_sync_reserved(b, ktime_get_ns());

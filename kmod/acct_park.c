@@ -136,10 +136,10 @@ void vgpu_acct_lapse(struct vgpu_bucket *b, bool lapsed)
 	if (b->lapsed == lapsed)
 		return;
 	for (i = 0; i < VGPU_GPU_MAX; i++)
-		vgpu_acct_gpus[i].held -= vgpu_bucket_hold(b, i);
+		vgpu_acct_unhold(b, i);
 	b->lapsed = lapsed;
 	for (i = 0; i < VGPU_GPU_MAX; i++)
-		vgpu_acct_gpus[i].held += vgpu_bucket_hold(b, i);
+		vgpu_acct_rehold(b, i);
 	vgpu_acct_sync_reserved(b, ktime_get_ns());
 }
 

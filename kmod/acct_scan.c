@@ -140,14 +140,16 @@ static u64 vgpu_acct_unspent(const struct vgpu_proc *q, u32 index)
 /*
  * What taking @q's unspent budget back would add to what its bucket frees
  * for others: each bucket keeps at least its reservation, so it frees
- * min(its unspent budgets, charged - reservation). The sum so far is kept
- * in the bucket's scratch, marked with the look's @seq.
+ * min(its unspent budgets, charged - reservation); for a charge of a
+ * tenant that is not preemptible (@firm), a preemptible one's reservation
+ * does not count. The sum so far is kept in the bucket's scratch, marked
+ * with the look's @seq.
  */
-static u64 vgpu_scan_spare(struct vgpu_proc *q, u32 index, u64 seq)
+static u64 vgpu_scan_spare(struct vgpu_proc *q, u32 index, u64 seq, bool firm)
 {
 	struct vgpu_bucket *c = q->bucket;
 	struct vgpu_usage *u = &c->usage[index];
-	u64 reserve = vgpu_bucket_reserve(c, index), excess, before;
+	u64 reserve = firm && c->soft ? 0 : vgpu_bucket_reserve(c, index), excess, before;
 
 	if (u->spare_seq != seq) {
 		u->spare_seq = seq;
@@ -166,6 +168,7 @@ static u64 vgpu_scan_spare(struct vgpu_proc *q, u32 index, u64 seq)
 static int vgpu_scan_gpu(struct vgpu_scan *s, u64 bytes, struct list_head *dead)
 {
 	struct vgpu_bucket *b = s->p->bucket;
+	bool firm = b != &vgpu_default_bucket && !b->soft;
 	u64 seq = ++vgpu_scan_seq, freed = 0;
 	struct vgpu_proc *q;
 	int err = 0;
@@ -175,7 +178,7 @@ static int vgpu_scan_gpu(struct vgpu_scan *s, u64 bytes, struct list_head *dead)
 		if (vgpu_proc_dead(q))
 			vgpu_proc_end(q, dead);
 		else if (q->bucket != b)
-			freed += vgpu_scan_spare(q, s->index, seq);
+			freed += vgpu_scan_spare(q, s->index, seq, firm);
 	}
 	if (err || bytes > vgpu_acct_room(b, s->index, freed, NULL))
 		return err;

@@ -110,12 +110,13 @@ static void vgpu_choice_loads(struct vgpu_choice *c, const struct vgpu_tenant *s
 
 /*
  * Fills @c with the healthy GPUs of @allowed that have room for @need
- * bytes, in the policy's order (an insertion sort: at most VGPU_GPU_MAX
- * entries), @c->load being filled already. Returns the number of healthy
+ * bytes (what the reservations leave: those of preemptible tenants too
+ * when @all), in the policy's order (an insertion sort: at most
+ * VGPU_GPU_MAX entries), @c->load being filled already. Returns the number of healthy
  * GPUs of @allowed, with or without room.
  */
 static u32 vgpu_choice_fill(struct vgpu_choice *c, const struct vgpu_tenant *self,
-			    u64 allowed, u64 need)
+			    u64 allowed, u64 need, bool all)
 {
 	struct vgpu_gpu *gpu;
 	u32 i, k, healthy = 0;
@@ -125,7 +126,7 @@ static u32 vgpu_choice_fill(struct vgpu_choice *c, const struct vgpu_tenant *sel
 		if (gpu->state != VGPU_GPU_STATE_HEALTHY || !(allowed & BIT_ULL(i)))
 			continue;
 		healthy++;
-		reserved = vgpu_tenant_reserved(i, self);
+		reserved = vgpu_tenant_reserved(i, self, all);
 		c->room[i] = reserved < gpu->vram ? gpu->vram - reserved : 0;
 		if (c->room[i] < need)
 			continue;
@@ -200,14 +201,20 @@ static int vgpu_choice_make(struct vgpu_choice *c, const struct vgpu_quota_set *
 			    const struct vgpu_tenant *self, u64 allowed, u64 *set,
 			    struct nlattr *attr, struct netlink_ext_ack *extack)
 {
-	u64 need = q->set & VGPU_QUOTA_VRAM_MIN ? q->vram_min : 0;
+	/*
+	 * A tenant whose reservation is a promise needs a GPU that can keep
+	 * it; a preemptible one may go anywhere, ordered by what all the
+	 * reservations leave.
+	 */
+	bool soft = vgpu_quota_preemptible(q);
+	u64 need = q->set & VGPU_QUOTA_VRAM_MIN && !soft ? q->vram_min : 0;
 	u64 all = 0, local = 0;
 	struct vgpu_gpu *gpu;
 	nodemask_t nodes;
 	u32 k;
 
 	*set = 0;
-	if (vgpu_choice_fill(c, self, allowed, need) < c->n)
+	if (vgpu_choice_fill(c, self, allowed, need, soft) < c->n)
 		return -ENODEV;
 	vgpu_choice_nodes(q, &nodes);
 	for (k = 0; k < c->ncand; k++) {

@@ -162,9 +162,9 @@ static int vgpu_gpu_add_check(struct vgpu_gpu *gpu, struct genl_info *info)
 		return -EINVAL;
 	}
 	/* Tenants with no gpus quota may use the new GPU at once. */
-	if (gpu->vram < vgpu_tenant_reserved(gpu->index, NULL)) {
+	if (gpu->vram < vgpu_tenant_reserved(gpu->index, NULL, false)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, attrs[VGPU_A_GPU_VRAM],
-				    "vram is below the vram-min reserved by tenants");
+				    "vram is below the vram-min reserved by tenants not preemptible");
 		return -ENOSPC;
 	}
 	return 0;

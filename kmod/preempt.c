@@ -27,6 +27,16 @@
 /* Most tenants one charge suspends. */
 #define VGPU_PREEMPT_MAX	16
 
+/*
+ * What suspending @v frees for a charge of @t on @gpu: its charges, and
+ * its reservation too (it lapses) if @t counts it (@t is preemptible
+ * itself: acct.c's held_firm).
+ */
+static u64 vgpu_preempt_frees(const struct vgpu_tenant *v, const struct vgpu_tenant *t, u32 gpu)
+{
+	return t->bucket.soft ? vgpu_bucket_hold(&v->bucket, gpu) : v->bucket.usage[gpu].charged;
+}
+
 /* Whether @v may be suspended for a charge of @t on @gpu. */
 static bool vgpu_preempt_candidate(const struct vgpu_tenant *v, const struct vgpu_tenant *t,
 				   u32 gpu)
@@ -34,7 +44,7 @@ static bool vgpu_preempt_candidate(const struct vgpu_tenant *v, const struct vgp
 	return v != t && vgpu_quota_preemptible(&v->quota) &&
 	       v->state == VGPU_TENANT_STATE_RUNNING && v->bucket.nprocs &&
 	       vgpu_quota_priority(&v->quota) < vgpu_quota_priority(&t->quota) &&
-	       v->bucket.usage[gpu].charged;
+	       vgpu_preempt_frees(v, t, gpu);
 }
 
 /* Whether @a goes before @b: lower priority, then more held, then older. */
@@ -78,7 +88,7 @@ static unsigned int vgpu_preempt_pick(const struct vgpu_tenant *t, u32 gpu, u64 
 		if (!best)
 			break;
 		out[n++] = best;
-		freed += best->bucket.usage[gpu].charged;
+		freed += vgpu_preempt_frees(best, t, gpu);
 	}
 	return freed >= need ? n : 0;
 }

@@ -265,12 +265,14 @@ bool vgpu_tenant_cgroup_removed(const struct vgpu_tenant *t)
  * vgpu_tenant_reserved() - VRAM reserved on a GPU by the tenants
  * @index: GPU index
  * @skip: tenant to leave out (the one being changed), or NULL
+ * @all: count the preemptible tenants too; else only those whose
+ *	reservations are promises (the admission rule, suspend.md)
  *
  * Context: vgpu_lock held.
  * Return: the sum of vram-min over the tenants that may use GPU @index,
  * saturated at U64_MAX.
  */
-u64 vgpu_tenant_reserved(u32 index, const struct vgpu_tenant *skip)
+u64 vgpu_tenant_reserved(u32 index, const struct vgpu_tenant *skip, bool all)
 {
 	struct vgpu_tenant *t;
 	unsigned long id;
@@ -279,7 +281,8 @@ u64 vgpu_tenant_reserved(u32 index, const struct vgpu_tenant *skip)
 	lockdep_assert_held(&vgpu_lock);
 	xa_for_each(&vgpu_tenants, id, t) {
 		if (t == skip || !(t->quota.set & VGPU_QUOTA_VRAM_MIN) ||
-		    !vgpu_quota_uses_gpu(&t->quota, index))
+		    !vgpu_quota_uses_gpu(&t->quota, index) ||
+		    (!all && vgpu_quota_preemptible(&t->quota)))
 			continue;
 		if (check_add_overflow(sum, t->quota.vram_min, &sum))
 			return U64_MAX;
@@ -296,8 +299,10 @@ u64 vgpu_tenant_reserved(u32 index, const struct vgpu_tenant *skip)
  * @extack: error report
  *
  * vgpu_quota_check() first; then, on every GPU, the vram-min of all the
- * tenants that may use it must fit in its VRAM. That sum spans the whole
- * table, hence here rather than in quota.c.
+ * tenants that may use it and are not preemptible must fit in its VRAM
+ * (the admission rule): what preemptible tenants reserve may go beyond
+ * it, since they can be suspended. That sum spans the whole table, hence
+ * here rather than in quota.c.
  *
  * Context: vgpu_lock held.
  * Return: 0, -EINVAL, -ENOENT or -ENOSPC with @extack set.
@@ -313,17 +318,17 @@ int vgpu_tenant_check_quota(const struct vgpu_quota_set *q, const struct vgpu_te
 	err = vgpu_quota_check(q, attrs, extack);
 	if (err)
 		return err;
-	if (!(q->set & VGPU_QUOTA_VRAM_MIN))
+	if (!(q->set & VGPU_QUOTA_VRAM_MIN) || vgpu_quota_preemptible(q))
 		return 0;
 	vgpu_for_each_gpu(gpu, i) {
 		u64 sum;
 
 		if (!vgpu_quota_uses_gpu(q, i))
 			continue;
-		if (check_add_overflow(vgpu_tenant_reserved(i, self), q->vram_min, &sum) ||
+		if (check_add_overflow(vgpu_tenant_reserved(i, self, false), q->vram_min, &sum) ||
 		    sum > gpu->vram) {
 			NL_SET_ERR_MSG_ATTR(extack, min_attr ?: attrs[VGPU_A_TENANT_GPUS],
-					    "sum of vram-min exceeds a GPU's vram");
+					    "sum of vram-min of tenants not preemptible exceeds a GPU's vram");
 			return -ENOSPC;
 		}
 	}

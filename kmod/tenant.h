@@ -85,7 +85,7 @@ struct vgpu_tenant *vgpu_tenant_find_cgroup(u64 cgroup_id);
 struct vgpu_tenant *vgpu_tenant_of_task(struct task_struct *task);
 struct vgpu_tenant *vgpu_tenant_next(unsigned long *id);
 bool vgpu_tenant_cgroup_removed(const struct vgpu_tenant *t);
-u64 vgpu_tenant_reserved(u32 index, const struct vgpu_tenant *skip);
+u64 vgpu_tenant_reserved(u32 index, const struct vgpu_tenant *skip, bool all);
 int vgpu_tenant_check_quota(const struct vgpu_quota_set *q, const struct vgpu_tenant *self,
 			    struct nlattr **attrs, struct netlink_ext_ack *extack);
 bool vgpu_tenant_names_gpu(u32 index);

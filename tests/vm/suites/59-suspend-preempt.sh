@@ -127,5 +127,21 @@ touch /tmp/np.go
 wait $np
 check_eq "np's client ends well" 0 $?
 
+# --- the admission rule: what preemptible tenants reserve may go beyond
+# the GPU; what the others reserve may not, and holds against them only
+alloc_in() { local t=$1; shift; env LD_PRELOAD=/usr/lib/libvgpu.so /tmp/in_cg "$t" vram-client "$@"; }
+mkdir -p $cg/firm $cg/firm2 $cg/soft
+check "tenant firm reserves 128M of the 256M left" vgpuctl tenant add firm cgroup firm vram-min 128M
+check_fails "another 192M reserved, not preemptible: refused" "not preemptible exceeds" \
+	vgpu-nlsend tenant-new str:1=firm2 str:3=/firm2 u64:6=$((192 * M))
+check "a preemptible tenant may reserve 256M beyond it" \
+	vgpu-nlsend tenant-new str:1=soft str:3=/soft u64:6=$((256 * M)) u32:34=1
+check_fails "it cannot stop being preemptible while the sum is beyond" "not preemptible exceeds" \
+	quota soft 34=0
+check_out "firm's reservation is its own: 128M" "alloc 128M ok" alloc_in firm alloc 128M
+check_fails "soft's reservation does not hold against firm's: soft cannot have 192M" \
+	"alloc 192M CUDA_ERROR_OUT_OF_MEMORY" alloc_in soft alloc 192M
+check_out "soft has what firm's reservation leaves" "alloc 128M ok" alloc_in soft alloc 128M
+
 agent_stop
 suite_end
