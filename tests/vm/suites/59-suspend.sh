@@ -68,6 +68,9 @@ check_eq "state: suspended" suspended "$(state lo)"
 check_eq "simgpu holds nothing for lo" 0 "$(truth /lo 0)"
 check_eq "nothing charged to lo" 0 "$(usage lo 0 vram_current)"
 check_out "tenant show: 160M in host memory" "host-bytes 160MiB" vgpuctl tenant show lo
+check_out "metrics: lo's host bytes" "vgpu_tenant_host_bytes{tenant=\"lo\"} 167772160" vgpuctl metrics
+check_out "metrics: lo is suspended" "vgpu_tenant_suspended{tenant=\"lo\",state=\"suspended\"} 1" vgpuctl metrics
+check_out "top shows the state" "suspended" vgpuctl top -n 1
 check_out "ps marks the process" "$lo" vgpuctl ps
 t0=$(ticks /tmp/lo.ticks)
 sleep 0.5
@@ -145,6 +148,48 @@ await "its registration ends" 300 sh -c "! vgpuctl ps | grep -qw $k"
 check_eq "nothing in host memory, nothing charged, nothing held" "0 0" \
 	"$(truth /lo 0) $(usage lo 0 vram_current)"
 check_out "the tenant resumes with nothing to restore" "resumed" vgpuctl tenant resume lo
+
+# --- kill -9 while suspending, and while resuming
+client k lo alloc 32M , touch /tmp/k2.ready , wait /tmp/k.never
+k=$!
+await "a client" 600 test -e /tmp/k2.ready
+agent_stop
+check "suspend with no agent" vgpuctl tenant suspend lo nowait
+kill -9 $k
+wait $k 2>/dev/null
+agent_start
+await "a suspension whose process died ends running" 300 state_is lo running
+check_eq "nothing charged, nothing held" "0 0" "$(truth /lo 0) $(usage lo 0 vram_current)"
+client k lo alloc 32M , touch /tmp/k3.ready , wait /tmp/k.never
+k=$!
+await "a client" 600 test -e /tmp/k3.ready
+check_out "suspended" "suspended" vgpuctl tenant suspend lo
+agent_stop
+check "resume with no agent: its 32M charged back" vgpuctl tenant resume lo nowait
+check_eq "resuming, 32M charged" "resuming $((32 * M))" "$(state lo) $(usage lo 0 vram_current)"
+kill -9 $k
+wait $k 2>/dev/null
+await "its registration ends" 300 sh -c "! vgpuctl ps | grep -qw $k"
+check_eq "kill -9 while resuming gives the charge back" 0 "$(usage lo 0 vram_current)"
+agent_start
+await "the agent settles the resume" 300 state_is lo running
+
+# --- the host copy is the tenant's own memory: a suspension that would
+# not fit in its cgroup's memory.max is refused for that process
+echo +memory > $cg/cgroup.subtree_control
+mkdir -p $cg/tight
+check "tenant tight" vgpuctl tenant add tight cgroup tight
+client t tight alloc 64M , touch /tmp/t.ready , wait /tmp/t.go , sum
+t=$!
+await "a client holding 64M" 600 test -e /tmp/t.ready
+echo $(( $(cat $cg/tight/memory.current) + 8 * M )) > $cg/tight/memory.max
+check_fails "a suspension beyond memory.max is refused, and says why" "host memory" \
+	vgpuctl tenant suspend tight
+check_eq "the tenant is running" running "$(state tight)"
+echo max > $cg/tight/memory.max
+touch /tmp/t.go
+wait $t
+check_eq "the process went on, its buffer whole" 0 $?
 
 # --- a process that cannot be checkpointed is left running
 check "tenant other" vgpuctl tenant add other cgroup other
