@@ -222,6 +222,9 @@ u64 vgpu_acct_proc_used(const struct vgpu_proc *p, u32 index);
 bool vgpu_acct_check_page(struct vgpu_proc *p, u32 index);
 bool vgpu_acct_denied(const struct vgpu_proc *p, u32 index);
 u64 vgpu_acct_release(struct vgpu_proc *p, u32 index, u64 bytes);
+extern struct wait_queue_head vgpu_park_wq;
+void vgpu_acct_thaw(struct vgpu_proc *p);
+void vgpu_acct_park_end(struct vgpu_proc *p);
 
 /**
  * struct vgpu_walk - a walk through registrations in batches (acct_walk.c)
@@ -273,13 +276,10 @@ int vgpu_acct_charge(struct vgpu_proc *p, u32 index, u64 bytes, u64 *keep,
 
 /* acct_park.c */
 struct pid;
-extern struct wait_queue_head vgpu_park_wq;
 extern struct wait_queue_head vgpu_room_wq;
 extern atomic_t vgpu_room_seq;
 void vgpu_acct_room_changed(void);
 void vgpu_acct_park(struct vgpu_proc *p);
-void vgpu_acct_thaw(struct vgpu_proc *p);
-void vgpu_acct_park_end(struct vgpu_proc *p);
 u64 vgpu_acct_parked(const struct vgpu_bucket *b);
 void vgpu_acct_lapse(struct vgpu_bucket *b, bool lapsed);
 bool vgpu_acct_unpark_bucket(struct vgpu_bucket *b);

@@ -22,8 +22,6 @@
 #include "acct.h"
 #include "proc.h"
 
-/* Where frozen processes' charges wait; woken by every thaw and end. */
-DECLARE_WAIT_QUEUE_HEAD(vgpu_park_wq);
 /*
  * Where charges waiting for preemption wait (preempt.c): woken, with
  * vgpu_room_seq moved on, when a suspension parks charges or settles.
@@ -70,41 +68,6 @@ void vgpu_acct_park(struct vgpu_proc *p)
 	}
 	WRITE_ONCE(p->frozen, true);
 	vgpu_acct_room_changed();
-}
-
-/**
- * vgpu_acct_thaw() - let a process's charges go on
- * @p: registered process
- *
- * Its parked bytes, if any are left (the resume did not charge them
- * back), stay parked.
- */
-void vgpu_acct_thaw(struct vgpu_proc *p)
-{
-	lockdep_assert_held(&vgpu_acct_lock);
-	if (!p->frozen)
-		return;
-	WRITE_ONCE(p->frozen, false);
-	wake_up_all(&vgpu_park_wq);
-}
-
-/**
- * vgpu_acct_park_end() - a registration with parked bytes ends
- * @p: the process whose registration ends (vgpu_proc_end())
- *
- * Its host copy goes with it: its parked bytes leave its bucket's sum,
- * and a charge of its waiting for the thaw wakes to find it ended.
- */
-void vgpu_acct_park_end(struct vgpu_proc *p)
-{
-	u32 i;
-
-	lockdep_assert_held(&vgpu_acct_lock);
-	for (i = 0; i < VGPU_GPU_MAX; i++) {
-		p->bucket->usage[i].parked -= p->parked[i];
-		p->parked[i] = 0;
-	}
-	vgpu_acct_thaw(p);
 }
 
 /**

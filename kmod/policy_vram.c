@@ -24,6 +24,14 @@ u64 vgpu_pol_limit(const struct vgpu_pol_vram *v)
 	return min(v->vram_max, v->capacity);
 }
 
+/* What the other buckets leave of the GPU: its capacity less their holds. */
+static u64 vgpu_pol_left(const struct vgpu_pol_vram *v)
+{
+	u64 others = v->held - v->hold;
+
+	return v->capacity > others ? v->capacity - others : 0;
+}
+
 /**
  * vgpu_pol_room() - how many more bytes a bucket may be charged on a GPU
  * @v: the bucket's VRAM on the GPU
@@ -38,8 +46,7 @@ u64 vgpu_pol_limit(const struct vgpu_pol_vram *v)
  */
 u64 vgpu_pol_room(const struct vgpu_pol_vram *v, u64 freed, bool *gpu_bound)
 {
-	u64 others = v->held - v->hold;
-	u64 left = v->capacity > others ? v->capacity - others : 0;
+	u64 left = vgpu_pol_left(v);
 	u64 limit = vgpu_pol_limit(v);
 	u64 free = min(left + freed, v->capacity);
 	u64 top = min(limit, free);
@@ -93,8 +100,7 @@ bool vgpu_pol_look(u64 bytes, u64 room, u64 limit)
  */
 bool vgpu_pol_fits_back(const struct vgpu_pol_vram *v, u64 parked, u64 reserve, u64 keep_free)
 {
-	u64 others = v->held - v->hold;
-	u64 left = v->capacity > others ? v->capacity - others : 0;
+	u64 left = vgpu_pol_left(v);
 
 	left = left > keep_free ? left - keep_free : 0;
 	return v->charged + parked <= min(vgpu_pol_limit(v), left) && reserve <= left;

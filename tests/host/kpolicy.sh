@@ -101,5 +101,9 @@ mutant kmod/policy_vram.c 'return bytes > room && bytes <= limit;' 'return bytes
 	"a charge of exactly the limit is refused without a look"
 mutant kmod/policy_vram.c 'u64 others = v->held - v->hold;' 'u64 others = v->held;' \
 	"the bucket's own hold counts as others'"
+mutant kmod/policy_vram.c 'left = left > keep_free ? left - keep_free : 0;' 'left = left + 0 * keep_free;' \
+	"a resume takes the room a waiting charge wants"
+mutant kmod/policy_vram.c '&& reserve <= left;' '&& reserve <= left + reserve;' \
+	"a resume promises a reservation it cannot give"
 
 [ "$failures" -eq 0 ]

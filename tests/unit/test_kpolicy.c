@@ -56,6 +56,44 @@ static void test_room(void)
 	result(vgpu_pol_room(&t[0].v, 0, NULL) == 8 * GiB, "room: without gpu_bound", "wrong");
 }
 
+static void test_fits_back(void)
+{
+	/* vram_max, capacity, held, hold, charged (the bucket suspended) */
+	static const struct {
+		const char *what;
+		struct vgpu_pol_vram v;
+		u64 parked, reserve, keep_free;
+		bool fits;
+	} t[] = {
+		{ "fits back: others 8G of 16G, 6G parked", { U64_MAX, 16 * GiB, 8 * GiB, 0, 0 },
+		  6 * GiB, 0, 0, true },
+		{ "fits back: exactly what is left", { U64_MAX, 16 * GiB, 8 * GiB, 0, 0 },
+		  8 * GiB, 0, 0, true },
+		{ "fits back: a byte more than is left", { U64_MAX, 16 * GiB, 8 * GiB, 0, 0 },
+		  8 * GiB + 1, 0, 0, false },
+		{ "fits back: its reservation must fit too", { U64_MAX, 16 * GiB, 8 * GiB, 0, 0 },
+		  1 * GiB, 9 * GiB, 0, false },
+		{ "fits back: room a waiting charge wants is left", { U64_MAX, 16 * GiB, 8 * GiB, 0, 0 },
+		  6 * GiB, 0, 4 * GiB, false },
+		{ "fits back: beside what is wanted", { U64_MAX, 16 * GiB, 8 * GiB, 0, 0 },
+		  4 * GiB, 0, 4 * GiB, true },
+		{ "fits back: its own charges count", { U64_MAX, 16 * GiB, 9 * GiB, 1 * GiB, 1 * GiB },
+		  7 * GiB, 0, 0, true },
+		{ "fits back: under its vram-max only", { 4 * GiB, 16 * GiB, 0, 0, 0 },
+		  5 * GiB, 0, 0, false },
+		{ "fits back: others hold more than the GPU", { U64_MAX, 16 * GiB, 20 * GiB, 0, 0 },
+		  1, 0, 0, false },
+		{ "fits back: nothing parked, no reservation", { U64_MAX, 16 * GiB, 20 * GiB, 0, 0 },
+		  0, 0, 0, true },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		bool fits = vgpu_pol_fits_back(&t[i].v, t[i].parked, t[i].reserve, t[i].keep_free);
+
+		result(fits == t[i].fits, t[i].what, "fits %d (want %d)", fits, t[i].fits);
+	}
+}
+
 static void test_budget_look(void)
 {
 	static const struct {
@@ -252,6 +290,7 @@ static void test_revoke(void)
 int main(void)
 {
 	test_room();
+	test_fits_back();
 	test_budget_look();
 	test_refill();
 	test_spend();
