@@ -9,7 +9,9 @@
  * priority first, then the most VRAM held on the GPU (the fewest
  * suspensions for the room), then the oldest tenant; only as many as the
  * room needs, and none when all of them together could not make the
- * charge fit. The charge's bytes are @wanted on the GPU meanwhile, so that
+ * charge fit, counting first what the suspensions under way will free (a
+ * charge that a signal interrupted comes back and asks for no more). The
+ * charge's bytes are @wanted on the GPU meanwhile, so that
  * no resume takes the room it waits for. The suspended tenants resume by
  * themselves once their VRAM fits again.
  */
@@ -62,16 +64,35 @@ static bool vgpu_preempt_before(const struct vgpu_tenant *a, const struct vgpu_t
 }
 
 /*
- * Picks the tenants to suspend for @need bytes on @gpu, best first, into
- * @out. Returns how many, 0 when all of them together hold too little.
+ * What the suspensions under way will free for @t on @gpu: a charge that
+ * comes back (a signal ended its wait, and libvgpu tries again) or
+ * another waiting one counts them before it asks for more.
  */
-static unsigned int vgpu_preempt_pick(const struct vgpu_tenant *t, u32 gpu, u64 need,
-				      struct vgpu_tenant **out)
+static u64 vgpu_preempt_pending(const struct vgpu_tenant *t, u32 gpu)
 {
+	struct vgpu_tenant *v;
+	unsigned long id;
+	u64 freed = 0;
+
+	for (id = 0; (v = vgpu_tenant_next(&id)); id++) {
+		if (v != t && v->state == VGPU_TENANT_STATE_SUSPENDING)
+			freed += vgpu_preempt_frees(v, t, gpu);
+	}
+	return freed;
+}
+
+/*
+ * Picks the tenants to suspend for @need bytes on @gpu, best first, into
+ * @out, counting what the suspensions under way free first. Returns
+ * whether @need is covered (possibly with none picked).
+ */
+static bool vgpu_preempt_pick(const struct vgpu_tenant *t, u32 gpu, u64 need,
+			      struct vgpu_tenant **out, unsigned int *nout)
+{
+	u64 freed = vgpu_preempt_pending(t, gpu);
 	struct vgpu_tenant *v, *best;
 	unsigned int n = 0, i;
 	unsigned long id;
-	u64 freed = 0;
 
 	lockdep_assert_held(&vgpu_lock);
 	lockdep_assert_held(&vgpu_acct_lock);
@@ -90,7 +111,8 @@ static unsigned int vgpu_preempt_pick(const struct vgpu_tenant *t, u32 gpu, u64 
 		out[n++] = best;
 		freed += vgpu_preempt_frees(best, t, gpu);
 	}
-	return freed >= need ? n : 0;
+	*nout = freed >= need ? n : 0;
+	return freed >= need;
 }
 
 /**
@@ -101,17 +123,17 @@ static unsigned int vgpu_preempt_pick(const struct vgpu_tenant *t, u32 gpu, u64 
  * @pre: out: the wait, for vgpu_preempt_wait() and vgpu_preempt_end()
  *
  * Context: no lock held; takes vgpu_lock.
- * Return: 0 when tenants were asked to suspend (the charge may wait),
- * -ENOMEM when the charge cannot wait: its tenant has no vram-wait, its
- * limit rather than the GPU bounds it, or suspending every candidate
- * would not free enough.
+ * Return: 0 when the suspensions asked now or already under way free
+ * enough (the charge may wait), -ENOMEM when the charge cannot wait: its
+ * tenant has no vram-wait, its limit rather than the GPU bounds it, or
+ * suspending every candidate would not free enough.
  */
 int vgpu_preempt_start(struct vgpu_proc *p, u32 gpu, u64 bytes, struct vgpu_preempt *pre)
 {
 	struct vgpu_tenant *victims[VGPU_PREEMPT_MAX];
+	bool gpu_bound, covered = false;
 	struct vgpu_tenant *t;
 	unsigned int n = 0, i;
-	bool gpu_bound;
 	u32 wait_ms;
 	u64 room;
 
@@ -123,8 +145,8 @@ int vgpu_preempt_start(struct vgpu_proc *p, u32 gpu, u64 bytes, struct vgpu_pree
 	spin_lock(&vgpu_acct_lock);
 	room = vgpu_acct_room(&t->bucket, gpu, 0, &gpu_bound);
 	if (gpu_bound && bytes > room)
-		n = vgpu_preempt_pick(t, gpu, bytes - room, victims);
-	if (n)
+		covered = vgpu_preempt_pick(t, gpu, bytes - room, victims, &n);
+	if (covered)
 		vgpu_acct_gpus[gpu].wanted += bytes;
 	spin_unlock(&vgpu_acct_lock);
 	for (i = 0; i < n; i++) {
@@ -133,7 +155,7 @@ int vgpu_preempt_start(struct vgpu_proc *p, u32 gpu, u64 bytes, struct vgpu_pree
 	}
 out_unlock:
 	mutex_unlock(&vgpu_lock);
-	if (!n)
+	if (!covered)
 		return -ENOMEM;
 	pre->gpu = gpu;
 	pre->bytes = bytes;
