@@ -156,11 +156,13 @@ static void test_preempt(void)
 {
 	static struct apply_tenant t[1];
 	struct apply_state h = { .tenants = t, .ntenants = 1 };
-	const char *const same[] = { "tenant tp cgroup tp priority low preemptible on vram-wait 30" };
-	const char *const spelt[] = { "tenant tp cgroup tp priority low preemptible on vram-wait 30.000" };
-	const char *const edit[] = { "tenant tp cgroup tp priority low preemptible off vram-wait 0.5" };
-	const char *const strip[] = { "tenant tp cgroup tp priority low" };
-	const char *const zero[] = { "tenant tp cgroup tp priority low preemptible on vram-wait 0" };
+#define TP "tenant tp cgroup tp priority low"
+	const char *const same[] = { TP " preemptible on vram-wait 30" };
+	const char *const spelt[] = { TP " preemptible on vram-wait 30.000" };
+	const char *const edit[] = { TP " preemptible off vram-wait 0.5" };
+	const char *const strip[] = { TP };
+	const char *const zero[] = { TP " preemptible on vram-wait 0" };
+#undef TP
 
 	tenant_of(same[0], &t[0]);
 	check("preemptible, vram-wait as the module has them: no change",
@@ -206,9 +208,11 @@ static void test_bad_lines(const struct apply_state *h)
 		{ "tenant a cgroup a bogus 1", "unknown key \"bogus\" for tenant add" },
 		{ "tenant a cgroup a label =x", "invalid label \"=x\"" },
 		{ "tenant a cgroup a vram-max", "missing value for vram-max" },
-		{ "tenant a cgroup a vram-wait 601", "invalid WAIT \"601\" for vram-wait (0-600 seconds" },
+		{ "tenant a cgroup a vram-wait 601",
+		  "invalid WAIT \"601\" for vram-wait (0-600 seconds" },
 		{ "tenant a cgroup a vram-wait 2m", "invalid WAIT \"2m\" for vram-wait" },
-		{ "tenant a cgroup a preemptible 1", "invalid VALUE \"1\" for preemptible (on or off)" },
+		{ "tenant a cgroup a preemptible 1",
+		  "invalid VALUE \"1\" for preemptible (on or off)" },
 		{ "tenant nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn cgroup a", "invalid NAME" },
 		{ "gpu", "missing INDEX for gpu add" },
 		{ "gpu 0", "vram is required" },
