@@ -111,7 +111,8 @@ check_fails "vram-min above vram-max on set" "Error: vram-min is above vram-max.
 	vgpuctl tenant set team-a vram-min 9G
 check_fails "unknown gpu in gpus" "Error: gpus names an unknown GPU." \
 	vgpuctl tenant add x cgroup free gpus 0,3
-check_fails "sum of vram-min above capacity" "Error: sum of vram-min exceeds a GPU's vram." \
+check_fails "sum of vram-min above capacity" \
+	"Error: sum of vram-min of tenants not preemptible exceeds a GPU's vram." \
 	vgpuctl tenant add x cgroup free vram-min 8G gpus 1
 check_fails "cpu not online" "Error: cpus names a CPU that is not online." \
 	vgpuctl tenant add x cgroup free cpus 0-7
@@ -127,7 +128,8 @@ check_fails "cli: unknown key" "Error:" vgpuctl tenant set team-b colour blue
 check_fails "cli: name with a space" "Error:" vgpuctl tenant add "a b" cgroup free
 check_fails "gpu named by a tenant cannot go" "Error: GPU is named in a tenant's gpus." \
 	vgpuctl gpu del 1
-check_fails "gpu smaller than reserved vram-min" "Error: vram is below the vram-min reserved by tenants." \
+check_fails "gpu smaller than reserved vram-min" \
+	"Error: vram is below the vram-min reserved by tenants not preemptible." \
 	sh -c "vgpuctl tenant set team-b vram-min 2G && vgpuctl gpu add 2 vram 1G"
 check_out "failed set left team-a as it was" '"vram_min":1073741824' \
 	sh -c "vgpuctl -j tenant show team-a | tr -d ' '"
