@@ -93,6 +93,7 @@ int vgpuctl_parse_placement(const char *s, uint32_t *out);
 const char *vgpuctl_placement_name(uint32_t placement);
 int vgpuctl_parse_onoff(const char *s, bool *out);
 int vgpuctl_parse_seconds(const char *s, uint64_t *ns);
+int vgpuctl_parse_ms(const char *s, uint32_t max_ms, uint32_t *ms);
 int vgpuctl_parse_gpu_policy(const char *s, uint32_t *out);
 const char *vgpuctl_gpu_policy_name(uint32_t policy);
 int vgpuctl_parse_gpu_state(const char *s, uint32_t *out);

@@ -2,8 +2,8 @@
 /*
  * Pure parsers and formatters of the scheduling and placement values of
  * vgpuctl (see parse.h): placement modes, on/off switches, the refresh
- * interval of top and durations in nanoseconds, the host's gpu-policy
- * and a GPU's health state and its reason. Kept apart from parse.c,
+ * interval of top and durations (SECS, in nanoseconds or milliseconds),
+ * the host's gpu-policy and a GPU's health state and its reason. Kept apart from parse.c,
  * with the same rules: no I/O, 0 or -1, *out untouched on error.
  */
 #include <stdio.h>
@@ -36,14 +36,11 @@ int vgpuctl_parse_onoff(const char *s, bool *out)
 	return 0;
 }
 
-/**
- * vgpuctl_parse_seconds() - parse a positive number of seconds
- * @s: "1", "0.2", "2.500": decimal, at most 3 decimals, no unit
- * @ns: the duration in nanoseconds, 1 ms to VGPU_SECONDS_MAX seconds
- *
- * Return: 0, or -1 when malformed, zero or too large.
+/*
+ * Decimal seconds ("1", "0.2", "2.500": at most 3 decimals, no unit) into
+ * milliseconds, 0 to @max_ms. Returns 0, or -1 when malformed or too large.
  */
-int vgpuctl_parse_seconds(const char *s, uint64_t *ns)
+static int parse_secs_ms(const char *s, uint64_t max_ms, uint64_t *out)
 {
 	uint64_t ip = 0, ms = 0;
 	unsigned int ndig = 0;
@@ -52,7 +49,7 @@ int vgpuctl_parse_seconds(const char *s, uint64_t *ns)
 		return -1;
 	for (; *s >= '0' && *s <= '9'; s++) {
 		ip = ip * 10 + (uint64_t)(*s - '0');
-		if (ip > VGPU_SECONDS_MAX)
+		if (ip > max_ms / 1000)
 			return -1;
 	}
 	if (*s == '.') {
@@ -70,9 +67,45 @@ int vgpuctl_parse_seconds(const char *s, uint64_t *ns)
 	if (*s)
 		return -1;
 	ms += ip * 1000;
-	if (!ms || ms > (uint64_t)VGPU_SECONDS_MAX * 1000)
+	if (ms > max_ms)
+		return -1;
+	*out = ms;
+	return 0;
+}
+
+/**
+ * vgpuctl_parse_seconds() - parse a positive number of seconds
+ * @s: "1", "0.2", "2.500": decimal, at most 3 decimals, no unit
+ * @ns: the duration in nanoseconds, 1 ms to VGPU_SECONDS_MAX seconds
+ *
+ * Return: 0, or -1 when malformed, zero or too large.
+ */
+int vgpuctl_parse_seconds(const char *s, uint64_t *ns)
+{
+	uint64_t ms;
+
+	if (parse_secs_ms(s, (uint64_t)VGPU_SECONDS_MAX * 1000, &ms) || !ms)
 		return -1;
 	*ns = ms * 1000000;
+	return 0;
+}
+
+/**
+ * vgpuctl_parse_ms() - parse seconds into milliseconds, zero allowed
+ * @s: "0", "30", "0.5", "2.250": decimal seconds, at most 3 decimals, no
+ *     unit (the SECS of vgpuctl_parse_seconds(), and 0)
+ * @max_ms: the largest value taken, in milliseconds
+ * @ms: the duration in milliseconds
+ *
+ * Return: 0, or -1 when malformed or over @max_ms.
+ */
+int vgpuctl_parse_ms(const char *s, uint32_t max_ms, uint32_t *ms)
+{
+	uint64_t v;
+
+	if (parse_secs_ms(s, max_ms, &v))
+		return -1;
+	*ms = (uint32_t)v;
 	return 0;
 }
 

@@ -103,6 +103,8 @@ static int tenant_read(struct nlmsghdr *nlh, struct vgpuctl_final *f, bool final
 		{ VGPU_A_TENANT_WEIGHT, VGPU_QUOTA_WEIGHT },
 		{ VGPU_A_TENANT_COMPUTE_MAX, VGPU_QUOTA_COMPUTE_MAX },
 		{ VGPU_A_TENANT_PRIORITY, VGPU_QUOTA_PRIORITY },
+		{ VGPU_A_TENANT_PREEMPTIBLE, VGPU_QUOTA_PREEMPTIBLE },
+		{ VGPU_A_TENANT_VRAM_WAIT, VGPU_QUOTA_VRAM_WAIT },
 	};
 	struct nlattr *tb[VGPU_A_TENANT_MAX + 1];
 	size_t i;
@@ -134,6 +136,8 @@ static int tenant_read(struct nlmsghdr *nlh, struct vgpuctl_final *f, bool final
 	f->weight = u32_or0(tb[VGPU_A_TENANT_WEIGHT]);
 	f->compute_max = u32_or0(tb[VGPU_A_TENANT_COMPUTE_MAX]);
 	f->priority = u32_or0(tb[VGPU_A_TENANT_PRIORITY]);
+	f->preemptible = u32_or0(tb[VGPU_A_TENANT_PREEMPTIBLE]);
+	f->vram_wait = u32_or0(tb[VGPU_A_TENANT_VRAM_WAIT]);
 	return read_nests(nlh, f);
 }
 

@@ -54,7 +54,8 @@ struct vgpuctl_usage {
  * A deleted tenant as it was, and its usage at deletion (or, from
  * vgpuctl_tenant_read(), a live tenant and its usage now). quota_set has
  * the VGPU_QUOTA_* bits of the quotas that were set (VRAM_MAX, VRAM_MIN,
- * GPUS, WEIGHT, COMPUTE_MAX, PRIORITY); the others' fields are 0.
+ * GPUS, WEIGHT, COMPUTE_MAX, PRIORITY, PREEMPTIBLE, VRAM_WAIT); the
+ * others' fields are 0.
  */
 struct vgpuctl_final {
 	uint64_t seq;			/* final-seq */
@@ -74,6 +75,8 @@ struct vgpuctl_final {
 	uint32_t weight;
 	uint32_t compute_max;		/* basis points */
 	uint32_t priority;		/* enum vgpu_priority */
+	uint32_t preemptible;		/* 0 or 1 */
+	uint32_t vram_wait;		/* ms */
 	bool has_state;			/* a module with suspension */
 	uint32_t state;			/* enum vgpu_tenant_state */
 	uint64_t host_bytes;		/* held in host memory while suspended */

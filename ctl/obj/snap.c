@@ -147,6 +147,9 @@ static int tenant_add(struct vec *v, const struct vgpuctl_final *f)
 	t->has_compute_max = f->quota_set & VGPU_QUOTA_COMPUTE_MAX;
 	t->compute_max = f->compute_max;
 	t->priority = f->quota_set & VGPU_QUOTA_PRIORITY ? f->priority : VGPU_PRIORITY_NORMAL;
+	t->preemptible = f->preemptible;
+	t->has_vram_wait = f->quota_set & VGPU_QUOTA_VRAM_WAIT;
+	t->vram_wait = f->vram_wait;
 	t->has_created = f->has_created;
 	t->created = f->created;
 	t->has_state = f->has_state;

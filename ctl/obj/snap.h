@@ -40,6 +40,9 @@ struct vgpu_snap_tenant {
 	bool has_vram_max, has_vram_min, has_gpus, has_compute_max;
 	uint64_t vram_max, vram_min, gpus;
 	uint32_t weight, compute_max, priority;
+	bool preemptible;	/* false when unset */
+	bool has_vram_wait;
+	uint32_t vram_wait;	/* ms */
 	bool ephemeral, cgroup_removed;
 	bool has_created;
 	uint64_t created;	/* ns since the epoch */

@@ -19,7 +19,7 @@
 
 /* How vgpuctl reads a quota's value; Q_NONE: a quota vgpuctl does not know. */
 enum quota_type { Q_NONE, Q_SIZE, Q_GPUS, Q_WEIGHT, Q_PCT, Q_PRIO, Q_CPUS, Q_MEMS, Q_PLACE,
-		  Q_ONOFF };
+		  Q_ONOFF, Q_MS };
 
 /*
  * The value type of each quota, by its attribute. The quotas' names, bits
@@ -37,8 +37,12 @@ static const enum quota_type quota_types[VGPU_A_TENANT_MAX + 1] = {
 	[VGPU_A_TENANT_MEMS] = Q_MEMS,
 	[VGPU_A_TENANT_PLACEMENT] = Q_PLACE,
 	[VGPU_A_TENANT_EXCLUSIVE] = Q_ONOFF,
+	[VGPU_A_TENANT_PREEMPTIBLE] = Q_ONOFF,
+	[VGPU_A_TENANT_VRAM_WAIT] = Q_MS,
 };
 
+/* vram-wait's hint in parse_quota() names the spec's maximum. */
+_Static_assert(VGPU_CHECK_TENANT_VRAM_WAIT_MAX == 600 * 1000, "vram-wait's hint: 0-600 seconds");
 
 /* The quota named @name, NULL if the spec or vgpuctl does not know it. */
 static const struct vgpu_spec_quota *find_quota(const char *name)
@@ -119,6 +123,12 @@ static int parse_quota(struct tenant_conf *c, const struct vgpu_spec_quota *q,
 		hint = " (on or off)";
 		bad = vgpuctl_parse_onoff(val, &on);
 		c->u64[i] = on;
+		break;
+	case Q_MS:	/* vram-wait: seconds given, milliseconds sent */
+		what = "WAIT";
+		hint = " (0-600 seconds, at most 3 decimals)";
+		bad = vgpuctl_parse_ms(val, VGPU_CHECK_TENANT_VRAM_WAIT_MAX, &u32);
+		c->u64[i] = u32;
 		break;
 	}
 	if (bad)
@@ -237,6 +247,7 @@ static int put_quotas(struct nl_msg *msg, const struct tenant_conf *c)
 		case Q_PRIO:
 		case Q_PLACE:
 		case Q_ONOFF:
+		case Q_MS:
 			err = nla_put_u32(msg, q->attr, (uint32_t)c->u64[i]);
 			break;
 		case Q_CPUS:

@@ -232,6 +232,9 @@ void vgpuctl_tenant_print(struct nlmsghdr *nlh, struct nlattr **tb, bool usage_l
 	else
 		vgpuctl_print_str("placement", "placement", plname);
 	vgpuctl_print_flag("exclusive", "exclusive", u32_attr(tb[VGPU_A_TENANT_EXCLUSIVE]));
+	vgpuctl_print_flag("preemptible", "preemptible", u32_attr(tb[VGPU_A_TENANT_PREEMPTIBLE]));
+	vgpuctl_print_ns("vram_wait_ns", "vram-wait", tb[VGPU_A_TENANT_VRAM_WAIT],
+			 u32_attr(tb[VGPU_A_TENANT_VRAM_WAIT]) * 1000000ULL);
 	vgpuctl_print_str("cpus_effective", "cpus-effective",
 			  str_attr(tb[VGPU_A_TENANT_CPUS_EFFECTIVE]));
 	vgpuctl_print_str("mems_effective", "mems-effective",

@@ -106,6 +106,9 @@ static void put_quotas(struct vgpu_json *j, const struct vgpu_snap_tenant *t)
 		vgpuctl_json_fixed(j, "compute_max", t->compute_max / 10000.0, 4);
 	if (prio)
 		vgpuctl_json_str(j, "priority", prio);
+	vgpuctl_json_bool(j, "preemptible", t->preemptible);
+	if (t->has_vram_wait)
+		vgpuctl_json_u64(j, "vram_wait_ns", t->vram_wait * 1000000ULL);
 	vgpuctl_json_obj_close(j);
 }
 

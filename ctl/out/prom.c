@@ -284,6 +284,34 @@ static void suspension_metrics(FILE *f, const struct vgpu_snap *s)
 	}
 }
 
+/*
+ * Preemption's quotas (Documentation/suspend.md, "The quotas"): whether
+ * the tenant may be suspended for another, and how long its charges may
+ * wait for room (absent when unset).
+ */
+static void preempt_metrics(FILE *f, const struct vgpu_snap *s)
+{
+	char v[32];
+	size_t i;
+
+	family(f, "vgpu_tenant_preemptible", "gauge",
+	       "1 when the tenant may be suspended to free VRAM for a tenant of higher priority.");
+	for (i = 0; i < s->ntenants; i++) {
+		struct lbl l = { "tenant", s->tenants[i].name };
+
+		sample(f, "vgpu_tenant_preemptible", &l, 1, s->tenants[i].preemptible ? "1" : "0");
+	}
+	family(f, "vgpu_tenant_vram_wait_seconds", "gauge",
+	       "How long a charge of the tenant may wait for room (vram-wait; absent when unset).");
+	for (i = 0; i < s->ntenants; i++) {
+		struct lbl l = { "tenant", s->tenants[i].name };
+
+		if (s->tenants[i].has_vram_wait)
+			sample(f, "vgpu_tenant_vram_wait_seconds", &l, 1,
+			       v_ns(v, s->tenants[i].vram_wait * 1000000ULL));
+	}
+}
+
 /* The per tenant and GPU families, from the usage rows. */
 enum u_kind { U_BYTES, U_NS, U_COUNT };
 
@@ -407,6 +435,7 @@ void vgpuctl_prom_write(FILE *f, const struct vgpu_snap *s)
 	host_metrics(f, &s->host);
 	gpu_metrics(f, s);
 	tenant_metrics(f, s);
+	preempt_metrics(f, s);
 	suspension_metrics(f, s);
 	quota_metrics(f, s, false);
 	quota_metrics(f, s, true);

@@ -37,7 +37,8 @@ cli_help_checks() {
 		 "vgpuctl set monitor-group" "vgpuctl tenant replace" "vgpuctl tenant final ack SEQ" \
 		 "label KEY=VALUE" "[ephemeral]" \
 		 "vgpuctl top [-d SECONDS] [-n ITERATIONS]" "placement { manual | auto }" \
-		 "exclusive { on | off }"; do
+		 "exclusive { on | off }" "preemptible { on | off }" "vram-wait WAIT" \
+		 "WAIT := seconds, 0-600"; do
 		if grep -qF -- "$o" "$tmp/out"; then pass "$s" "help names $o"
 		else fail "$s" "help names $o" "$(oneline "$tmp/out")"; fi
 	done
@@ -262,6 +263,25 @@ cli_placement_top_checks() {
 	expect_error "$s" 2 'Error: invalid PLACEMENT "x" for placement (manual or auto).' \
 		nocap "$v" tenant set a placement x
 
+	# Preemption's quotas (issue 31): on|off, and seconds up to 600.
+	expect_error "$s" 2 'Error: invalid VALUE "yes" for preemptible (on or off).' \
+		"$v" tenant add a cgroup a preemptible yes
+	expect_error "$s" 2 'Error: invalid VALUE "1" for preemptible (on or off).' \
+		"$v" tenant set a preemptible 1
+	expect_error "$s" 2 'Error: duplicate key "preemptible" for tenant set.' \
+		"$v" tenant set a preemptible on preemptible none
+	expect_error "$s" 2 'Error: missing value for vram-wait.' "$v" tenant set a preemptible on vram-wait
+	expect_error "$s" 2 'Error: duplicate key "vram-wait" for tenant add.' \
+		"$v" tenant add a cgroup a vram-wait 1 vram-wait 2
+	for d in 601 600.001 -1 1.2345 .5 1. 30s 500ms 2m abc "" none 4294967.296; do
+		expect_error "$s" 2 "Error: invalid WAIT \"$d\" for vram-wait (0-600 seconds, at most 3 decimals)." \
+			"$v" tenant add a cgroup a vram-wait "$d"
+	done
+	expect_error "$s" 2 'Error: invalid WAIT "601" for vram-wait (0-600 seconds, at most 3 decimals).' \
+		"$v" tenant set a vram-wait 601
+	expect_error "$s" 2 'Error: invalid VALUE "maybe" for preemptible (on or off).' \
+		"$v" hook create-runtime preemptible maybe
+
 	# top (issue #5): usage errors exit 2 before anything is opened.
 	expect_error "$s" 2 'Error: unexpected argument "x" for top.' "$v" top x
 	expect_error "$s" 2 'Error: unexpected argument "-j" for top.' "$v" top -j
@@ -314,6 +334,8 @@ cli_module_checks() {
 			expect_error "$s" 1 "$nomod" "$v" tenant set a vram-max none weight 5
 			expect_error "$s" 1 "$nomod" "$v" tenant add a cgroup a placement auto exclusive on
 			expect_error "$s" 1 "$nomod" "$v" tenant set a placement none exclusive off cpus none
+			expect_error "$s" 1 "$nomod" "$v" tenant add a cgroup a preemptible on vram-wait 0.5
+			expect_error "$s" 1 "$nomod" "$v" tenant set a preemptible none vram-wait 600
 			expect_error "$s" 1 "$nomod" "$v" tenant del a
 		fi
 		expect_error "$s" 1 "$nomod" "$n" gpu-get

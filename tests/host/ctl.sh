@@ -336,7 +336,7 @@ else
 		   '"procs"' '"default"' status "vgpuctl top" placement exclusive manual auto \
 		   cpus_effective mems_effective cpus-effective mems-effective cpuset.cpus \
 		   cpuset.mems cgroup.subtree_control gpu_time_ns throttled_ns grants gpu-time \
-		   interval_s elapsed_s SHARE THROTTLED; do
+		   interval_s elapsed_s SHARE THROTTLED preemptible vram-wait vram_wait_ns; do
 		grep -q -- "$key" "$tmp/man.txt" || missing="$missing $key"
 	done
 	if [ -z "$missing" ]; then

@@ -198,6 +198,29 @@ static void test_suspended(void)
 	vgpuctl_acct_state_free(&st);
 }
 
+/* The record's quotas: preemptible always, vram_wait_ns only when set. */
+static void test_preempt_quotas(void)
+{
+	struct vgpu_acct_state st = { 0 };
+	struct vgpu_snap_tenant t[2];
+	struct vgpu_snap s;
+	uint64_t gt[2] = { 10, 20 };
+	char *r;
+
+	snap_of(&s, t, 2, gt, 1000);
+	t[0].preemptible = true;
+	t[0].has_vram_wait = true;
+	t[0].vram_wait = 2500;
+	run(&s, &st, &r);
+	result(strstr(r, "\"priority\":\"low\",\"preemptible\":true,"
+			 "\"vram_wait_ns\":2500000000}") != NULL,
+	       "a preemptible tenant's record: preemptible, vram_wait_ns", "%s", r);
+	result(strstr(r, "\"preemptible\":false},\"usage\"") != NULL,
+	       "one with neither: preemptible false, no vram_wait_ns", "%s", r);
+	free(r);
+	vgpuctl_acct_state_free(&st);
+}
+
 static void test_cycles(void)
 {
 	struct vgpu_acct_state st = { 0 };
@@ -279,5 +302,6 @@ int main(void)
 	test_cycles();
 	test_scans_upgrade();
 	test_suspended();
+	test_preempt_quotas();
 	return failures ? 1 : 0;
 }

@@ -91,25 +91,31 @@ static void check_err(const char *what, const char *got, const char *msg)
 	       got, errbuf, msg);
 }
 
+/* Into @t, the tenant a module holds that tenant line @line describes. */
+static void tenant_of(const char *line, struct apply_tenant *t)
+{
+	struct vgpuctl_conf c;
+	struct apply_state w;
+
+	recs_of(&c, &line, 1);
+	if (vgpuctl_apply_load(&c, "/sys/fs/cgroup", &w))
+		abort();
+	*t = w.tenants[0];
+	t->rec = NULL;
+	vgpuctl_apply_state_free(&w);
+	free(c.recs[0].argv[0]);
+	free(c.recs[0].argv);
+	free(c.recs);
+}
+
 /* A module state: tenant ta on /ta with weight 70 and label team=a, x idle, y in use. */
 static struct apply_state *module(void)
 {
 	static struct apply_tenant t[3];
 	static struct apply_gpu g[1];
 	static struct apply_state h;
-	const char *const line[] = { "tenant ta cgroup ta weight 70 label team=a" };
-	struct vgpuctl_conf c;
-	struct apply_state w;
 
-	recs_of(&c, line, 1);
-	if (vgpuctl_apply_load(&c, "/sys/fs/cgroup", &w))
-		abort();
-	t[0] = w.tenants[0];
-	t[0].rec = NULL;
-	vgpuctl_apply_state_free(&w);
-	free(c.recs[0].argv[0]);
-	free(c.recs[0].argv);
-	free(c.recs);
+	tenant_of("tenant ta cgroup ta weight 70 label team=a", &t[0]);
 	strcpy(t[1].name, "x");
 	strcpy(t[1].cgroup, "/x");
 	strcpy(t[2].name, "y");
@@ -145,6 +151,38 @@ static void test_diff(const struct apply_state *h)
 	      "tenant add ta cgroup /sys/fs/cgroup/ta weight 70 label team=a\n");
 }
 
+/* preemptible and vram-wait (issue 31): set, changed and cleared like any quota. */
+static void test_preempt(void)
+{
+	static struct apply_tenant t[1];
+	struct apply_state h = { .tenants = t, .ntenants = 1 };
+#define TP "tenant tp cgroup tp priority low"
+	const char *const same[] = { TP " preemptible on vram-wait 30" };
+	const char *const spelt[] = { TP " preemptible on vram-wait 30.000" };
+	const char *const edit[] = { TP " preemptible off vram-wait 0.5" };
+	const char *const strip[] = { TP };
+	const char *const zero[] = { TP " preemptible on vram-wait 0" };
+#undef TP
+
+	tenant_of(same[0], &t[0]);
+	check("preemptible, vram-wait as the module has them: no change",
+	      run(same, N(same), &h, false), "");
+	check("vram-wait spelt otherwise, the same milliseconds: no change",
+	      run(spelt, N(spelt), &h, false), "");
+	check("preemptible off, vram-wait 0.5: both set",
+	      run(edit, N(edit), &h, false),
+	      "tenant set tp preemptible off vram-wait 0.5\n");
+	check("both left out: both cleared", run(strip, N(strip), &h, false),
+	      "tenant set tp preemptible none vram-wait none\n");
+	check("vram-wait 0 is a value, not the same as 30 s", run(zero, N(zero), &h, false),
+	      "tenant set tp vram-wait 0\n");
+	tenant_of(strip[0], &t[0]);
+	check("both added to a tenant without them", run(same, N(same), &h, false),
+	      "tenant set tp preemptible on vram-wait 30\n");
+	check("vram-wait 0 added: set, though it waits no longer than unset",
+	      run(zero, N(zero), &h, false), "tenant set tp preemptible on vram-wait 0\n");
+}
+
 static void test_refused(const struct apply_state *h)
 {
 	const char *const moved[] = { "host default allow", "tenant ta cgroup other weight 70" };
@@ -170,6 +208,11 @@ static void test_bad_lines(const struct apply_state *h)
 		{ "tenant a cgroup a bogus 1", "unknown key \"bogus\" for tenant add" },
 		{ "tenant a cgroup a label =x", "invalid label \"=x\"" },
 		{ "tenant a cgroup a vram-max", "missing value for vram-max" },
+		{ "tenant a cgroup a vram-wait 601",
+		  "invalid WAIT \"601\" for vram-wait (0-600 seconds" },
+		{ "tenant a cgroup a vram-wait 2m", "invalid WAIT \"2m\" for vram-wait" },
+		{ "tenant a cgroup a preemptible 1",
+		  "invalid VALUE \"1\" for preemptible (on or off)" },
 		{ "tenant nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn cgroup a", "invalid NAME" },
 		{ "gpu", "missing INDEX for gpu add" },
 		{ "gpu 0", "vram is required" },
@@ -210,6 +253,7 @@ int main(void)
 	const struct apply_state *h = module();
 
 	test_diff(h);
+	test_preempt();
 	test_refused(h);
 	test_bad_lines(h);
 	return failures ? 1 : 0;

@@ -268,6 +268,8 @@ static void test_spec_quotas(void)
 		{ "mems", VGPU_QUOTA_MEMS, VGPU_A_TENANT_MEMS },
 		{ "placement", VGPU_QUOTA_PLACEMENT, VGPU_A_TENANT_PLACEMENT },
 		{ "exclusive", VGPU_QUOTA_EXCLUSIVE, VGPU_A_TENANT_EXCLUSIVE },
+		{ "preemptible", VGPU_QUOTA_PREEMPTIBLE, VGPU_A_TENANT_PREEMPTIBLE },
+		{ "vram-wait", VGPU_QUOTA_VRAM_WAIT, VGPU_A_TENANT_VRAM_WAIT },
 	};
 	uint32_t all = 0;
 	size_t i, n = sizeof(want) / sizeof(want[0]);
@@ -289,7 +291,8 @@ static void test_spec_quotas(void)
 	result(VGPU_CHECK_GPU_INDEX_MAX == 63 && VGPU_CHECK_TENANT_NAME_MAX_LEN == 63 &&
 	       VGPU_CHECK_GPU_UUID_MAX_LEN == 40 && VGPU_CHECK_GPU_PCI_MAX_LEN == 16 &&
 	       VGPU_CHECK_TENANT_WEIGHT_MIN == 1 && VGPU_CHECK_TENANT_WEIGHT_MAX == 10000 &&
-	       VGPU_CHECK_GPU_NUMA_MAX == 1023,
+	       VGPU_CHECK_GPU_NUMA_MAX == 1023 && VGPU_CHECK_TENANT_PREEMPTIBLE_MAX == 1 &&
+	       VGPU_CHECK_TENANT_VRAM_WAIT_MAX == 600000,
 	       "the spec's checks are those vgpuctl's usage texts name", "changed");
 }
 

@@ -102,6 +102,42 @@ static void test_seconds(void)
 		seconds_case(bad[i], -1, 0);
 }
 
+static void ms_case(const char *s, uint32_t max, int want_ret, uint32_t want)
+{
+	char what[128];
+	uint32_t v = 12345;
+	int r = vgpuctl_parse_ms(s, max, &v);
+
+	snprintf(what, sizeof(what), "ms \"%s\" (max %" PRIu32 ") %s", s, max,
+		 want_ret ? "is rejected" : "parses");
+	result(r == want_ret && v == (want_ret ? 12345 : want), what,
+	       "returned %d, value %" PRIu32, r, v);
+}
+
+/* vram-wait's SECS: zero is a value, the maximum is the caller's. */
+static void test_ms(void)
+{
+	static const char *const bad[] = {
+		"", "0.0001", "1.2345", "-1", "+1", ".5", "1.", "1s", "500ms", "2m",
+		" 1", "1 ", "1e3", "600.001", "601", "4294967.296", "99999999999999999999",
+		"1,5", "0x10", "none",
+	};
+	size_t i;
+
+	ms_case("0", 600000, 0, 0);
+	ms_case("0.000", 600000, 0, 0);
+	ms_case("0.001", 600000, 0, 1);
+	ms_case("0.5", 600000, 0, 500);
+	ms_case("30", 600000, 0, 30000);
+	ms_case("2.25", 600000, 0, 2250);
+	ms_case("600", 600000, 0, 600000);
+	ms_case("600.000", 600000, 0, 600000);
+	ms_case("4294967.295", UINT32_MAX, 0, UINT32_MAX);
+	ms_case("1", 999, -1, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ms_case(bad[i], 600000, -1, 0);
+}
+
 static void ns_case(uint64_t ns, const char *want)
 {
 	char what[128], buf[32];
@@ -188,6 +224,7 @@ int main(void)
 	test_placement();
 	test_onoff();
 	test_seconds();
+	test_ms();
 	test_format_ns();
 	test_gpu_enums();
 	test_reason();

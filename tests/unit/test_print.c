@@ -104,7 +104,7 @@ static const char *end(void)
 
 /* The placement keys of a tenant that has none set. */
 #define NO_PLACEMENT_JSON \
-	"\"placement\":null,\"exclusive\":false,\"cpus_effective\":null,\"mems_effective\":null," \
+	"\"placement\":null,\"exclusive\":false,\"preemptible\":false,\"vram_wait_ns\":null,\"cpus_effective\":null,\"mems_effective\":null," \
 	"\"state\":null,\"host_bytes\":null,\"suspended_ns\":null,\"resume_wait\":false,\"state_reason\":null"
 
 /* The suspension keys of a tenant from a module that reports none, and a comma. */
@@ -236,6 +236,7 @@ static void test_sched_placement(void)
 	msg_case("tenant show -j: placement, exclusive, cpus_effective, mems_effective",
 		 placed(VGPU_PLACEMENT_AUTO, 1, true), true, true,
 		 TENANT_A_JSON("\"0-3\"") "\"placement\":\"auto\",\"exclusive\":true,"
+		 "\"preemptible\":false,\"vram_wait_ns\":null,"
 		 "\"cpus_effective\":\"2-3\",\"mems_effective\":\"1\","
 		 NO_STATE_JSON "\"usage\":[]}\n");
 	msg_case("tenant show: manual, exclusive off: no exclusive word",
@@ -244,11 +245,49 @@ static void test_sched_placement(void)
 	msg_case("tenant show -j: exclusive 0 is false, absent effective lists null",
 		 placed(VGPU_PLACEMENT_MANUAL, 0, false), true, true,
 		 TENANT_A_JSON("\"0-3\"") "\"placement\":\"manual\",\"exclusive\":false,"
+		 "\"preemptible\":false,\"vram_wait_ns\":null,"
 		 "\"cpus_effective\":null,\"mems_effective\":null,"
 		 NO_STATE_JSON "\"usage\":[]}\n");
 	msg_case("tenant show -j: an unknown placement as its number",
 		 placed(7, 1, false), true, true,
 		 TENANT_A_JSON("\"0-3\"") "\"placement\":7,\"exclusive\":true,"
+		 "\"preemptible\":false,\"vram_wait_ns\":null,"
+		 "\"cpus_effective\":null,\"mems_effective\":null,"
+		 NO_STATE_JSON "\"usage\":[]}\n");
+}
+
+/* A tenant with the preemption quotas: preemptible @pre, vram-wait @ms ms. */
+static struct nl_msg *preempt(uint32_t pre, uint32_t ms)
+{
+	struct nl_msg *msg = tenant(false);
+
+	nla_put_u32(msg, VGPU_A_TENANT_PREEMPTIBLE, pre);
+	nla_put_u32(msg, VGPU_A_TENANT_VRAM_WAIT, ms);
+	return msg;
+}
+
+/* preemptible and vram-wait: a word and seconds in plain, bool and ns in JSON. */
+static void test_preempt_quotas(void)
+{
+	msg_case("tenant show: preemptible, vram-wait in seconds",
+		 preempt(1, 30500), false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB preemptible vram-wait 30.5s\n");
+	msg_case("tenant show: preemptible off: no word; vram-wait 0 is shown",
+		 preempt(0, 0), false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB vram-wait 0s\n");
+	msg_case("tenant show: vram-wait's maximum, 600 s",
+		 preempt(0, 600000), false, true,
+		 "tenant a id 1 cgroup /a vram-max 8GiB vram-wait 600s\n");
+	msg_case("tenant show -j: preemptible true, vram_wait_ns",
+		 preempt(1, 1), true, true,
+		 TENANT_A_JSON("null") "\"placement\":null,\"exclusive\":false,"
+		 "\"preemptible\":true,\"vram_wait_ns\":1000000,"
+		 "\"cpus_effective\":null,\"mems_effective\":null,"
+		 NO_STATE_JSON "\"usage\":[]}\n");
+	msg_case("tenant show -j: vram-wait 0 is 0, not null",
+		 preempt(0, 0), true, true,
+		 TENANT_A_JSON("null") "\"placement\":null,\"exclusive\":false,"
+		 "\"preemptible\":false,\"vram_wait_ns\":0,"
 		 "\"cpus_effective\":null,\"mems_effective\":null,"
 		 NO_STATE_JSON "\"usage\":[]}\n");
 }
@@ -303,12 +342,14 @@ static void test_tstate(void)
 	msg_case("tenant show -j: the suspension keys",
 		 suspended(VGPU_TENANT_STATE_RESUMING, 1024, 5, false, NULL), true, true,
 		 TENANT_A_JSON("null") "\"placement\":null,\"exclusive\":false,"
+		 "\"preemptible\":false,\"vram_wait_ns\":null,"
 		 "\"cpus_effective\":null,\"mems_effective\":null,\"state\":\"resuming\","
 		 "\"host_bytes\":1024,\"suspended_ns\":5,\"resume_wait\":false,"
 		 "\"state_reason\":null,\"usage\":[]}\n");
 	msg_case("tenant show -j: a state this vgpuctl does not know, as its number",
 		 suspended(9, 0, 0, false, NULL), true, true,
 		 TENANT_A_JSON("null") "\"placement\":null,\"exclusive\":false,"
+		 "\"preemptible\":false,\"vram_wait_ns\":null,"
 		 "\"cpus_effective\":null,\"mems_effective\":null,\"state\":9,"
 		 "\"host_bytes\":0,\"suspended_ns\":0,\"resume_wait\":false,"
 		 "\"state_reason\":null,\"usage\":[]}\n");
@@ -670,6 +711,7 @@ int main(void)
 	test_tenant();
 	test_tstate();
 	test_sched_placement();
+	test_preempt_quotas();
 	test_top();
 	test_ps();
 	test_host();

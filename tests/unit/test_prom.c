@@ -99,6 +99,9 @@ static void fill(struct vgpu_snap *s)
 	t[1].state = VGPU_TENANT_STATE_SUSPENDED;
 	t[1].host_bytes = 3ULL << 30;
 	t[1].suspended_ns = 2500000000ULL;
+	t[1].preemptible = true;
+	t[1].has_vram_wait = true;
+	t[1].vram_wait = 30500;
 }
 
 static void test_exposition(void)
@@ -146,6 +149,14 @@ static void test_exposition(void)
 		 true);
 	has_line("time suspended, a counter in seconds", out,
 		 "vgpu_tenant_suspended_seconds_total{tenant=\"team-b\"} 2.500000000", true);
+	has_line("a preemptible tenant: 1", out,
+		 "vgpu_tenant_preemptible{tenant=\"team-b\"} 1", true);
+	has_line("one not preemptible: 0", out,
+		 "vgpu_tenant_preemptible{tenant=\"team-a\"} 0", true);
+	has_line("vram-wait in seconds", out,
+		 "vgpu_tenant_vram_wait_seconds{tenant=\"team-b\"} 30.500000000", true);
+	has_line("an unset vram-wait has no series", out,
+		 "vgpu_tenant_vram_wait_seconds{tenant=\"team-a\"", false);
 	has_line("no suspension series from a module without suspension", out,
 		 "vgpu_tenant_suspended{tenant=\"team-a\"", false);
 	result(!strstr(out, "{tenant=\"team-a\",gpu=\"0\"} 0\nvgpu_tenant_vram_limit"),

@@ -53,6 +53,37 @@ check_out "other quota kept" '"weight":30' sh -c "vgpuctl -j tenant show team-b 
 check "priority low" vgpuctl tenant set team-b priority low
 check_out "priority shown" '"priority":"low"' sh -c "vgpuctl -j tenant show team-b | tr -d ' '"
 
+# preemption's quotas (issue 31): set, shown, refused out of range, cleared
+j=$(vgpuctl -j tenant show team-b | tr -d ' \n')
+json_has "unset preemption quotas: false and null" "$j" '"preemptible":false,' '"vram_wait_ns":null,'
+check "preemptible on, vram-wait 30.5" vgpuctl tenant set team-b preemptible on vram-wait 30.5
+j=$(vgpuctl -j tenant show team-b | tr -d ' \n')
+json_has "json: preemptible, vram_wait_ns" "$j" '"preemptible":true,' '"vram_wait_ns":30500000000,' \
+	'"priority":"low",'
+check_out "plain: preemptible, vram-wait in seconds" "preemptible vram-wait 30.5s" \
+	vgpuctl tenant show team-b
+check_out "the module holds milliseconds" "35=30500" vgpu-nlsend tenant-get str:1=team-b
+check "vram-wait 600 s, the maximum" vgpuctl tenant set team-b vram-wait 600
+check_fails "vram-wait 600.001 refused by vgpuctl" \
+	'Error: invalid WAIT "600.001" for vram-wait (0-600 seconds, at most 3 decimals).' \
+	vgpuctl tenant set team-b vram-wait 600.001
+check_errno "kernel: vram-wait 600001 ms (policy)" 34 "" tenant-set str:1=team-b u32:35=600001
+check_errno "kernel: preemptible 2 (policy)" 34 "" tenant-set str:1=team-b u32:34=2
+check_errno "kernel: vram-wait set and cleared" 22 "a quota is both set and cleared" \
+	tenant-set str:1=team-b u32:35=5 u32:13=2048
+check_out "refusals left vram-wait at 600 s" '"vram_wait_ns":600000000000' \
+	sh -c "vgpuctl -j tenant show team-b | tr -d ' '"
+check "preemptible off, vram-wait 0" vgpuctl tenant set team-b preemptible off vram-wait 0
+j=$(vgpuctl -j tenant show team-b | tr -d ' \n')
+json_has "off and 0 are values" "$j" '"preemptible":false,' '"vram_wait_ns":0,'
+check "clear both with none" vgpuctl tenant set team-b preemptible none vram-wait none
+j=$(vgpuctl -j tenant show team-b | tr -d ' \n')
+json_has "cleared: false and null, the rest kept" "$j" '"preemptible":false,' \
+	'"vram_wait_ns":null,' '"priority":"low",' '"weight":30,'
+check "add with both" vgpuctl tenant add pre cgroup free preemptible on vram-wait 0.25
+check_out "add: both shown" "preemptible vram-wait 0.25s" vgpuctl tenant show pre
+check "del it" vgpuctl tenant del pre
+
 # validation errors: message and nothing changed
 check_fails "duplicate name" "Error: tenant name already exists." \
 	vgpuctl tenant add team-a cgroup free
@@ -80,7 +111,8 @@ check_fails "vram-min above vram-max on set" "Error: vram-min is above vram-max.
 	vgpuctl tenant set team-a vram-min 9G
 check_fails "unknown gpu in gpus" "Error: gpus names an unknown GPU." \
 	vgpuctl tenant add x cgroup free gpus 0,3
-check_fails "sum of vram-min above capacity" "Error: sum of vram-min exceeds a GPU's vram." \
+check_fails "sum of vram-min above capacity" \
+	"Error: sum of vram-min of tenants not preemptible exceeds a GPU's vram." \
 	vgpuctl tenant add x cgroup free vram-min 8G gpus 1
 check_fails "cpu not online" "Error: cpus names a CPU that is not online." \
 	vgpuctl tenant add x cgroup free cpus 0-7
@@ -96,7 +128,8 @@ check_fails "cli: unknown key" "Error:" vgpuctl tenant set team-b colour blue
 check_fails "cli: name with a space" "Error:" vgpuctl tenant add "a b" cgroup free
 check_fails "gpu named by a tenant cannot go" "Error: GPU is named in a tenant's gpus." \
 	vgpuctl gpu del 1
-check_fails "gpu smaller than reserved vram-min" "Error: vram is below the vram-min reserved by tenants." \
+check_fails "gpu smaller than reserved vram-min" \
+	"Error: vram is below the vram-min reserved by tenants not preemptible." \
 	sh -c "vgpuctl tenant set team-b vram-min 2G && vgpuctl gpu add 2 vram 1G"
 check_out "failed set left team-a as it was" '"vram_min":1073741824' \
 	sh -c "vgpuctl -j tenant show team-a | tr -d ' '"
@@ -128,7 +161,7 @@ check_errno "kernel: clear not allowed on new (strict)" 22 "" tenant-new str:1=x
 check_errno "kernel: empty gpus mask" 22 "gpus names no GPU" tenant-new str:1=x str:3=/free u64:7=0
 check_errno "kernel: set and clear the same quota" 22 "a quota is both set and cleared" \
 	tenant-set str:1=team-b u32:8=5 u32:13=8
-check_errno "kernel: clear with an unknown bit (policy)" 22 "" tenant-set str:1=team-b u32:13=1024
+check_errno "kernel: clear with an unknown bit (policy)" 22 "" tenant-set str:1=team-b u32:13=4096
 check "create by cgroup id" vgpu-nlsend tenant-new str:1=byid u64:4=$(stat -c %i $cg/free)
 check_out "tenant made by id shows its path" '"cgroup":"/free"' sh -c "vgpuctl -j tenant show byid | tr -d ' '"
 

@@ -57,6 +57,28 @@ sed -i 's/ compute-max 50%//' $f
 check_out "a quota left out is cleared" "tenant set tc compute-max none" vgpuctl apply $f
 check_eq "tc has no compute-max" "" "$(json tenant show tc | grep -o '"compute_max":[0-9][0-9]*')"
 
+# Preemption's quotas (issue 31): set by the file, changed, refused, cleared.
+sed -i 's/^tenant tc cgroup tc$/tenant tc cgroup tc preemptible on vram-wait 30/' $f
+out=$(vgpuctl apply $f)
+check_eq "apply sets preemptible and vram-wait" "tenant set tc preemptible on vram-wait 30" "$out"
+check_out "tc is preemptible" '"preemptible":true' json tenant show tc
+check_out "tc waits 30 s" '"vram_wait_ns":30000000000' json tenant show tc
+check_out "a second apply leaves them" "nothing to change" vgpuctl apply $f
+sed -i 's/vram-wait 30$/vram-wait 2.5/' $f
+out=$(vgpuctl apply $f)
+check_eq "an edit of vram-wait sets it alone" "tenant set tc vram-wait 2.5" "$out"
+check_out "tc waits 2.5 s" '"vram_wait_ns":2500000000' json tenant show tc
+before=$(state)
+sed -i 's/vram-wait 2.5$/vram-wait 601/' $f
+check_fails "vram-wait 601 fails the apply, naming FILE:LINE" \
+	"Error: $f:7: invalid WAIT \"601\" for vram-wait (0-600 seconds" vgpuctl apply $f
+check_eq "... and nothing changed" "$before" "$(state)"
+sed -i 's/ preemptible on vram-wait 601$//' $f
+out=$(vgpuctl apply $f)
+check_eq "left out, both are cleared" "tenant set tc preemptible none vram-wait none" "$out"
+check_out "tc is not preemptible" '"preemptible":false' json tenant show tc
+check_out "tc has no vram-wait" '"vram_wait_ns":null' json tenant show tc
+
 # A bad edit: nothing changes, and the error names the file and line.
 before=$(state)
 cp $f /tmp/apply/good
