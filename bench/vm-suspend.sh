@@ -68,10 +68,8 @@ echo
 echo "== a high-priority 128 MiB allocation: with room, and waiting while a preemptible tenant holding 192 MiB is suspended (median of $ROUNDS) =="
 # All but 256 MiB of GPU 0 reserved: the two tenants share 256 MiB.
 vgpuctl tenant add big cgroup big vram-min $((16 * G - 256 * M)) > /dev/null
-vgpuctl tenant set lo vram-max 256M priority low > /dev/null
-vgpu-nlsend tenant-set str:1=lo u32:34=1 > /dev/null
-vgpuctl tenant add hi cgroup hi vram-max 256M priority high > /dev/null
-vgpu-nlsend tenant-set str:1=hi u32:35=60000 > /dev/null
+vgpuctl tenant set lo vram-max 256M priority low preemptible on > /dev/null
+vgpuctl tenant add hi cgroup hi vram-max 256M priority high vram-wait 60 > /dev/null
 hialloc() { LD_PRELOAD=$PRE /tmp/in_cg hi vram-client alloc 128M > /dev/null; }
 : > /tmp/room; : > /tmp/pre
 for r in $(seq "$ROUNDS"); do

@@ -218,7 +218,8 @@ int vgpuctl_agent_resume_proc(struct vgpuctl_agent *a, struct vgpuctl_agent_tena
 		if (err && !(err == -ESRCH && !alive(p->pid)))
 			return set_failed(a, t, err);
 	}
-	vgpuctl_tstate_bytes(p->parked, size, sizeof(size));
+	/* The module charged the parked bytes back before the restore: its vram now. */
+	vgpuctl_tstate_bytes(p->parked ? p->parked : p->vram, size, sizeof(size));
 	fprintf(stderr, "agent: tenant %s: pid %u %s (%s, %.1f s)\n", t->name, p->pid,
 		plan & VGPUCTL_STEP_RESTORE ? "restored" :
 		plan & VGPUCTL_STEP_UNLOCK ? "unlocked" : "unparked", size, now_s() - t0);

@@ -111,4 +111,36 @@ run vgpuctl tenant del training force
 run vgpuctl ps
 kill $holder
 echo
+echo "== Preemption by memory: a high-priority job on a full GPU suspends a preemptible one =="
+echo '# the agent calls the driver'"'"'s checkpoint API for the module (vgpu-agent.service on a host)'
+LD_PRELOAD= vgpuctl agent 2> /tmp/agent.log &
+agent=$!
+sleep 0.5
+echo '# a reservation keeps all but 512M of GPU 0, which batch and urgent share (the VM has 1G of RAM)'
+mkdir -p /sys/fs/cgroup/reserved /sys/fs/cgroup/batch /sys/fs/cgroup/urgent
+run vgpuctl tenant del inference
+run vgpuctl tenant add reserved cgroup reserved vram-min 15872M gpus 0
+run vgpuctl tenant add batch cgroup batch vram-max 512M gpus 0 priority low preemptible on
+run vgpuctl tenant add urgent cgroup urgent vram-max 512M gpus 0 priority high vram-wait 30
+echo '# batch fills 384M and computes'
+/tmp/as_tenant batch ckpt-client alloc 384M , ticker /tmp/ticks , touch /tmp/batch.ready , wait /tmp/batch.go , sum > /tmp/batch 2>&1 &
+batch=$!
+for i in $(seq 1 100); do [ -e /tmp/batch.ready ] && break; sleep 0.1; done
+echo '# (in urgent) vram-client alloc 256M: no room, so batch is suspended for it'
+/tmp/as_tenant urgent vram-client alloc 256M , hold 600000 > /tmp/urgent 2>&1 &
+urgent=$!
+for i in $(seq 1 300); do grep -q '^holding' /tmp/urgent && break; sleep 0.1; done
+cat /tmp/urgent
+run vgpuctl tenant show batch
+run vgpuctl ps
+echo '# urgent ends: batch resumes by itself, its buffers intact'
+kill $urgent
+for i in $(seq 1 300); do vgpuctl -j tenant show batch | grep -q '"state": *"running"' && break; sleep 0.1; done
+run vgpuctl tenant show batch
+touch /tmp/batch.go
+wait $batch
+cat /tmp/batch
+cat /tmp/agent.log
+kill $agent
+echo
 echo "== demo done =="
