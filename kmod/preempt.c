@@ -178,7 +178,7 @@ int vgpu_preempt_wait(struct vgpu_preempt *pre, int seq)
 	long left;
 
 	if (time_after_eq(jiffies, pre->deadline) ||
-	    (!vgpu_tenant_suspending_nr() && atomic_read(&vgpu_room_seq) == seq))
+	    (atomic_read(&vgpu_room_seq) == seq && !vgpu_tenant_suspending()))
 		return -ENOMEM;
 	left = wait_event_interruptible_timeout(vgpu_room_wq,
 						atomic_read(&vgpu_room_seq) != seq,

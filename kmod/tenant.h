@@ -121,7 +121,7 @@ void vgpu_final_notify(const struct vgpu_final *f);
 /* tenant_state.c */
 struct pid;
 int vgpu_tenant_suspend(struct vgpu_tenant *t, struct netlink_ext_ack *extack);
-unsigned int vgpu_tenant_suspending_nr(void);
+bool vgpu_tenant_suspending(void);
 int vgpu_tenant_resume(struct vgpu_tenant *t, struct netlink_ext_ack *extack);
 int vgpu_tenant_settle(struct vgpu_tenant *t, u32 from, const char *reason,
 		       struct netlink_ext_ack *extack);

@@ -35,16 +35,10 @@
 static void vgpu_resume_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(vgpu_resume_work, vgpu_resume_fn);
 static bool vgpu_resume_stopped;
-/* Tenants suspending now: charges waiting for preemption look at it. */
-static unsigned int vgpu_suspending_nr;
 
 /* Every change of state goes through here. */
 static void vgpu_tenant_set_state(struct vgpu_tenant *t, u32 state)
 {
-	if (t->state == VGPU_TENANT_STATE_SUSPENDING)
-		WRITE_ONCE(vgpu_suspending_nr, vgpu_suspending_nr - 1);
-	if (state == VGPU_TENANT_STATE_SUSPENDING)
-		WRITE_ONCE(vgpu_suspending_nr, vgpu_suspending_nr + 1);
 	if (state == VGPU_TENANT_STATE_RUNNING)
 		t->preempted = false;
 	t->state = state;
@@ -53,14 +47,25 @@ static void vgpu_tenant_set_state(struct vgpu_tenant *t, u32 state)
 }
 
 /**
- * vgpu_tenant_suspending_nr() - how many tenants are being suspended
+ * vgpu_tenant_suspending() - whether any tenant is being suspended
  *
- * Context: any (a snapshot).
- * Return: the number.
+ * Counted from the table, not kept: a tenant deleted while suspending
+ * (its processes gone, its cgroup removed) leaves nothing behind.
+ *
+ * Context: vgpu_lock not held; takes it.
+ * Return: true when one is.
  */
-unsigned int vgpu_tenant_suspending_nr(void)
+bool vgpu_tenant_suspending(void)
 {
-	return READ_ONCE(vgpu_suspending_nr);
+	struct vgpu_tenant *t;
+	unsigned long id = 0;
+	bool any = false;
+
+	mutex_lock(&vgpu_lock);
+	for (; !any && (t = vgpu_tenant_next(&id)); id++)
+		any = t->state == VGPU_TENANT_STATE_SUSPENDING;
+	mutex_unlock(&vgpu_lock);
+	return any;
 }
 
 /* The extack message for a request the tenant's state refuses. */

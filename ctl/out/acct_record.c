@@ -145,6 +145,14 @@ static void put_usage(struct vgpu_json *j, const struct rec *r)
 		vgpuctl_json_u64(j, "vram_scans", r->d.vram_scans);
 	if (!r->d.no_suspended)
 		vgpuctl_json_u64(j, "suspended_ns", r->d.suspended_ns);
+	if (r->t && r->t->has_state) {
+		/* As the window ends: the tenant's, the same in each GPU's record. */
+		const char *st = vgpuctl_enum_name(vgpu_tenant_state_names,
+						   VGPU_TENANT_STATE_COUNT, r->t->state);
+
+		vgpuctl_json_str(j, "state", st ? st : "unknown");
+		vgpuctl_json_u64(j, "host_bytes", r->t->host_bytes);
+	}
 	if (r->u) {
 		vgpuctl_json_u64(j, "vram_peak_bytes", r->u->vram_peak);
 		vgpuctl_json_u64(j, "vram_used_bytes", r->u->vram_current);

@@ -139,6 +139,33 @@ lines_at_least() { [ "$(grep -cF -- "$2" "$1" 2>/dev/null)" -ge "$3" ]; }
 # has_text FILE TEXT: FILE holds TEXT (a fixed string)
 has_text() { grep -qF -- "$2" "$1" 2>/dev/null; }
 
+# Suspension helpers (59-suspend*, bench/vm-suspend.sh).
+# ckpt_client NAME CGROUP CMDS...: ckpt-client with libvgpu in the
+# background ($! its pid), output in /tmp/NAME.out
+ckpt_client() {
+	local name=$1 dir=$2
+	shift 2
+	: > /tmp/$name.out
+	LD_PRELOAD=/usr/lib/libvgpu.so /tmp/in_cg "$dir" ckpt-client "$@" > /tmp/$name.out 2>&1 &
+}
+# agent_start: vgpuctl agent in the background ($agent), log in
+# /tmp/agent.log, once it listens to the module's events; agent_stop: kill -9
+agent_start() {
+	: > /tmp/agent.log
+	vgpuctl agent lock-timeout 5000 2>> /tmp/agent.log &
+	agent=$!
+	monitor_ready $agent
+}
+agent_stop() { kill -9 $agent; wait $agent 2>/dev/null; }
+# tstate NAME: the tenant's state as vgpuctl -j tenant show says it
+tstate() {
+	vgpuctl -j tenant show "$1" | tr -d ' \n' | sed -n 's/.*"state":"\([a-z]*\)".*/\1/p'
+}
+tstate_is() { [ "$(tstate "$1")" = "$2" ]; }
+# ticks FILE: the count a ckpt-client ticker wrote; ticks_above FILE N
+ticks() { cat "$1" 2>/dev/null || echo 0; }
+ticks_above() { [ "$(ticks "$1")" -gt "$2" ]; }
+
 pass() { echo "PASS: $suite: $1"; }
 fail() { echo "FAIL: $suite: $1: $2"; failures=$((failures + 1)); }
 

@@ -35,7 +35,7 @@ done
 check_eq "each tenant holds its writer's last values" 1 $ok
 # 16 x 512M = 8G of vram-min on every GPU: a 17th 9G reservation must fail
 mkdir -p $cg/extra
-check_fails "reservations still add up after the storm" "Error: sum of vram-min exceeds a GPU's vram." \
+check_fails "reservations still add up after the storm" "Error: sum of vram-min of tenants not preemptible exceeds a GPU's vram." \
 	vgpuctl tenant add extra cgroup extra vram-min 9G
 # racing creators of one name: exactly one wins
 for i in $(seq 1 8); do (vgpuctl tenant add race cgroup extra >/dev/null 2>&1 && echo won >> /tmp/race) & done

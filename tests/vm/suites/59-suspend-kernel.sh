@@ -23,13 +23,6 @@ tenant_attr() {
 }
 state_is() { [ "$(tenant_attr "$1" 29)" = "$2" ]; }
 agent() { LD_PRELOAD= ckpt-ctl "$@"; }
-# client NAME CGROUP CMDS...: ckpt-client with libvgpu, output in /tmp/NAME.out
-client() {
-	local name=$1 dir=$2
-	shift 2
-	: > /tmp/$name.out
-	LD_PRELOAD=/usr/lib/libvgpu.so /tmp/in_cg "$dir" ckpt-client "$@" > /tmp/$name.out 2>&1 &
-}
 
 mkdir -p $cg/lo $cg/hi $cg/gone
 check_out "gpu probe registers simgpu's GPUs" "gpu 1" vgpuctl gpu probe
@@ -45,7 +38,7 @@ check_errno "resume of a running tenant" 22 "tenant is running" tenant-resume st
 check_errno "settle with a state other than suspending or resuming" 22 \
 	"state must be suspending or resuming" tenant-settle str:1=lo u32:29=0
 
-client lo lo alloc 64M , alloc 96M , touch /tmp/lo.ready , wait /tmp/lo.go , alloc 32M , sum
+ckpt_client lo lo alloc 64M , alloc 96M , touch /tmp/lo.ready , wait /tmp/lo.go , alloc 32M , sum
 lo=$!
 await "the low tenant's client holds 160M" 600 test -e /tmp/lo.ready
 check_eq "lo is charged what simgpu holds" "$(truth /lo 0)" "$(usage lo 0 vram_current)"
@@ -87,7 +80,7 @@ check_errno "a suspended tenant cannot be deleted" 16 "tenant is suspended" tena
 check_errno "not even with force" 16 "tenant is suspended" tenant-del str:1=lo flag:21
 
 # --- what lo held and reserved is free for hi
-client hi hi alloc 128M , touch /tmp/hi.ready , wait /tmp/hi.go
+ckpt_client hi hi alloc 128M , touch /tmp/hi.ready , wait /tmp/hi.go
 hi=$!
 await "hi takes 128M while lo is suspended" 600 test -e /tmp/hi.ready
 check_out "hi holds its 128M" "alloc 128M ok" cat /tmp/hi.out
@@ -129,7 +122,7 @@ check_eq "everything is given back" 0 "$(usage lo 0 vram_current)"
 
 # --- kill -9 of a suspended process gives everything back
 check "tenant gone: 128M" vgpuctl tenant add gone cgroup gone vram-max 128M
-client g gone alloc 64M , touch /tmp/g.ready , wait /tmp/g.never
+ckpt_client g gone alloc 64M , touch /tmp/g.ready , wait /tmp/g.never
 g=$!
 await "gone's client holds 64M" 600 test -e /tmp/g.ready
 check "suspend gone" vgpu-nlsend tenant-suspend str:1=gone
@@ -151,7 +144,7 @@ check "then it can be deleted" vgpuctl tenant del gone
 
 # --- a suspension in which nothing was checkpointed ends running
 check "tenant gone again" vgpuctl tenant add gone cgroup gone
-client n gone alloc 16M , touch /tmp/n.ready , wait /tmp/n.go
+ckpt_client n gone alloc 16M , touch /tmp/n.ready , wait /tmp/n.go
 n=$!
 await "a client" 600 test -e /tmp/n.ready
 check "suspend" vgpu-nlsend tenant-suspend str:1=gone
@@ -163,7 +156,7 @@ touch /tmp/n.go
 wait $n
 
 # --- the module unloads with a tenant suspended and a resume waiting
-client m gone alloc 16M , touch /tmp/m.ready , wait /tmp/m.never
+ckpt_client m gone alloc 16M , touch /tmp/m.ready , wait /tmp/m.never
 m=$!
 await "another client" 600 test -e /tmp/m.ready
 check "suspend" vgpu-nlsend tenant-suspend str:1=gone

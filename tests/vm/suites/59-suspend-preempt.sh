@@ -18,25 +18,6 @@ cg=/sys/fs/cgroup
 M=1048576
 G=1073741824
 
-client() {
-	local name=$1 dir=$2
-	shift 2
-	: > /tmp/$name.out
-	LD_PRELOAD=/usr/lib/libvgpu.so /tmp/in_cg "$dir" ckpt-client "$@" > /tmp/$name.out 2>&1 &
-}
-agent_start() {
-	: > /tmp/agent.log
-	vgpuctl agent lock-timeout 5000 2>> /tmp/agent.log &
-	agent=$!
-	monitor_ready $agent
-}
-agent_stop() { kill -9 $agent; wait $agent 2>/dev/null; }
-state() {
-	vgpuctl -j tenant show "$1" | tr -d ' \n' | sed -n 's/.*"state":"\([a-z]*\)".*/\1/p'
-}
-state_is() { [ "$(state "$1")" = "$2" ]; }
-ticks() { cat "$1" 2>/dev/null || echo 0; }
-ticks_above() { [ "$(ticks "$1")" -gt "$2" ]; }
 # quota TENANT ATTR=VALUE...: tenant-set of raw quota attributes
 # (34 preemptible, 35 vram-wait in ms)
 quota() {
@@ -63,7 +44,7 @@ out=$(vgpu-nlsend tenant-get str:1=hi)
 case " $out " in *" 35=30000 "*) pass "tenant-get returns vram-wait" ;; *) fail "tenant-get returns vram-wait" "$out" ;; esac
 
 agent_start
-client lo lo alloc 64M , alloc 128M , ticker /tmp/lo.ticks , touch /tmp/lo.ready , \
+ckpt_client lo lo alloc 64M , alloc 128M , ticker /tmp/lo.ticks , touch /tmp/lo.ready , \
 	wait /tmp/lo.go , sum
 lo=$!
 await "lo fills 192M and computes" 600 test -e /tmp/lo.ready
@@ -71,11 +52,14 @@ await "its ticker runs" 300 ticks_above /tmp/lo.ticks 10
 
 # --- the high tenant's 128M waits while lo is suspended, then succeeds
 t0=$(uptime_ms)
-bg_hold hi /tmp/hi.out env LD_PRELOAD=/usr/lib/libvgpu.so vram-client alloc 128M , hold 600000 && hi=$!
+ckpt_client hi hi alloc 128M , ticker /tmp/hi.ticks , touch /tmp/hi.ready , wait /tmp/hi.go , sum
+hi=$!
+await "hi's allocation ends" 600 test -e /tmp/hi.ready
 t1=$(uptime_ms)
 check_out "hi's allocation succeeds" "alloc 128M ok" cat /tmp/hi.out
+await "the high tenant runs" 300 ticks_above /tmp/hi.ticks 10
 echo "info: $suite: the high tenant's 128M waited $((t1 - t0)) ms, start to finish (lo's 192M checkpointed)"
-check_eq "lo was suspended for it" suspended "$(state lo)"
+check_eq "lo was suspended for it" suspended "$(tstate lo)"
 check_eq "simgpu holds nothing for lo" 0 "$(truth /lo 0)"
 check_eq "hi is charged what simgpu holds" "$(truth /hi 0)" "$(usage hi 0 vram_current)"
 t=$(ticks /tmp/lo.ticks)
@@ -84,10 +68,11 @@ check_eq "lo's work is stopped" "$t" "$(ticks /tmp/lo.ticks)"
 check_out "the agent checkpointed lo" "checkpointed" cat /tmp/agent.log
 
 # --- hi ends: lo resumes by itself
-check_eq "while hi holds its room, lo waits" suspended "$(state lo)"
-kill $hi
-wait $hi 2>/dev/null
-await "lo resumes by itself once hi is gone" 300 state_is lo running
+check_eq "while hi holds its room, lo waits" suspended "$(tstate lo)"
+touch /tmp/hi.go
+wait $hi
+check_eq "hi's client ends well, its buffer whole" "0 1" "$? $(grep -c 'sum 1 buffers' /tmp/hi.out)"
+await "lo resumes by itself once hi is gone" 300 tstate_is lo running
 check_eq "lo is charged what simgpu holds again" "$(truth /lo 0)" "$(usage lo 0 vram_current)"
 t=$(ticks /tmp/lo.ticks)
 await "lo's work goes on" 300 ticks_above /tmp/lo.ticks "$t"
@@ -98,31 +83,31 @@ check_out "its buffers came back whole" "sum 2 buffers 201326592 bytes ok" cat /
 
 # --- only preemptible tenants of lower priority are suspended
 check "tenant np: low priority, not preemptible" vgpuctl tenant add np cgroup np vram-max 256M priority low
-client np np alloc 192M , touch /tmp/np.ready , wait /tmp/np.go
+ckpt_client np np alloc 192M , touch /tmp/np.ready , wait /tmp/np.go
 np=$!
 await "np holds 192M" 600 test -e /tmp/np.ready
 check "hi waits 1 s at most" quota hi 35=1000
 check_fails "hi's 128M fails: np is not preemptible" "CUDA_ERROR_OUT_OF_MEMORY" hi_alloc 128M
-check_eq "np was never suspended" running "$(state np)"
+check_eq "np was never suspended" running "$(tstate np)"
 check "np is preemptible, but of hi's priority" quota np 34=1
 check "np: priority high" vgpuctl tenant set np priority high
 check_fails "hi's 128M fails: np's priority is not lower" "CUDA_ERROR_OUT_OF_MEMORY" hi_alloc 128M
-check_eq "np was not suspended" running "$(state np)"
+check_eq "np was not suspended" running "$(tstate np)"
 check "np: priority low again" vgpuctl tenant set np priority low
 check "hi without vram-wait (clear)" vgpu-nlsend tenant-set str:1=hi u32:13=2048
 check_fails "hi's 128M fails at once" "CUDA_ERROR_OUT_OF_MEMORY" hi_alloc 128M
-check_eq "np was not suspended" running "$(state np)"
+check_eq "np was not suspended" running "$(tstate np)"
 check_fails "a charge beyond hi's own limit never preempts" "CUDA_ERROR_OUT_OF_MEMORY" hi_alloc 300M
-check_eq "np was not suspended" running "$(state np)"
+check_eq "np was not suspended" running "$(tstate np)"
 
 # --- without an agent: the charge fails after its wait; the suspension
 # is carried on once an agent runs, and undone by itself
 agent_stop
 check "hi waits 1 s" quota hi 35=1000
 check_fails "without an agent, hi's 128M fails after its wait" "CUDA_ERROR_OUT_OF_MEMORY" hi_alloc 128M
-check_eq "np was asked to suspend" suspending "$(state np)"
+check_eq "np was asked to suspend" suspending "$(tstate np)"
 agent_start
-await "a started agent suspends np, which resumes by itself (nothing waits)" 300 state_is np running
+await "a started agent suspends np, which resumes by itself (nothing waits)" 300 tstate_is np running
 touch /tmp/np.go
 wait $np
 check_eq "np's client ends well" 0 $?

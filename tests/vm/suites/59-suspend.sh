@@ -17,27 +17,6 @@ cg=/sys/fs/cgroup
 M=1048576
 G=1073741824
 
-# client NAME CGROUP CMDS...: ckpt-client with libvgpu, output in /tmp/NAME.out
-client() {
-	local name=$1 dir=$2
-	shift 2
-	: > /tmp/$name.out
-	LD_PRELOAD=/usr/lib/libvgpu.so /tmp/in_cg "$dir" ckpt-client "$@" > /tmp/$name.out 2>&1 &
-}
-agent_start() {
-	: > /tmp/agent.log
-	vgpuctl agent lock-timeout 5000 2>> /tmp/agent.log &
-	agent=$!
-	monitor_ready $agent
-}
-agent_stop() { kill -9 $agent; wait $agent 2>/dev/null; }
-# state NAME: the tenant's state as vgpuctl -j tenant show says
-state() {
-	vgpuctl -j tenant show "$1" | tr -d ' \n' | sed -n 's/.*"state":"\([a-z]*\)".*/\1/p'
-}
-state_is() { [ "$(state "$1")" = "$2" ]; }
-ticks() { cat "$1" 2>/dev/null || echo 0; }
-ticks_above() { [ "$(ticks "$1")" -gt "$2" ]; }
 
 mkdir -p $cg/big $cg/lo $cg/hi $cg/other
 check_out "gpu probe registers simgpu's GPUs" "gpu 1" vgpuctl gpu probe
@@ -54,7 +33,7 @@ check_fails "suspend without a name" "missing NAME" vgpuctl tenant suspend
 check_fails "a bad wait" "wait" vgpuctl tenant suspend lo wait soon
 
 agent_start
-client lo lo alloc 64M , alloc 96M , ticker /tmp/lo.ticks , touch /tmp/lo.ready , \
+ckpt_client lo lo alloc 64M , alloc 96M , ticker /tmp/lo.ticks , touch /tmp/lo.ready , \
 	wait /tmp/lo.go , sum
 lo=$!
 await "lo's client holds 160M and computes" 600 test -e /tmp/lo.ready
@@ -64,13 +43,19 @@ check_fails "hi cannot have 128M beside lo's 160M" "CUDA_ERROR_OUT_OF_MEMORY" \
 
 # --- suspend: the work stops, the VRAM goes back
 check_out "vgpuctl tenant suspend lo" "tenant lo suspended: 1 process" vgpuctl tenant suspend lo
-check_eq "state: suspended" suspended "$(state lo)"
+check_eq "state: suspended" suspended "$(tstate lo)"
 check_eq "simgpu holds nothing for lo" 0 "$(truth /lo 0)"
 check_eq "nothing charged to lo" 0 "$(usage lo 0 vram_current)"
 check_out "tenant show: 160M in host memory" "host-bytes 160MiB" vgpuctl tenant show lo
 check_out "metrics: lo's host bytes" "vgpu_tenant_host_bytes{tenant=\"lo\"} 167772160" vgpuctl metrics
 check_out "metrics: lo is suspended" "vgpu_tenant_suspended{tenant=\"lo\",state=\"suspended\"} 1" vgpuctl metrics
 check_out "top shows the state" "suspended" vgpuctl top -n 1
+check "a usage record while lo is suspended" vgpuctl account -o /tmp/rec.jsonl -s /tmp/rec.state
+rec=$(grep '"name":"lo"' /tmp/rec.jsonl | grep '"index":0' | tail -n 1)
+case $rec in
+*'"state":"suspended","host_bytes":167772160'*) pass "the record has the state and the host bytes" ;;
+*) fail "the record has the state and the host bytes" "$rec" ;;
+esac
 check_out "ps marks the process" "$lo" vgpuctl ps
 t0=$(ticks /tmp/lo.ticks)
 sleep 0.5
@@ -79,7 +64,7 @@ check_out "the agent says what it did" "checkpointed" cat /tmp/agent.log
 check_fails "a second suspend" "already suspended" vgpuctl tenant suspend lo
 check_fails "a suspended tenant is not deleted" "resume it first" vgpuctl tenant del lo force
 
-client hi hi alloc 128M , touch /tmp/hi.ready , wait /tmp/hi.go
+ckpt_client hi hi alloc 128M , touch /tmp/hi.ready , wait /tmp/hi.go
 hi=$!
 await "hi takes 128M while lo is suspended" 600 test -e /tmp/hi.ready
 check_out "hi holds its 128M" "alloc 128M ok" cat /tmp/hi.out
@@ -91,11 +76,11 @@ case $out in
 *"waiting for room"*) pass "resume says it waits for room" ;;
 *) fail "resume says it waits for room" "$out" ;;
 esac
-check_eq "still suspended, nothing restored" "suspended 0" "$(state lo) $(truth /lo 0)"
+check_eq "still suspended, nothing restored" "suspended 0" "$(tstate lo) $(truth /lo 0)"
 touch /tmp/hi.go
 wait $hi
 check_out "resume once hi is gone" "tenant lo resumed" vgpuctl tenant resume lo
-check_eq "state: running" running "$(state lo)"
+check_eq "state: running" running "$(tstate lo)"
 check_eq "lo is charged what simgpu holds again" "$(truth /lo 0)" "$(usage lo 0 vram_current)"
 t0=$(ticks /tmp/lo.ticks)
 await "lo's work goes on" 300 ticks_above /tmp/lo.ticks "$t0"
@@ -105,40 +90,40 @@ check_eq "lo's client ends well" 0 $?
 check_out "its buffers came back whole" "sum 2 buffers 167772160 bytes ok" cat /tmp/lo.out
 
 # --- the agent killed and restarted in every phase
-client p lo alloc 32M , touch /tmp/p.ready , wait /tmp/p.go , sum
+ckpt_client p lo alloc 32M , touch /tmp/p.ready , wait /tmp/p.go , sum
 p=$!
 await "a client" 600 test -e /tmp/p.ready
 agent_stop
 check "suspend with no agent: asked" vgpuctl tenant suspend lo nowait
-check_eq "it stays suspending" suspending "$(state lo)"
+check_eq "it stays suspending" suspending "$(tstate lo)"
 agent_start
-await "a restarted agent carries it on" 300 state_is lo suspended
+await "a restarted agent carries it on" 300 tstate_is lo suspended
 agent_stop
 check "resume with no agent: asked" vgpuctl tenant resume lo nowait
-check_eq "it stays resuming" resuming "$(state lo)"
+check_eq "it stays resuming" resuming "$(tstate lo)"
 agent_start
-await "a restarted agent finishes the resume" 300 state_is lo running
+await "a restarted agent finishes the resume" 300 tstate_is lo running
 # killed between the driver's step and its report: checkpointed, not parked
 agent_stop
 check "suspend asked again" vgpuctl tenant suspend lo nowait
 check_out "the process checkpointed, not reported" "state checkpointed" \
 	env LD_PRELOAD= ckpt-ctl $p suspend 5000
 agent_start
-await "the restarted agent reports it and settles" 300 state_is lo suspended
+await "the restarted agent reports it and settles" 300 tstate_is lo suspended
 check_eq "its 32M are in host memory" $((32 * M)) \
 	"$(vgpuctl -j tenant show lo | tr -d ' \n' | sed -n 's/.*"host_bytes":\([0-9]*\).*/\1/p')"
 agent_stop
 check "resume asked again" vgpuctl tenant resume lo nowait
 check_out "restored, not unlocked" "state locked" env LD_PRELOAD= ckpt-ctl $p restore
 agent_start
-await "the restarted agent unlocks it and settles" 300 state_is lo running
+await "the restarted agent unlocks it and settles" 300 tstate_is lo running
 touch /tmp/p.go
 wait $p
 check_eq "the client ends well" 0 $?
 check_out "its buffer came back whole" "sum 1 buffers" cat /tmp/p.out
 
 # --- kill -9 of a suspended process gives everything back
-client k lo alloc 32M , touch /tmp/k.ready , wait /tmp/k.never
+ckpt_client k lo alloc 32M , touch /tmp/k.ready , wait /tmp/k.never
 k=$!
 await "a client" 600 test -e /tmp/k.ready
 check_out "suspended" "suspended" vgpuctl tenant suspend lo
@@ -150,7 +135,7 @@ check_eq "nothing in host memory, nothing charged, nothing held" "0 0" \
 check_out "the tenant resumes with nothing to restore" "resumed" vgpuctl tenant resume lo
 
 # --- kill -9 while suspending, and while resuming
-client k lo alloc 32M , touch /tmp/k2.ready , wait /tmp/k.never
+ckpt_client k lo alloc 32M , touch /tmp/k2.ready , wait /tmp/k.never
 k=$!
 await "a client" 600 test -e /tmp/k2.ready
 agent_stop
@@ -158,34 +143,34 @@ check "suspend with no agent" vgpuctl tenant suspend lo nowait
 kill -9 $k
 wait $k 2>/dev/null
 agent_start
-await "a suspension whose process died ends running" 300 state_is lo running
+await "a suspension whose process died ends running" 300 tstate_is lo running
 check_eq "nothing charged, nothing held" "0 0" "$(truth /lo 0) $(usage lo 0 vram_current)"
-client k lo alloc 32M , touch /tmp/k3.ready , wait /tmp/k.never
+ckpt_client k lo alloc 32M , touch /tmp/k3.ready , wait /tmp/k.never
 k=$!
 await "a client" 600 test -e /tmp/k3.ready
 check_out "suspended" "suspended" vgpuctl tenant suspend lo
 agent_stop
 check "resume with no agent: its 32M charged back" vgpuctl tenant resume lo nowait
-check_eq "resuming, 32M charged" "resuming $((32 * M))" "$(state lo) $(usage lo 0 vram_current)"
+check_eq "resuming, 32M charged" "resuming $((32 * M))" "$(tstate lo) $(usage lo 0 vram_current)"
 kill -9 $k
 wait $k 2>/dev/null
 await "its registration ends" 300 sh -c "! vgpuctl ps | grep -qw $k"
 check_eq "kill -9 while resuming gives the charge back" 0 "$(usage lo 0 vram_current)"
 agent_start
-await "the agent settles the resume" 300 state_is lo running
+await "the agent settles the resume" 300 tstate_is lo running
 
 # --- the host copy is the tenant's own memory: a suspension that would
 # not fit in its cgroup's memory.max is refused for that process
 echo +memory > $cg/cgroup.subtree_control
 mkdir -p $cg/tight
 check "tenant tight" vgpuctl tenant add tight cgroup tight
-client t tight alloc 64M , touch /tmp/t.ready , wait /tmp/t.go , sum
+ckpt_client t tight alloc 64M , touch /tmp/t.ready , wait /tmp/t.go , sum
 t=$!
 await "a client holding 64M" 600 test -e /tmp/t.ready
 echo $(( $(cat $cg/tight/memory.current) + 8 * M )) > $cg/tight/memory.max
 check_fails "a suspension beyond memory.max is refused, and says why" "host memory" \
 	vgpuctl tenant suspend tight
-check_eq "the tenant is running" running "$(state tight)"
+check_eq "the tenant is running" running "$(tstate tight)"
 echo max > $cg/tight/memory.max
 touch /tmp/t.go
 wait $t
@@ -193,11 +178,11 @@ check_eq "the process went on, its buffer whole" 0 $?
 
 # --- a process that cannot be checkpointed is left running
 check "tenant other" vgpuctl tenant add other cgroup other
-client s other share 2M , touch /tmp/s.ready , wait /tmp/s.go , sum
+ckpt_client s other share 2M , touch /tmp/s.ready , wait /tmp/s.go , sum
 s=$!
 await "a client that shares its memory" 600 test -e /tmp/s.ready
 check_fails "its suspension ends running, and says why" "pid $s" vgpuctl tenant suspend other
-check_eq "the tenant is running" running "$(state other)"
+check_eq "the tenant is running" running "$(tstate other)"
 touch /tmp/s.go
 wait $s
 check_eq "the process went on" 0 $?

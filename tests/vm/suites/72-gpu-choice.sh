@@ -101,7 +101,7 @@ no_oversubscription binpack b1:10 b2:4 b3:4 b4:8 b5:0 b6:6
 check_out "tenant show gives the choice and the count" "gpus-auto 2" vgpuctl tenant show b4
 check_out "json too" '"gpus":[1,3],"gpus_auto":2,' sh -c "vgpuctl -j tenant show b4 | tr -d ' \n'"
 check_fails "a vram-min the choice cannot hold is refused" \
-	"Error: sum of vram-min exceeds a GPU's vram." vgpuctl tenant set b3 vram-min 13G
+	"Error: sum of vram-min of tenants not preemptible exceeds a GPU's vram." vgpuctl tenant set b3 vram-min 13G
 check_eq "and the choice stays" 1 "$(chosen b3)"
 check "the admin names b5's GPUs" vgpuctl tenant set b5 gpus 2
 check_eq "b5 has the named GPU" 2 "$(chosen b5)"
