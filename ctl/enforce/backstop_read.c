@@ -121,16 +121,9 @@ static int tenant_one(struct nlmsghdr *nlh, void *arg)
 int vgpuctl_bs_tenant_read(struct vgpu_nl *nl, const char *name, struct vgpu_bs_tenant *t)
 {
 	struct tenant_list l = { 0 };
-	struct nl_msg *msg = vgpuctl_nl_msg(nl, VGPU_CMD_TENANT_GET, false);
 	int err;
 
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	err = vgpuctl_nl_request(nl, msg, tenant_one, &l);
+	err = vgpuctl_nl_tenant_get(nl, name, tenant_one, &l);
 	if (!err && l.n != 1)
 		err = -EPROTO;
 	if (!err)

@@ -76,17 +76,10 @@ static int snap_one(struct nlmsghdr *nlh, void *arg)
 /* tenant-get NAME into @s; 0 or a negative errno (reported by the caller). */
 static int snap_read(struct vgpu_nl *nl, const char *name, struct snap *s)
 {
-	struct nl_msg *msg = vgpuctl_nl_msg(nl, VGPU_CMD_TENANT_GET, false);
 	int err;
 
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
 	s->found = false;
-	err = vgpuctl_nl_request(nl, msg, snap_one, s);
+	err = vgpuctl_nl_tenant_get(nl, name, snap_one, s);
 	if (!err && !s->found)
 		err = -EPROTO;
 	return err;

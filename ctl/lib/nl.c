@@ -284,6 +284,29 @@ int vgpuctl_nl_request(struct vgpu_nl *nl, struct nl_msg *msg,
 }
 
 /**
+ * vgpuctl_nl_tenant_get() - tenant-get of one tenant by name
+ * @nl: an open handle
+ * @name: the tenant
+ * @fn: called with the reply (vgpuctl_nl_request())
+ * @arg: passed to @fn
+ *
+ * Return: 0, -ENOMEM or -EMSGSIZE (nothing sent), or vgpuctl_nl_request()'s
+ * negative errno (-ENOENT for an unknown tenant).
+ */
+int vgpuctl_nl_tenant_get(struct vgpu_nl *nl, const char *name, vgpu_nl_reply_fn fn, void *arg)
+{
+	struct nl_msg *msg = vgpuctl_nl_msg(nl, VGPU_CMD_TENANT_GET, false);
+
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return vgpuctl_nl_request(nl, msg, fn, arg);
+}
+
+/**
  * vgpuctl_nl_subscribe() - join a multicast group of the family
  * @nl: an open handle; it is given over to events (no sequence checks)
  * @group: VGPU_MCGRP_MONITOR

@@ -34,6 +34,7 @@ void vgpuctl_nl_close(struct vgpu_nl *nl);
 struct nl_msg *vgpuctl_nl_msg(const struct vgpu_nl *nl, uint8_t cmd, bool dump);
 int vgpuctl_nl_request(struct vgpu_nl *nl, struct nl_msg *msg,
 		       vgpu_nl_reply_fn fn, void *arg);
+int vgpuctl_nl_tenant_get(struct vgpu_nl *nl, const char *name, vgpu_nl_reply_fn fn, void *arg);
 int vgpuctl_nl_subscribe(struct vgpu_nl *nl, const char *group);
 int vgpuctl_nl_fd(const struct vgpu_nl *nl);
 int vgpuctl_nl_recv_events(struct vgpu_nl *nl, vgpu_nl_reply_fn fn, void *arg);

@@ -39,16 +39,8 @@ static int state_one(struct nlmsghdr *nlh, void *arg)
  */
 int vgpuctl_tstate_get(struct vgpu_nl *nl, const char *name, struct vgpuctl_tstate *s)
 {
-	struct nl_msg *msg = vgpuctl_nl_msg(nl, VGPU_CMD_TENANT_GET, false);
-
 	memset(s, 0, sizeof(*s));
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	return vgpuctl_nl_request(nl, msg, state_one, s);
+	return vgpuctl_nl_tenant_get(nl, name, state_one, s);
 }
 
 struct procs_dump {

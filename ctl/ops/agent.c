@@ -182,17 +182,10 @@ static int phase(struct vgpuctl_agent *a, const struct tenant_info *ti)
 int vgpuctl_agent_tenant(struct vgpuctl_agent *a, const char *name)
 {
 	struct tenant_info t;
-	struct nl_msg *msg = vgpuctl_nl_msg(&a->nl, VGPU_CMD_TENANT_GET, false);
 	int err;
 
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_string(msg, VGPU_A_TENANT_NAME, name) < 0) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
 	memset(&t, 0, sizeof(t));
-	err = vgpuctl_nl_request(&a->nl, msg, info_one, &t);
+	err = vgpuctl_nl_tenant_get(&a->nl, name, info_one, &t);
 	if (err == -ENOENT)
 		return 0;
 	if (err)
