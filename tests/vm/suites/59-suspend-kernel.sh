@@ -23,6 +23,14 @@ tenant_attr() {
 }
 state_is() { [ "$(tenant_attr "$1" 29)" = "$2" ]; }
 agent() { LD_PRELOAD= ckpt-ctl "$@"; }
+# suspend_by_hand TENANT PID: what the agent does for a tenant of one
+# process: asked, checkpointed, reported, settled (four checks)
+suspend_by_hand() {
+	check "suspend $1" vgpu-nlsend tenant-suspend "str:1=$1"
+	check_out "$1: checkpointed" "state checkpointed" agent "$2" suspend 5000
+	check "$1: reported" vgpu-nlsend proc-set "u32:1=$2" flag:13
+	check "$1: settled" vgpu-nlsend tenant-settle "str:1=$1" u32:29=1
+}
 
 mkdir -p $cg/lo $cg/hi $cg/gone
 check_out "gpu probe registers simgpu's GPUs" "gpu 1" vgpuctl gpu probe
@@ -125,10 +133,7 @@ check "tenant gone: 128M" vgpuctl tenant add gone cgroup gone vram-max 128M
 ckpt_client g gone alloc 64M , touch /tmp/g.ready , wait /tmp/g.never
 g=$!
 await "gone's client holds 64M" 600 test -e /tmp/g.ready
-check "suspend gone" vgpu-nlsend tenant-suspend str:1=gone
-check_out "checkpointed" "state checkpointed" agent $g suspend 5000
-check "reported" vgpu-nlsend proc-set u32:1=$g flag:13
-check "settled" vgpu-nlsend tenant-settle str:1=gone u32:29=1
+suspend_by_hand gone $g
 check_eq "gone holds 64M in host memory" $((64 * M)) "$(tenant_attr gone 30)"
 kill -9 $g
 wait $g 2>/dev/null
@@ -159,10 +164,7 @@ wait $n
 ckpt_client m gone alloc 16M , touch /tmp/m.ready , wait /tmp/m.never
 m=$!
 await "another client" 600 test -e /tmp/m.ready
-check "suspend" vgpu-nlsend tenant-suspend str:1=gone
-check_out "checkpointed" "state checkpointed" agent $m suspend 5000
-check "reported" vgpu-nlsend proc-set u32:1=$m flag:13
-check "settled" vgpu-nlsend tenant-settle str:1=gone u32:29=1
+suspend_by_hand gone $m
 check "vram-max of gone down to 1M: its 16M cannot come back" vgpuctl tenant set gone vram-max 1M
 check "resume" vgpu-nlsend tenant-resume str:1=gone
 check_eq "it waits for room" 2 "$(tenant_attr gone 29)"
