@@ -155,10 +155,12 @@ void vgpu_acct_gpu_add(u32 index, u64 vram)
  * @index: GPU index
  *
  * Unspent budgets on the GPU are taken back first; what processes hold
- * keeps the GPU. Its compute scheduler stops and forgets its state.
+ * keeps the GPU, and so do bytes a suspended tenant's processes parked in
+ * host memory: their resume charges them back on this GPU and would wait
+ * for it forever. Its compute scheduler stops and forgets its state.
  *
  * Context: vgpu_lock held.
- * Return: 0, or -EBUSY when bytes are still charged on the GPU.
+ * Return: 0, or -EBUSY when bytes are still charged or parked on the GPU.
  */
 int vgpu_acct_gpu_del(u32 index)
 {
@@ -168,14 +170,17 @@ int vgpu_acct_gpu_del(u32 index)
 
 	spin_lock(&vgpu_acct_lock);
 	vgpu_proc_reap_all(&dead);
-	list_for_each_entry(p, &vgpu_procs, node)
+	list_for_each_entry(p, &vgpu_procs, node) {
 		vgpu_acct_reclaim(p, index);
+		if (p->parked[index])
+			err = -EBUSY;
+	}
 	if (vgpu_acct_gpus[index].charged)
 		err = -EBUSY;
-	else
+	if (!err) {
 		vgpu_acct_gpus[index].present = false;
-	if (!err)
 		vgpu_acct_sync_all(index);
+	}
 	spin_unlock(&vgpu_acct_lock);
 	vgpu_proc_put_list(&dead);
 	if (!err)

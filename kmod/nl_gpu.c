@@ -250,7 +250,7 @@ static struct vgpu_gpu *vgpu_gpu_lookup(struct genl_info *info)
  * @info: request attributes and extack
  *
  * Refused while bytes are charged on the GPU (after taking unspent
- * budgets back).
+ * budgets back) or parked for it by a suspended tenant.
  *
  * Return: 0 or a negative errno with the extack message set.
  */
@@ -280,7 +280,7 @@ int vgpu_nl_gpu_del_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err) {
 		vgpu_place_abort();
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[VGPU_A_GPU_INDEX],
-				    "GPU has allocations");
+				    "GPU has allocations (held, or parked by a suspended tenant)");
 		goto out_unlock;
 	}
 	vgpu_gpu_notify(gpu, VGPU_CMD_GPU_DEL_NTF);

@@ -140,7 +140,7 @@ out=$(su -s /bin/sh nobody -c "vgpu-devtest procs" 2>&1)
 check_eq "a process outside tenants sees none" "" "$out"
 check_errno "tenant-del with registered processes" 16 "tenant has registered processes" \
 	tenant-del str:1=a
-check_errno "gpu-del with allocations" 16 "GPU has allocations" gpu-del u32:1=1
+check_errno "gpu-del with allocations" 16 "GPU has allocations (held, or parked by a suspended tenant)" gpu-del u32:1=1
 
 # reclaim: a second process gets the first's unspent budget
 out=$(inside a register alloc 0 560M)

@@ -86,6 +86,8 @@ check_errno "a late settle changes nothing" 114 "tenant is not in that state" \
 	tenant-settle str:1=lo u32:29=1
 check_errno "a suspended tenant cannot be deleted" 16 "tenant is suspended" tenant-del str:1=lo
 check_errno "not even with force" 16 "tenant is suspended" tenant-del str:1=lo flag:21
+check_errno "GPU 0 cannot be removed while lo's bytes are parked for it" 16 \
+	"GPU has allocations (held, or parked by a suspended tenant)" gpu-del u32:1=0
 
 # --- what lo held and reserved is free for hi
 ckpt_client hi hi alloc 128M , touch /tmp/hi.ready , wait /tmp/hi.go
