@@ -128,6 +128,10 @@ struct CUfunc_st {
 	struct CUmod_st *mod;
 	struct CUfunc_st *next;
 	char name[256];
+	/* cuKernelSetAttribute's values (kernel.c), under mod->lk; bit a
+	 * of kset: attribute a was set. */
+	int kattr[32];
+	unsigned int kset;
 };
 
 struct sg_global {
@@ -355,6 +359,7 @@ CUresult simgpu_func_check(CUfunction f);
 /* entry.c: cuGetProcAddress's answers under SIMGPU_PROCADDR=distinct */
 int sg_entry_build(void *const *fns, size_t n);	/* once, all functions */
 void *sg_entry_point(void *fn);			/* fn's stub, or fn */
+void *simgpu_procaddr_miss_stub(const char *symbol);	/* procmiss.c */
 
 /* pause.c: wait inside fn while $SIMGPU_PAUSE_IN names it (a test's hold). */
 void simgpu_pause_point(const char *fn);
