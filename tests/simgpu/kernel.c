@@ -15,6 +15,25 @@
  */
 #include "simgpu.h"
 
+/* CU_FUNC_CACHE_PREFER_NONE .. CU_FUNC_CACHE_PREFER_EQUAL, the values
+ * cuFuncSetCacheConfig and cuKernelSetCacheConfig take. */
+static int sg_cache_config_ok(CUfunc_cache config)
+{
+	return (int)config >= CU_FUNC_CACHE_PREFER_NONE && config <= CU_FUNC_CACHE_PREFER_EQUAL;
+}
+
+/* "Sets the preferred cache configuration for a device function" (Driver
+ * API reference, "Execution Control"): only a preference, checked and
+ * kept nowhere, as simgpu has no L1 to split. cuBLASLt dlsyms it. */
+SG_API CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+	SG_GATE();
+	SG_INIT_CHECK();
+	if (simgpu_func_check(hfunc))
+		return CUDA_ERROR_INVALID_HANDLE;
+	return sg_cache_config_ok(config) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
 #if CUDA_VERSION >= 12000
 
 /* The defaults of the settable attributes: dynamic shared memory up to
@@ -131,9 +150,26 @@ SG_API CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUd
 
 	if (rc)
 		return rc;
-	if ((int)config < CU_FUNC_CACHE_PREFER_NONE || config > CU_FUNC_CACHE_PREFER_EQUAL)
+	return sg_cache_config_ok(config) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+#if CUDA_VERSION >= 12050
+/* "Returns a library handle" (Driver API reference, "Library
+ * Management", CUDA 12.5): the library a CUkernel came from. A
+ * CUfunction of a module loaded by cuModuleLoad* is no CUkernel. */
+SG_API CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+{
+	SG_GATE();
+	struct CUfunc_st *f = (struct CUfunc_st *)(void *)kernel;
+
+	SG_INIT_CHECK();
+	if (simgpu_func_check(f) || !f->mod || !f->mod->lib)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!pLib)
 		return CUDA_ERROR_INVALID_VALUE;
+	*pLib = f->mod->lib;
 	return CUDA_SUCCESS;
 }
+#endif
 
 #endif

@@ -304,6 +304,7 @@ static CUresult lib_load(CUlibrary *library, const void *code)
 		return rc;
 	}
 	l->magic = SG_LIB_MAGIC;
+	l->mod->lib = l;
 	*library = l;
 	return CUDA_SUCCESS;
 }
@@ -471,6 +472,8 @@ CUresult simgpu_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned 
 	if (!op)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	op->ns = simgpu_kernel_ns(f, params, extra);
+	op->kp = (struct sg_kparams){ .func = f, .grid = { gx, gy, gz }, .block = { bx, by, bz },
+				      .params = params, .extra = extra, .ctx = s->ctx };
 	return simgpu_stream_submit(s, op);
 }
 

@@ -49,6 +49,18 @@ CUresult cuGraphAddNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 			   const CUgraphEdgeData *edges, size_t ndeps, CUgraphNodeParams *p);
 #endif
 
+/* link.c and graphkern.c: cuda.h declares these only through macros. */
+CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *o, void **v, CUlinkState *out);
+CUresult cuLinkAddData_v2(CUlinkState l, CUjitInputType t, void *d, size_t n, const char *name,
+			  unsigned int no, CUjit_option *o, void **v);
+CUresult cuLinkAddFile_v2(CUlinkState l, CUjitInputType t, const char *path, unsigned int no,
+			  CUjit_option *o, void **v);
+#if CUDA_VERSION >= 12000
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS *p);
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode n,
+					   const CUDA_KERNEL_NODE_PARAMS *p);
+#endif
+
 #define F(sym) ((void *)&(sym))
 
 struct sg_proc {
@@ -218,7 +230,28 @@ static const struct sg_proc table[] = {
 	{ "cuKernelGetFunction", 12000, F(cuKernelGetFunction), NULL },
 	{ "cuKernelSetAttribute", 12000, F(cuKernelSetAttribute), NULL },
 	{ "cuKernelSetCacheConfig", 12000, F(cuKernelSetCacheConfig), NULL },
+	{ "cuGraphKernelNodeGetParams", 12000, F(cuGraphKernelNodeGetParams_v2), NULL },
+	{ "cuGraphExecKernelNodeSetParams", 12000, F(cuGraphExecKernelNodeSetParams_v2), NULL },
 #endif
+#if CUDA_VERSION >= 12050
+	{ "cuKernelGetLibrary", 12050, F(cuKernelGetLibrary), NULL },
+#endif
+	/* What cuBLASLt dlsyms from libcuda.so.1 besides (issue 28). */
+	{ "cuGraphKernelNodeGetParams", 10000, F(cuGraphKernelNodeGetParams), NULL },
+	{ "cuGraphExecKernelNodeSetParams", 10010, F(cuGraphExecKernelNodeSetParams), NULL },
+	{ "cuFuncSetCacheConfig", 3000, F(cuFuncSetCacheConfig), NULL },
+	{ "cuPointerGetAttribute", 4000, F(cuPointerGetAttribute), NULL },
+	{ "cuPointerGetAttributes", 7000, F(cuPointerGetAttributes), NULL },
+	{ "cuCtxEnablePeerAccess", 4000, F(cuCtxEnablePeerAccess), NULL },
+	{ "cuCtxDisablePeerAccess", 4000, F(cuCtxDisablePeerAccess), NULL },
+	{ "cuLinkCreate", 5050, F(cuLinkCreate), NULL },
+	{ "cuLinkCreate", 6050, F(cuLinkCreate_v2), NULL },
+	{ "cuLinkAddData", 5050, F(cuLinkAddData), NULL },
+	{ "cuLinkAddData", 6050, F(cuLinkAddData_v2), NULL },
+	{ "cuLinkAddFile", 5050, F(cuLinkAddFile), NULL },
+	{ "cuLinkAddFile", 6050, F(cuLinkAddFile_v2), NULL },
+	{ "cuLinkComplete", 5050, F(cuLinkComplete), NULL },
+	{ "cuLinkDestroy", 5050, F(cuLinkDestroy), NULL },
 	{ "cuLaunch", 2000, F(cuLaunch), NULL },
 	{ "cuLaunchGrid", 2000, F(cuLaunchGrid), NULL },
 	{ "cuLaunchGridAsync", 2000, F(cuLaunchGridAsync), NULL },
