@@ -20,12 +20,6 @@
 
 #include "graph.h"
 
-#if CUDA_VERSION >= 12000
-CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *p);
-CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode hNode,
-					   const CUDA_KERNEL_NODE_PARAMS *p);
-#endif
-
 static int sg_kern_node(CUgraphNode n)
 {
 	return n && n->magic == SG_NODE_MAGIC && n->kind == SG_N_KERNEL;

@@ -21,16 +21,6 @@
 
 #include "simgpu.h"
 
-/* The current names; cuda.h declares them only outside
- * __CUDA_API_VERSION_INTERNAL, as macros for the plain names. */
-CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **optionValues,
-			 CUlinkState *stateOut);
-CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,
-			  const char *name, unsigned int numOptions, CUjit_option *options,
-			  void **optionValues);
-CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *path,
-			  unsigned int numOptions, CUjit_option *options, void **optionValues);
-
 #define SG_LINK_MAGIC 0x4c4e4b31
 #define SG_LINK_HEADER "simgpu linked image\n"
 

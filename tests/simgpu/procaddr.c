@@ -49,18 +49,6 @@ CUresult cuGraphAddNode_v2(CUgraphNode *out, CUgraph g, const CUgraphNode *deps,
 			   const CUgraphEdgeData *edges, size_t ndeps, CUgraphNodeParams *p);
 #endif
 
-/* link.c and graphkern.c: cuda.h declares these only through macros. */
-CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *o, void **v, CUlinkState *out);
-CUresult cuLinkAddData_v2(CUlinkState l, CUjitInputType t, void *d, size_t n, const char *name,
-			  unsigned int no, CUjit_option *o, void **v);
-CUresult cuLinkAddFile_v2(CUlinkState l, CUjitInputType t, const char *path, unsigned int no,
-			  CUjit_option *o, void **v);
-#if CUDA_VERSION >= 12000
-CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS *p);
-CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode n,
-					   const CUDA_KERNEL_NODE_PARAMS *p);
-#endif
-
 #define F(sym) ((void *)&(sym))
 
 struct sg_proc {

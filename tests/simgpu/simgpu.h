@@ -195,6 +195,19 @@ struct CUarray_st {
 	int levels;		/* >0: a mipmapped array */
 };
 
+/* link.c, graphkern.c: the current names, which cuda.h declares only
+ * outside __CUDA_API_VERSION_INTERNAL (as macros for the plain names). */
+CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *o, void **v, CUlinkState *out);
+CUresult cuLinkAddData_v2(CUlinkState l, CUjitInputType t, void *d, size_t n, const char *name,
+			  unsigned int no, CUjit_option *o, void **v);
+CUresult cuLinkAddFile_v2(CUlinkState l, CUjitInputType t, const char *path, unsigned int no,
+			  CUjit_option *o, void **v);
+#if CUDA_VERSION >= 12000
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS *p);
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode n,
+					   const CUDA_KERNEL_NODE_PARAMS *p);
+#endif
+
 /* ---- globals (init.c) ---- */
 extern struct sg_config simgpu_cfg;
 /* SIMGPU_SELFCALL=plt: some entry points call sibling exports through the
