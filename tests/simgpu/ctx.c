@@ -505,6 +505,13 @@ SG_API CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 	case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: *pvalue = 2048; break;
 	case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: *pvalue = 64; break;
 	case CU_LIMIT_PERSISTING_L2_CACHE_SIZE: *pvalue = 0; break;
+#if CUDA_VERSION >= 12050
+	/* "A non-zero value indicates this CUDA context is a CIG-enabled
+	 * context" (cuda.h, CUlimit): simgpu's never are. cuBLASLt asks at
+	 * cublasLtCreate and fails with CUBLAS_STATUS_NOT_INITIALIZED if
+	 * refused. */
+	case CU_LIMIT_CIG_ENABLED: *pvalue = 0; break;
+#endif
 	default: return CUDA_ERROR_UNSUPPORTED_LIMIT;
 	}
 	return CUDA_SUCCESS;

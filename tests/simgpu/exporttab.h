@@ -40,7 +40,8 @@ CUresult sg_xt_cls_delete(CUcontext ctx, void *key);
 CUresult sg_xt_cls_get(void **value, CUcontext ctx, void *key);
 void sg_xt_cls_ctx_gone(struct CUctx_st *ctx);
 extern void *const sg_xt_cudart_slots[13], *const sg_xt_hooks_slots[7],
-	*const sg_xt_cls_slots[4], *const sg_xt_integrity_slots[3], *const sg_xt_checks_slots[4];
+	*const sg_xt_cls_slots[4], *const sg_xt_integrity_slots[3], *const sg_xt_checks_slots[4],
+	*const sg_xt_tls_slots[4], *const sg_xt_tctx_slots[95];
 
 /* Log a call to a modelled slot under SIMGPU_TRACE_EXPORT. */
 #define SG_XT_LOG(name, ...) \

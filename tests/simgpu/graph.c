@@ -13,11 +13,6 @@
 
 #include "graph.h"
 
-struct CUgraphExec_st {
-	uint32_t magic;
-	struct CUgraph_st *graph;
-};
-
 SG_API CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
 {
 	SG_GATE();
@@ -74,14 +69,17 @@ static CUresult add(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t
 }
 
 static CUresult add_kernel(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, size_t ndeps,
-			   CUfunction f, void **params, void **extra)
+			   const struct sg_kparams *kp)
 {
 	struct CUgraphNode_st proto = { .kind = SG_N_KERNEL };
 
 	SG_INIT_CHECK();
-	if (simgpu_func_check(f))
+	if (simgpu_func_check(kp->func))
 		return CUDA_ERROR_INVALID_VALUE;
-	proto.ns = simgpu_kernel_ns(f, params, extra);
+	proto.ns = simgpu_kernel_ns(kp->func, kp->params, kp->extra);
+	proto.kp = *kp;
+	if (!proto.kp.ctx)
+		proto.kp.ctx = simgpu_ctx_current();
 	return add(out, g, deps, ndeps, &proto);
 }
 
@@ -91,7 +89,7 @@ SG_API CUresult cuGraphAddKernelNode(CUgraphNode *out, CUgraph g, const CUgraphN
 	SG_GATE();
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
-	return add_kernel(out, g, deps, ndeps, p->func, p->kernelParams, p->extra);
+	return add_kernel(out, g, deps, ndeps, &SG_KPARAMS(p, p->func, NULL));
 }
 
 #if CUDA_VERSION >= 12000
@@ -104,7 +102,7 @@ SG_API CUresult cuGraphAddKernelNode_v2(CUgraphNode *out, CUgraph g, const CUgra
 	if (!p)
 		return CUDA_ERROR_INVALID_VALUE;
 	f = p->func ? p->func : (CUfunction)(void *)p->kern;
-	return add_kernel(out, g, deps, ndeps, f, p->kernelParams, p->extra);
+	return add_kernel(out, g, deps, ndeps, &SG_KPARAMS(p, f, p->func ? NULL : p->ctx));
 }
 #endif
 
@@ -322,6 +320,7 @@ SG_API CUresult cuGraphExecDestroy(CUgraphExec e)
 	if (!e || e->magic != SG_EXEC_MAGIC)
 		return CUDA_ERROR_INVALID_VALUE;
 	e->magic = 0;
+	simgpu_exec_kerns_free(e);
 	free(e);
 	return CUDA_SUCCESS;
 }
@@ -354,7 +353,8 @@ static CUresult charge_alloc(struct CUgraphNode_st *n)
 }
 
 /* A node's operation on the stream, or NULL with *rc set (or 0: none). */
-static struct sg_op *node_op(const struct CUgraphNode_st *n, CUresult *rc)
+static struct sg_op *node_op(const struct CUgraphExec_st *e, const struct CUgraphNode_st *n,
+			     CUresult *rc)
 {
 	struct sg_op *op = NULL;
 
@@ -362,7 +362,7 @@ static struct sg_op *node_op(const struct CUgraphNode_st *n, CUresult *rc)
 	switch (n->kind) {
 	case SG_N_KERNEL:
 		if ((op = simgpu_op_new(SG_OP_KERNEL)))
-			op->ns = n->ns;
+			op->ns = simgpu_exec_kernel_ns(e, n);
 		break;
 	case SG_N_ALLOC:
 		*rc = charge_alloc((struct CUgraphNode_st *)n);
@@ -402,7 +402,8 @@ static struct sg_op *node_op(const struct CUgraphNode_st *n, CUresult *rc)
 }
 
 /* Queue g's nodes on s in order, a child graph's in its place. */
-static CUresult submit_graph(struct CUstream_st *s, const struct CUgraph_st *g)
+static CUresult submit_graph(struct CUstream_st *s, const struct CUgraphExec_st *e,
+			     const struct CUgraph_st *g)
 {
 	CUresult rc = CUDA_SUCCESS;
 
@@ -410,10 +411,10 @@ static CUresult submit_graph(struct CUstream_st *s, const struct CUgraph_st *g)
 		struct sg_op *op;
 
 		if (n->kind == SG_N_GRAPH) {
-			rc = submit_graph(s, n->child);
+			rc = submit_graph(s, e, n->child);
 			continue;
 		}
-		op = node_op(n, &rc);
+		op = node_op(e, n, &rc);
 		if (op)
 			rc = simgpu_stream_submit(s, op);
 	}
@@ -429,7 +430,7 @@ static CUresult graph_launch(CUgraphExec e, CUstream h, int ptds)
 		return rc;
 	if (!e || e->magic != SG_EXEC_MAGIC)
 		return CUDA_ERROR_INVALID_VALUE;
-	return submit_graph(s, e->graph);
+	return submit_graph(s, e, e->graph);
 }
 
 SG_API CUresult cuGraphLaunch(CUgraphExec e, CUstream h)

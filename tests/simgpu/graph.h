@@ -30,6 +30,7 @@ struct CUgraphNode_st {
 	CUhostFn fn;			/* host */
 	void *arg;
 	struct CUgraph_st *child;	/* graph: owned by the node */
+	struct sg_kparams kp;		/* kernel */
 };
 
 struct CUgraph_st {
@@ -38,6 +39,32 @@ struct CUgraph_st {
 	size_t n;
 	int owned;			/* moved into a parent's child node */
 };
+
+/* cuGraphExecKernelNodeSetParams' values for one kernel node of an
+ * instantiated graph (graphkern.c): they replace the node's there. */
+struct sg_exec_kern {
+	struct sg_exec_kern *next;
+	const struct CUgraphNode_st *node;
+	uint64_t ns;
+	struct sg_kparams kp;
+};
+
+struct CUgraphExec_st {
+	uint32_t magic;
+	struct CUgraph_st *graph;
+	struct sg_exec_kern *kerns;
+};
+
+/* The exec's kernel time for node n: its own if set, else the node's. */
+uint64_t simgpu_exec_kernel_ns(const struct CUgraphExec_st *e, const struct CUgraphNode_st *n);
+void simgpu_exec_kerns_free(struct CUgraphExec_st *e);
+
+/* A CUDA_KERNEL_NODE_PARAMS(_v1) p as simgpu keeps it. */
+#define SG_KPARAMS(p, f, c) ((struct sg_kparams){ .func = (f), \
+	.grid = { (p)->gridDimX, (p)->gridDimY, (p)->gridDimZ }, \
+	.block = { (p)->blockDimX, (p)->blockDimY, (p)->blockDimZ }, \
+	.shmem = (p)->sharedMemBytes, .params = (p)->kernelParams, .extra = (p)->extra, \
+	.ctx = (c) })
 
 struct CUgraph_st *simgpu_graph_new(void);
 /* Append a node built from proto (checked by the caller). */

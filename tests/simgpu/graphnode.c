@@ -220,6 +220,7 @@ CUresult simgpu_graph_add_op(struct CUgraph_st *g, const struct sg_op *op, int d
 	case SG_OP_KERNEL:
 		proto.kind = SG_N_KERNEL;
 		proto.ns = op->ns;
+		proto.kp = op->kp;
 		break;
 	case SG_OP_COPY:
 		proto.kind = SG_N_COPY;

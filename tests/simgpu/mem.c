@@ -48,6 +48,8 @@ void simgpu_unmap(void *p, size_t size)
 		munmap(p, size);
 }
 
+static uint64_t sg_range_ids;	/* under simgpu_lk */
+
 struct sg_range *simgpu_range_add(const struct sg_range *r)
 {
 	struct sg_range *out = NULL;
@@ -63,6 +65,9 @@ struct sg_range *simgpu_range_add(const struct sg_range *r)
 		cap = ncap;
 	}
 	ranges[nranges] = *r;
+	/* "Subsequent allocations do not reuse IDs from previous freed
+	 * allocations" (cuPointerGetAttribute, CU_POINTER_ATTRIBUTE_BUFFER_ID). */
+	ranges[nranges].id = ++sg_range_ids;
 	out = &ranges[nranges++];
 out:
 	pthread_mutex_unlock(&simgpu_lk);

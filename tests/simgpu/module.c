@@ -31,6 +31,20 @@ static int lazy_loading(void)
 	return !v || strcmp(v, "EAGER");
 }
 
+#if CUDA_VERSION >= 11070
+/* "Query lazy loading mode" (Driver API reference, "Module Management"):
+ * what CUDA_MODULE_LOADING chose, as lazy_loading() reads it. */
+SG_API CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
+{
+	SG_GATE();
+	SG_INIT_CHECK();
+	if (!mode)
+		return CUDA_ERROR_INVALID_VALUE;
+	*mode = lazy_loading() ? CU_MODULE_LAZY_LOADING : CU_MODULE_EAGER_LOADING;
+	return CUDA_SUCCESS;
+}
+#endif
+
 /* Load the module's code and data into VRAM, once. */
 static CUresult mod_charge(struct CUmod_st *m)
 {
@@ -205,6 +219,14 @@ SG_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char
 	return get_function(hfunc, hmod, name);
 }
 
+/* simgpu does not read a module's symbol table, so every global has one
+ * size: 64 KiB, the constant bank's (CUDA Programming Guide, "Device
+ * Memory Accesses": 64 KB of constant memory), so that a runtime's
+ * cudaMemcpyToSymbol of a __constant__ array fits (cuBLAS copies more
+ * than 256 bytes to its cublas::internal::deviceConstants at start).
+ */
+#define SG_GLOBAL_BYTES 65536
+
 static CUresult get_global(struct CUmod_st *m, const char *name, void **mem, size_t *bytes)
 {
 	struct sg_global *g;
@@ -223,13 +245,13 @@ static CUresult get_global(struct CUmod_st *m, const char *name, void **mem, siz
 
 		g = calloc(1, sizeof(*g));
 		if (g)
-			g->mem = calloc(1, 256);
+			g->mem = calloc(1, SG_GLOBAL_BYTES);
 		if (g && g->mem) {
 			snprintf(g->name, sizeof(g->name), "%s", name);
 			g->next = m->globals;
 			m->globals = g;
 			r.base = (uintptr_t)g->mem;
-			r.size = r.mapsize = 256;
+			r.size = r.mapsize = SG_GLOBAL_BYTES;
 			r.kind = SG_MEM_GLOBAL;
 			r.dev = m->ctx ? m->ctx->dev : 0;
 			simgpu_range_add(&r);
@@ -242,7 +264,7 @@ static CUresult get_global(struct CUmod_st *m, const char *name, void **mem, siz
 	if (!g)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	*mem = g->mem;
-	*bytes = 256;
+	*bytes = SG_GLOBAL_BYTES;
 	return CUDA_SUCCESS;
 }
 
@@ -282,6 +304,7 @@ static CUresult lib_load(CUlibrary *library, const void *code)
 		return rc;
 	}
 	l->magic = SG_LIB_MAGIC;
+	l->mod->lib = l;
 	*library = l;
 	return CUDA_SUCCESS;
 }
@@ -449,6 +472,8 @@ CUresult simgpu_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned 
 	if (!op)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	op->ns = simgpu_kernel_ns(f, params, extra);
+	op->kp = (struct sg_kparams){ .func = f, .grid = { gx, gy, gz }, .block = { bx, by, bz },
+				      .params = params, .extra = extra, .ctx = s->ctx };
 	return simgpu_stream_submit(s, op);
 }
 

@@ -201,8 +201,45 @@ static const struct sg_proc table[] = {
 	{ "cuGraphNodeGetType", 10000, F(cuGraphNodeGetType), NULL },
 	{ "cuInit", 2000, F(cuInit), NULL },
 #if CUDA_VERSION >= 12000
-	{ "cuKernelGetFunction", 12000, F(cuKernelGetFunction), NULL },
+#if CUDA_VERSION >= 11070
+	{ "cuModuleGetLoadingMode", 11070, F(cuModuleGetLoadingMode), NULL },
 #endif
+	{ "cuOccupancyAvailableDynamicSMemPerBlock", 10020, F(cuOccupancyAvailableDynamicSMemPerBlock), NULL },
+	{ "cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050, F(cuOccupancyMaxActiveBlocksPerMultiprocessor), NULL },
+	{ "cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000,
+	  F(cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags), NULL },
+#if CUDA_VERSION >= 11070
+	{ "cuOccupancyMaxActiveClusters", 11070, F(cuOccupancyMaxActiveClusters), NULL },
+	{ "cuOccupancyMaxPotentialClusterSize", 11070, F(cuOccupancyMaxPotentialClusterSize), NULL },
+#endif
+	{ "cuOccupancyMaxPotentialBlockSize", 6050, F(cuOccupancyMaxPotentialBlockSize), NULL },
+	{ "cuOccupancyMaxPotentialBlockSizeWithFlags", 7000, F(cuOccupancyMaxPotentialBlockSizeWithFlags), NULL },
+	{ "cuKernelGetAttribute", 12000, F(cuKernelGetAttribute), NULL },
+	{ "cuKernelGetFunction", 12000, F(cuKernelGetFunction), NULL },
+	{ "cuKernelSetAttribute", 12000, F(cuKernelSetAttribute), NULL },
+	{ "cuKernelSetCacheConfig", 12000, F(cuKernelSetCacheConfig), NULL },
+	{ "cuGraphKernelNodeGetParams", 12000, F(cuGraphKernelNodeGetParams_v2), NULL },
+	{ "cuGraphExecKernelNodeSetParams", 12000, F(cuGraphExecKernelNodeSetParams_v2), NULL },
+#endif
+#if CUDA_VERSION >= 12050
+	{ "cuKernelGetLibrary", 12050, F(cuKernelGetLibrary), NULL },
+#endif
+	/* What cuBLASLt dlsyms from libcuda.so.1 besides (issue 28). */
+	{ "cuGraphKernelNodeGetParams", 10000, F(cuGraphKernelNodeGetParams), NULL },
+	{ "cuGraphExecKernelNodeSetParams", 10010, F(cuGraphExecKernelNodeSetParams), NULL },
+	{ "cuFuncSetCacheConfig", 3000, F(cuFuncSetCacheConfig), NULL },
+	{ "cuPointerGetAttribute", 4000, F(cuPointerGetAttribute), NULL },
+	{ "cuPointerGetAttributes", 7000, F(cuPointerGetAttributes), NULL },
+	{ "cuCtxEnablePeerAccess", 4000, F(cuCtxEnablePeerAccess), NULL },
+	{ "cuCtxDisablePeerAccess", 4000, F(cuCtxDisablePeerAccess), NULL },
+	{ "cuLinkCreate", 5050, F(cuLinkCreate), NULL },
+	{ "cuLinkCreate", 6050, F(cuLinkCreate_v2), NULL },
+	{ "cuLinkAddData", 5050, F(cuLinkAddData), NULL },
+	{ "cuLinkAddData", 6050, F(cuLinkAddData_v2), NULL },
+	{ "cuLinkAddFile", 5050, F(cuLinkAddFile), NULL },
+	{ "cuLinkAddFile", 6050, F(cuLinkAddFile_v2), NULL },
+	{ "cuLinkComplete", 5050, F(cuLinkComplete), NULL },
+	{ "cuLinkDestroy", 5050, F(cuLinkDestroy), NULL },
 	{ "cuLaunch", 2000, F(cuLaunch), NULL },
 	{ "cuLaunchGrid", 2000, F(cuLaunchGrid), NULL },
 	{ "cuLaunchGridAsync", 2000, F(cuLaunchGridAsync), NULL },
@@ -475,7 +512,9 @@ static void entry_init(void)
 }
 
 /* SIMGPU_TRACE_PROCADDR: "miss" logs each look-up answered
- * CUDA_ERROR_NOT_FOUND, "1" every look-up, on stderr (a test's tool: what
+ * CUDA_ERROR_NOT_FOUND, "1" every look-up, on stderr ("trap" logs the
+ * misses too and answers them with stubs that name themselves when
+ * called, procmiss.c) (a test's tool: what
  * a program asks the driver for, and what simgpu lacks). */
 static void trace(const char *symbol, int version, cuuint64_t flags, int status)
 {
@@ -486,6 +525,13 @@ static void trace(const char *symbol, int version, cuuint64_t flags, int status)
 	fprintf(stderr, "simgpu: cuGetProcAddress %s@%d flags %llu: %s\n", symbol, version,
 		(unsigned long long)flags,
 		status == 0 ? "found" : status == 2 ? "version not sufficient" : "not found");
+}
+
+static int sg_trace_trap(void)
+{
+	const char *v = getenv("SIMGPU_TRACE_PROCADDR");
+
+	return v && !strcmp(v, "trap");
 }
 
 static CUresult get_proc(const char *symbol, void **pfn, int version,
@@ -502,6 +548,8 @@ static CUresult get_proc(const char *symbol, void **pfn, int version,
 		return CUDA_ERROR_INVALID_VALUE;
 	p = lookup(symbol, version, status);
 	trace(symbol, version, flags, *status);
+	if (!p && sg_trace_trap() && (*pfn = simgpu_procaddr_miss_stub(symbol)))
+		return CUDA_SUCCESS;
 	if (!p)
 		return CUDA_ERROR_NOT_FOUND;
 	pthread_once(&entry_once, entry_init);

@@ -31,6 +31,9 @@
 #define SG_STACK 1024ULL
 #define SG_FIFO (1ULL << 20)
 #define SG_HEAP (8ULL << 20)
+/* Peer contexts one context may enable: the Programming Guide's limit of
+ * eight peer connections per device ("Peer-to-Peer Memory Access"). */
+#define SG_PEERS 8
 #define SG_ROUND(x, a) (((x) + (a) - 1) / (a) * (a))
 
 enum sg_magic {
@@ -54,11 +57,24 @@ struct CUctx_st {
 	struct CUstream_st *streams;	/* all streams, linked by next */
 	struct CUstream_st *null_stream;
 	struct CUgreenCtx_st *green;	/* the green context it stands for */
+	/* cuCtxEnablePeerAccess's peers (peer.c), each with its id then. */
+	struct CUctx_st *peer[SG_PEERS];
+	uint64_t peer_id[SG_PEERS];
 };
 
 enum sg_op_kind {
 	SG_OP_KERNEL, SG_OP_COPY, SG_OP_SET, SG_OP_RECORD, SG_OP_WAIT,
 	SG_OP_HOST, SG_OP_POOL_FREE, SG_OP_UNCHARGE, SG_OP_STOP, SG_OP_WAIT_VALUE,
+};
+
+/* A kernel launch as a graph kernel node keeps it (graphkern.c):
+ * simgpu knows no parameter sizes, so params and extra are the caller's
+ * pointers, not copies of the values. */
+struct sg_kparams {
+	struct CUfunc_st *func;
+	unsigned int grid[3], block[3], shmem;
+	void **params, **extra;
+	struct CUctx_st *ctx;
 };
 
 struct sg_op {
@@ -81,6 +97,7 @@ struct sg_op {
 	void *arg;
 	CUdeviceptr ptr;
 	uint64_t ready_ns;	/* when the host queued it */
+	struct sg_kparams kp;	/* kernel: the launch, for stream capture */
 };
 
 struct CUstream_st {
@@ -128,6 +145,10 @@ struct CUfunc_st {
 	struct CUmod_st *mod;
 	struct CUfunc_st *next;
 	char name[256];
+	/* cuKernelSetAttribute's values (kernel.c), under mod->lk; bit a
+	 * of kset: attribute a was set. */
+	int kattr[32];
+	unsigned int kset;
 };
 
 struct sg_global {
@@ -144,6 +165,7 @@ struct CUmod_st {
 	struct CUmod_st *all;	/* every module, linked (module.c) */
 	struct CUfunc_st *funcs;
 	struct sg_global *globals;
+	struct CUlib_st *lib;	/* the library it is, or NULL (module.c) */
 	pthread_mutex_t lk;
 };
 
@@ -172,6 +194,19 @@ struct CUarray_st {
 	void *data;
 	int levels;		/* >0: a mipmapped array */
 };
+
+/* link.c, graphkern.c: the current names, which cuda.h declares only
+ * outside __CUDA_API_VERSION_INTERNAL (as macros for the plain names). */
+CUresult cuLinkCreate_v2(unsigned int n, CUjit_option *o, void **v, CUlinkState *out);
+CUresult cuLinkAddData_v2(CUlinkState l, CUjitInputType t, void *d, size_t n, const char *name,
+			  unsigned int no, CUjit_option *o, void **v);
+CUresult cuLinkAddFile_v2(CUlinkState l, CUjitInputType t, const char *path, unsigned int no,
+			  CUjit_option *o, void **v);
+#if CUDA_VERSION >= 12000
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode n, CUDA_KERNEL_NODE_PARAMS *p);
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode n,
+					   const CUDA_KERNEL_NODE_PARAMS *p);
+#endif
 
 /* ---- globals (init.c) ---- */
 extern struct sg_config simgpu_cfg;
@@ -286,6 +321,7 @@ struct sg_range {
 	uint64_t charged;
 	struct CUctx_st *ctx;
 	struct CUmemPoolHandle_st *pool;
+	uint64_t id;		/* CU_POINTER_ATTRIBUTE_BUFFER_ID (simgpu_range_add) */
 };
 
 void *simgpu_map(size_t size, size_t align, int low32);
@@ -302,6 +338,8 @@ void simgpu_mem_release_ctx(struct CUctx_st *ctx);
 int simgpu_range_each(int (*fn)(const struct sg_range *r, void *arg), void *arg);
 /* vmm.c: fn on each mapping's backing memfd and its size, likewise. */
 int simgpu_vmm_each_mapped(int (*fn)(int fd, size_t size, void *arg), void *arg);
+int simgpu_vmm_mapping(uintptr_t va, uintptr_t *base, size_t *size, int *dev,
+		       unsigned long long *htypes);
 
 /* ---- graphmem.c: the per-device reserve of graph memory ---- */
 /* A graph allocation of bytes on dev: the reserve grows (charged) if the
@@ -355,6 +393,7 @@ CUresult simgpu_func_check(CUfunction f);
 /* entry.c: cuGetProcAddress's answers under SIMGPU_PROCADDR=distinct */
 int sg_entry_build(void *const *fns, size_t n);	/* once, all functions */
 void *sg_entry_point(void *fn);			/* fn's stub, or fn */
+void *simgpu_procaddr_miss_stub(const char *symbol);	/* procmiss.c */
 
 /* pause.c: wait inside fn while $SIMGPU_PAUSE_IN names it (a test's hold). */
 void simgpu_pause_point(const char *fn);

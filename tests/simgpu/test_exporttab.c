@@ -107,9 +107,10 @@ int simgpu_exporttab_tests(void)
 		 "export tables: an unknown id is refused", "served");
 	xt_check(!sg_xt_integrity(13052, 1, out) && sg_xt_integrity(13042, 1, out) ==
 		 CUDA_ERROR_NOT_SUPPORTED && !sg_xt_integrity(13022, 1, out) &&
-		 sg_xt_integrity(13002, 1, out) == CUDA_ERROR_NOT_SUPPORTED &&
+		 !sg_xt_integrity(13002, 1, out) &&
+		 sg_xt_integrity(12082, 1, out) == CUDA_ERROR_NOT_SUPPORTED &&
 		 !sg_xt_integrity(13050, 1, out) && out[0] == 0x3341181C03CB675CULL,
-		 "export tables: the integrity check serves 13.5 and 13.2, refuses 13.4 and 13.0",
+		 "export tables: the integrity check serves 13.5, 13.2 and 13.0 (cuBLAS's), refuses 13.4 and 12.8",
 		 "wrong answers");
 	xt_cls_tests();
 	return xt_fails;

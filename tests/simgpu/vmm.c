@@ -501,3 +501,26 @@ int simgpu_vmm_each_mapped(int (*fn)(int fd, size_t size, void *arg), void *arg)
 	pthread_mutex_unlock(&vmm_lk);
 	return rc;
 }
+
+/* The mapping that holds va: its start, size, device and the handle
+ * types its allocation may be exported as; 0, or -1 when va is not
+ * mapped (pointer.c's CU_POINTER_ATTRIBUTE_MAPPING_* and MAPPED). */
+int simgpu_vmm_mapping(uintptr_t va, uintptr_t *base, size_t *size, int *dev,
+		       unsigned long long *htypes)
+{
+	int rc = -1;
+
+	pthread_mutex_lock(&vmm_lk);
+	for (struct sg_mapping *m = mappings; m; m = m->next) {
+		if (va < m->va || va >= m->va + m->size)
+			continue;
+		*base = m->va;
+		*size = m->size;
+		*dev = m->h->dev;
+		*htypes = (unsigned long long)m->h->prop.requestedHandleTypes;
+		rc = 0;
+		break;
+	}
+	pthread_mutex_unlock(&vmm_lk);
+	return rc;
+}

@@ -67,7 +67,39 @@ static uint32_t sg_xt_check3(void)
 	return 0;
 }
 
+/*
+ * TOOLS_TLS[2] and TOOLS_CONTEXT[4], which cuBLASLt 13.4 (its CUDA 13.0
+ * runtime) calls at each launch, seen disassembled: TOOLS_TLS[2](&x),
+ * then TOOLS_CONTEXT[4](x, &key) and key looked up in an ordered map of
+ * 64-bit keys (its kernels loaded per context). Modelled as the calling
+ * thread's current context and that context's unique id (cuCtxGetId's):
+ * with them cublasSgemm and cublasLtMatmul find their kernels; with
+ * TOOLS_TLS[2] failing, its caller skips the lookup and cuBLASLt answers
+ * "Failed to query heuristics" (CUBLAS_STATUS_NOT_SUPPORTED).
+ */
+static CUresult sg_xt_tls_ctx(CUcontext *out)
+{
+	SG_XT_LOG("TOOLS_TLS[2] current context");
+	if (!out)
+		return CUDA_ERROR_INVALID_VALUE;
+	*out = simgpu_ctx_current();
+	return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+static CUresult sg_xt_tools_ctx_id(CUcontext ctx, unsigned long long *id)
+{
+	SG_XT_LOG("TOOLS_CONTEXT[4] ctx %p", (void *)ctx);
+	if (!id)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!simgpu_ctx_valid(ctx))
+		return CUDA_ERROR_INVALID_CONTEXT;
+	*id = ctx->id;
+	return CUDA_SUCCESS;
+}
+
 #define F(fn) ((void *)(fn))
+void *const sg_xt_tls_slots[4] = { [2] = F(sg_xt_tls_ctx) };
+void *const sg_xt_tctx_slots[95] = { [4] = F(sg_xt_tools_ctx_id) };
 void *const sg_xt_cudart_slots[13] = {
 	[2] = F(sg_xt_primary), [12] = F(sg_xt_compilers),
 };

@@ -133,7 +133,7 @@ static void sg_xt_hash_devices(struct sg_md2 *m)
 /* Runtimes whose use of the tables was seen to work (the CUDA version,
  * as cudaRuntimeGetVersion gives it, is the integrity check's version
  * less its last digit, which counts the runtime's three calls). */
-static const uint32_t sg_xt_verified[] = { 13020, 13050 };
+static const uint32_t sg_xt_verified[] = { 13000, 13020, 13050 };
 
 static int sg_xt_runtime_ok(uint32_t version)
 {
@@ -145,7 +145,7 @@ static int sg_xt_runtime_ok(uint32_t version)
 			return 1;
 	if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
 		fprintf(stderr, "simgpu: CUDA runtime %u.%u: its private export tables are not "
-			"verified on simgpu (verified: 13.2, 13.5); refused with CUDA_ERROR_NOT_SUPPORTED "
+			"verified on simgpu (verified: 13.0, 13.2, 13.5); refused with CUDA_ERROR_NOT_SUPPORTED "
 			"(Documentation/simgpu.md, \"Private export tables\")\n",
 			rt / 1000, rt % 1000 / 10);
 	return 0;
