@@ -116,10 +116,17 @@ vm_header() {
 }
 
 # vm_kernel_modules RELEASE: RELEASE's module directory: the host's
-# /lib/modules/RELEASE, else the one tools/kernel-fetch unpacked.
+# /lib/modules/RELEASE, else the one tools/kernel-fetch unpacked (for a
+# fetched kernel, the few modules a disk needs, fetched the first time:
+# tools/kernel-fetch --disk-modules).
 vm_kernel_modules() {
 	local d
-	for d in "/lib/modules/$1" "$vm_top/build/kernels/$1/usr/lib/modules/$1"; do
+	d=$vm_top/build/kernels/$1
+	if [ ! -r "/lib/modules/$1/modules.dep" ] && [ -d "$d" ] &&
+		[ ! -r "$d/usr/lib/modules/$1/modules.dep" ]; then
+		"$vm_top/tools/kernel-fetch" --disk-modules "$1" >&2 || return 1
+	fi
+	for d in "/lib/modules/$1" "$d/usr/lib/modules/$1"; do
 		[ -r "$d/modules.dep" ] && { echo "$d"; return 0; }
 	done
 	echo "Error: no modules for kernel $1 (the disk needs virtio_blk and ext4): install linux-image-$1, or fetch its series again (tools/kernel-fetch SERIES)." >&2
