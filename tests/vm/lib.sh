@@ -89,15 +89,102 @@ vm_build_initramfs() {
 	# The suites' own helpers travel with them.
 	mkdir -p "$root/tests"
 	cp "$vm_top"/tests/vm/suite-lib.sh "$root/tests/"
+	# A suite's own files: the directory beside it with its name
+	# (tests/vm/suites/79-torch/), at /tests/NAME.
+	f=${script%.sh}
+	[ ! -d "$f" ] || cp -a "$f" "$root/tests/$(basename "$f")"
 	if [ -n "$extra" ]; then
 		mkdir -p "$root/extra"
 		cp -a "$extra/." "$root/extra/"
+	fi
+	# A suite's disk ("# vm-disk: NAME", vm_disk_image): the modules
+	# that read it, for init to load before it mounts the disk.
+	if [ -n "$(vm_header "$script" vm-disk)" ]; then
+		vm_disk_modules "$root" "$rel" || { rm -rf "$root"; return 1; }
 	fi
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' \
 		> "$root/etc/passwd"
 	printf 'root:x:0:\nnogroup:x:65534:\n' > "$root/etc/group"
 	(cd "$root" && find . | cpio -o -H newc --quiet) > "$out"
 	rm -rf "$root"
+}
+
+# vm_header SCRIPT KEY: the value of the script's "# KEY: VALUE" line
+# (among its first 20), empty if none.
+vm_header() {
+	head -n 20 "$1" | sed -n "s/^# $2: \(.*\)\$/\1/p" | head -n 1
+}
+
+# vm_kernel_modules RELEASE: RELEASE's module directory: the host's
+# /lib/modules/RELEASE, else the one tools/kernel-fetch unpacked (for a
+# fetched kernel, the few modules a disk needs, fetched the first time:
+# tools/kernel-fetch --disk-modules).
+vm_kernel_modules() {
+	local d
+	d=$vm_top/build/kernels/$1
+	if [ ! -r "/lib/modules/$1/modules.dep" ] && [ -d "$d" ] &&
+		[ ! -r "$d/usr/lib/modules/$1/modules.dep" ]; then
+		"$vm_top/tools/kernel-fetch" --disk-modules "$1" >&2 || return 1
+	fi
+	for d in "/lib/modules/$1" "$d/usr/lib/modules/$1"; do
+		[ -r "$d/modules.dep" ] && { echo "$d"; return 0; }
+	done
+	echo "Error: no modules for kernel $1 (the disk needs virtio_blk and ext4): install linux-image-$1, or fetch its series again (tools/kernel-fetch SERIES)." >&2
+	return 1
+}
+
+# vm_disk_modules ROOT RELEASE: the modules a virtio disk with ext4 needs
+# (virtio_pci, virtio_blk, ext4, and what modules.dep says they need), in
+# the tree ROOT under /lib/modules/RELEASE/disk/, uncompressed (busybox's
+# insmod reads plain .ko files), and their load order in ROOT/etc/vgpu-disk,
+# one path a line, for init. One built into the kernel is left out.
+vm_disk_modules() {
+	local root=$1 rel=$2 dir m opt dep f out order=()
+	dir=$(vm_kernel_modules "$rel") || return 1
+	mkdir -p "$root/lib/modules/$rel/disk" "$root/etc"
+	# crc32c_generic ("?": where there is one): ext4 asks the crypto API
+	# for crc32c at mount up to 6.14 (6.1: "EXT4-fs (vda): Cannot load
+	# crc32c driver." without it); later kernels use the library.
+	for m in virtio_pci virtio_blk crc32c_generic? ext4; do
+		opt=${m%\?}
+		if [ "$opt" = "$m" ]; then opt=""; else m=$opt; fi
+		dep=$(grep -E "/$m\.ko(\.xz|\.zst|\.gz)?:" "$dir/modules.dep" | head -n 1)
+		if [ -z "$dep" ]; then
+			[ -z "$opt" ] || continue
+			grep -qE "/$m\.ko\$" "$dir/modules.builtin" && continue
+			echo "Error: kernel $rel has no module $m (modules.dep)." >&2
+			return 1
+		fi
+		# modules.dep: the module, then what it needs, the last first to
+		# load.
+		for f in $(echo "${dep#*:}" | tr ' ' '\n' | tac) "${dep%%:*}"; do
+			[ -n "$f" ] || continue
+			out=/lib/modules/$rel/disk/$(basename "$f" | sed 's/\.\(xz\|zst\|gz\)$//')
+			[[ " ${order[*]} " == *" $out "* ]] && continue
+			case $f in
+			*.xz) xz -dc "$dir/$f" ;;
+			*.zst) zstd -dcq "$dir/$f" ;;
+			*.gz) gzip -dc "$dir/$f" ;;
+			*) cat "$dir/$f" ;;
+			esac > "$root$out" || { echo "Error: could not unpack $dir/$f." >&2; return 1; }
+			order+=("$out")
+		done
+	done
+	printf '%s\n' "${order[@]}" > "$root/etc/vgpu-disk"
+}
+
+# vm_disk_image SCRIPT: the disk the script's header asks for ("# vm-disk:
+# torch": tools/torch-deps builds it, or finds it built), its path on
+# stdout; nothing without such a line. A disk that cannot be had is one
+# line on stderr and status 1.
+vm_disk_image() {
+	local name
+	name=$(vm_header "$1" vm-disk)
+	case $name in
+	'') return 0 ;;
+	torch) "$vm_top/tools/torch-deps" --image ;;
+	*) echo "Error: $1 asks for an unknown disk, $name." >&2; return 1 ;;
+	esac
 }
 
 # Slab and page debugging: a use-after-free or an overrun then corrupts
@@ -163,15 +250,23 @@ vm_timer_append() {
 # emulation for 104 s ("soft lockup - CPU#3 stuck", a 6.1 boot that never
 # reached init).
 vm_boot() {
-	local initrd=$1 console=$2 rel kernel
+	local initrd=$1 console=$2 rel kernel mem disk
 	rel=$(vm_kernel_release) || return 1
 	kernel=$(vm_kernel_image "$rel") || return 1
 	: > "$console"
+	# VGPU_VM_MEM MiB (default 1024), half on each node; VGPU_VM_DISK, a
+	# disk image the guest reads (/dev/vda), read-only: VMs side by side
+	# share it.
+	mem=${VGPU_VM_MEM:-1024}
+	disk=()
+	[ -z "${VGPU_VM_DISK:-}" ] ||
+		disk=(-drive "file=$VGPU_VM_DISK,if=virtio,format=raw,readonly=on")
 	timeout --foreground -k 5 "${VGPU_VM_TIMEOUT:-600}" \
 	qemu-system-x86_64 -nodefaults -display none -no-reboot \
-		-m 1024 -smp 4,sockets=2,cores=2,threads=1 \
-		-object memory-backend-ram,id=m0,size=512M \
-		-object memory-backend-ram,id=m1,size=512M \
+		-m "$mem" -smp 4,sockets=2,cores=2,threads=1 \
+		-object memory-backend-ram,id=m0,size=$((mem / 2))M \
+		-object memory-backend-ram,id=m1,size=$((mem - mem / 2))M \
+		"${disk[@]}" \
 		-numa node,nodeid=0,cpus=0-1,memdev=m0 \
 		-numa node,nodeid=1,cpus=2-3,memdev=m1 \
 		-kernel "$kernel" -initrd "$initrd" \

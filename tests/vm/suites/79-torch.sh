@@ -1,0 +1,194 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# vm-usual: 150
+# vm-disk: torch
+# vm-memory: 2048
+# vm-timeout: 1500
+# Real PyTorch (torch 2.15.0+cu132, tools/torch.lock, NVIDIA's CUDA 13.2
+# runtime in its wheels) through libvgpu on simgpu, with vgpu.ko deciding
+# (issue 28). PyTorch and the python3.11 it runs on come on a read-only
+# disk (tools/torch-deps, "# vm-disk: torch"), at /opt/torch; the steps
+# are tests/vm/suites/79-torch/torchvm.py's, one process each:
+#  - limited (tenant tl, vram-max 1G, compute-max 50): mem_get_info and
+#    get_device_properties show the limit; tensors of 64 MiB until
+#    torch.cuda.OutOfMemoryError; a captured graph replayed 20 times runs
+#    its kernels on simgpu;
+#  - expandable (tenant te, 1G): the same OOM with
+#    PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True;
+#  - spawn (tenant tm, 1G): two torch.multiprocessing.spawn workers of
+#    400 MiB each share the limit (the second's 400 MiB more is an OOM);
+#    SIGKILL of one gives its memory back;
+#  - view (tenant tu without a limit, and bare, without libvgpu, side by
+#    side): the GPU's whole VRAM seen, 2 GiB held.
+# Wherever a step holds memory, the module's charge must equal what simgpu
+# holds for the cgroup (its per-cgroup truth) to the byte, and everything
+# is given back when the process ends. Each step's time is printed
+# ("# time ..."): import torch alone takes most of a minute under TCG.
+suite=torch
+. /tests/suite-lib.sh
+
+cg=/sys/fs/cgroup
+M=1048576
+py=/opt/torch/venv/bin/python
+tv=/tests/79-torch/torchvm.py
+
+if [ ! -x $py ]; then
+	fail "PyTorch's disk is mounted at /opt/torch" \
+		"no $py: $(cat /run/vgpu-disk.err 2>/dev/null | tr '\n' ' ')"
+	suite_end
+fi
+
+# The probe torchvm.py runs at each point of comparison: the module's
+# charge ("-" without a tenant), simgpu's bytes and kernels for the
+# cgroup, into /tmp/probe.TENANT.LABEL.
+cat > /tmp/torch-probe <<'EOS'
+#!/bin/sh
+suite=probe
+. /tests/suite-lib.sh
+c=$(usage "$TORCHVM_TENANT" 0 vram_current 2>/dev/null)
+echo "${c:--} $(truth "/$TORCHVM_TENANT" 0) $(sim_cgroup "/$TORCHVM_TENANT" 0 10)" \
+	> "/tmp/probe.$TORCHVM_TENANT.$1"
+EOS
+chmod +x /tmp/torch-probe
+
+# run TENANT [ENV=VALUE...] STEP [ARGS]: torchvm.py STEP in cgroup TENANT
+# with libvgpu (bare: in cgroup bare, without), output in /tmp/TENANT.out,
+# its time printed; status torchvm.py's.
+run() {
+	local t=$1 t0 rc pre=LD_PRELOAD=/usr/lib/libvgpu.so
+	shift
+	[ "$t" != bare ] || pre=TORCHVM_BARE=1
+	t0=$(uptime_ms)
+	env TORCHVM_PROBE=/tmp/torch-probe TORCHVM_TENANT=$t $pre \
+		/tmp/in_cg "$t" env "$@" > /tmp/$t.out 2>&1 </dev/null && rc=0 || rc=$?
+	echo "# time $t $* $(( ($(uptime_ms) - t0) / 1000 )) s (exit $rc): $(sed -n 's/^time //p' /tmp/$t.out | tr '\n' ',')"
+	return $rc
+}
+# got TENANT KEY: the words after KEY on its output's first line KEY
+got() { sed -n "s/^$2 //p" /tmp/$1.out | head -n 1; }
+# probe TENANT LABEL FIELD: 1 the module's charge, 2 simgpu's bytes, 3
+# simgpu's kernels, at LABEL
+probe() { awk -v f="$3" '{ print $f }' "/tmp/probe.$1.$2" 2>/dev/null; }
+# step_ok TENANT STEP RC: the step ran to its end
+step_ok() {
+	if [ "$3" = 0 ] && grep -qx "done $2" /tmp/$1.out; then
+		pass "$2 ($1): ran to its end"
+	else
+		fail "$2 ($1): ran to its end" \
+			"exit $3: $(grep -v -e '^time ' -e Warning -e _conversion_method /tmp/$1.out | tail -n 8 | tr '\n' ' ' | cut -c1-600)"
+	fi
+}
+# charged TENANT LABEL: at LABEL, the module's charge equals simgpu's bytes
+charged() {
+	local c s
+	c=$(probe "$1" "$2" 1) s=$(probe "$1" "$2" 2)
+	if [ -n "$c" ] && [ "$c" = "$s" ]; then
+		pass "$1 at $2: the module charges what simgpu holds ($((c / M)) MiB)"
+	else
+		fail "$1 at $2: the module charges what simgpu holds" "module '$c', simgpu '$s'"
+	fi
+}
+# released TENANT: after its processes ended, nothing charged, nothing held
+released() {
+	check_eq "$1: nothing charged after exit" 0 "$(usage "$1" 0 vram_current)"
+	check_eq "$1: simgpu holds nothing for the cgroup after exit" 0 "$(truth "/$1" 0)"
+}
+# between WHAT LOW VALUE HIGH: LOW <= VALUE <= HIGH
+between() {
+	if [ -n "$3" ] && [ "$2" -le "$3" ] && [ "$3" -le "$4" ]; then
+		pass "$1 ($3)"
+	else
+		fail "$1" "'$3' not within [$2, $4]"
+	fi
+}
+
+# The least memory the VM had available, sampled each second.
+( low=999999; while :; do
+	a=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
+	[ "$a" -ge "$low" ] || { low=$a; echo "$low" > /tmp/memlow; }
+	sleep 1
+done ) &
+sampler=$!
+
+check_out "gpu probe registers simgpu's GPU" "gpu 1" vgpuctl gpu probe
+mkdir -p $cg/tl $cg/te $cg/tm $cg/tu $cg/bare
+check "tenant tl: vram-max 1G, compute-max 50" \
+	vgpuctl tenant add tl cgroup tl vram-max 1G compute-max 50
+check "tenant te: vram-max 1G" vgpuctl tenant add te cgroup te vram-max 1G
+check "tenant tm: vram-max 1G" vgpuctl tenant add tm cgroup tm vram-max 1G
+check "tenant tu: no limit" vgpuctl tenant add tu cgroup tu
+total=$(simgpu-stat | awk '$1 == "gpu" && $2 == 0 { print $6 }')
+G=$((1024 * M))
+
+# limited: the view, a held tensor, OOM, a graph.
+run tl $py $tv limited && rc=0 || rc=$?
+step_ok tl limited $rc
+set -- $(got tl view)
+check_eq "limited: mem_get_info's total is the limit" "$G" "${2:-}"
+between "limited: mem_get_info's free is within the limit" 1 "${1:-}" "$G"
+check_eq "limited: get_device_properties(0).total_memory is the limit" "$G" "$(got tl props)"
+between "limited: a 256 MiB tensor is charged" $((256 * M)) "$(probe tl held256 1)" "$G"
+charged tl held256
+set -- $(got tl oom)
+check_eq "limited: 64 MiB tensors end in torch.cuda.OutOfMemoryError" OutOfMemoryError "${1:-}"
+between "limited: MiB allocated before the OOM" 768 "${2:-}" 1024
+between "limited: charged at the OOM, at most the limit" $((768 * M)) "$(probe tl at-oom 1)" "$G"
+charged tl at-oom
+between "limited: empty_cache gives the tensors back" 0 "$(probe tl after-oom 1)" $((256 * M))
+charged tl after-oom
+check_eq "limited: a captured graph replayed 20 times" 20 "$(got tl 'graph replayed')"
+k0=$(probe tl graph-before 3) k1=$(probe tl graph-after 3)
+between "limited: the replays ran kernels on simgpu (kernels counted)" 20 "$((${k1:-0} - ${k0:-0}))" 1000000
+check_eq "limited: a copy to the GPU and back is the same" True "$(got tl copy-roundtrip)"
+released tl
+
+# expandable: the OOM with expandable segments (cuMemCreate and cuMemMap).
+run te PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True $py $tv expandable && rc=0 || rc=$?
+step_ok te expandable $rc
+check_eq "expandable: the allocator's setting reached torch" expandable_segments:True "$(got te alloc-conf)"
+charged te held256
+set -- $(got te oom)
+check_eq "expandable: 64 MiB tensors end in torch.cuda.OutOfMemoryError" OutOfMemoryError "${1:-}"
+between "expandable: MiB allocated before the OOM" 768 "${2:-}" 1024
+between "expandable: charged at the OOM, at most the limit" $((768 * M)) "$(probe te at-oom 1)" "$G"
+charged te at-oom
+between "expandable: empty_cache gives the tensors back" 0 "$(probe te after-oom 1)" $((256 * M))
+charged te after-oom
+released te
+
+# spawn: two processes, one limit, one killed.
+run tm $py $tv spawn 400 && rc=0 || rc=$?
+step_ok tm spawn $rc
+check_eq "spawn: both workers started" 2 "$(grep -c '^worker ' /tmp/tm.out)"
+both=$(probe tm spawn-both 1)
+between "spawn: both workers' 400 MiB charged to the one tenant" $((800 * M)) "$both" "$G"
+charged tm spawn-both
+check_eq "spawn: the second worker's 400 MiB more is past the shared limit" OutOfMemoryError "$(got tm more)"
+check_eq "spawn: the killed worker ended by SIGKILL" -9 "$(got tm killed)"
+between "spawn: SIGKILL of one gives its memory back" $((400 * M)) "$(probe tm spawn-killed 1)" $((${both:-0} - 400 * M))
+charged tm spawn-killed
+check_eq "spawn: nothing charged once both are gone" 0 "$(probe tm spawn-gone 1)"
+check_eq "spawn: simgpu holds nothing once both are gone" 0 "$(probe tm spawn-gone 2)"
+released tm
+
+# view: no limit, and bare, side by side.
+run tu $py $tv view > /tmp/tu.time &
+pu=$!
+run bare $py $tv view && rb=0 || rb=$?
+wait $pu && ru=0 || ru=$?
+cat /tmp/tu.time
+step_ok tu view $ru
+step_ok bare view $rb
+for t in tu bare; do
+	set -- $(got $t view)
+	check_eq "view ($t): mem_get_info's total is the GPU's" "$total" "${2:-}"
+	check_eq "view ($t): get_device_properties(0).total_memory is the GPU's" "$total" "$(got $t props)"
+	between "view ($t): 2 GiB held, past the other tenants' limit" $((2048 * M)) "$(probe $t held2g 2)" "$total"
+done
+charged tu held2g
+check_eq "view (bare): no tenant, so no charge" - "$(probe bare held2g 1)"
+released tu
+
+kill $sampler
+echo "# lowest MemAvailable: $(cat /tmp/memlow) MiB of $(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo); largest python (RSS, MiB, itself and children): $(grep -h '^maxrss-mib' /tmp/*.out | cut -d' ' -f2- | tr '\n' ',')"
+suite_end
