@@ -9,10 +9,13 @@
 # (issue 28). PyTorch and the python3.11 it runs on come on a read-only
 # disk (tools/torch-deps, "# vm-disk: torch"), at /opt/torch; the steps
 # are tests/vm/suites/79-torch/torchvm.py's, one process each:
-#  - limited (tenant tl, vram-max 1G, compute-max 50): mem_get_info and
-#    get_device_properties show the limit; tensors of 64 MiB until
-#    torch.cuda.OutOfMemoryError; a captured graph replayed 20 times runs
-#    its kernels on simgpu;
+#  - limited (tenant tl, vram-max 1G, compute-max 50, kernels of 5 ms):
+#    mem_get_info and get_device_properties show the limit; vLLM's
+#    profiling sequence (free memory around a forward pass, reserved
+#    bytes, empty_cache) agrees with the charge; tensors of 64 MiB until
+#    torch.cuda.OutOfMemoryError; a graph captured in each capture mode
+#    (global, thread_local, relaxed) and replayed 20 times runs its
+#    kernels on simgpu, and compute-max throttles them (they are gated);
 #  - expandable (tenant te, 1G): the same OOM with
 #    PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True;
 #  - spawn (tenant tm, 1G): two torch.multiprocessing.spawn workers of
@@ -46,7 +49,8 @@ cat > /tmp/torch-probe <<'EOS'
 suite=probe
 . /tests/suite-lib.sh
 c=$(usage "$TORCHVM_TENANT" 0 vram_current 2>/dev/null)
-echo "${c:--} $(truth "/$TORCHVM_TENANT" 0) $(sim_cgroup "/$TORCHVM_TENANT" 0 10)" \
+th=$(usage "$TORCHVM_TENANT" 0 throttled_ns 2>/dev/null)
+echo "${c:--} $(truth "/$TORCHVM_TENANT" 0) $(sim_cgroup "/$TORCHVM_TENANT" 0 10) ${th:--}" \
 	> "/tmp/probe.$TORCHVM_TENANT.$1"
 EOS
 chmod +x /tmp/torch-probe
@@ -67,7 +71,7 @@ run() {
 # got TENANT KEY: the words after KEY on its output's first line KEY
 got() { sed -n "s/^$2 //p" /tmp/$1.out | head -n 1; }
 # probe TENANT LABEL FIELD: 1 the module's charge, 2 simgpu's bytes, 3
-# simgpu's kernels, at LABEL
+# simgpu's kernels, 4 the module's throttled ns, at LABEL
 probe() { awk -v f="$3" '{ print $f }' "/tmp/probe.$1.$2" 2>/dev/null; }
 # step_ok TENANT STEP RC: the step ran to its end
 step_ok() {
@@ -120,13 +124,33 @@ check "tenant tu: no limit" vgpuctl tenant add tu cgroup tu
 total=$(simgpu-stat | awk '$1 == "gpu" && $2 == 0 { print $6 }')
 G=$((1024 * M))
 
-# limited: the view, a held tensor, OOM, a graph.
-run tl $py $tv limited && rc=0 || rc=$?
+# limited: the view, vLLM's profiling, a held tensor, OOM, graphs. Its
+# kernels take 5 ms each, so that 20 replays (120 kernels) run longer
+# than compute-max 50 allows in a 100 ms period.
+run tl SIMGPU_KERNEL_NS=5000000 $py $tv limited && rc=0 || rc=$?
 step_ok tl limited $rc
 set -- $(got tl view)
 check_eq "limited: mem_get_info's total is the limit" "$G" "${2:-}"
 between "limited: mem_get_info's free is within the limit" 1 "${1:-}" "$G"
 check_eq "limited: get_device_properties(0).total_memory is the limit" "$G" "$(got tl props)"
+# vLLM: total, free before and after a forward pass, reserved before and
+# after; what the view says is used is what the module charges, and
+# holds torch's reserved bytes (the rest: the context, cuBLAS's own).
+set -- $(got tl profile)
+check_eq "profile: the forward pass (two nn.Linear, cuBLAS) ran" True "${6:-}"
+check_eq "profile: total is the limit" "$G" "${1:-}"
+check_eq "profile: used (total - free) after the pass is the module's charge" \
+	"$(probe tl profile 1)" "$((${1:-0} - ${3:-0}))"
+between "profile: torch's reserved bytes are within what is used" 1 "${5:-}" "$((${1:-0} - ${3:-0}))"
+between "profile: free fell by at least what torch reserved for the pass" \
+	"$((${5:-0} - ${4:-0}))" "$((${2:-0} - ${3:-0}))" "$G"
+charged tl profile
+f1=${3:-0}
+set -- $(got tl profile-after)
+between "profile: empty_cache gives free memory back" $((f1 + 1)) "${1:-}" "$G"
+check_eq "profile: used after empty_cache is the module's charge" \
+	"$(probe tl profile-after 1)" "$((G - ${1:-0}))"
+charged tl profile-after
 between "limited: a 256 MiB tensor is charged" $((256 * M)) "$(probe tl held256 1)" "$G"
 charged tl held256
 set -- $(got tl oom)
@@ -136,9 +160,20 @@ between "limited: charged at the OOM, at most the limit" $((768 * M)) "$(probe t
 charged tl at-oom
 between "limited: empty_cache gives the tensors back" 0 "$(probe tl after-oom 1)" $((256 * M))
 charged tl after-oom
-check_eq "limited: a captured graph replayed 20 times" 20 "$(got tl 'graph replayed')"
-k0=$(probe tl graph-before 3) k1=$(probe tl graph-after 3)
-between "limited: the replays ran kernels on simgpu (kernels counted)" 20 "$((${k1:-0} - ${k0:-0}))" 1000000
+for mode in global thread_local relaxed; do
+	check_eq "graph ($mode): captured and replayed 20 times" 20 \
+		"$(sed -n "s/^graph replayed $mode //p" /tmp/tl.out)"
+	k0=$(probe tl graph-before-$mode 3) k1=$(probe tl graph-after-$mode 3)
+	between "graph ($mode): the replays ran kernels on simgpu (kernels counted)" 20 "$((${k1:-0} - ${k0:-0}))" 1000000
+done
+# The replays pass the gate: compute-max 50 throttles them. Not each
+# mode's alone: the first burst of graph launches of a process is queued
+# whole before the queue bound has measured a mark (its 20 replays, 600 ms
+# of kernels, ran unthrottled in every order tried, the module carrying
+# the debt), and the bursts after it wait (about 350 ms each).
+t0=$(probe tl graph-before-global 4) t1=$(probe tl graph-after-relaxed 4)
+between "graphs: the replays were gated: compute-max 50 throttled them (ms)" 1 \
+	"$(( (${t1:-0} - ${t0:-0}) / 1000000 ))" 1000000
 check_eq "limited: a copy to the GPU and back is the same" True "$(got tl copy-roundtrip)"
 released tl
 

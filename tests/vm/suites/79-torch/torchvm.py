@@ -7,14 +7,14 @@
 # the one a step expects ends the run with status 1 and its traceback.
 #
 # Steps:
-#   limited     the tenant's view, a held tensor, tensors until OOM, a
-#               captured graph replayed
+#   limited     the tenant's view, vLLM's profiling sequence around a
+#               forward pass, a held tensor, tensors until OOM, a graph
+#               captured in each capture mode and replayed
 #   expandable  tensors until OOM (run with PYTORCH_CUDA_ALLOC_CONF=
 #               expandable_segments:True)
 #   spawn       two processes of torch.multiprocessing.spawn share one
 #               limit; the parent kills one with SIGKILL
 #   view        the view and 2 GiB held (a tenant without a limit, or bare)
-# No matmul or nn.Linear: cuBLAS does not run on simgpu yet.
 import os
 import signal
 import subprocess
@@ -79,8 +79,9 @@ def hold(mib, label):
     return x
 
 
-def graph(replays):
-    """Capture elementwise ops, a reduction and a copy; replay them."""
+def graph(replays, mode):
+    """Capture elementwise ops, a reduction and a copy in capture mode
+    MODE; replay them."""
     x = torch.ones(1 << 20, device="cuda")
     y = torch.empty_like(x)
     s = torch.empty((), device="cuda")
@@ -91,27 +92,56 @@ def graph(replays):
         s.copy_(y.sum())
     torch.cuda.current_stream().wait_stream(side)
     g = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(g):
+    with torch.cuda.graph(g, capture_error_mode=mode):
         y.copy_(x * 2 + 1)
         s.copy_(y.sum())
-    probe("graph-before")
+    probe(f"graph-before-{mode}")
     for _ in range(replays):
         g.replay()
     torch.cuda.synchronize()
-    probe("graph-after")
-    out("graph replayed", replays)
+    probe(f"graph-after-{mode}")
+    out("graph replayed", mode, replays)
+
+
+def roundtrip():
     # Copies are real on simgpu: what went in comes back.
     h = torch.arange(1 << 16, dtype=torch.int32)
     out("copy-roundtrip", bool(torch.equal(h.cuda().cpu(), h)))
 
 
+def profile():
+    """vLLM's start-up profiling: free memory before and after a forward
+    pass, torch's reserved bytes, then empty_cache."""
+    torch.cuda.empty_cache()
+    free0, total = torch.cuda.mem_get_info()
+    reserved0 = torch.cuda.memory_reserved()
+    model = torch.nn.Sequential(torch.nn.Linear(1024, 4096), torch.nn.ReLU(),
+                                torch.nn.Linear(4096, 1024)).cuda()
+    with torch.no_grad():
+        y = model(torch.randn(256, 1024, device="cuda"))
+    torch.cuda.synchronize()
+    free1, _ = torch.cuda.mem_get_info()
+    reserved1 = torch.cuda.memory_reserved()
+    out("profile", total, free0, free1, reserved0, reserved1, tuple(y.shape) == (256, 1024))
+    probe("profile")
+    del model, y
+    torch.cuda.empty_cache()
+    torch.cuda.synchronize()
+    free2, _ = torch.cuda.mem_get_info()
+    out("profile-after", free2, torch.cuda.memory_reserved())
+    probe("profile-after")
+
+
 def step_limited():
     view()
+    timed("profile", profile)
     x = timed("hold", hold, 256, "held256")
     del x
     torch.cuda.empty_cache()
     timed("oom", until_oom, 64)
-    timed("graph", graph, 20)
+    for mode in ("global", "thread_local", "relaxed"):
+        timed(f"graph-{mode}", graph, 20, mode)
+    roundtrip()
 
 
 def step_expandable():
