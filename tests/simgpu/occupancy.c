@@ -200,20 +200,32 @@ static CUresult sg_occ_config(const CUlaunchConfig *cfg, const struct sg_occ *o,
 	return CUDA_SUCCESS;
 }
 
+/* The two cluster queries' common part: the kernel's occupancy, the
+ * config's cluster size (csize) and blocks per SM, the kernel's required
+ * cluster size and the largest allowed; OUT is the caller's result. */
+static CUresult sg_occ_cluster(const void *out, CUfunction func, const CUlaunchConfig *config,
+			       struct sg_occ *o, int *csize, int *per_sm, int *required, int *max)
+{
+	CUresult rc = sg_occ_get(o, func);
+
+	if (!rc && !out)
+		rc = CUDA_ERROR_INVALID_VALUE;
+	if (!rc)
+		rc = sg_occ_config(config, o, csize, per_sm);
+	if (!rc)
+		*max = sg_occ_cluster_max(func, required);
+	return rc;
+}
+
 SG_API CUresult cuOccupancyMaxPotentialClusterSize(int *clusterSize, CUfunction func, const CUlaunchConfig *config)
 {
 	SG_GATE();
 	struct sg_occ o;
 	int csize, per_sm, required, max;
-	CUresult rc = sg_occ_get(&o, func);
+	CUresult rc = sg_occ_cluster(clusterSize, func, config, &o, &csize, &per_sm, &required, &max);
 
-	if (!rc && !clusterSize)
-		rc = CUDA_ERROR_INVALID_VALUE;
-	if (!rc)
-		rc = sg_occ_config(config, &o, &csize, &per_sm);
 	if (rc)
 		return rc;
-	max = sg_occ_cluster_max(func, &required);
 	*clusterSize = per_sm ? (required ? required : max) : 0;
 	return CUDA_SUCCESS;
 }
@@ -228,15 +240,10 @@ SG_API CUresult cuOccupancyMaxActiveClusters(int *numClusters, CUfunction func, 
 	SG_GATE();
 	struct sg_occ o;
 	int csize, per_sm, required, max;
-	CUresult rc = sg_occ_get(&o, func);
+	CUresult rc = sg_occ_cluster(numClusters, func, config, &o, &csize, &per_sm, &required, &max);
 
-	if (!rc && !numClusters)
-		rc = CUDA_ERROR_INVALID_VALUE;
-	if (!rc)
-		rc = sg_occ_config(config, &o, &csize, &per_sm);
 	if (rc)
 		return rc;
-	max = sg_occ_cluster_max(func, &required);
 	if ((required && csize && csize != required) || (!required && !csize))
 		return CUDA_ERROR_INVALID_VALUE;
 	csize = required ? required : csize;
