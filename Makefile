@@ -89,7 +89,11 @@ $(CUDA_DEPS)/.lock: tools/nvidia.lock
 deps:
 	$(if $(HEADERS),env -u CUDA_INC -u NVML_INC) tools/deps
 
+# PyTorch's venv and VM disk (tools/torch-deps: 3 GB to download the
+# first time, nothing after) for the suites that run it; not make deps',
+# which make demo runs too.
 check: deps
+	tools/torch-deps
 	$(MAKE) -j$$(nproc) all
 	tests/run
 
