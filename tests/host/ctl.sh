@@ -197,7 +197,7 @@ fi
 # probe_checks SUITE VGPUCTL
 probe_checks() {
 	local s=$1 v=$2 uuid='GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}' want
-	if /sbin/ldconfig -p 2> /dev/null | grep -q 'libnvidia-ml\.so\.1 '; then
+	if grep -q 'libnvidia-ml\.so\.1 ' <<< "$(/sbin/ldconfig -p 2> /dev/null)"; then
 		echo "# note: this host has an NVML in the system's paths; gpu probe without NVML not run"
 	else
 		expect_error "$s" 1 'Error: NVML (libnvidia-ml.so.1) not found: no NVIDIA driver on this host.' \

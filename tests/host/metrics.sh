@@ -181,7 +181,7 @@ nfds() { local f=("/proc/$hpid/fd/"*); echo "${#f[@]}"; }
 # kv KEY FILE: the value of KEY=VALUE in FILE (http-flood's output).
 kv() { sed -n "s/^$1=//p" "$2"; }
 # scrape: GET /metrics within 5 s gives vgpu_up 0 (no module here).
-scrape() { curl -s -m 5 "http://127.0.0.1:$port/metrics" | grep -qx "vgpu_up 0"; }
+scrape() { grep -qx "vgpu_up 0" <<< "$(curl -s -m 5 "http://127.0.0.1:$port/metrics")"; }
 
 serve "$tmp/httpd.err"
 # req WHAT WANT_STATUS_LINE PRINTF_REQUEST [MAX_MS]: the answer's status

@@ -51,7 +51,7 @@ for d in m.distributions():
 EOF
 )
 missing=$(echo "$want" | while read -r n v; do
-	echo "$have" | grep -qix "$n $v" || echo "$n==$v"; done | tr '\n' ' ')
+	grep -qix "$n $v" <<< "$have" || echo "$n==$v"; done | tr '\n' ' ')
 if [ -n "$venv" ] && [ -z "$missing" ]; then
 	pass "the venv holds the lock's $(echo "$want" | wc -l) wheels at their pinned versions"
 else
@@ -63,7 +63,7 @@ for f in /usr/bin/python3.11 /usr/lib/python3.11/os.py \
 	/usr/lib/python3.11/lib-dynload /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
 	/venv/pyvenv.cfg /venv/lib/python3.11/site-packages/torch/__init__.py \
 	/venv/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so; do
-	if debugfs -R "stat $f" "$img" 2>/dev/null | grep -q '^Inode:'; then
+	if grep -q '^Inode:' <<< "$(debugfs -R "stat $f" "$img" 2>/dev/null)"; then
 		pass "the disk holds $f"
 	else
 		fail "the disk holds $f" "not in $img"
@@ -84,7 +84,7 @@ env -u PIP_FIND_LINKS -u PIP_NO_INDEX VGPU_CACHE="$tmp/cache" \
 rc=$?
 left=$(ls -d "$tmp"/cache/torch/venv-* "$tmp"/cache/torch/*.img* "$tmp"/cache/torch/stage.* 2>/dev/null)
 if [ "$rc" = 1 ] && [ ! -s "$tmp/out" ] && [ -z "$left" ] &&
-	tail -n 1 "$tmp/err" | grep -q '^torch-deps: could not install torch (the package index could not be reached)'; then
+	grep -q '^torch-deps: could not install torch (the package index could not be reached)' <<< "$(tail -n 1 "$tmp/err")"; then
 	pass "an unreachable index: exit 1, saying so, nothing left"
 else
 	fail "an unreachable index: exit 1, saying so, nothing left" \

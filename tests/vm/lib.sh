@@ -219,7 +219,7 @@ vm_kernel_image() {
 			     cut -d: -f1 | head -n 4); do
 			tail -c +$((off + 1)) "$src" | $dec > "$tmp" 2> /dev/null
 			# XEN_ELFNOTE_PHYS32_ENTRY (18): the PVH entry point.
-			if readelf -n "$tmp" 2> /dev/null | grep -q '(0x00000012)'; then
+			if grep -q '(0x00000012)' <<< "$(readelf -n "$tmp" 2> /dev/null)"; then
 				mv "$tmp" "$out"
 				echo "$out"
 				return 0
