@@ -25,6 +25,7 @@
 #include "../policy/account.h"
 #include "ctx.h"
 #include "ctxgrow.h"
+#include "lazyload.h"
 #include "../state/ctxmap.h"
 #include "../state/devmap.h"
 #include "../access/hooks.h"
@@ -177,6 +178,7 @@ void libvgpu_ctx_gone(CUcontext c)
 	libvgpu_ptrmap_take_ctx(c, libvgpu_release_cb, NULL);
 	libvgpu_devmap_reset();	/* the handle may come back for another device */
 	libvgpu_ctx_forget(c);
+	libvgpu_lazy_ctx_gone(c);
 }
 
 static CUresult created(struct libvgpu_ctx_measure *m, CUresult rc, CUcontext *pctx)
@@ -191,6 +193,7 @@ static CUresult created(struct libvgpu_ctx_measure *m, CUresult rc, CUcontext *p
 		*pctx = NULL;
 	} else if (!rc) {
 		libvgpu_ctx_note(*pctx, m->gpu, 1);	/* created current */
+		libvgpu_lazy_ctx_note(*pctx);
 	}
 	return rc;
 }
@@ -298,6 +301,7 @@ CUresult libvgpu_primary_retain(CUcontext *pctx, CUdevice dev)
 		return rc;
 	}
 	libvgpu_ctx_note(*pctx, m.gpu, 0);
+	libvgpu_lazy_ctx_note(*pctx);
 	if (!first)
 		return rc;
 	vgpu_prim_ctx[dev] = *pctx;

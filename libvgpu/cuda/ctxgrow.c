@@ -15,6 +15,9 @@
  *   default since CUDA 12.2) a kernel is loaded here, its growth added to
  *   its module's or library's charge; a refusal fails the call with
  *   CUDA_ERROR_OUT_OF_MEMORY (the driver keeps what it loaded, uncharged);
+ * - a library's kernel first used in a context (a launch of the CUkernel,
+ *   cuKernelGetFunction): measured there, added to the library's charge
+ *   (lazyload.c);
  * - cuModuleUnload, cuLibraryUnload give the charge back;
  * - cuCtxSetLimit: a growth is added to the context's limit charge (a
  *   refusal sets the limit back and fails with CUDA_ERROR_OUT_OF_MEMORY),
@@ -34,15 +37,9 @@
 #include "../logic/ptrmap.h"
 #include "../policy/register.h"
 #include "../access/nest.h"
+#include "lazyload.h"
 
-struct growth {
-	int gpu;		/* < 0: not measured */
-	CUdevice dev;
-	CUcontext ctx;
-	uint64_t before;
-};
-
-static void grow_start(struct growth *g)
+static void grow_start(struct libvgpu_growth *g)
 {
 	vgpu_pfn_cuCtxGetDevice getdev = REAL(cuCtxGetDevice);
 
@@ -54,9 +51,14 @@ static void grow_start(struct growth *g)
 		g->gpu = VGPU_GPU_SKIP;
 }
 
+void libvgpu_grow_start(struct libvgpu_growth *g)
+{
+	grow_start(g);
+}
+
 /* Charge the growth since grow_start to (kind, key), or give back what
  * it shrank (at most what the entry holds): 0, or -ENOMEM (refused). */
-static int grow_end(struct growth *g, uint32_t kind, uint64_t key)
+static int grow_end(struct libvgpu_growth *g, uint32_t kind, uint64_t key)
 {
 	struct vgpu_alloc a;
 	struct vgpu_tx tx;
@@ -85,9 +87,14 @@ static int grow_end(struct growth *g, uint32_t kind, uint64_t key)
 	return 0;
 }
 
+int libvgpu_grow_end(struct libvgpu_growth *g, uint32_t kind, uint64_t key)
+{
+	return grow_end(g, kind, key);
+}
+
 /* ---- modules ---- */
 
-static CUresult mod_loaded(struct growth *g, CUresult rc, CUmodule *m)
+static CUresult mod_loaded(struct libvgpu_growth *g, CUresult rc, CUmodule *m)
 {
 	vgpu_pfn_cuModuleUnload unload = REAL(cuModuleUnload);
 
@@ -107,7 +114,7 @@ VGPU_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname)
 {
 	VGPU_PASS_NESTED(cuModuleLoad, (module, fname));
 	vgpu_pfn_cuModuleLoad real = REAL(cuModuleLoad);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
@@ -119,7 +126,7 @@ VGPU_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
 	VGPU_PASS_NESTED(cuModuleLoadData, (module, image));
 	vgpu_pfn_cuModuleLoadData real = REAL(cuModuleLoadData);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
@@ -133,7 +140,7 @@ VGPU_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
 {
 	VGPU_PASS_NESTED(cuModuleLoadDataEx, (module, image, numOptions, options, optionValues));
 	vgpu_pfn_cuModuleLoadDataEx real = REAL(cuModuleLoadDataEx);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
@@ -145,7 +152,7 @@ VGPU_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubi
 {
 	VGPU_PASS_NESTED(cuModuleLoadFatBinary, (module, fatCubin));
 	vgpu_pfn_cuModuleLoadFatBinary real = REAL(cuModuleLoadFatBinary);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
@@ -173,7 +180,7 @@ VGPU_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const
 {
 	VGPU_PASS_NESTED(cuModuleGetFunction, (hfunc, hmod, name));
 	vgpu_pfn_cuModuleGetFunction real = REAL(cuModuleGetFunction);
-	struct growth g;
+	struct libvgpu_growth g;
 	CUresult rc;
 
 	if (!real)
@@ -191,7 +198,7 @@ VGPU_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const
 /* ---- libraries ---- */
 
 #if CUDA_VERSION >= 12000
-static CUresult lib_loaded(struct growth *g, CUresult rc, CUlibrary *l)
+static CUresult lib_loaded(struct libvgpu_growth *g, CUresult rc, CUlibrary *l)
 {
 	vgpu_pfn_cuLibraryUnload unload = REAL(cuLibraryUnload);
 
@@ -214,7 +221,7 @@ VGPU_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code,
 {
 	VGPU_PASS_NESTED(cuLibraryLoadData, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions));
 	vgpu_pfn_cuLibraryLoadData real = REAL(cuLibraryLoadData);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
@@ -233,7 +240,7 @@ VGPU_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileN
 {
 	VGPU_PASS_NESTED(cuLibraryLoadFromFile, (library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions));
 	vgpu_pfn_cuLibraryLoadFromFile real = REAL(cuLibraryLoadFromFile);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
@@ -254,6 +261,7 @@ VGPU_EXPORT CUresult cuLibraryUnload(CUlibrary library)
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	taken = libvgpu_take(VGPU_K_MOD, (uint64_t)(uintptr_t)library, &a);
+	libvgpu_lazy_unload(library);
 	rc = real(library);
 	libvgpu_free_done(taken, &a, rc);
 	return rc;
@@ -263,7 +271,7 @@ VGPU_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, co
 {
 	VGPU_PASS_NESTED(cuLibraryGetKernel, (pKernel, library, name));
 	vgpu_pfn_cuLibraryGetKernel real = REAL(cuLibraryGetKernel);
-	struct growth g;
+	struct libvgpu_growth g;
 	CUresult rc;
 
 	if (!real)
@@ -275,6 +283,10 @@ VGPU_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, co
 			    name);
 		rc = CUDA_ERROR_OUT_OF_MEMORY;
 	}
+	/* A kernel handle belongs to no context: its code loads at its
+	 * first use in each (lazyload.c). */
+	if (!rc && pKernel && vgpu_active())
+		libvgpu_lazy_kernel(*pKernel, library);
 	return rc;
 }
 #endif
@@ -286,7 +298,7 @@ VGPU_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 	VGPU_PASS_NESTED(cuCtxSetLimit, (limit, value));
 	vgpu_pfn_cuCtxSetLimit real = REAL(cuCtxSetLimit);
 	vgpu_pfn_cuCtxGetLimit get = REAL(cuCtxGetLimit);
-	struct growth g;
+	struct libvgpu_growth g;
 	size_t old = 0;
 	int have_old;
 	CUresult rc;
