@@ -30,7 +30,7 @@
 #include <errno.h>
 
 #include "../policy/account.h"
-#include "ctxgrow.h"
+#include "growth.h"
 #include "../state/devmap.h"
 #include "../access/hooks.h"
 #include "../access/log.h"
@@ -38,59 +38,6 @@
 #include "../policy/register.h"
 #include "../access/nest.h"
 #include "lazyload.h"
-
-static void grow_start(struct libvgpu_growth *g)
-{
-	vgpu_pfn_cuCtxGetDevice getdev = REAL(cuCtxGetDevice);
-
-	g->gpu = VGPU_GPU_SKIP;
-	if (!vgpu_active() || !getdev || getdev(&g->dev))
-		return;
-	g->gpu = libvgpu_cur_gpu(&g->ctx);
-	if (g->gpu >= 0 && libvgpu_dev_used(g->dev, &g->before))
-		g->gpu = VGPU_GPU_SKIP;
-}
-
-void libvgpu_grow_start(struct libvgpu_growth *g)
-{
-	grow_start(g);
-}
-
-/* Charge the growth since grow_start to (kind, key), or give back what
- * it shrank (at most what the entry holds): 0, or -ENOMEM (refused). */
-static int grow_end(struct libvgpu_growth *g, uint32_t kind, uint64_t key)
-{
-	struct vgpu_alloc a;
-	struct vgpu_tx tx;
-	uint64_t after;
-
-	if (g->gpu < 0 || libvgpu_dev_used(g->dev, &after) || after == g->before)
-		return 0;
-	if (!libvgpu_ptrmap_take(kind, key, &a))
-		a = (struct vgpu_alloc){ key, 0, g->ctx, g->gpu, kind };
-	if (after > g->before) {
-		if (libvgpu_tx_begin(&tx, g->gpu, after - g->before)) {
-			if (a.bytes)
-				libvgpu_put_back(&a);
-			return -ENOMEM;
-		}
-		libvgpu_tx_keep(&tx);
-		a.bytes += after - g->before;
-	} else {
-		uint64_t d = g->before - after < a.bytes ? g->before - after : a.bytes;
-
-		libvgpu_uncharge(&libvgpu_proc.charger, a.gpu, d);
-		a.bytes -= d;
-	}
-	if (a.bytes)
-		libvgpu_put_back(&a);
-	return 0;
-}
-
-int libvgpu_grow_end(struct libvgpu_growth *g, uint32_t kind, uint64_t key)
-{
-	return grow_end(g, kind, key);
-}
 
 /* ---- modules ---- */
 
@@ -100,7 +47,7 @@ static CUresult mod_loaded(struct libvgpu_growth *g, CUresult rc, CUmodule *m)
 
 	if (rc || !m)
 		return rc;
-	if (grow_end(g, VGPU_K_MOD, (uint64_t)(uintptr_t)*m)) {
+	if (libvgpu_grow_end(g, VGPU_K_MOD, (uint64_t)(uintptr_t)*m)) {
 		libvgpu_log(VGPU_LOG_INFO, "module load refused: over the tenant's vram-max");
 		if (unload)
 			unload(*m);
@@ -118,7 +65,7 @@ VGPU_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return mod_loaded(&g, real(module, fname), module);
 }
 
@@ -130,7 +77,7 @@ VGPU_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return mod_loaded(&g, real(module, image), module);
 }
 
@@ -144,7 +91,7 @@ VGPU_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return mod_loaded(&g, real(module, image, numOptions, options, optionValues), module);
 }
 
@@ -156,7 +103,7 @@ VGPU_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubi
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return mod_loaded(&g, real(module, fatCubin), module);
 }
 
@@ -185,9 +132,9 @@ VGPU_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	rc = real(hfunc, hmod, name);
-	if (!rc && grow_end(&g, VGPU_K_MOD, (uint64_t)(uintptr_t)hmod)) {
+	if (!rc && libvgpu_grow_end(&g, VGPU_K_MOD, (uint64_t)(uintptr_t)hmod)) {
 		libvgpu_log(VGPU_LOG_INFO, "loading kernel %s refused: over the tenant's vram-max",
 			    name);
 		rc = CUDA_ERROR_OUT_OF_MEMORY;
@@ -204,7 +151,7 @@ static CUresult lib_loaded(struct libvgpu_growth *g, CUresult rc, CUlibrary *l)
 
 	if (rc || !l)
 		return rc;
-	if (grow_end(g, VGPU_K_MOD, (uint64_t)(uintptr_t)*l)) {
+	if (libvgpu_grow_end(g, VGPU_K_MOD, (uint64_t)(uintptr_t)*l)) {
 		libvgpu_log(VGPU_LOG_INFO, "library load refused: over the tenant's vram-max");
 		if (unload)
 			unload(*l);
@@ -225,7 +172,7 @@ VGPU_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code,
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return lib_loaded(&g, real(library, code, jitOptions, jitOptionsValues, numJitOptions,
 				   libraryOptions, libraryOptionValues, numLibraryOptions),
 			  library);
@@ -244,7 +191,7 @@ VGPU_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileN
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return lib_loaded(&g, real(library, fileName, jitOptions, jitOptionsValues, numJitOptions,
 				   libraryOptions, libraryOptionValues, numLibraryOptions),
 			  library);
@@ -276,9 +223,9 @@ VGPU_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, co
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	rc = real(pKernel, library, name);
-	if (!rc && grow_end(&g, VGPU_K_MOD, (uint64_t)(uintptr_t)library)) {
+	if (!rc && libvgpu_grow_end(&g, VGPU_K_MOD, (uint64_t)(uintptr_t)library)) {
 		libvgpu_log(VGPU_LOG_INFO, "loading kernel %s refused: over the tenant's vram-max",
 			    name);
 		rc = CUDA_ERROR_OUT_OF_MEMORY;
@@ -306,9 +253,9 @@ VGPU_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	have_old = get && get(&old, limit) == CUDA_SUCCESS;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	rc = real(limit, value);
-	if (!rc && grow_end(&g, VGPU_K_LIMIT, (uint64_t)(uintptr_t)g.ctx)) {
+	if (!rc && libvgpu_grow_end(&g, VGPU_K_LIMIT, (uint64_t)(uintptr_t)g.ctx)) {
 		libvgpu_log(VGPU_LOG_INFO, "limit %d of %zu bytes refused: over the tenant's "
 			    "vram-max", (int)limit, value);
 		if (have_old)

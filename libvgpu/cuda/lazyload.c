@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "lazyload.h"
-#include "ctxgrow.h"
+#include "growth.h"
 #include "../access/log.h"
 #include "../access/nest.h"
 #include "../logic/ptrmap.h"
@@ -133,6 +133,12 @@ void libvgpu_lazy_ctx_note(CUcontext c)
 		lz_each(lz_update);
 	}
 	pthread_mutex_unlock(&lz_lk);
+}
+
+static void lz_clear(struct lz_kernel *e)
+{
+	e->n = 0;
+	lz_update(e);
 }
 
 static CUcontext lz_gone;	/* under lz_lk: for lz_forget */
@@ -266,13 +272,11 @@ VGPU_EXPORT CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 	return lz_get_function(real, pFunc, kernel, lib);
 }
 
-/* A child of fork is single-threaded: the lock may have been held. */
-static void lz_child(void)
+/* In a forked child (ctx.c's reset): the parent's contexts are not the
+ * child's, and the lock may have been held. */
+void libvgpu_lazy_reset(void)
 {
 	pthread_mutex_init(&lz_lk, NULL);
-}
-
-static __attribute__((constructor)) void lz_init(void)
-{
-	pthread_atfork(NULL, NULL, lz_child);
+	memset(lz_ctx, 0, sizeof(lz_ctx));
+	lz_each(lz_clear);
 }

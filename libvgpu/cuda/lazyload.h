@@ -39,5 +39,7 @@ void libvgpu_lazy_unload(CUlibrary lib);
  * (cuKernelGetFunction) and charge the growth to its library.
  * CUDA_SUCCESS, or CUDA_ERROR_OUT_OF_MEMORY (refused: do not launch). */
 CUresult libvgpu_lazy_use(const void *f);
+/* In a forked child. */
+void libvgpu_lazy_reset(void);
 
 #endif

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Context memory that grows: modules, libraries, limits (ctxgrow.c). */
-#ifndef VGPU_CTXGROW_H
-#define VGPU_CTXGROW_H
+/* The process's use of a device, and its growth across a call (growth.c). */
+#ifndef VGPU_GROWTH_H
+#define VGPU_GROWTH_H
 
 #include <stdint.h>
 
 #include "../access/hooks.h"
 
 /* What this process holds on CUDA device dev (NVML's running processes;
- * else the whole device's used memory): 0, or -1 when unknown (ctx.c). */
+ * else the whole device's used memory): 0, or -1 when unknown. */
 int libvgpu_dev_used(CUdevice dev, uint64_t *used);
+/* In a forked child: the lock anew. */
+void libvgpu_growth_reset(void);
 
 /* A growth of the process's use on the current context's device,
  * measured around a driver call (ctxgrow.c). */
