@@ -62,6 +62,14 @@ for rt in static shared; do
 		"$(printf '%s\n' "$out" | grep '^mem after-launch')"
 	check_eq "$rt runtime: the code given back at exit" 0 "$(usage rta 0 vram_current)"
 	check_eq "$rt runtime: simgpu holds no code for the tenant after exit" 0 "$(truth /rta 0)"
+	# Code that does not fit the tenant (2 GiB in a 1 GiB tenant): the
+	# launch is refused, the program's own cudaErrorMemoryAllocation.
+	out=$(SIMGPU_MODULE_VRAM=2G /tmp/in_cg rta cudart-smoke-$rt 2>&1) && rc=0 || rc=$?
+	check_eq "$rt runtime: code over the limit fails the launch (exit $rc)" \
+		"launch FAILED cudaGetLastError(): cudaErrorMemoryAllocation (2)" \
+		"$(printf '%s\n' "$out" | grep '^launch ')"
+	check_eq "$rt runtime: nothing charged after the refused code's exit" 0 \
+		"$(usage rta 0 vram_current)"
 
 	out=$(/tmp/in_cg rtb cudart-smoke-$rt 2>&1) && rc=0 || rc=$?
 	check_eq "$rt runtime in a tenant without a limit: cudaMemGetInfo's total is the GPU's" \
