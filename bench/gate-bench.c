@@ -12,6 +12,7 @@
  *   bare    the stub itself (the program without libvgpu)
  *   gated   a wrapper built as libvgpu/cuda/launch.c builds its wrappers: the
  *           real function from a slot, the nesting test (nest.h), the
+ *           lazy-load test of the function (lazyload.h: one load), the
  *           inlined gate fast path, a tail call to the real function (the
  *           slow twin only when closed)
  *
@@ -53,6 +54,7 @@
 
 #include "../libvgpu/logic/gate.h"
 #include "../libvgpu/access/nest.h"
+#include "../libvgpu/cuda/lazyload.h"
 #include "../libvgpu/state/qevents.h"
 
 #define BATCH 1000
@@ -237,6 +239,9 @@ static __attribute__((noinline)) int mark(int rc)
 		void **params, void **extra)
 #define ARGS (f, gx, gy, gz, bx, by, bz, shmem, stream, params, extra)
 
+/* lazyload.c's table: no kernel pending, as after each one's first use. */
+uint32_t libvgpu_lazy_pend[VGPU_LAZY_SLOTS];
+
 static __attribute__((noinline)) int gated_slow PARAMS
 {
 	int rc;
@@ -251,7 +256,7 @@ static __attribute__((noinline)) int gated PARAMS
 	launch_fn real = __atomic_load_n(&real_slot, __ATOMIC_RELAXED);
 
 	VGPU_PASS_NESTED_HOT(real, ARGS);	/* never taken here: its cost */
-	if (__builtin_expect(real && vgpu_gate_pass(&gt, stream), 1))
+	if (__builtin_expect(real && !vgpu_lazy_pending(f) && vgpu_gate_pass(&gt, stream), 1))
 		return real ARGS;
 	return gated_slow ARGS;
 }

@@ -26,6 +26,9 @@
  *                              contexts, primary and created, the current
  *   pools.c launch.c copy.c copyarray.c sync.c  pools; launches, copies,
  *                              memsets; synchronisation
+ *   lazyload.c growth.c        a library's kernel loaded at its first use
+ *                              in a context; the process's use of a
+ *                              device and its growth across a call
  * nvml/: NVML wrappers
  *   nvml.c nvmlview.c nvmllink.c  memory and processes; the device view's
  *                              count and handles; NVLink and topology

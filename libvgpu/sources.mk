@@ -22,7 +22,7 @@ LIBVGPU_LOGIC := logic/charge.c logic/ptrmap.c logic/vmmref.c logic/arraysize.c 
 LIBVGPU_SRCS := access/log.c start/init.c access/hooks.c interpose/dlsym.c \
 	access/netlink.c policy/register.c state/devmap.c policy/account.c access/realdl.c \
 	interpose/procaddr.c access/procmap.c cuda/alloc.c state/streamdev.c cuda/pools.c \
-	policy/poolcharge.c policy/graphmem.c cuda/ctxgrow.c cuda/free.c cuda/vmm.c \
+	policy/poolcharge.c policy/graphmem.c cuda/ctxgrow.c cuda/lazyload.c cuda/growth.c cuda/free.c cuda/vmm.c \
 	policy/vmmfd.c cuda/array.c cuda/graph.c cuda/ctx.c cuda/greenctx.c state/ctxmap.c \
 	cuda/curctx.c state/gatedev.c cuda/launch.c cuda/copy.c cuda/copyarray.c \
 	policy/launchgate.c state/capture.c state/qevents.c cuda/sync.c state/synced.c \

@@ -24,7 +24,8 @@
 
 #include "../policy/account.h"
 #include "ctx.h"
-#include "ctxgrow.h"
+#include "growth.h"
+#include "lazyload.h"
 #include "../state/ctxmap.h"
 #include "../state/devmap.h"
 #include "../access/hooks.h"
@@ -39,88 +40,6 @@
 
 static int vgpu_prim_refs[VGPU_PRIMARY_MAX];
 static CUcontext vgpu_prim_ctx[VGPU_PRIMARY_MAX];
-static int vgpu_nvml_state;	/* 0 untried, 1 usable, -1 not */
-static pthread_mutex_t vgpu_nvml_lk = PTHREAD_MUTEX_INITIALIZER;
-
-static int nvml_ready(void)
-{
-	int st = __atomic_load_n(&vgpu_nvml_state, __ATOMIC_ACQUIRE);
-	vgpu_pfn_nvmlInit_v2 init;
-
-	if (st)
-		return st > 0;
-	pthread_mutex_lock(&vgpu_nvml_lk);
-	if (!vgpu_nvml_state) {
-		init = REAL(nvmlInit_v2);
-		vgpu_nvml_state = init && init() == NVML_SUCCESS ? 1 : -1;
-		if (vgpu_nvml_state < 0)
-			libvgpu_log(VGPU_LOG_INFO, "NVML unavailable: contexts are measured "
-				    "with cuMemGetInfo where possible");
-	}
-	st = vgpu_nvml_state;
-	pthread_mutex_unlock(&vgpu_nvml_lk);
-	return st > 0;
-}
-
-/* What this process holds on the NVML device h; 0 on success. NVML names
- * processes by their pid in the initial pid namespace, which the module
- * told us at registration (getpid() differs in a container). */
-static int own_used(nvmlDevice_t h, uint64_t *used)
-{
-	vgpu_pfn_nvmlDeviceGetComputeRunningProcesses_v3 list =
-		REAL(nvmlDeviceGetComputeRunningProcesses_v3);
-	nvmlProcessInfo_t p[256];
-	unsigned int n = 256, i;
-	unsigned int me = vgpu_active() ? libvgpu_proc.reg.host_pid : (unsigned int)getpid();
-
-	if (!list || list(h, &n, p) != NVML_SUCCESS)
-		return -1;
-	*used = 0;
-	for (i = 0; i < n; i++) {
-		if (p[i].pid != me)
-			continue;
-		if (p[i].usedGpuMemory == (unsigned long long)NVML_VALUE_NOT_AVAILABLE)
-			return -1;
-		*used = p[i].usedGpuMemory;
-	}
-	return 0;
-}
-
-/* Used bytes of CUDA device dev, this process's where NVML tells them,
- * else the whole device's; 0 on success (also ctxgrow.c's measure). */
-int libvgpu_dev_used(CUdevice dev, uint64_t *used)
-{
-	vgpu_pfn_cuDeviceGetUuid_v2 uuidf = REAL(cuDeviceGetUuid_v2);
-	CUuuid u;
-
-	if (nvml_ready() && uuidf && !uuidf(&u, dev)) {
-		vgpu_pfn_nvmlDeviceGetHandleByUUID byuuid = REAL(nvmlDeviceGetHandleByUUID);
-		vgpu_pfn_nvmlDeviceGetMemoryInfo info = REAL(nvmlDeviceGetMemoryInfo);
-		char s[VGPU_UUID_LEN + 1];
-		nvmlDevice_t h;
-		nvmlMemory_t m;
-
-		libvgpu_uuid_str(&u, s);
-		if (byuuid && !byuuid(s, &h) && !own_used(h, used))
-			return 0;
-		if (byuuid && info && !byuuid(s, &h) && !info(h, &m)) {
-			*used = m.used;
-			return 0;
-		}
-	}
-	{
-		vgpu_pfn_cuCtxGetDevice getdev = REAL(cuCtxGetDevice);
-		vgpu_pfn_cuMemGetInfo_v2 mi = REAL(cuMemGetInfo_v2);
-		CUdevice d;
-		size_t f, t;
-
-		if (getdev && mi && !getdev(&d) && d == dev && !mi(&f, &t)) {
-			*used = t - f;
-			return 0;
-		}
-	}
-	return -1;
-}
 
 /* Before creating a context on dev: 0, or CUDA_ERROR_OUT_OF_MEMORY if the
  * process may not use the GPU at all. */
@@ -177,6 +96,7 @@ void libvgpu_ctx_gone(CUcontext c)
 	libvgpu_ptrmap_take_ctx(c, libvgpu_release_cb, NULL);
 	libvgpu_devmap_reset();	/* the handle may come back for another device */
 	libvgpu_ctx_forget(c);
+	libvgpu_lazy_ctx_gone(c);
 }
 
 static CUresult created(struct libvgpu_ctx_measure *m, CUresult rc, CUcontext *pctx)
@@ -191,6 +111,7 @@ static CUresult created(struct libvgpu_ctx_measure *m, CUresult rc, CUcontext *p
 		*pctx = NULL;
 	} else if (!rc) {
 		libvgpu_ctx_note(*pctx, m->gpu, 1);	/* created current */
+		libvgpu_lazy_ctx_note(*pctx);
 	}
 	return rc;
 }
@@ -298,6 +219,7 @@ CUresult libvgpu_primary_retain(CUcontext *pctx, CUdevice dev)
 		return rc;
 	}
 	libvgpu_ctx_note(*pctx, m.gpu, 0);
+	libvgpu_lazy_ctx_note(*pctx);
 	if (!first)
 		return rc;
 	vgpu_prim_ctx[dev] = *pctx;
@@ -394,7 +316,8 @@ VGPU_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
  * answers is kept, the library being the same. */
 void libvgpu_ctx_reset(void)
 {
-	pthread_mutex_init(&vgpu_nvml_lk, NULL);
+	libvgpu_growth_reset();
+	libvgpu_lazy_reset();
 	memset(vgpu_prim_refs, 0, sizeof(vgpu_prim_refs));
 	memset(vgpu_prim_ctx, 0, sizeof(vgpu_prim_ctx));
 }

@@ -15,6 +15,9 @@
  *   default since CUDA 12.2) a kernel is loaded here, its growth added to
  *   its module's or library's charge; a refusal fails the call with
  *   CUDA_ERROR_OUT_OF_MEMORY (the driver keeps what it loaded, uncharged);
+ * - a library's kernel first used in a context (a launch of the CUkernel,
+ *   cuKernelGetFunction): measured there, added to the library's charge
+ *   (lazyload.c);
  * - cuModuleUnload, cuLibraryUnload give the charge back;
  * - cuCtxSetLimit: a growth is added to the context's limit charge (a
  *   refusal sets the limit back and fails with CUDA_ERROR_OUT_OF_MEMORY),
@@ -27,73 +30,24 @@
 #include <errno.h>
 
 #include "../policy/account.h"
-#include "ctxgrow.h"
+#include "growth.h"
 #include "../state/devmap.h"
 #include "../access/hooks.h"
 #include "../access/log.h"
 #include "../logic/ptrmap.h"
 #include "../policy/register.h"
 #include "../access/nest.h"
-
-struct growth {
-	int gpu;		/* < 0: not measured */
-	CUdevice dev;
-	CUcontext ctx;
-	uint64_t before;
-};
-
-static void grow_start(struct growth *g)
-{
-	vgpu_pfn_cuCtxGetDevice getdev = REAL(cuCtxGetDevice);
-
-	g->gpu = VGPU_GPU_SKIP;
-	if (!vgpu_active() || !getdev || getdev(&g->dev))
-		return;
-	g->gpu = libvgpu_cur_gpu(&g->ctx);
-	if (g->gpu >= 0 && libvgpu_dev_used(g->dev, &g->before))
-		g->gpu = VGPU_GPU_SKIP;
-}
-
-/* Charge the growth since grow_start to (kind, key), or give back what
- * it shrank (at most what the entry holds): 0, or -ENOMEM (refused). */
-static int grow_end(struct growth *g, uint32_t kind, uint64_t key)
-{
-	struct vgpu_alloc a;
-	struct vgpu_tx tx;
-	uint64_t after;
-
-	if (g->gpu < 0 || libvgpu_dev_used(g->dev, &after) || after == g->before)
-		return 0;
-	if (!libvgpu_ptrmap_take(kind, key, &a))
-		a = (struct vgpu_alloc){ key, 0, g->ctx, g->gpu, kind };
-	if (after > g->before) {
-		if (libvgpu_tx_begin(&tx, g->gpu, after - g->before)) {
-			if (a.bytes)
-				libvgpu_put_back(&a);
-			return -ENOMEM;
-		}
-		libvgpu_tx_keep(&tx);
-		a.bytes += after - g->before;
-	} else {
-		uint64_t d = g->before - after < a.bytes ? g->before - after : a.bytes;
-
-		libvgpu_uncharge(&libvgpu_proc.charger, a.gpu, d);
-		a.bytes -= d;
-	}
-	if (a.bytes)
-		libvgpu_put_back(&a);
-	return 0;
-}
+#include "lazyload.h"
 
 /* ---- modules ---- */
 
-static CUresult mod_loaded(struct growth *g, CUresult rc, CUmodule *m)
+static CUresult mod_loaded(struct libvgpu_growth *g, CUresult rc, CUmodule *m)
 {
 	vgpu_pfn_cuModuleUnload unload = REAL(cuModuleUnload);
 
 	if (rc || !m)
 		return rc;
-	if (grow_end(g, VGPU_K_MOD, (uint64_t)(uintptr_t)*m)) {
+	if (libvgpu_grow_end(g, VGPU_K_MOD, (uint64_t)(uintptr_t)*m)) {
 		libvgpu_log(VGPU_LOG_INFO, "module load refused: over the tenant's vram-max");
 		if (unload)
 			unload(*m);
@@ -107,11 +61,11 @@ VGPU_EXPORT CUresult cuModuleLoad(CUmodule *module, const char *fname)
 {
 	VGPU_PASS_NESTED(cuModuleLoad, (module, fname));
 	vgpu_pfn_cuModuleLoad real = REAL(cuModuleLoad);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return mod_loaded(&g, real(module, fname), module);
 }
 
@@ -119,11 +73,11 @@ VGPU_EXPORT CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
 	VGPU_PASS_NESTED(cuModuleLoadData, (module, image));
 	vgpu_pfn_cuModuleLoadData real = REAL(cuModuleLoadData);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return mod_loaded(&g, real(module, image), module);
 }
 
@@ -133,11 +87,11 @@ VGPU_EXPORT CUresult cuModuleLoadDataEx(CUmodule *module, const void *image,
 {
 	VGPU_PASS_NESTED(cuModuleLoadDataEx, (module, image, numOptions, options, optionValues));
 	vgpu_pfn_cuModuleLoadDataEx real = REAL(cuModuleLoadDataEx);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return mod_loaded(&g, real(module, image, numOptions, options, optionValues), module);
 }
 
@@ -145,11 +99,11 @@ VGPU_EXPORT CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubi
 {
 	VGPU_PASS_NESTED(cuModuleLoadFatBinary, (module, fatCubin));
 	vgpu_pfn_cuModuleLoadFatBinary real = REAL(cuModuleLoadFatBinary);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return mod_loaded(&g, real(module, fatCubin), module);
 }
 
@@ -173,14 +127,14 @@ VGPU_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const
 {
 	VGPU_PASS_NESTED(cuModuleGetFunction, (hfunc, hmod, name));
 	vgpu_pfn_cuModuleGetFunction real = REAL(cuModuleGetFunction);
-	struct growth g;
+	struct libvgpu_growth g;
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	rc = real(hfunc, hmod, name);
-	if (!rc && grow_end(&g, VGPU_K_MOD, (uint64_t)(uintptr_t)hmod)) {
+	if (!rc && libvgpu_grow_end(&g, VGPU_K_MOD, (uint64_t)(uintptr_t)hmod)) {
 		libvgpu_log(VGPU_LOG_INFO, "loading kernel %s refused: over the tenant's vram-max",
 			    name);
 		rc = CUDA_ERROR_OUT_OF_MEMORY;
@@ -191,13 +145,13 @@ VGPU_EXPORT CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const
 /* ---- libraries ---- */
 
 #if CUDA_VERSION >= 12000
-static CUresult lib_loaded(struct growth *g, CUresult rc, CUlibrary *l)
+static CUresult lib_loaded(struct libvgpu_growth *g, CUresult rc, CUlibrary *l)
 {
 	vgpu_pfn_cuLibraryUnload unload = REAL(cuLibraryUnload);
 
 	if (rc || !l)
 		return rc;
-	if (grow_end(g, VGPU_K_MOD, (uint64_t)(uintptr_t)*l)) {
+	if (libvgpu_grow_end(g, VGPU_K_MOD, (uint64_t)(uintptr_t)*l)) {
 		libvgpu_log(VGPU_LOG_INFO, "library load refused: over the tenant's vram-max");
 		if (unload)
 			unload(*l);
@@ -214,11 +168,11 @@ VGPU_EXPORT CUresult cuLibraryLoadData(CUlibrary *library, const void *code,
 {
 	VGPU_PASS_NESTED(cuLibraryLoadData, (library, code, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions));
 	vgpu_pfn_cuLibraryLoadData real = REAL(cuLibraryLoadData);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return lib_loaded(&g, real(library, code, jitOptions, jitOptionsValues, numJitOptions,
 				   libraryOptions, libraryOptionValues, numLibraryOptions),
 			  library);
@@ -233,11 +187,11 @@ VGPU_EXPORT CUresult cuLibraryLoadFromFile(CUlibrary *library, const char *fileN
 {
 	VGPU_PASS_NESTED(cuLibraryLoadFromFile, (library, fileName, jitOptions, jitOptionsValues, numJitOptions, libraryOptions, libraryOptionValues, numLibraryOptions));
 	vgpu_pfn_cuLibraryLoadFromFile real = REAL(cuLibraryLoadFromFile);
-	struct growth g;
+	struct libvgpu_growth g;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	return lib_loaded(&g, real(library, fileName, jitOptions, jitOptionsValues, numJitOptions,
 				   libraryOptions, libraryOptionValues, numLibraryOptions),
 			  library);
@@ -254,6 +208,7 @@ VGPU_EXPORT CUresult cuLibraryUnload(CUlibrary library)
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	taken = libvgpu_take(VGPU_K_MOD, (uint64_t)(uintptr_t)library, &a);
+	libvgpu_lazy_unload(library);
 	rc = real(library);
 	libvgpu_free_done(taken, &a, rc);
 	return rc;
@@ -263,18 +218,22 @@ VGPU_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, co
 {
 	VGPU_PASS_NESTED(cuLibraryGetKernel, (pKernel, library, name));
 	vgpu_pfn_cuLibraryGetKernel real = REAL(cuLibraryGetKernel);
-	struct growth g;
+	struct libvgpu_growth g;
 	CUresult rc;
 
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	rc = real(pKernel, library, name);
-	if (!rc && grow_end(&g, VGPU_K_MOD, (uint64_t)(uintptr_t)library)) {
+	if (!rc && libvgpu_grow_end(&g, VGPU_K_MOD, (uint64_t)(uintptr_t)library)) {
 		libvgpu_log(VGPU_LOG_INFO, "loading kernel %s refused: over the tenant's vram-max",
 			    name);
 		rc = CUDA_ERROR_OUT_OF_MEMORY;
 	}
+	/* A kernel handle belongs to no context: its code loads at its
+	 * first use in each (lazyload.c). */
+	if (!rc && pKernel && vgpu_active())
+		libvgpu_lazy_kernel(*pKernel, library);
 	return rc;
 }
 #endif
@@ -286,7 +245,7 @@ VGPU_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 	VGPU_PASS_NESTED(cuCtxSetLimit, (limit, value));
 	vgpu_pfn_cuCtxSetLimit real = REAL(cuCtxSetLimit);
 	vgpu_pfn_cuCtxGetLimit get = REAL(cuCtxGetLimit);
-	struct growth g;
+	struct libvgpu_growth g;
 	size_t old = 0;
 	int have_old;
 	CUresult rc;
@@ -294,9 +253,9 @@ VGPU_EXPORT CUresult cuCtxSetLimit(CUlimit limit, size_t value)
 	if (!real)
 		return CUDA_ERROR_NOT_INITIALIZED;
 	have_old = get && get(&old, limit) == CUDA_SUCCESS;
-	grow_start(&g);
+	libvgpu_grow_start(&g);
 	rc = real(limit, value);
-	if (!rc && grow_end(&g, VGPU_K_LIMIT, (uint64_t)(uintptr_t)g.ctx)) {
+	if (!rc && libvgpu_grow_end(&g, VGPU_K_LIMIT, (uint64_t)(uintptr_t)g.ctx)) {
 		libvgpu_log(VGPU_LOG_INFO, "limit %d of %zu bytes refused: over the tenant's "
 			    "vram-max", (int)limit, value);
 		if (have_old)

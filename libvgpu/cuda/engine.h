@@ -14,18 +14,24 @@
 #include "../access/hooks.h"
 #include "../policy/launchgate.h"
 #include "../access/nest.h"
+#include "lazyload.h"
 #include "../state/state.h"
 #include "../state/synced.h"
 
-/* Asynchronous: a launch, or work gated exactly as one. */
-#define ENGINE(sym, params, args, stream)					\
+/* Asynchronous: a launch, or work gated exactly as one. func: the
+ * launched CUfunction (NULL for a copy): a library's kernel not yet
+ * measured in a context leaves the fast path (lazyload.h). */
+#define ENGINE_F(sym, params, args, stream, func)				\
 static __attribute__((noinline)) CUresult sym##_slow params			\
 {										\
 	VGPU_NEST_MARK();							\
 	vgpu_pfn_##sym real = REAL(sym);					\
+	CUresult lz;								\
 										\
 	if (!real)								\
 		return CUDA_ERROR_NOT_INITIALIZED;				\
+	if (vgpu_lazy_pending(func) && (lz = libvgpu_lazy_use(func)))		\
+		return lz;							\
 	libvgpu_launch_slow(stream);						\
 	return vgpu_launch_done(real args);					\
 }										\
@@ -36,10 +42,12 @@ VGPU_EXPORT CUresult sym params							\
 		__atomic_load_n(&libvgpu_real[VGPU_HOOK_##sym], __ATOMIC_RELAXED);	\
 										\
 	VGPU_PASS_NESTED_HOT(real, args);					\
-	if (__builtin_expect(real && vgpu_gate_pass(&libvgpu_gate, stream), 1))	\
+	if (__builtin_expect(real && !vgpu_lazy_pending(func) &&		\
+			     vgpu_gate_pass(&libvgpu_gate, stream), 1))		\
 		return real args;						\
 	return sym##_slow args;							\
 }
+#define ENGINE(sym, params, args, stream) ENGINE_F(sym, params, args, stream, NULL)
 
 /* Synchronous: gated, then the thread counted busy while it copies. */
 #define ENGINE_SYNC(sym, params, args, stream)					\

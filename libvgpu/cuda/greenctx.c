@@ -28,6 +28,7 @@
 #include "../policy/register.h"
 #include "../state/state.h"
 #include "greenctx.h"
+#include "lazyload.h"
 #include "../access/nest.h"
 
 #if CUDA_VERSION >= 12040
@@ -92,6 +93,7 @@ static CUresult green_created(struct libvgpu_ctx_measure *m, CUgreenCtx *ph, str
 			return rc;
 		}
 		libvgpu_ctx_note(c, m->gpu, 0);
+		libvgpu_lazy_ctx_note(c);
 	}
 	e->g = *ph;
 	e->c = c;

@@ -16,6 +16,10 @@
  * GPUs outside the inventory and a module without a gate page pass
  * through the slow twin ungated and unmarked.
  *
+ * A library's kernel (a CUkernel launched as a CUfunction) not yet
+ * measured in a known context leaves the fast path: its first use there
+ * loads its code, measured and charged before the launch (lazyload.c).
+ *
  * The stream of a launch, for the marks: hStream (config->hStream for
  * cuLaunchKernelEx); 0 in a _ptsz form is the thread's per-thread stream,
  * named CU_STREAM_PER_THREAD so that the event goes where the launch went.
@@ -45,22 +49,22 @@
 #define EX_ST(c) ((void *)((c) ? (c)->hStream : NULL))
 #define EX_ST_PT(c) ((void *)((c) && (c)->hStream ? (c)->hStream : CU_STREAM_PER_THREAD))
 
-ENGINE(cuLaunchKernel, KERNEL_PARAMS, KERNEL_ARGS, ST(hStream))
-ENGINE(cuLaunchKernel_ptsz, KERNEL_PARAMS, KERNEL_ARGS, ST_PT(hStream))
-ENGINE(cuLaunchKernelEx, EX_PARAMS, EX_ARGS, EX_ST(config))
-ENGINE(cuLaunchKernelEx_ptsz, EX_PARAMS, EX_ARGS, EX_ST_PT(config))
-ENGINE(cuLaunchCooperativeKernel, COOP_PARAMS, COOP_ARGS, ST(hStream))
-ENGINE(cuLaunchCooperativeKernel_ptsz, COOP_PARAMS, COOP_ARGS, ST_PT(hStream))
+ENGINE_F(cuLaunchKernel, KERNEL_PARAMS, KERNEL_ARGS, ST(hStream), f)
+ENGINE_F(cuLaunchKernel_ptsz, KERNEL_PARAMS, KERNEL_ARGS, ST_PT(hStream), f)
+ENGINE_F(cuLaunchKernelEx, EX_PARAMS, EX_ARGS, EX_ST(config), f)
+ENGINE_F(cuLaunchKernelEx_ptsz, EX_PARAMS, EX_ARGS, EX_ST_PT(config), f)
+ENGINE_F(cuLaunchCooperativeKernel, COOP_PARAMS, COOP_ARGS, ST(hStream), f)
+ENGINE_F(cuLaunchCooperativeKernel_ptsz, COOP_PARAMS, COOP_ARGS, ST_PT(hStream), f)
 
 /* The deprecated launches. cuLaunch and cuLaunchGrid run on the current
  * context's NULL stream, cuLaunchGridAsync on hStream; their block shape
  * and parameters are the function's state, set by calls the gate need
  * not see (cuFuncSetBlockShape, cuParamSet*). */
-ENGINE(cuLaunch, (CUfunction f), (f), ST(NULL))
-ENGINE(cuLaunchGrid, (CUfunction f, int grid_width, int grid_height),
-       (f, grid_width, grid_height), ST(NULL))
-ENGINE(cuLaunchGridAsync, (CUfunction f, int grid_width, int grid_height, CUstream hStream),
-       (f, grid_width, grid_height, hStream), ST(hStream))
+ENGINE_F(cuLaunch, (CUfunction f), (f), ST(NULL), f)
+ENGINE_F(cuLaunchGrid, (CUfunction f, int grid_width, int grid_height),
+       (f, grid_width, grid_height), ST(NULL), f)
+ENGINE_F(cuLaunchGridAsync, (CUfunction f, int grid_width, int grid_height, CUstream hStream),
+       (f, grid_width, grid_height, hStream), ST(hStream), f)
 
 /* Rounds of gates before a multi-device launch goes with one closed. */
 #define COOP_ROUNDS 16

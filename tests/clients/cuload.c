@@ -128,6 +128,7 @@ int cu_load(unsigned long long flags)
 	bad |= GET(cuStreamDestroy, 4000);
 	bad |= GET(cuLibraryLoadData, 12000);
 	bad |= GET(cuLibraryGetKernel, 12000);
+	bad |= GET(cuKernelGetFunction, 12000);
 	bad |= GET(cuLibraryUnload, 12000);
 	bad |= GET(cuLaunchKernel, 4000);
 	bad |= GET(cuMemAddressReserve, 10020);

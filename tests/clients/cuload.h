@@ -44,6 +44,7 @@ struct cu {
 	CU_FN(cuStreamDestroy);
 	CU_FN(cuLibraryLoadData);
 	CU_FN(cuLibraryGetKernel);
+	CU_FN(cuKernelGetFunction);
 	CU_FN(cuLibraryUnload);
 	CU_FN(cuLaunchKernel);
 	CU_FN(cuMemAddressReserve);

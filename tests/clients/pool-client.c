@@ -187,8 +187,12 @@ static CUresult code_cmd(const char *cmd, const char *name)
 	}
 	if (!module && !library)
 		return CUDA_ERROR_INVALID_HANDLE;
-	if (!strcmp(cmd, "function"))
-		return module ? mod_func(&f, module, name) : cu.cuLibraryGetKernel(&k, library, name);
+	if (!strcmp(cmd, "function") && module)
+		return mod_func(&f, module, name);
+	if (!strcmp(cmd, "function")) {	/* a library's kernel, first used here */
+		rc = cu.cuLibraryGetKernel(&k, library, name);
+		return rc ? rc : cu.cuKernelGetFunction(&f, k);
+	}
 	rc = module ? mod_unload(module) : cu.cuLibraryUnload(library);	/* unload */
 	module = NULL;
 	library = NULL;

@@ -195,6 +195,18 @@ check "vmm: memory lives until the last handle or mapping goes" "got: $(tr '\n' 
 out=$("$C" -p launch 1000000 count 4 , memcpy 1M 2>&1)
 check "per-thread default stream look-ups (-p) work" "got: $out" \
 	bash -c '! grep -q CUDA_ERROR <<<"$1"' _ "$out"
+# Lazy loading: a library (loaded, its kernel got, nothing charged) takes
+# SIMGPU_MODULE_VRAM of a context's device at its kernel's first launch
+# there, once per context: GPU 0's at its first launch, GPU 1's at the
+# first launch there; released with its context (the client releases a
+# primary context when it changes device).
+out=$(SIMGPU_MODULE_VRAM=8M "$C" info , launch 1000 , info , launch 1000 , info , \
+	device 1 , info , launch 1000 , info , device 0 , info 2>&1)
+check "lazy loading: a library's code charged at its first launch in each context" \
+	"got: $(tr '\n' ' ' <<<"$out")" \
+	bash -c '! grep -q CUDA_ERROR <<<"$1" &&
+		[ "$(grep "^info" <<<"$1" | cut -d" " -f3 | tr "\n" " ")" = "$2 $3 $3 $2 $3 $2 " ]' \
+	_ "$out" $G16 $((G16 - 8 * M))
 
 # Wait until CONDITION (a command) holds, for up to 5 s.
 wait_for() {

@@ -14,6 +14,19 @@
  * cuModuleGetFunction() is called": at the first cuModuleGetFunction /
  * cuLibraryGetKernel of the module (its kernels load together here). The
  * charge goes at unload or with the context.
+ *
+ * A library is context-independent (Driver API reference, "Library
+ * Management": cuLibraryLoadData loads it "into all contexts existent at
+ * the time of the call and future contexts", cuLibraryGetKernel returns
+ * a kernel of the library, cuKernelGetFunction "the handle of the
+ * function for the requested kernel and the current context"); lazily,
+ * its code goes into a context at the first use of one of its kernels
+ * there. So a library is charged once per (library, context), on that
+ * context's device: with EAGER at its load (the current context), else at
+ * cuKernelGetFunction, at the first launch of one of its kernels (a
+ * CUkernel launched as a CUfunction) and at cuModuleGetFunction of its
+ * module, in that context; not at cuLibraryGetKernel. Each goes at
+ * cuLibraryUnload or with its context.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,13 +58,16 @@ SG_API CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode)
 }
 #endif
 
-/* Load the module's code and data into VRAM, once. */
+/* Load the module's code and data into VRAM, once; a library's into the
+ * current context. */
 static CUresult mod_charge(struct CUmod_st *m)
 {
 	CUresult rc = CUDA_SUCCESS;
 
+	if (m->lib)
+		return simgpu_lib_charge(m, simgpu_ctx_current());
 	pthread_mutex_lock(&m->lk);
-	if (!m->ctx)	/* a library loaded with no context current */
+	if (!m->ctx)
 		m->ctx = simgpu_ctx_current();
 	if (!m->charged && simgpu_cfg.module_vram && m->ctx) {
 		rc = simgpu_charge(m->ctx->dev, simgpu_cfg.module_vram);
@@ -66,6 +82,10 @@ static void mod_uncharge(struct CUmod_st *m)
 {
 	uint64_t n;
 
+	if (m->lib) {
+		simgpu_lib_uncharge(m, NULL);
+		return;
+	}
 	pthread_mutex_lock(&m->lk);
 	n = m->charged;
 	m->charged = 0;
@@ -76,7 +96,7 @@ static void mod_uncharge(struct CUmod_st *m)
 
 static void mod_free(struct CUmod_st *m);
 
-static CUresult mod_new(struct CUmod_st **out)
+static CUresult mod_new(struct CUmod_st **out, struct CUlib_st *lib)
 {
 	struct CUmod_st *m = calloc(1, sizeof(*m));
 	CUresult rc;
@@ -86,6 +106,7 @@ static CUresult mod_new(struct CUmod_st **out)
 	m->magic = SG_MOD_MAGIC;
 	m->ctx = simgpu_ctx_current();
 	m->lazy = lazy_loading();
+	m->lib = lib;
 	pthread_mutex_init(&m->lk, NULL);
 	pthread_mutex_lock(&simgpu_lk);
 	m->all = modules;
@@ -102,11 +123,20 @@ static CUresult mod_new(struct CUmod_st **out)
 
 void simgpu_module_release_ctx(struct CUctx_st *ctx)
 {
+	struct CUmod_st *head;
+
+	/* Modules are never freed and only ever pushed at the head. */
+	pthread_mutex_lock(&simgpu_lk);
+	head = modules;
+	pthread_mutex_unlock(&simgpu_lk);
+	for (struct CUmod_st *m = head; m; m = m->all)
+		if (m->lib)
+			simgpu_lib_uncharge(m, ctx);
 	for (;;) {
 		struct CUmod_st *m;
 
 		pthread_mutex_lock(&simgpu_lk);
-		for (m = modules; m && (m->ctx != ctx || !m->charged); m = m->all)
+		for (m = modules; m && (m->lib || m->ctx != ctx || !m->charged); m = m->all)
 			;
 		pthread_mutex_unlock(&simgpu_lk);
 		if (!m)
@@ -137,7 +167,7 @@ static CUresult mod_load(CUmodule *module, const void *image)
 		return rc;
 	if (!module || !image)
 		return CUDA_ERROR_INVALID_VALUE;
-	return mod_new(module);
+	return mod_new(module, NULL);
 }
 
 SG_API CUresult cuModuleLoadData(CUmodule *module, const void *image)
@@ -180,7 +210,10 @@ SG_API CUresult cuModuleUnload(CUmodule m)
 	return CUDA_SUCCESS;
 }
 
-static CUresult get_function(struct CUfunc_st **out, struct CUmod_st *m, const char *name)
+/* load: the first kernel asked loads the module (lazy loading); not for
+ * cuLibraryGetKernel, whose handle belongs to no context. */
+static CUresult get_function(struct CUfunc_st **out, struct CUmod_st *m, const char *name,
+			     int load)
 {
 	struct CUfunc_st *f;
 
@@ -189,7 +222,7 @@ static CUresult get_function(struct CUfunc_st **out, struct CUmod_st *m, const c
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (!out || !name || !*name)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (mod_charge(m))	/* lazy loading: the first kernel asked */
+	if (load && mod_charge(m))
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	pthread_mutex_lock(&m->lk);
 	for (f = m->funcs; f; f = f->next)
@@ -216,7 +249,7 @@ static CUresult get_function(struct CUfunc_st **out, struct CUmod_st *m, const c
 SG_API CUresult cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
 {
 	SG_GATE();
-	return get_function(hfunc, hmod, name);
+	return get_function(hfunc, hmod, name, 1);
 }
 
 /* simgpu does not read a module's symbol table, so every global has one
@@ -298,13 +331,12 @@ static CUresult lib_load(CUlibrary *library, const void *code)
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return CUDA_ERROR_OUT_OF_MEMORY;
-	rc = mod_new(&l->mod);
+	rc = mod_new(&l->mod, l);
 	if (rc) {
 		free(l);
 		return rc;
 	}
 	l->magic = SG_LIB_MAGIC;
-	l->mod->lib = l;
 	*library = l;
 	return CUDA_SUCCESS;
 }
@@ -355,7 +387,7 @@ SG_API CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const c
 	SG_INIT_CHECK();
 	if (!library || library->magic != SG_LIB_MAGIC)
 		return CUDA_ERROR_INVALID_HANDLE;
-	rc = get_function(&f, library->mod, name);
+	rc = get_function(&f, library->mod, name, 0);
 	if (!rc) {
 		if (!pKernel)
 			return CUDA_ERROR_INVALID_VALUE;
@@ -397,6 +429,10 @@ SG_API CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (!pFunc)
 		return CUDA_ERROR_INVALID_VALUE;
+	/* "Returns a handle to the function for the requested kernel and
+	 * the current context": the library's code loads into it here. */
+	if (f->mod && f->mod->magic == SG_MOD_MAGIC && mod_charge(f->mod))
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	*pFunc = f;
 	return CUDA_SUCCESS;
 }
@@ -465,6 +501,10 @@ CUresult simgpu_launch(CUfunction f, unsigned int gx, unsigned int gy, unsigned 
 		return rc;
 	if (simgpu_func_check(f))
 		return CUDA_ERROR_INVALID_HANDLE;
+	/* A library's kernel first used in this context loads its code. */
+	if (f->mod && f->mod->lib && f->mod->magic == SG_MOD_MAGIC &&
+	    simgpu_lib_charge(f->mod, s->ctx))
+		return CUDA_ERROR_OUT_OF_MEMORY;
 	if (!gx || !gy || !gz || !bx || !by || !bz ||
 	    (uint64_t)bx * by * bz > 1024 || gy > 65535 || gz > 65535)
 		return CUDA_ERROR_INVALID_VALUE;

@@ -166,8 +166,21 @@ struct CUmod_st {
 	struct CUfunc_st *funcs;
 	struct sg_global *globals;
 	struct CUlib_st *lib;	/* the library it is, or NULL (module.c) */
+	struct sg_libload *loads; /* a library's code, per context (module.c) */
 	pthread_mutex_t lk;
 };
+
+/* A library's code loaded into one context (libload.c): charge it once
+ * per context (0 or CUDA_ERROR_OUT_OF_MEMORY), give back ctx's (NULL:
+ * every context's). */
+struct sg_libload {
+	struct CUctx_st *ctx;
+	int dev;
+	uint64_t bytes;
+	struct sg_libload *next;
+};
+CUresult simgpu_lib_charge(struct CUmod_st *m, struct CUctx_st *ctx);
+void simgpu_lib_uncharge(struct CUmod_st *m, struct CUctx_st *ctx);
 
 struct CUlib_st {
 	uint32_t magic;

@@ -50,6 +50,27 @@ for rt in static shared; do
 		"mem free $((960 * M)) total $((1024 * M))" "$(printf '%s\n' "$out" | grep '^mem free')"
 	check_eq "$rt runtime: the context given back at exit" 0 "$(usage rta 0 vram_current)"
 
+	# The runtime loads its fat binary with no context current; with
+	# lazy loading the code goes into device memory at the kernel's
+	# first launch in the context (simgpu: 64 MiB per library and
+	# context). libvgpu charges it there: after the launch
+	# cudaMemGetInfo shows 960 MiB free of the 1 GiB limit, less the
+	# program's 64 KiB buffer.
+	out=$(SIMGPU_MODULE_VRAM=64M /tmp/in_cg rta cudart-smoke-$rt 2>&1) && rc=0 || rc=$?
+	check_eq "$rt runtime: the lazily loaded code (64M) is charged at the first launch (exit $rc)" \
+		"mem after-launch free $((960 * M - 65536)) total $((1024 * M))" \
+		"$(printf '%s\n' "$out" | grep '^mem after-launch')"
+	check_eq "$rt runtime: the code given back at exit" 0 "$(usage rta 0 vram_current)"
+	check_eq "$rt runtime: simgpu holds no code for the tenant after exit" 0 "$(truth /rta 0)"
+	# Code that does not fit the tenant (2 GiB in a 1 GiB tenant): the
+	# launch is refused, the program's own cudaErrorMemoryAllocation.
+	out=$(SIMGPU_MODULE_VRAM=2G /tmp/in_cg rta cudart-smoke-$rt 2>&1) && rc=0 || rc=$?
+	check_eq "$rt runtime: code over the limit fails the launch (exit $rc)" \
+		"launch FAILED cudaGetLastError(): cudaErrorMemoryAllocation (2)" \
+		"$(printf '%s\n' "$out" | grep '^launch ')"
+	check_eq "$rt runtime: nothing charged after the refused code's exit" 0 \
+		"$(usage rta 0 vram_current)"
+
 	out=$(/tmp/in_cg rtb cudart-smoke-$rt 2>&1) && rc=0 || rc=$?
 	check_eq "$rt runtime in a tenant without a limit: cudaMemGetInfo's total is the GPU's" \
 		"total $total" "$(printf '%s\n' "$out" | sed -n 's/^mem free [0-9]* \(total [0-9]*\)$/\1/p')"
