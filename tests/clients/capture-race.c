@@ -17,10 +17,10 @@
  * Prints "rounds R invalidated I launches L backlog_ms B" and exits 0
  * when no capture step failed other than by invalidation, 1 otherwise, 2
  * on a usage error. With HOLD, at the end of each hold (the capture still
- * live) the launcher measures the work it has queued: it synchronises its
- * stream, in RELAXED mode where that is legal, and B is the longest such
- * wait (-1 without HOLD). The queue bound must hold while captures are
- * live: without it, B is everything the launcher submitted in the hold.
+ * live) the launcher measures the work it has queued, in RELAXED mode
+ * where its waits are legal: B is the longest such backlog in device time
+ * (-1 without HOLD). The queue bound must hold while captures are live:
+ * without it, B is everything the launcher submitted in the hold.
  *
  * With SIMGPU_PAUSE_IN=cuStreamBeginCapture:live and SIMGPU_PAUSE_FILE=PATH
  * (simgpu's pause point once a capture is live, before the begin returns:
@@ -44,6 +44,8 @@ static struct {
 	__typeof__(&cuStreamBeginCapture_v2) begin;
 	__typeof__(&cuStreamEndCapture) end;
 	__typeof__(&cuThreadExchangeStreamCaptureMode) xmode;
+	__typeof__(&cuEventSynchronize) evsync;
+	__typeof__(&cuEventElapsedTime) elapsed;
 } cr;
 
 static CUfunction cr_spin;
@@ -76,7 +78,9 @@ static CUresult cr_setup(void)
 
 	if (cr_get("cuStreamBeginCapture", 10010, (void **)&cr.begin) ||
 	    cr_get("cuStreamEndCapture", 10000, (void **)&cr.end) ||
-	    cr_get("cuThreadExchangeStreamCaptureMode", 10010, (void **)&cr.xmode))
+	    cr_get("cuThreadExchangeStreamCaptureMode", 10010, (void **)&cr.xmode) ||
+	    cr_get("cuEventSynchronize", 2000, (void **)&cr.evsync) ||
+	    cr_get("cuEventElapsedTime", 2000, (void **)&cr.elapsed))
 		return CUDA_ERROR_NOT_FOUND;
 	if (!rc)
 		rc = cu.cuDevicePrimaryCtxRetain(&cr_ctx, d);
@@ -98,23 +102,34 @@ static CUresult cr_kernel(CUstream s)
 	return cu.cuLaunchKernel(cr_spin, 1, 1, 1, 32, 1, 1, 0, s, params, NULL);
 }
 
-/* Launches on a stream of its own, in the default (GLOBAL) mode: a launch
- * is legal during another stream's capture; libvgpu's marks on its behalf
- * are what is at stake. */
-/* The launcher's queued work, while the main thread's capture is live:
- * how long its stream takes to finish (the wait is legal in RELAXED mode). */
-static void cr_measure(CUstream s)
+/* The launcher's stream and what measures its backlog. */
+struct cr_lane {
+	CUstream s, idle;
+	CUevent queued, now;
+};
+
+/*
+ * The launcher's queued work, while the main thread's capture is live, in
+ * device time: an event after its queue completes at the end of the last
+ * kernel queued, one recorded next on an idle stream at the device's now.
+ * Not the wall time of a synchronise: that also counts the host threads
+ * that run the queue waking late: 1.9 s in a starved CI VM whose launcher
+ * had launched 125 ms of kernels in all.
+ * A host stall between the two records makes the figure smaller, never
+ * larger (below 0: nothing queued). The waits are legal in RELAXED mode.
+ */
+static void cr_measure(const struct cr_lane *l)
 {
 	CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_RELAXED;
-	struct timespec t0, t1;
-	double ms;
+	float ms;
 
 	if (cr.xmode(&m))
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (!cu.cuStreamSynchronize(s)) {
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+	if (!cu.cuEventRecord(l->queued, l->s) && !cu.cuEventRecord(l->now, l->idle) &&
+	    !cr.evsync(l->queued) && !cr.evsync(l->now) &&
+	    !cr.elapsed(&ms, l->now, l->queued)) {
+		if (ms < 0)
+			ms = 0;
 		if (ms > cr_backlog_ms)
 			cr_backlog_ms = ms;
 	}
@@ -143,18 +158,24 @@ static void cr_release(void)
 	__atomic_add_fetch(&cr_paused, 1, __ATOMIC_RELAXED);
 }
 
+/* Launches on a stream of its own, in the default (GLOBAL) mode: a launch
+ * is legal during another stream's capture; libvgpu's marks on its behalf
+ * are what is at stake. */
 static void *cr_launcher(void *arg)
 {
-	CUstream s;
+	struct cr_lane l;
 
 	(void)arg;
-	if (cu.cuCtxSetCurrent(cr_ctx) || cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)) {
+	if (cu.cuCtxSetCurrent(cr_ctx) || cu.cuStreamCreate(&l.s, CU_STREAM_NON_BLOCKING) ||
+	    cu.cuStreamCreate(&l.idle, CU_STREAM_NON_BLOCKING) ||
+	    cu.cuEventCreate(&l.queued, CU_EVENT_DEFAULT) ||
+	    cu.cuEventCreate(&l.now, CU_EVENT_DEFAULT)) {
 		printf("launcher: set-up failed\n");
 		__atomic_store_n(&cr_failed, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	while (!__atomic_load_n(&cr_stop, __ATOMIC_RELAXED)) {
-		CUresult rc = cr_kernel(s);
+		CUresult rc = cr_kernel(l.s);
 
 		if (rc) {
 			printf("launcher %s\n", cu_err(rc));
@@ -165,7 +186,7 @@ static void *cr_launcher(void *arg)
 		if (cr_pause)
 			cr_release();
 		if (__atomic_load_n(&cr_probe, __ATOMIC_ACQUIRE) == 1) {
-			cr_measure(s);
+			cr_measure(&l);
 			__atomic_store_n(&cr_probe, 2, __ATOMIC_RELEASE);
 		}
 	}
