@@ -17,7 +17,9 @@
  * function (cuGraphInstantiate -> cuGraphInstantiateWithFlags) has no
  * version in the headers: the driver's own answer for the target's name
  * tells whether that is what it gave. The per-thread-stream flag then
- * picks the variant's _ptsz/_ptds row when there is one.
+ * picks the variant's _ptsz/_ptds row when there is one. A look-up at a
+ * version newer than the headers maps only if the driver gives what it
+ * gives at theirs: a newer variant is one no row wraps.
  */
 #include <stdio.h>
 #include <string.h>
@@ -126,6 +128,11 @@ int libvgpu_procmap_find(const char *name, int version, unsigned long long flags
 	}
 	if (!newest)
 		return -1;		/* not a hooked name */
+	/* Asked at a version newer than these headers, the driver may answer
+	 * a variant they do not know; only its answer at their version tells
+	 * it did not (SIMGPU_PROCADDR_NEWER). */
+	if (version > CUDA_VERSION && ask(name, CUDA_VERSION, flags, ctx) != answer)
+		return VGPU_PROCMAP_UNMAPPED;
 	if (strcmp(newest, name) && row_named(newest) >= 0 &&
 	    strcmp(vgpu_procrows[row_named(newest)].base, name)) {
 		/* Renamed to another function: did the driver give that? */

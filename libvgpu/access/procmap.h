@@ -12,8 +12,8 @@ typedef void *(*vgpu_procmap_ask)(const char *name, int version,
  * (name, version, flags) is a variant of; -1 when name is not hooked;
  * VGPU_PROCMAP_UNMAPPED when it is but the headers cannot say which
  * variant the answer is (it must not be handed back unwrapped). answer is
- * what the driver gave; ask may be called for another name to compare
- * with it.
+ * what the driver gave; ask may be called for another name, or for the
+ * headers' CUDA_VERSION, to compare with it.
  */
 #define VGPU_PROCMAP_UNMAPPED (-2)
 int libvgpu_procmap_find(const char *name, int version, unsigned long long flags,

@@ -132,7 +132,14 @@ static void *vgpu_procaddr_unmapped(const char *symbol, int version, cuuint64_t 
 	if (!seen && i < 64)
 		said[i] = strdup(symbol);
 	pthread_mutex_unlock(&vgpu_unmapped_lk);
-	if (!seen)
+	if (seen)
+		return NULL;
+	if (version > CUDA_VERSION)
+		libvgpu_log(VGPU_LOG_WARN, "cuGetProcAddress(%s, %d, %#llx): the driver answered "
+			    "a variant newer than the CUDA %d headers libvgpu was built with: "
+			    "refused with CUDA_ERROR_NOT_FOUND", symbol, version,
+			    (unsigned long long)flags, CUDA_VERSION);
+	else
 		libvgpu_log(VGPU_LOG_WARN, "cuGetProcAddress(%s, %d, %#llx): libvgpu cannot tell "
 			    "which of its variants the driver answered (cuda.h, cudaTypedefs.h "
 			    "and hooks.def disagree): refused with CUDA_ERROR_NOT_FOUND", symbol,

@@ -7,6 +7,10 @@
  *   hookcheck list      print the hooked symbols, "CU name base" / "NV name base"
  *   hookcheck           run the checks
  *   hookcheck dlsym     only: dlsym on dlopen'ed driver handles gives the wrappers
+ *   hookcheck newer V refused|wrapped
+ *                       only: cuMemAlloc looked up twice at API version V
+ *                       (above the headers', with SIMGPU_PROCADDR_NEWER or
+ *                       not) is refused, or is libvgpu's cuMemAlloc_v2
  */
 #include <dlfcn.h>
 #include <stdarg.h>
@@ -383,6 +387,36 @@ static void check_entry_mode(void)
 		       "its exports", entries_seen);
 }
 
+/* cuMemAlloc at a version newer than the headers: refused when the driver
+ * answers a variant they do not know, wrapped when it answers theirs. */
+static void check_newer(gpa_fn gpa, int version, const char *expect)
+{
+	CUdriverProcAddressQueryResult st;
+	const char *s, *in;
+	void *fn;
+
+	for (int i = 0; i < 2; i++) {
+		CUresult rc;
+
+		fn = NULL;
+		rc = gpa("cuMemAlloc", &fn, version, 0, &st);
+		in = where(fn, &s);
+		if (!strcmp(expect, "refused") ? rc == CUDA_ERROR_NOT_FOUND && !fn :
+		    !rc && !strcmp(in, "vgpu") && !strcmp(s, "cuMemAlloc_v2"))
+			printf("PASS: libvgpu: cuMemAlloc@%d %s (look-up %d)\n", version,
+			       !strcmp(expect, "refused") ? "refused with CUDA_ERROR_NOT_FOUND" :
+			       "is libvgpu's cuMemAlloc_v2", i + 1);
+		else
+			fail("newer version", "cuMemAlloc@%d: status %d, %s in %s, want %s",
+			     version, (int)rc, s, in, expect);
+	}
+	fn = NULL;
+	if (gpa("cuMemAlloc", &fn, 3020, 0, &st) || strcmp(where(fn, &s), "vgpu"))
+		fail("newer version", "cuMemAlloc@3020 is then %s", s);
+	else
+		printf("PASS: libvgpu: cuMemAlloc@3020 is still libvgpu's %s\n", s);
+}
+
 int main(int argc, char **argv)
 {
 	const char *s, *in;
@@ -411,6 +445,10 @@ int main(int argc, char **argv)
 	if (strcmp(in, "vgpu")) {
 		fail("dlsym", "cuGetProcAddress_v2 is %s in %s", s, in);
 		return 1;
+	}
+	if (argc == 4 && !strcmp(argv[1], "newer")) {
+		check_newer(gpa, atoi(argv[2]), argv[3]);
+		return failed;
 	}
 	check_procaddr(gpa);
 	check_launch_entries(cu, gpa);

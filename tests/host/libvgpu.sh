@@ -173,6 +173,41 @@ sed -n 's/^\(PASS\|FAIL\): libvgpu: /\1: libvgpu: driver calling its own exports
 grep -q '^FAIL' "$work/hooks.out" && fails=$((fails + 1))
 [ "$rc" -ne 0 ] && ! grep -q '^FAIL' "$work/hooks.out" &&
 	fail "hookcheck, a driver calling its own exports" "exit $rc (124: hung): $(head -c 300 "$work/hooks.err")"
+# A driver newer than libvgpu's headers (SIMGPU_PROCADDR_NEWER: cuMemAlloc
+# has a variant from API version 99990 on that no cuda.h names): libvgpu
+# cannot wrap what it does not know, so the look-up is refused and said
+# once, with either kind of answer (issue 28, finding 2). Without a newer
+# variant, the same look-up is libvgpu's cuMemAlloc_v2.
+newer='a variant newer than the CUDA'
+for mode in exports distinct; do
+	SIMGPU_PROCADDR=$mode SIMGPU_PROCADDR_NEWER=99990 LD_PRELOAD=$PRE \
+		"$lib/tests/hookcheck" newer 99990 refused >"$work/newer.out" 2>"$work/newer.err"
+	rc=$?
+	n=$(grep -c "$newer" "$work/newer.err")
+	if [ "$rc" -eq 0 ] && [ "$n" -eq 1 ]; then
+		pass "$mode: a cuMemAlloc variant newer than libvgpu's headers is refused twice, said once ($(grep -c '^PASS' "$work/newer.out") checks)"
+	else
+		fail "$mode: a cuMemAlloc variant newer than libvgpu's headers is refused, said once" \
+			"exit $rc, $n warnings: $(grep -v '^PASS' "$work/newer.out" "$work/newer.err" | head -n 3 | tr '\n' ' ')"
+	fi
+	SIMGPU_PROCADDR=$mode LD_PRELOAD=$PRE "$lib/tests/hookcheck" newer 99990 wrapped \
+		>"$work/newer.out" 2>"$work/newer.err"
+	rc=$?
+	if [ "$rc" -eq 0 ] && ! grep -q "$newer" "$work/newer.err"; then
+		pass "$mode: cuMemAlloc at a newer version the driver answers with a known variant is wrapped, nothing said"
+	else
+		fail "$mode: cuMemAlloc at a newer version, a known variant" \
+			"exit $rc: $(grep -v '^PASS' "$work/newer.out" "$work/newer.err" | head -n 3 | tr '\n' ' ')"
+	fi
+done
+SIMGPU_PROCADDR_NEWER=13abc LD_PRELOAD=$PRE "$lib/tests/hookcheck" newer 99990 wrapped \
+	>"$work/newer.out" 2>"$work/newer.err"
+rc=$?
+if [ "$rc" -eq 0 ] && grep -q 'SIMGPU_PROCADDR_NEWER="13abc" is not an API version' "$work/newer.err"; then
+	pass "simgpu says a malformed SIMGPU_PROCADDR_NEWER on stderr and answers as without it"
+else
+	fail "a malformed SIMGPU_PROCADDR_NEWER" "exit $rc: $(head -c 300 "$work/newer.err")"
+fi
 byname='mapping look-ups by name'
 n_ex=$(grep -c "$byname" "$work/hookcheck.err")
 n_di=$(grep -c "$byname" "$work/hookd.err")

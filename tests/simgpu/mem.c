@@ -221,6 +221,19 @@ SG_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 	return simgpu_mem_alloc(dptr, bytesize, SG_MEM_DEVICE, 0);
 }
 
+/* A variant of cuMemAlloc newer than every header (SIMGPU_PROCADDR_NEWER,
+ * procaddr.c): not exported, so only cuGetProcAddress hands it out, and
+ * nothing preloaded can wrap it by name. Behaves as cuMemAlloc_v2. */
+CUresult simgpu_mem_alloc_newer(CUdeviceptr *dptr, size_t bytesize)
+{
+	SG_GATE();
+	CUresult rc = simgpu_capture_unsafe();
+
+	if (rc)
+		return rc;
+	return simgpu_mem_alloc(dptr, bytesize, SG_MEM_DEVICE, 0);
+}
+
 SG_API CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
 	SG_GATE();

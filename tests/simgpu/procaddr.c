@@ -11,6 +11,11 @@
  * (entry.c) that jump to the same functions, as a driver's internal entry
  * points would.
  *
+ * With SIMGPU_PROCADDR_NEWER=VERSION, simgpu stands for a driver newer
+ * than every header: from VERSION on, cuMemAlloc has an ABI variant that
+ * no cuda.h names (it behaves as cuMemAlloc_v2; libvgpu must not hand it
+ * out as if it knew it).
+ *
  * cuGetExportTable, NVIDIA's private tables (used by libcudart), is in
  * exporttab.c.
  */
@@ -534,10 +539,36 @@ static int sg_trace_trap(void)
 	return v && !strcmp(v, "trap");
 }
 
+/* SIMGPU_PROCADDR_NEWER: the version from which cuMemAlloc is a newer
+ * variant, or 0. Above every row's version, or said on stderr and unused. */
+static int sg_newer_version(void)
+{
+	static int v = -1;
+	const char *e;
+	char *end;
+	long n;
+
+	if (__atomic_load_n(&v, __ATOMIC_RELAXED) >= 0)
+		return v;
+	e = getenv("SIMGPU_PROCADDR_NEWER");
+	n = 0;
+	if (e && *e) {
+		n = strtol(e, &end, 10);
+		if (*end || n <= CUDA_VERSION || n > 1000000) {
+			fprintf(stderr, "simgpu: SIMGPU_PROCADDR_NEWER=\"%s\" is not an API "
+				"version above this simgpu's %d; unused\n", e, CUDA_VERSION);
+			n = 0;
+		}
+	}
+	__atomic_store_n(&v, (int)n, __ATOMIC_RELAXED);
+	return (int)n;
+}
+
 static CUresult get_proc(const char *symbol, void **pfn, int version,
 			 cuuint64_t flags, int *status)
 {
 	const struct sg_proc *p;
+	int newer;
 
 	*status = 1;
 	if (!symbol || !pfn)
@@ -546,6 +577,13 @@ static CUresult get_proc(const char *symbol, void **pfn, int version,
 	if (flags & ~(cuuint64_t)(CU_GET_PROC_ADDRESS_LEGACY_STREAM |
 				  CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM))
 		return CUDA_ERROR_INVALID_VALUE;
+	newer = sg_newer_version();
+	if (newer && version >= newer && !strcmp(symbol, "cuMemAlloc")) {
+		*status = 0;
+		trace(symbol, version, flags, 0);
+		*pfn = (void *)simgpu_mem_alloc_newer;
+		return CUDA_SUCCESS;
+	}
 	p = lookup(symbol, version, status);
 	trace(symbol, version, flags, *status);
 	if (!p && sg_trace_trap() && (*pfn = simgpu_procaddr_miss_stub(symbol)))

@@ -407,6 +407,7 @@ CUresult simgpu_func_check(CUfunction f);
 int sg_entry_build(void *const *fns, size_t n);	/* once, all functions */
 void *sg_entry_point(void *fn);			/* fn's stub, or fn */
 void *simgpu_procaddr_miss_stub(const char *symbol);	/* procmiss.c */
+CUresult simgpu_mem_alloc_newer(CUdeviceptr *dptr, size_t bytesize);	/* mem.c */
 
 /* pause.c: wait inside fn while $SIMGPU_PAUSE_IN names it (a test's hold). */
 void simgpu_pause_point(const char *fn);
