@@ -105,6 +105,17 @@ between() {
 		fail "$1" "'$3' not within [$2, $4]"
 	fi
 }
+# oom_checks TENANT LABEL: 64 MiB tensors until torch's OOM, within the
+# 1G limit, charged as simgpu holds, given back by empty_cache.
+oom_checks() {
+	set -- "$1" "$2" $(got "$1" oom)
+	check_eq "$2: 64 MiB tensors end in torch.cuda.OutOfMemoryError" OutOfMemoryError "${3:-}"
+	between "$2: MiB allocated before the OOM" 768 "${4:-}" 1024
+	between "$2: charged at the OOM, at most the limit" $((768 * M)) "$(probe "$1" at-oom 1)" "$G"
+	charged "$1" at-oom
+	between "$2: empty_cache gives the tensors back" 0 "$(probe "$1" after-oom 1)" $((256 * M))
+	charged "$1" after-oom
+}
 
 # The least memory the VM had available, sampled each second.
 ( low=999999; while :; do
@@ -155,13 +166,7 @@ check_eq "profile: used after empty_cache is the module's charge" \
 charged tl profile-after
 between "limited: a 256 MiB tensor is charged" $((256 * M)) "$(probe tl held256 1)" "$G"
 charged tl held256
-set -- $(got tl oom)
-check_eq "limited: 64 MiB tensors end in torch.cuda.OutOfMemoryError" OutOfMemoryError "${1:-}"
-between "limited: MiB allocated before the OOM" 768 "${2:-}" 1024
-between "limited: charged at the OOM, at most the limit" $((768 * M)) "$(probe tl at-oom 1)" "$G"
-charged tl at-oom
-between "limited: empty_cache gives the tensors back" 0 "$(probe tl after-oom 1)" $((256 * M))
-charged tl after-oom
+oom_checks tl limited
 for mode in global thread_local relaxed; do
 	check_eq "graph ($mode): captured and replayed 20 times" 20 \
 		"$(sed -n "s/^graph replayed $mode //p" /tmp/tl.out)"
@@ -184,13 +189,7 @@ run te PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True $py $tv expandable && rc
 step_ok te expandable $rc
 check_eq "expandable: the allocator's setting reached torch" expandable_segments:True "$(got te alloc-conf)"
 charged te held256
-set -- $(got te oom)
-check_eq "expandable: 64 MiB tensors end in torch.cuda.OutOfMemoryError" OutOfMemoryError "${1:-}"
-between "expandable: MiB allocated before the OOM" 768 "${2:-}" 1024
-between "expandable: charged at the OOM, at most the limit" $((768 * M)) "$(probe te at-oom 1)" "$G"
-charged te at-oom
-between "expandable: empty_cache gives the tensors back" 0 "$(probe te after-oom 1)" $((256 * M))
-charged te after-oom
+oom_checks te expandable
 released te
 
 # spawn: two processes, one limit, one killed.
