@@ -24,17 +24,11 @@
 # - make install, and that the man page renders without warnings.
 # Every check prints "PASS: suite: what" or "FAIL: suite: what: detail";
 # a missing tool or a failed build is a FAIL. Exit status 1 if any FAIL.
-set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-
-failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+suite=ctl
+. "$(dirname "$0")/lib.bash"
 
 pass() { echo "PASS: $1: $2"; }
 fail() { echo "FAIL: $1: $2: $3"; failures=$((failures + 1)); }
-oneline() { head -c 400 "$1" | tr '\n' '|'; }
 
 CC=${CC:-cc}
 WARN=(-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror)
@@ -176,8 +170,6 @@ cgmnt=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
 cgmnt=${cgmnt:-/sys/fs/cgroup}
 cgmnt=$(printf '%b' "${cgmnt//\\/\\0}")	# undo \040-style escapes
 nomod="Error: the vgpu kernel module is not loaded (try: modprobe vgpu)."
-
-
 
 # gpu probe without NVML, and against simgpu's NVML (tests/simgpu, built if
 # needed; its own state file and an empty configuration, so 2 GPUs of

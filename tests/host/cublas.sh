@@ -10,34 +10,21 @@
 # repository root. One line per check:
 #   PASS: cublas: <what>    or    FAIL: cublas: <what>: <detail>
 # Exit status: 0 when every check passed.
-set -u
-
-top=$(pwd)
+suite=cublas
+. "$(dirname "$0")/lib.bash"
 sim=$top/tests/simgpu
 deps=${CUDA_DEPS:-$top/build/deps/cuda}
 PRE=$top/libvgpu/libvgpu.so
-work=$(mktemp -d /tmp/cublas-test.XXXXXX)
-fails=0
-trap 'rm -rf "$work"' EXIT
-
-pass() { echo "PASS: cublas: $1"; }
-fail() { echo "FAIL: cublas: $1: $2"; fails=$((fails + 1)); }
-check() { # check WHAT DETAIL CONDITION...
-	local what=$1 detail=$2
-	shift 2
-	if "$@"; then pass "$what"; else fail "$what" "$detail"; fi
-}
-oneline() { tr '\n' ' ' <"$1" | cut -c1-400; }
 
 unset SIMGPU_GPUS SIMGPU_VRAM SIMGPU_SMS SIMGPU_CTX_VRAM SIMGPU_KERNEL_NS SIMGPU_TRACE_EXPORT \
 	SIMGPU_TRACE_PROCADDR VGPU_LOG LD_PRELOAD CUDA_VISIBLE_DEVICES
-export SIMGPU_CONFIG=$work/empty.conf
+export SIMGPU_CONFIG=$tmp/empty.conf
 : >"$SIMGPU_CONFIG"
 export LD_LIBRARY_PATH=$sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # ---- build ----
-if ! make -s -C "$sim" >"$work/build.log" 2>&1 || ! make -s -C "$top/libvgpu" libvgpu.so >>"$work/build.log" 2>&1; then
-	fail "build simgpu and libvgpu" "$(tail -n 3 "$work/build.log" | tr '\n' ' ')"
+if ! make -s -C "$sim" >"$tmp/build.log" 2>&1 || ! make -s -C "$top/libvgpu" libvgpu.so >>"$tmp/build.log" 2>&1; then
+	fail "build simgpu and libvgpu" "$(tail -n 3 "$tmp/build.log" | tr '\n' ' ')"
 	exit 1
 fi
 for f in include/cublas_v2.h include/cublasLt.h lib/libcublas.so.13 lib/libcublasLt.so.13 lib/libcudart.so.13; do
@@ -49,11 +36,11 @@ done
 # cublas_api.h includes cuda_fp16.h, which includes CCCL's <nv/target>
 # for its device code only (no CCCL wheel is pinned): a C client needs
 # none of it, so an empty one stands in.
-mkdir -p "$work/inc/nv" && : >"$work/inc/nv/target"
-if ! cc -std=gnu11 -Wall -Wextra -Werror -I"$deps/include" -I"$work/inc" -o "$work/smoke" \
+mkdir -p "$tmp/inc/nv" && : >"$tmp/inc/nv/target"
+if ! cc -std=gnu11 -Wall -Wextra -Werror -I"$deps/include" -I"$tmp/inc" -o "$tmp/smoke" \
 	"$top/tests/clients/cublas-smoke.c" -L"$deps/lib" -l:libcublas.so.13 -l:libcublasLt.so.13 \
-	-l:libcudart.so.13 -Wl,-rpath,"$deps/lib" >"$work/cc.log" 2>&1; then
-	fail "build cublas-smoke" "$(oneline "$work/cc.log")"
+	-l:libcudart.so.13 -Wl,-rpath,"$deps/lib" >"$tmp/cc.log" 2>&1; then
+	fail "build cublas-smoke" "$(oneline "$tmp/cc.log")"
 	exit 1
 fi
 pass "cublas-smoke builds against the wheel's cublas_v2.h and cublasLt.h"
@@ -66,12 +53,12 @@ steps_ok() { # steps_ok OUT: every step ok, or the first missing one
 	grep -qx "cublas_smoke ok" "$1" || { echo "no 'cublas_smoke ok'"; return 1; }
 }
 
-run_smoke() { # run_smoke NAME [ENV...]: its output in $work/NAME.out, .err
+run_smoke() { # run_smoke NAME [ENV...]: its output in $tmp/NAME.out, .err
 	local name=$1 rc t0
 	shift
-	export SIMGPU_STATE=$work/state-$name
+	export SIMGPU_STATE=$tmp/state-$name
 	t0=$(date +%s.%N)
-	env "$@" timeout 300 "$work/smoke" >"$work/$name.out" 2>"$work/$name.err"
+	env "$@" timeout 300 "$tmp/smoke" >"$tmp/$name.out" 2>"$tmp/$name.err"
 	rc=$?
 	secs=$(echo "$(date +%s.%N) - $t0" | bc | cut -c1-4)
 	return $rc
@@ -80,27 +67,27 @@ run_smoke() { # run_smoke NAME [ENV...]: its output in $work/NAME.out, .err
 for mode in bare libvgpu; do
 	if [ $mode = bare ]; then run_smoke $mode; else run_smoke $mode LD_PRELOAD="$PRE"; fi
 	rc=$?
-	why=$(steps_ok "$work/$mode.out")
+	why=$(steps_ok "$tmp/$mode.out")
 	check "$mode: cublasCreate, cublasSgemm, cublasLtCreate, cublasLtMatmul succeed ($secs s)" \
-		"exit $rc, $why: $(grep -v ' ok$' "$work/$mode.out" | tr '\n' ' ' | cut -c1-200) $(oneline "$work/$mode.err")" \
+		"exit $rc, $why: $(grep -v ' ok$' "$tmp/$mode.out" | tr '\n' ' ' | cut -c1-200) $(oneline "$tmp/$mode.err")" \
 		test "$rc" = 0 -a -z "$why"
 	# (cuBLAS prints its complaint on stdout)
 	check "$mode: cublasSgemm with m = -1 is CUBLAS_STATUS_INVALID_VALUE, and cuBLAS names parameter 3" \
-		"$(grep -E 'sgemm-negative-m|illegal' "$work/$mode.out" | tr '\n' ' ')" \
-		grep -q 'parameter number 3 had an illegal value' "$work/$mode.out"
+		"$(grep -E 'sgemm-negative-m|illegal' "$tmp/$mode.out" | tr '\n' ' ')" \
+		grep -q 'parameter number 3 had an illegal value' "$tmp/$mode.out"
 done
-check "libvgpu: one warning says it passes through" "$(oneline "$work/libvgpu.err")" \
-	test "$(grep -c 'passing CUDA and NVML through without vgpu limits' "$work/libvgpu.err")" = 1
+check "libvgpu: one warning says it passes through" "$(oneline "$tmp/libvgpu.err")" \
+	test "$(grep -c 'passing CUDA and NVML through without vgpu limits' "$tmp/libvgpu.err")" = 1
 
 # Three runtimes start: libcudart.so.13 (13.5) and the CUDA 13.0 runtimes
 # linked into libcublas and libcublasLt, each with its integrity check
 # (simgpu.md, "Versions").
 run_smoke trace SIMGPU_TRACE_EXPORT=1
 check "the 13.0 runtimes in cuBLAS and cuBLASLt pass simgpu's integrity check (13000-13002, twice)" \
-	"$(grep INTEGRITY "$work/trace.err" | tr '\n' ' ')" \
-	test "$(grep -c '^simgpu: export INTEGRITY_CHECK\[1\] version 1300[012]$' "$work/trace.err")" = 6
+	"$(grep INTEGRITY "$tmp/trace.err" | tr '\n' ' ')" \
+	test "$(grep -c '^simgpu: export INTEGRITY_CHECK\[1\] version 1300[012]$' "$tmp/trace.err")" = 6
 check "cuBLASLt's launches ask TOOLS_TLS[2] and TOOLS_CONTEXT[4] (the current context and its id)" \
-	"$(grep -c 'TOOLS_' "$work/trace.err") calls" \
-	grep -q '^simgpu: export TOOLS_CONTEXT\[4\] ctx 0x' "$work/trace.err"
+	"$(grep -c 'TOOLS_' "$tmp/trace.err") calls" \
+	grep -q '^simgpu: export TOOLS_CONTEXT\[4\] ctx 0x' "$tmp/trace.err"
 
-[ "$fails" -eq 0 ]
+[ "$failures" -eq 0 ]

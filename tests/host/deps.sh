@@ -13,16 +13,9 @@
 # - tools/go-check accepts the installed Go and refuses one older than
 #   k8s/go.mod's go line, naming both versions.
 # Every check prints "PASS: deps: what" or "FAIL: deps: what: detail".
-set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
+suite=deps
+. "$(dirname "$0")/lib.bash"
 
-failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass() { echo "PASS: deps: $1"; }
-fail() { echo "FAIL: deps: $1: $2"; failures=$((failures + 1)); }
-oneline() { head -c 400 "$1" | tr '\n' '|'; }
 cache=build/deps/wheels
 lock=tools/nvidia.lock
 

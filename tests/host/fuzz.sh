@@ -18,16 +18,10 @@
 #   put in (SIZE printed one unit off; the pod annotations' agreement
 #   left unchecked) must each crash their harness on the seeds alone.
 # Every check prints "PASS: fuzz: what" or "FAIL: fuzz: what: detail".
-set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
+suite=fuzz
+. "$(dirname "$0")/lib.bash"
 
-failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass() { echo "PASS: fuzz: $1"; }
-fail() { echo "FAIL: fuzz: $1: $2"; failures=$((failures + 1)); }
-oneline() { head -c 600 "$1" | tr '\n' '|'; }
+oneline() { head -c "${2:-600}" "$1" | tr '\n' '|'; }
 
 targets=(oci_state oci_config conf http size pct cpulist)
 out=build/fuzz

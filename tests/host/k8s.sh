@@ -15,16 +15,10 @@
 # Every check prints "PASS: k8s: what" or "FAIL: k8s: what: detail".
 # Modules come through the Go module proxy on a first run (GOPROXY; see
 # Documentation/testing.md for the time it takes), then from Go's cache.
-set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
+suite=k8s
+. "$(dirname "$0")/lib.bash"
 cd "$top/k8s" || exit 1
-
-failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass() { echo "PASS: k8s: $1"; }
-fail() { echo "FAIL: k8s: $1: $2"; failures=$((failures + 1)); }
-oneline() { head -c 600 "$1" | tr '\n' '|'; }
+oneline() { head -c "${2:-600}" "$1" | tr '\n' '|'; }
 # -trimpath as make k8s builds: the packages make compiled are reused.
 export GOFLAGS="-mod=readonly -trimpath" GOTOOLCHAIN=local
 

@@ -14,16 +14,8 @@
 #   alone, refuses a kernel outside the range, and its BUILD_EXCLUSIVE_KERNEL
 #   agrees with tools/kdir's range.
 # Every check prints "PASS: kbuild: what" or "FAIL: kbuild: what: detail".
-set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-
-failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass() { echo "PASS: kbuild: $1"; }
-fail() { echo "FAIL: kbuild: $1: $2"; failures=$((failures + 1)); }
-oneline() { head -c 400 "$1" | tr '\n' '|'; }
+suite=kbuild
+. "$(dirname "$0")/lib.bash"
 
 # refused WHAT WANT CMD...: CMD fails, its stderr has exactly one "Error:"
 # line and it contains WANT, and no build/kmod directory appeared.

@@ -9,16 +9,11 @@
 # operator changed each, "mutants") must make checks fail: a test that
 # cannot fail proves nothing. Every check prints "PASS: suite: what" or
 # "FAIL: suite: what: detail".
-set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
+suite=kpolicy
+. "$(dirname "$0")/lib.bash"
 
-failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 pass() { echo "PASS: $1: $2"; }
 fail() { echo "FAIL: $1: $2: $3"; failures=$((failures + 1)); }
-oneline() { head -c 400 "$1" | tr '\n' '|'; }
 
 CC=${CC:-cc}
 WARN=(-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Itests/unit/kshim)

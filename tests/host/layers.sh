@@ -19,16 +19,8 @@
 # negative run (its bottom line's log.c moved to the top) and one for the
 # folders (a line of logic/ moved below access/). Every check prints "PASS: layers: what" or
 # "FAIL: layers: what: detail".
-set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
-
-failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass() { echo "PASS: layers: $1"; }
-fail() { echo "FAIL: layers: $1: $2"; failures=$((failures + 1)); }
-oneline() { head -c 400 "$1" | tr '\n' '|'; }
+suite=layers
+. "$(dirname "$0")/lib.bash"
 
 kver=$(tools/kernels | awk 'NR == 1 { print $1 }')
 if ! KVER=$kver tools/kmod-build > "$tmp/build" 2>&1; then

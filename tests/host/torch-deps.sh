@@ -13,15 +13,9 @@
 #   empty cache, it fails with one last line saying so, exit 1, and leaves
 #   no venv or disk behind that a later run would take.
 # Every check prints "PASS: torch-deps: what" or "FAIL: torch-deps: what: detail".
-set -uo pipefail
-top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top" || exit 1
+suite=torch-deps
+. "$(dirname "$0")/lib.bash"
 
-failures=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-pass() { echo "PASS: torch-deps: $1"; }
-fail() { echo "FAIL: torch-deps: $1: $2"; failures=$((failures + 1)); }
 PATH=$PATH:/usr/sbin:/sbin
 
 if ! img=$(tools/torch-deps --image 2> "$tmp/err"); then
