@@ -110,6 +110,28 @@ static int sg_link_ok(CUlinkState l)
 	return l && l->magic == SG_LINK_MAGIC;
 }
 
+/* cuLinkAddData and cuLinkAddFile "accept only compiler options ... and
+ * do not accept any of CU_JIT_WALL_TIME, CU_JIT_INFO_LOG_BUFFER,
+ * CU_JIT_ERROR_LOG_BUFFER, CU_JIT_TARGET_FROM_CUCONTEXT, or
+ * CU_JIT_TARGET": those are CUDA_ERROR_INVALID_VALUE. */
+static int sg_link_input_opts_ok(unsigned int num, const CUjit_option *opt)
+{
+	for (unsigned int i = 0; i < num; i++) {
+		switch (opt[i]) {
+		case CU_JIT_WALL_TIME:
+		case CU_JIT_INFO_LOG_BUFFER:
+		case CU_JIT_ERROR_LOG_BUFFER:
+		case CU_JIT_TARGET_FROM_CUCONTEXT:
+		case CU_JIT_TARGET:
+			return 0;
+		default:
+			if ((int)opt[i] < 0 || opt[i] >= CU_JIT_NUM_OPTIONS)
+				return 0;
+		}
+	}
+	return 1;
+}
+
 SG_API CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *data, size_t size,
 				 const char *name, unsigned int numOptions, CUjit_option *options,
 				 void **optionValues)
@@ -123,7 +145,7 @@ SG_API CUresult cuLinkAddData_v2(CUlinkState state, CUjitInputType type, void *d
 	if (!sg_link_ok(state))
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (!data || !size || (int)type < 0 || type >= CU_JIT_NUM_INPUT_TYPES ||
-	    (numOptions && !options))
+	    (numOptions && !options) || !sg_link_input_opts_ok(numOptions, options))
 		return CUDA_ERROR_INVALID_VALUE;
 	/* "PTX must be NULL-terminated." */
 	if (type == CU_JIT_INPUT_PTX && !memchr(data, 0, size))
