@@ -15,12 +15,15 @@ node=vgpu-vm
 t0=$(cut -d' ' -f1 /proc/uptime)
 
 say() { echo "k8s-node: [$(cut -d' ' -f1 /proc/uptime) s] $*"; }
+dump_logs() {
+	for f in "$logs"/*.log; do
+		echo "---- $f (last ${1:-15} lines)"
+		tail -n "${1:-15}" "$f"
+	done
+}
 fail() {
 	say "FAIL: $*"
-	for f in "$logs"/*.log; do
-		echo "---- $f (last 15 lines)"
-		tail -n 15 "$f"
-	done
+	dump_logs
 	exit 1
 }
 # wait_for SECONDS WHAT COMMAND...: polls COMMAND each second.
@@ -115,4 +118,7 @@ cd /extra 2>/dev/null || cd /root
 rc=0
 sh "$n/scenario" || rc=$?
 say "scenario exited $rc"
+# A failed scenario: what the components said last (VGPU_K8S_LOG_LINES on
+# the host: how many lines of each).
+[ "$rc" = 0 ] || dump_logs "$(cat "$n/log-lines" 2>/dev/null || echo 15)"
 exit "$rc"
