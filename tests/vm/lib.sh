@@ -127,7 +127,7 @@ vm_kernel_modules() {
 	local d
 	d=$vm_top/build/kernels/$1
 	if [ ! -r "/lib/modules/$1/modules.dep" ] && [ -d "$d" ] &&
-		[ ! -r "$d/usr/lib/modules/$1/modules.dep" ]; then
+		[ ! -r "$d/usr/lib/modules/$1/.disk-modules" ]; then
 		"$vm_top/tools/kernel-fetch" --disk-modules "$1" >&2 || return 1
 	fi
 	for d in "/lib/modules/$1" "$d/usr/lib/modules/$1"; do
