@@ -99,8 +99,12 @@ vm_build_initramfs() {
 	fi
 	# A suite's disk ("# vm-disk: NAME", vm_disk_image): the modules
 	# that read it, for init to load before it mounts the disk.
+	# "# vm-modules: NAME..." adds the kernel's own modules a suite needs
+	# (the k8s node's dummy network interface), loaded the same way.
 	if [ -n "$(vm_header "$script" vm-disk)" ]; then
-		vm_disk_modules "$root" "$rel" || { rm -rf "$root"; return 1; }
+		vm_disk_modules "$root" "$rel" "$(vm_header "$script" vm-modules)" ||
+			{ rm -rf "$root"; return 1; }
+		vm_header "$script" vm-disk > "$root/etc/vgpu-disk-name"
 	fi
 	printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/sh\n' \
 		> "$root/etc/passwd"
@@ -123,7 +127,7 @@ vm_kernel_modules() {
 	local d
 	d=$vm_top/build/kernels/$1
 	if [ ! -r "/lib/modules/$1/modules.dep" ] && [ -d "$d" ] &&
-		[ ! -r "$d/usr/lib/modules/$1/modules.dep" ]; then
+		[ ! -r "$d/usr/lib/modules/$1/.disk-modules" ]; then
 		"$vm_top/tools/kernel-fetch" --disk-modules "$1" >&2 || return 1
 	fi
 	for d in "/lib/modules/$1" "$d/usr/lib/modules/$1"; do
@@ -133,19 +137,20 @@ vm_kernel_modules() {
 	return 1
 }
 
-# vm_disk_modules ROOT RELEASE: the modules a virtio disk with ext4 needs
-# (virtio_pci, virtio_blk, ext4, and what modules.dep says they need), in
+# vm_disk_modules ROOT RELEASE [MODULES]: the modules a virtio disk with
+# ext4 needs (virtio_pci, virtio_blk, ext4, then MODULES, and what
+# modules.dep says they need), in
 # the tree ROOT under /lib/modules/RELEASE/disk/, uncompressed (busybox's
 # insmod reads plain .ko files), and their load order in ROOT/etc/vgpu-disk,
 # one path a line, for init. One built into the kernel is left out.
 vm_disk_modules() {
-	local root=$1 rel=$2 dir m opt dep f out order=()
+	local root=$1 rel=$2 more=${3:-} dir m opt dep f out order=()
 	dir=$(vm_kernel_modules "$rel") || return 1
 	mkdir -p "$root/lib/modules/$rel/disk" "$root/etc"
 	# crc32c_generic ("?": where there is one): ext4 asks the crypto API
 	# for crc32c at mount up to 6.14 (6.1: "EXT4-fs (vda): Cannot load
 	# crc32c driver." without it); later kernels use the library.
-	for m in virtio_pci virtio_blk crc32c_generic? ext4; do
+	for m in virtio_pci virtio_blk crc32c_generic? ext4 $more; do
 		opt=${m%\?}
 		if [ "$opt" = "$m" ]; then opt=""; else m=$opt; fi
 		dep=$(grep -E "/$m\.ko(\.xz|\.zst|\.gz)?:" "$dir/modules.dep" | head -n 1)
@@ -174,7 +179,8 @@ vm_disk_modules() {
 }
 
 # vm_disk_image SCRIPT: the disk the script's header asks for ("# vm-disk:
-# torch": tools/torch-deps builds it, or finds it built), its path on
+# torch": tools/torch-deps builds it, or finds it built; "k8s":
+# tools/k8s-deps), its path on
 # stdout; nothing without such a line. A disk that cannot be had is one
 # line on stderr and status 1.
 vm_disk_image() {
@@ -183,6 +189,7 @@ vm_disk_image() {
 	case $name in
 	'') return 0 ;;
 	torch) "$vm_top/tools/torch-deps" --image ;;
+	k8s) "$vm_top/tools/k8s-deps" --image ;;
 	*) echo "Error: $1 asks for an unknown disk, $name." >&2; return 1 ;;
 	esac
 }

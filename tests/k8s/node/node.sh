@@ -1,0 +1,124 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# In the VM (tests/k8s/run): brings up a single-node Kubernetes beside
+# vgpu.ko and simgpu, then runs the scenario, /tests/k8s-node/scenario,
+# with kubectl configured, and exits with its status. Everything runs on
+# the node as a plain process (no systemd): etcd, kube-apiserver,
+# kube-controller-manager, kube-scheduler, containerd, kubelet and vgpu's
+# DRA kubelet plugin; their logs are in /var/log/k8s, and the end of each
+# is printed when the node does not come up.
+set -eu
+n=/tests/k8s-node
+logs=/var/log/k8s
+export KUBECONFIG=/etc/kubernetes/admin.kubeconfig
+node=vgpu-vm
+t0=$(cut -d' ' -f1 /proc/uptime)
+
+say() { echo "k8s-node: [$(cut -d' ' -f1 /proc/uptime) s] $*"; }
+dump_logs() {
+	for f in "$logs"/*.log; do
+		echo "---- $f (last ${1:-15} lines)"
+		tail -n "${1:-15}" "$f"
+	done
+}
+fail() {
+	say "FAIL: $*"
+	dump_logs
+	exit 1
+}
+# wait_for SECONDS WHAT COMMAND...: polls COMMAND each second.
+wait_for() {
+	lim=$1 what=$2
+	shift 2
+	i=0
+	until "$@" >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ "$i" -lt "$lim" ] || fail "gave up waiting for $what ($lim tries)"
+		sleep 1
+	done
+	say "$what"
+}
+start() {
+	name=$1
+	shift
+	"$@" >"$logs/$name.log" 2>&1 &
+}
+
+# The node's file system, network and cgroups.
+mkdir -p /var /etc/kubernetes /etc/cni/net.d /opt/cni/bin "$logs" /usr/share/vgpu
+[ -e /var/run ] || ln -s /run /var/run
+mkdir -p /var/lib
+mount -t tmpfs -o size=75% tmpfs /var/lib
+mkdir -p /var/lib/etcd /var/lib/kubelet /var/lib/containerd
+cp "$n"/etc/* /etc/kubernetes/
+cp "$n/10-vgpu.conflist" /etc/cni/net.d/
+cp "$n/cni-dummy" /opt/cni/bin/
+printf '127.0.0.1 localhost\n10.0.0.1 %s\n' "$node" >/etc/hosts
+: >/etc/resolv.conf
+[ -s /etc/machine-id ] || echo 5e1ec7ed5e1ec7ed5e1ec7ed5e1ec7ed >/etc/machine-id
+hostname "$node"
+ip link set lo up
+ip link add vgpu0 type dummy || fail "no dummy network interface (dummy.ko)"
+ip addr add 10.0.0.1/24 dev vgpu0
+ip link set vgpu0 up
+ip route add default dev vgpu0
+for c in cpu cpuset io memory pids hugetlb; do
+	echo "+$c" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+done
+# libvgpu as the driver's CDI specs name it (/usr/lib/vgpu/libvgpu.so in
+# a container).
+echo /usr/lib/vgpu/libvgpu.so >/usr/share/vgpu/ld.so.preload
+
+# One simulated 16 GiB GPU that vgpu.ko knows.
+vgpuctl gpu add 0 vram 16G uuid GPU-00000000-0000-4000-8000-000000000000 pci 0000:3b:00.0 numa 0 ||
+	fail "vgpuctl gpu add"
+
+start etcd etcd --data-dir /var/lib/etcd --name "$node" \
+	--listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
+	--listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
+	--initial-cluster "$node=http://127.0.0.1:2380" --unsafe-no-fsync
+start containerd containerd --config "$n/containerd.toml"
+k=/etc/kubernetes
+start kube-apiserver kube-apiserver --etcd-servers http://127.0.0.1:2379 \
+	--advertise-address 10.0.0.1 --secure-port 6443 \
+	--tls-cert-file $k/apiserver.crt --tls-private-key-file $k/apiserver.key \
+	--client-ca-file $k/ca.crt --token-auth-file $k/tokens.csv \
+	--authorization-mode Node,RBAC \
+	--service-account-issuer https://kubernetes.default.svc \
+	--service-account-key-file $k/sa.pub --service-account-signing-key-file $k/sa.key \
+	--service-cluster-ip-range 10.96.0.0/24 \
+	--kubelet-preferred-address-types InternalIP
+wait_for 60 "containerd's socket" test -S /run/containerd/containerd.sock
+ctr -n k8s.io images import --local --platform linux/amd64 --snapshotter native "$n/images.tar" \
+	>"$logs/ctr-import.log" 2>&1 || fail "ctr images import"
+say "images imported: $(ctr -n k8s.io images ls -q | tr '\n' ' ')"
+wait_for 400 "the API server ready" kubectl get --raw /readyz
+start kube-controller-manager kube-controller-manager --kubeconfig $k/admin.kubeconfig \
+	--leader-elect=false --root-ca-file $k/ca.crt \
+	--service-account-private-key-file $k/sa.key --use-service-account-credentials=false
+start kube-scheduler kube-scheduler --kubeconfig $k/admin.kubeconfig --leader-elect=false
+start kubelet kubelet --config "$n/kubelet.yaml" --kubeconfig $k/kubelet.kubeconfig \
+	--hostname-override "$node" --node-ip 10.0.0.1 --root-dir /var/lib/kubelet
+kubectl apply -f "$n/deviceclass.yaml" >/dev/null || fail "kubectl apply deviceclass.yaml"
+wait_for 300 "node $node Ready" sh -c \
+	"kubectl get node $node -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}' | grep -qx True"
+wait_for 120 "the default service account" kubectl get serviceaccount default
+# The plugin's socket directory (the DaemonSet's hostPath makes it).
+mkdir -p /var/lib/kubelet/plugins/gpu.vgpu.io /var/lib/kubelet/plugins_registry
+start vgpu-kubelet-plugin env NODE_NAME="$node" "$n/vgpu-kubelet-plugin" \
+	--kubeconfig $k/admin.kubeconfig --host-libvgpu /usr/lib/libvgpu.so
+plugin=$!
+wait_for 180 "the plugin's ResourceSlice" sh -c \
+	"kill -0 $plugin || exit 0; kubectl get resourceslices -o name | grep -q ."
+kill -0 "$plugin" 2>/dev/null || fail "the plugin exited"
+say "node up in $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.0f", b - a }') s"
+kubectl get resourceslices -o wide
+
+cd /extra 2>/dev/null || cd /root
+rc=0
+sh "$n/scenario" || rc=$?
+say "scenario exited $rc"
+# A failed scenario: what the components said last (VGPU_K8S_LOG_LINES on
+# the host: how many lines of each).
+[ "$rc" = 0 ] || dump_logs "$(cat "$n/log-lines" 2>/dev/null || echo 15)"
+exit "$rc"

@@ -1,0 +1,97 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# tests/k8s/run tests/k8s/scenarios/sharing.sh: issue 30's first scenario.
+# Two pods claiming 8Gi + 30 % and 6Gi + 70 % of the node's 16 GiB GPU
+# both run on it; a third claiming 8Gi stays Pending, and kubectl
+# describe says why. Each running pod is a vgpu tenant whose vram-max
+# is its claim.
+set -eu
+fails=0
+ok() { echo "PASS: k8s-sharing: $*"; }
+bad() { echo "FAIL: k8s-sharing: $*"; fails=$((fails + 1)); }
+
+# pod NAME MEMORY COMPUTE: a claim template and a pod that uses it.
+pod() {
+	cat <<-EOF
+	apiVersion: resource.k8s.io/v1
+	kind: ResourceClaimTemplate
+	metadata:
+	  name: $1
+	spec:
+	  spec:
+	    devices:
+	      requests:
+	      - name: gpu
+	        exactly:
+	          deviceClassName: gpu.vgpu.io
+	          capacity:
+	            requests:
+	              memory: $2
+	              compute: "$3"
+	---
+	apiVersion: v1
+	kind: Pod
+	metadata:
+	  name: $1
+	spec:
+	  restartPolicy: Never
+	  terminationGracePeriodSeconds: 1
+	  resourceClaims:
+	  - name: gpu
+	    resourceClaimTemplateName: $1
+	  containers:
+	  - name: c
+	    image: localhost/vgpu-clients:latest
+	    imagePullPolicy: Never
+	    command: ["sleep", "3600"]
+	    resources:
+	      claims:
+	      - name: gpu
+	---
+	EOF
+}
+
+{ pod a 8Gi 30; pod b 6Gi 70; } | kubectl apply -f -
+if kubectl wait --for=condition=Ready pod/a pod/b --timeout=300s; then
+	ok "pods a (8Gi, 30 %) and b (6Gi, 70 %) run on the 16 GiB GPU"
+else
+	bad "pods a and b are not both running"
+	kubectl describe pod a b
+fi
+kubectl get resourceclaims -o wide
+# Each pod is a vgpu tenant holding its claim: vram-max is the memory
+# (the tenants' JSON names the pod's UID among its labels).
+vgpuctl tenant list
+vgpuctl -j tenant list >/tmp/tenants.json
+for p in a:8589934592 b:6442450944; do
+	uid=$(kubectl get pod "${p%%:*}" -o jsonpath='{.metadata.uid}')
+	if grep -q "$uid" /tmp/tenants.json &&
+		grep -Eq "\"vram_max\": *${p#*:}[,} ]" /tmp/tenants.json; then
+		ok "pod ${p%%:*} is a tenant, and a tenant has vram-max ${p#*:}"
+	else
+		bad "pod ${p%%:*} ($uid) is no tenant, or none has vram-max ${p#*:}"
+		cat /tmp/tenants.json
+	fi
+done
+# shellcheck disable=SC2016 # expanded in the pod
+kubectl exec a -- sh -c 'echo "VGPU_CLAIM=$VGPU_CLAIM"; ls -l /dev/vgpu /usr/lib/vgpu/libvgpu.so; cat /etc/ld.so.preload' ||
+	bad "pod a has not the claim's CDI edits"
+
+pod c 8Gi 10 | kubectl apply -f -
+# The scheduler tries, fails, and says so in an event.
+i=0
+while [ $i -lt 120 ]; do
+	kubectl get events --field-selector involvedObject.name=c,reason=FailedScheduling -o name |
+		grep -q . && break
+	sleep 1
+	i=$((i + 1))
+done
+phase=$(kubectl get pod c -o jsonpath='{.status.phase}')
+kubectl describe pod c | sed -n '/^Events:/,$p'
+if [ "$phase" = Pending ] &&
+	kubectl describe pod c | grep -q 'FailedScheduling.*cannot allocate all claims'; then
+	ok "pod c (8Gi) stays Pending: the scheduler cannot allocate its claim"
+else
+	bad "pod c is $phase, or its events do not say why"
+fi
+[ "$fails" = 0 ]
