@@ -43,19 +43,39 @@ pass "build simgpu and driver-api-client"
 # "done OK BAD", shows it ran to the end. Fewer checks than expected is a
 # failure too: a check that silently stopped running cannot fail.
 expected=61
-mkdir -p "$tmp/in"
-timeout 60 "$cli/driver-api-client" "$tmp/in" >"$tmp/out" 2>"$tmp/err"
-rc=$?
-while IFS= read -r line; do
-	case $line in
-	"ok "*) pass "${line#ok }" ;;
-	"bad "*) what=${line#bad }; fail "${what%: *}" "${what##*: }" ;;
-	esac
-done <"$tmp/out"
-last=$(tail -n 1 "$tmp/out")
-n=$(grep -c '^\(ok\|bad\) ' "$tmp/out")
-check "driver-api-client ran every check to the end (exit 0, $expected checks)" \
-	"exit $rc, $n checks, last line '$last', stderr $(oneline "$tmp/err" 200)" \
-	test "$rc" -eq 0 -a "$n" -eq "$expected" -a "$last" = "done $expected 0"
+
+# run_client LABEL [VAR=VALUE...]: the client's checks, named LABEL: WHAT
+# when LABEL is not empty, with the environment given.
+run_client() {
+	local label=$1 line what last n rc
+
+	shift
+	rm -rf "$tmp/in" && mkdir -p "$tmp/in"
+	env "$@" timeout 120 "$cli/driver-api-client" "$tmp/in" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) pass "$label${line#ok }" ;;
+		"bad "*) what=${line#bad }; fail "$label${what%: *}" "${what##*: }" ;;
+		esac
+	done <"$tmp/out"
+	last=$(tail -n 1 "$tmp/out")
+	n=$(grep -c '^\(ok\|bad\) ' "$tmp/out")
+	check "${label}driver-api-client ran every check to the end (exit 0, $expected checks)" \
+		"exit $rc, $n checks, last line '$last', stderr $(oneline "$tmp/err" 200)" \
+		test "$rc" -eq 0 -a "$n" -eq "$expected" -a "$last" = "done $expected 0"
+}
+run_client ""
+
+# ---- the same against the driver built with ASan and UBSan ----
+asan=$(cc -print-file-name=libasan.so)
+if ! make -s -C "$sim" asan/libcuda.so.1 >"$tmp/asan.log" 2>&1 || [ ! -e "$asan" ]; then
+	fail "ASan/UBSan build of the driver" "$(oneline "$tmp/asan.log") libasan: $asan"
+else
+	run_client "ASan: " LD_PRELOAD="$asan" LD_LIBRARY_PATH="$sim/asan:$LD_LIBRARY_PATH" \
+		ASAN_OPTIONS=detect_leaks=0
+	check "ASan and UBSan: no report from the driver" "$(grep -m 3 -e Sanitizer -e 'runtime error' "$tmp/err")" \
+		eval '! grep -q -e Sanitizer -e "runtime error" "$tmp/err"'
+fi
 
 [ "$failures" -eq 0 ]
