@@ -25,10 +25,10 @@ import (
 )
 
 type flags struct {
-	nodeName, driverName, vgpuctl, cgroupRoot, cdiDir string
-	hostVgpuctl, hostLibvgpu, hostPreload, nvidiaProc string
-	kubeconfig, pluginDir, registrarDir               string
-	interval                                          time.Duration
+	nodeName, driverName, vgpuctl, cgroupRoot, cdiDir            string
+	hostVgpuctl, hostLibvgpu, hostPreload, nvidiaProc, driverCDI string
+	kubeconfig, pluginDir, registrarDir                          string
+	interval                                                     time.Duration
 }
 
 func parseFlags() flags {
@@ -41,6 +41,7 @@ func parseFlags() flags {
 	flag.StringVar(&f.hostVgpuctl, "host-vgpuctl", "/usr/sbin/vgpuctl", "vgpuctl on the host (the CDI hooks)")
 	flag.StringVar(&f.hostLibvgpu, "host-libvgpu", "/usr/lib/x86_64-linux-gnu/vgpu/libvgpu.so", "libvgpu on the host")
 	flag.StringVar(&f.hostPreload, "host-preload", "/usr/share/vgpu/ld.so.preload", "the preload file on the host, naming /usr/lib/vgpu/libvgpu.so")
+	flag.StringVar(&f.driverCDI, "driver-cdi-device", "", "the GPU driver's CDI device a claim also brings for each of its GPUs, {uuid} or {index} standing for the GPU's (such as nvidia.com/gpu={uuid}, as nvidia-ctk cdi generate names them); empty: none")
 	flag.StringVar(&f.nvidiaProc, "nvidia-proc", "/proc/driver/nvidia/gpus", "NVIDIA's driver's GPU directory (models)")
 	flag.StringVar(&f.kubeconfig, "kubeconfig", "", "kubeconfig (default: in-cluster)")
 	flag.StringVar(&f.pluginDir, "plugin-dir", "/var/lib/kubelet/plugins/"+driver.DefaultDriverName, "the plugin's socket directory")
@@ -81,7 +82,7 @@ func run(ctx context.Context, f flags) error {
 		Kube:       kube,
 		Cgroups:    driver.PodCgroups{Root: f.cgroupRoot},
 		CDI: driver.CDI{Dir: f.cdiDir, Vgpuctl: f.hostVgpuctl,
-			Libvgpu: f.hostLibvgpu, Preload: f.hostPreload},
+			Libvgpu: f.hostLibvgpu, Preload: f.hostPreload, DriverDevice: f.driverCDI},
 		Model:    driver.ProcModel(f.nvidiaProc),
 		Interval: f.interval,
 	})

@@ -7,8 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/types"
+
+	"vgpu.io/k8s/internal/vgpu"
 )
 
 // CDI is where and how the driver writes one CDI spec per prepared claim:
@@ -24,6 +29,13 @@ type CDI struct {
 	Vgpuctl string
 	Libvgpu string
 	Preload string
+	// DriverDevice names the GPU driver's own CDI device for an allocated
+	// GPU, as NVIDIA's container toolkit generates them ("nvidia-ctk cdi
+	// generate"): a template in which {uuid} and {index} stand for the
+	// GPU's, such as nvidia.com/gpu={uuid}. A claim's devices then bring
+	// the driver's libraries and device nodes for its GPUs too. Empty:
+	// none (they reach the container some other way).
+	DriverDevice string
 }
 
 // The CDI kind of the devices the driver writes, and the spec version:
@@ -77,6 +89,33 @@ type cdiHookDef struct {
 // DeviceID is the CDI device of a claim.
 func (c CDI) DeviceID(claim types.UID) string {
 	return cdiKind + "=" + string(claim)
+}
+
+// DriverID is the GPU driver's CDI device for g, "" when none is set.
+func (c CDI) DriverID(g vgpu.GPU) string {
+	if c.DriverDevice == "" {
+		return ""
+	}
+	return strings.NewReplacer("{uuid}", g.UUID, "{index}", strconv.Itoa(g.Index)).Replace(c.DriverDevice)
+}
+
+// cdiDeviceRE is a qualified CDI device name, VENDOR/CLASS=NAME, as the
+// CDI specification allows them (its name may hold the placeholders).
+var cdiDeviceRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*=[A-Za-z0-9{}][A-Za-z0-9_.:{}-]*$`)
+
+// checkDriverDevice says what is wrong with a DriverDevice template.
+func checkDriverDevice(t string) error {
+	if t == "" {
+		return nil
+	}
+	if !cdiDeviceRE.MatchString(t) {
+		return fmt.Errorf("driver CDI device %q: want VENDOR/CLASS=NAME (such as nvidia.com/gpu={uuid})", t)
+	}
+	rest := strings.NewReplacer("{uuid}", "", "{index}", "").Replace(t)
+	if strings.ContainsAny(rest, "{}") {
+		return fmt.Errorf("driver CDI device %q: only {uuid} and {index} may stand in it", t)
+	}
+	return nil
 }
 
 // path is the spec file of a claim.

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"vgpu.io/k8s/internal/vgpu"
 )
 
 // TestCDISpec: the spec brings /dev/vgpu, libvgpu, the preload file and
@@ -88,5 +91,38 @@ func TestPodCgroups(t *testing.T) {
 	}
 	if _, err := (PodCgroups{Root: t.TempDir()}).Find("../x"); err == nil {
 		t.Fatal("a UID with a path in it was looked up")
+	}
+}
+
+// TestDriverDevice: the driver's CDI device of a GPU from the template,
+// and the templates refused, each with the reason.
+func TestDriverDevice(t *testing.T) {
+	g := vgpu.GPU{Index: 1, UUID: "GPU-11111111-0000-4000-8000-000000000000"}
+	tests := []struct {
+		template, want, wantErr string
+	}{
+		{template: "", want: ""},
+		{template: "nvidia.com/gpu={uuid}", want: "nvidia.com/gpu=GPU-11111111-0000-4000-8000-000000000000"},
+		{template: "nvidia.com/gpu={index}", want: "nvidia.com/gpu=1"},
+		{template: "nvidia.com/gpu=all", want: "nvidia.com/gpu=all"},
+		{template: "gpu={uuid}", wantErr: "want VENDOR/CLASS=NAME"},
+		{template: "nvidia.com/gpu", wantErr: "want VENDOR/CLASS=NAME"},
+		{template: "nvidia.com/gpu={name}", wantErr: "only {uuid} and {index}"},
+		{template: "nvidia.com/gpu=a b", wantErr: "want VENDOR/CLASS=NAME"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.template, func(t *testing.T) {
+			err := checkDriverDevice(tc.template)
+			switch {
+			case tc.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one saying %q", err, tc.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case (CDI{DriverDevice: tc.template}).DriverID(g) != tc.want:
+				t.Fatalf("device %q, want %q", (CDI{DriverDevice: tc.template}).DriverID(g), tc.want)
+			}
+		})
 	}
 }

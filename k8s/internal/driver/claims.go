@@ -70,11 +70,15 @@ func (d *Driver) parseClaim(claim *resourceapi.ResourceClaim, inv map[string]vgp
 			}
 			pc.Share.Priority = cfg.Priority
 		}
+		ids := []string{d.cdi.DeviceID(claim.UID)}
+		if id := d.cdi.DriverID(inv[r.Device]); id != "" {
+			ids = append(ids, id)
+		}
 		pc.Devices = append(pc.Devices, kubeletplugin.Device{
 			Requests:     []string{r.Request},
 			PoolName:     r.Pool,
 			DeviceName:   r.Device,
-			CDIDeviceIDs: []string{d.cdi.DeviceID(claim.UID)},
+			CDIDeviceIDs: ids,
 			ShareID:      r.ShareID,
 		})
 	}

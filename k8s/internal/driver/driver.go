@@ -71,6 +71,9 @@ func New(cfg Config) (*Driver, error) {
 	case cfg.Cgroups.Root == "":
 		return nil, errors.New("driver: no cgroup2 mount point")
 	}
+	if err := checkDriverDevice(cfg.CDI.DriverDevice); err != nil {
+		return nil, fmt.Errorf("driver: %w", err)
+	}
 	if cfg.Interval <= 0 {
 		cfg.Interval = 10 * time.Second
 	}

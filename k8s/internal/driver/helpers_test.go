@@ -43,6 +43,8 @@ type env struct {
 	cgRoot  string
 	cdiDir  string
 	drivers int
+	// driverDevice is the plugin's --driver-cdi-device ("": none).
+	driverDevice string
 }
 
 func newEnv(t *testing.T, pods ...*corev1.Pod) *env {
@@ -78,7 +80,8 @@ func (e *env) driver(t *testing.T) *Driver {
 	d, err := New(Config{NodeName: testNode, Vgpu: e.fake, Kube: e.kube,
 		Cgroups: PodCgroups{Root: e.cgRoot},
 		CDI: CDI{Dir: e.cdiDir, Vgpuctl: "/usr/sbin/vgpuctl",
-			Libvgpu: "/usr/lib/x86_64-linux-gnu/vgpu/libvgpu.so", Preload: "/usr/share/vgpu/ld.so.preload"}})
+			Libvgpu: "/usr/lib/x86_64-linux-gnu/vgpu/libvgpu.so", Preload: "/usr/share/vgpu/ld.so.preload",
+			DriverDevice: e.driverDevice}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	resourceapi "k8s.io/api/resource/v1"
@@ -178,5 +179,26 @@ func TestUnprepareWithoutTenant(t *testing.T) {
 	mustUnprepare(t, d, c)
 	if s := e.specs(t); len(s) != 0 {
 		t.Fatalf("CDI specs left: %v", s)
+	}
+}
+
+// TestPrepareDriverDevice: with a driver CDI device set, each allocated
+// GPU's device brings the driver's own CDI device for that GPU after the
+// claim's; a template that is not a CDI device name is refused at start.
+func TestPrepareDriverDevice(t *testing.T) {
+	pod := testPod("web", "0a1b2c3d-0000-4000-8000-000000000001")
+	claim := testClaim("small", "claim-1", pod, alloc{1, "8Gi", "25"})
+	e := newEnv(t, pod)
+	e.driverDevice = "nvidia.com/gpu={uuid}"
+	res := mustPrepare(t, e.driver(t), claim)
+	got := res[claim.UID].Devices
+	want := []string{"vgpu.io/claim=claim-1", "nvidia.com/gpu=GPU-11111111-0000-4000-8000-000000000000"}
+	if len(got) != 1 || !slices.Equal(got[0].CDIDeviceIDs, want) {
+		t.Fatalf("devices %+v, want CDI devices %v", got, want)
+	}
+	_, err := New(Config{NodeName: testNode, Vgpu: e.fake, Cgroups: PodCgroups{Root: e.cgRoot},
+		CDI: CDI{Dir: e.cdiDir, Vgpuctl: "v", Libvgpu: "l", Preload: "p", DriverDevice: "nvidia.com/gpu={name}"}})
+	if err == nil || !strings.Contains(err.Error(), "only {uuid} and {index}") {
+		t.Fatalf("New with a bad template: %v", err)
 	}
 }

@@ -69,9 +69,35 @@ done
 # a container).
 echo /usr/lib/vgpu/libvgpu.so >/usr/share/vgpu/ld.so.preload
 
-# One simulated 16 GiB GPU that vgpu.ko knows.
-vgpuctl gpu add 0 vram 16G uuid GPU-00000000-0000-4000-8000-000000000000 pci 0000:3b:00.0 numa 0 ||
-	fail "vgpuctl gpu add"
+# One simulated 16 GiB GPU, simgpu's (standing for NVIDIA's driver) and
+# vgpu.ko's by the same UUID.
+uuid=GPU-00000000-0000-4000-8000-000000000000
+printf 'gpus = 1\nvram = 16G\ngpu0.uuid = %s\ngpu0.pci = 0000:3b:00.0\ngpu0.numa = 0\n' \
+	"$uuid" >/etc/simgpu.conf
+vgpuctl gpu add 0 vram 16G uuid "$uuid" pci 0000:3b:00.0 numa 0 || fail "vgpuctl gpu add"
+# The driver in pods, as NVIDIA's container toolkit brings it: a CDI device
+# per GPU named by its UUID (nvidia-ctk cdi generate's nvidia.com/gpu
+# devices), which the plugin adds to each claim (--driver-cdi-device). Its
+# edits mount the driver's libraries and, standing for /dev/nvidia*,
+# simgpu's configuration, its shared state and simgpu-pidd's socket (NVML
+# names processes by their host pids, as NVIDIA's does).
+start simgpu-pidd simgpu-pidd
+wait_for 30 "simgpu-pidd" test -S /dev/shm/simgpu-pidd.sock
+simgpu-stat >/dev/null 2>&1 || true
+[ -e /dev/shm/simgpu-state ] || fail "simgpu made no shared state (/dev/shm/simgpu-state)"
+mkdir -p /etc/cdi
+ro='"options": ["ro", "nosuid", "nodev", "bind"]'
+rw='"options": ["rw", "nosuid", "nodev", "bind"]'
+cat >/etc/cdi/simgpu.json <<EOF
+{"cdiVersion": "0.5.0", "kind": "nvidia.com/gpu",
+ "devices": [{"name": "$uuid", "containerEdits": {"env": ["SIMGPU_CDI_DEVICE=$uuid"]}}],
+ "containerEdits": {"mounts": [
+  {"hostPath": "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "containerPath": "/usr/lib/x86_64-linux-gnu/libcuda.so.1", $ro},
+  {"hostPath": "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", "containerPath": "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1", $ro},
+  {"hostPath": "/etc/simgpu.conf", "containerPath": "/etc/simgpu.conf", $ro},
+  {"hostPath": "/dev/shm/simgpu-state", "containerPath": "/dev/shm/simgpu-state", $rw},
+  {"hostPath": "/dev/shm/simgpu-pidd.sock", "containerPath": "/dev/shm/simgpu-pidd.sock", $rw}]}}
+EOF
 
 start etcd etcd --data-dir /var/lib/etcd --name "$node" \
 	--listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
@@ -106,7 +132,8 @@ wait_for 120 "the default service account" kubectl get serviceaccount default
 # The plugin's socket directory (the DaemonSet's hostPath makes it).
 mkdir -p /var/lib/kubelet/plugins/gpu.vgpu.io /var/lib/kubelet/plugins_registry
 start vgpu-kubelet-plugin env NODE_NAME="$node" "$n/vgpu-kubelet-plugin" \
-	--kubeconfig $k/admin.kubeconfig --host-libvgpu /usr/lib/libvgpu.so
+	--kubeconfig $k/admin.kubeconfig --host-libvgpu /usr/lib/libvgpu.so \
+	--driver-cdi-device 'nvidia.com/gpu={uuid}'
 plugin=$!
 wait_for 180 "the plugin's ResourceSlice" sh -c \
 	"kill -0 $plugin || exit 0; kubectl get resourceslices -o name | grep -q ."

@@ -4,7 +4,8 @@
 # Two pods claiming 8Gi + 30 % and 6Gi + 70 % of the node's 16 GiB GPU
 # both run on it; a third claiming 8Gi stays Pending, and kubectl
 # describe says why. Each running pod is a vgpu tenant whose vram-max
-# is its claim.
+# is its claim, and a CUDA client in it sees the claim as the GPU's memory
+# and gets CUDA_ERROR_OUT_OF_MEMORY past it.
 set -eu
 fails=0
 ok() { echo "PASS: k8s-sharing: $*"; }
@@ -76,6 +77,23 @@ done
 # shellcheck disable=SC2016 # expanded in the pod
 kubectl exec a -- sh -c 'echo "VGPU_CLAIM=$VGPU_CLAIM"; ls -l /dev/vgpu /usr/lib/vgpu/libvgpu.so; cat /etc/ld.so.preload' ||
 	bad "pod a has not the claim's CDI edits"
+
+# Inside each pod, the driver the claim brought (simgpu, as NVIDIA's
+# container toolkit mounts it) under libvgpu: cuMemGetInfo's total is the
+# claim, and allocations end at it in CUDA_ERROR_OUT_OF_MEMORY.
+for p in a:8589934592:7G b:6442450944:5G; do
+	name=${p%%:*} want=${p#*:}
+	want=${want%%:*} fits=${p##*:}
+	out=$(kubectl exec "$name" -- vram-client info , alloc "$fits" , alloc 2G 2>&1) || true
+	echo "$out" | sed "s/^/pod $name: /"
+	if echo "$out" | grep -q "^info free [0-9]* total $want ok\$" &&
+		echo "$out" | grep -q "^alloc $fits ok\$" &&
+		echo "$out" | grep -q "^alloc 2G CUDA_ERROR_OUT_OF_MEMORY\$"; then
+		ok "in pod $name, cuMemGetInfo's total is the claim ($want) and $fits + 2G is CUDA_ERROR_OUT_OF_MEMORY"
+	else
+		bad "in pod $name, the claim ($want) is not the CUDA client's limit"
+	fi
+done
 
 pod c 8Gi 10 | kubectl apply -f -
 # The scheduler tries, fails, and says so in an event.
