@@ -5,7 +5,8 @@
 # both run on it; a third claiming 8Gi stays Pending, and kubectl
 # describe says why. Each running pod is a vgpu tenant whose vram-max
 # is its claim, and a CUDA client in it sees the claim as the GPU's memory
-# and gets CUDA_ERROR_OUT_OF_MEMORY past it.
+# and gets CUDA_ERROR_OUT_OF_MEMORY past it. Deleting a pod removes its
+# tenant, which leaves its final usage record, and the Pending pod runs.
 set -eu
 fails=0
 ok() { echo "PASS: k8s-sharing: $*"; }
@@ -63,17 +64,20 @@ kubectl get resourceclaims -o wide
 # Each pod is a vgpu tenant holding its claim: vram-max is the memory
 # (the tenants' JSON names the pod's UID among its labels).
 vgpuctl tenant list
-vgpuctl -j tenant list >/tmp/tenants.json
-for p in a:8589934592 b:6442450944; do
-	uid=$(kubectl get pod "${p%%:*}" -o jsonpath='{.metadata.uid}')
+# is_tenant POD VRAM: the pod is a tenant, and a tenant has that vram-max.
+is_tenant() {
+	vgpuctl -j tenant list >/tmp/tenants.json
+	uid=$(kubectl get pod "$1" -o jsonpath='{.metadata.uid}')
 	if grep -q "$uid" /tmp/tenants.json &&
-		grep -Eq "\"vram_max\": *${p#*:}[,} ]" /tmp/tenants.json; then
-		ok "pod ${p%%:*} is a tenant, and a tenant has vram-max ${p#*:}"
+		grep -Eq "\"vram_max\": *$2[,} ]" /tmp/tenants.json; then
+		ok "pod $1 is a tenant, and a tenant has vram-max $2"
 	else
-		bad "pod ${p%%:*} ($uid) is no tenant, or none has vram-max ${p#*:}"
+		bad "pod $1 ($uid) is no tenant, or none has vram-max $2"
 		cat /tmp/tenants.json
 	fi
-done
+}
+is_tenant a 8589934592
+is_tenant b 6442450944
 # shellcheck disable=SC2016 # expanded in the pod
 kubectl exec a -- sh -c 'echo "VGPU_CLAIM=$VGPU_CLAIM"; ls -l /dev/vgpu /usr/lib/vgpu/libvgpu.so; cat /etc/ld.so.preload' ||
 	bad "pod a has not the claim's CDI edits"
@@ -111,5 +115,34 @@ if [ "$phase" = Pending ] &&
 	ok "pod c (8Gi) stays Pending: the scheduler cannot allocate its claim"
 else
 	bad "pod c is $phase, or its events do not say why"
+fi
+
+# Deleting pod a: its tenant goes with its cgroup, leaving its final usage
+# record (the tenants' records keep their labels, the pod's UID among
+# them), and pod c then gets a's room and runs.
+uid=$(kubectl get pod a -o jsonpath='{.metadata.uid}')
+kubectl delete pod a --wait=true --timeout=120s
+i=0
+while [ $i -lt 60 ] && vgpuctl -j tenant list | grep -q "$uid"; do
+	sleep 1
+	i=$((i + 1))
+done
+if vgpuctl -j tenant list | grep -q "$uid"; then
+	bad "pod a deleted, its tenant is still there"
+else
+	ok "pod a deleted: its tenant is gone (after ${i} s)"
+fi
+if vgpuctl -j tenant final | grep -q "$uid"; then
+	ok "pod a's tenant left its final usage record"
+else
+	bad "pod a's tenant left no final usage record"
+	vgpuctl tenant final show
+fi
+if kubectl wait --for=condition=Ready pod/c --timeout=300s; then
+	ok "pod c (8Gi) runs once pod a is gone"
+	is_tenant c 8589934592
+else
+	bad "pod c does not run after pod a is gone"
+	kubectl describe pod c | sed -n '/^Events:/,$p'
 fi
 [ "$fails" = 0 ]
