@@ -131,9 +131,17 @@ wait_for 300 "node $node Ready" sh -c \
 wait_for 120 "the default service account" kubectl get serviceaccount default
 # The plugin's socket directory (the DaemonSet's hostPath makes it).
 mkdir -p /var/lib/kubelet/plugins/gpu.vgpu.io /var/lib/kubelet/plugins_registry
-start vgpu-kubelet-plugin env NODE_NAME="$node" "$n/vgpu-kubelet-plugin" \
-	--kubeconfig $k/admin.kubeconfig --host-libvgpu /usr/lib/libvgpu.so \
-	--driver-cdi-device 'nvidia.com/gpu={uuid}'
+# vgpu-plugin-start: runs the plugin, its log appended to its file, its
+# pid in /run/vgpu-plugin.pid; a scenario may kill it and start it again.
+cat >/usr/bin/vgpu-plugin-start <<EOF
+#!/bin/sh
+echo \$\$ >/run/vgpu-plugin.pid
+NODE_NAME=$node exec "$n/vgpu-kubelet-plugin" --kubeconfig $k/admin.kubeconfig \\
+	--host-libvgpu /usr/lib/libvgpu.so --driver-cdi-device 'nvidia.com/gpu={uuid}' \\
+	>>"$logs/vgpu-kubelet-plugin.log" 2>&1
+EOF
+chmod 0755 /usr/bin/vgpu-plugin-start
+vgpu-plugin-start &
 plugin=$!
 wait_for 180 "the plugin's ResourceSlice" sh -c \
 	"kill -0 $plugin || exit 0; kubectl get resourceslices -o name | grep -q ."

@@ -7,6 +7,7 @@
 # is its claim, and a CUDA client in it sees the claim as the GPU's memory
 # and gets CUDA_ERROR_OUT_OF_MEMORY past it. Deleting a pod removes its
 # tenant, which leaves its final usage record, and the Pending pod runs.
+# The plugin killed and started again loses nothing and leaves nothing.
 set -eu
 fails=0
 ok() { echo "PASS: k8s-sharing: $*"; }
@@ -144,5 +145,38 @@ if kubectl wait --for=condition=Ready pod/c --timeout=300s; then
 else
 	bad "pod c does not run after pod a is gone"
 	kubectl describe pod c | sed -n '/^Events:/,$p'
+fi
+
+# The plugin killed (-9) and started again: it loses nothing (the pods'
+# tenants stay, a new pod's claim is prepared) and leaves nothing behind
+# (every pod deleted, no tenant and no claim's CDI spec is left).
+kill -9 "$(cat /run/vgpu-plugin.pid)"
+vgpu-plugin-start &
+pod d 2Gi 10 | kubectl apply -f -
+if kubectl wait --for=condition=Ready pod/d --timeout=300s; then
+	ok "after the plugin's restart, a new pod (2Gi) runs"
+	is_tenant d 2147483648
+else
+	bad "after the plugin's restart, pod d does not run"
+	kubectl describe pod d | sed -n '/^Events:/,$p'
+fi
+is_tenant b 6442450944
+is_tenant c 8589934592
+kubectl delete pod b c d --wait=true --timeout=180s
+i=0
+while [ $i -lt 60 ] && { vgpuctl -j tenant list | grep -q '"ephemeral": *true' ||
+	ls /var/run/cdi/vgpu.io-claim_* >/dev/null 2>&1; }; do
+	sleep 1
+	i=$((i + 1))
+done
+if ! vgpuctl -j tenant list >/tmp/tenants.json; then
+	bad "every pod deleted, vgpuctl tenant list fails"
+elif grep -q '"ephemeral": *true' /tmp/tenants.json; then
+	bad "every pod deleted, a pod's tenant is left"
+	vgpuctl tenant list
+elif ls /var/run/cdi/vgpu.io-claim_* >/dev/null 2>&1; then
+	bad "every pod deleted, a claim's CDI spec is left: $(ls /var/run/cdi)"
+else
+	ok "every pod deleted: no pod's tenant and no claim's CDI spec is left"
 fi
 [ "$fails" = 0 ]
