@@ -63,9 +63,7 @@ static unsigned long cr_launches;
 
 static int cr_get(const char *name, int version, void **out)
 {
-	CUdriverProcAddressQueryResult st;
-
-	return cu.cuGetProcAddress(name, out, version, 0, &st) || !*out;
+	return cu_proc(name, version, out) != CUDA_SUCCESS;
 }
 
 static CUresult cr_setup(void)

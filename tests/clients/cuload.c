@@ -68,6 +68,14 @@ static int get(const char *name, int version, unsigned long long flags, void **o
 	return 0;
 }
 
+CUresult cu_proc(const char *name, int version, void **out)
+{
+	CUdriverProcAddressQueryResult st;
+	CUresult rc = cu.cuGetProcAddress(name, out, version, CU_GET_PROC_ADDRESS_DEFAULT, &st);
+
+	return rc ? rc : *out ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+}
+
 #define SYM(field, name) (cu.field = (__typeof__(cu.field))dlsym(cu_lib, name))
 /* #name is not macro-expanded: the base name, as the runtime asks. */
 #define GET(name, ver) (get(#name, ver, flags, (void **)&cu.name) ? -1 : 0)

@@ -136,6 +136,9 @@ extern void *cu_lib;
  * default stream. Prints what failed and returns -1. */
 int cu_load(unsigned long long flags);
 const char *cu_err(CUresult rc);
+/* cuGetProcAddress(name, version), default stream flavour, after cu_load:
+ * CUDA_ERROR_NOT_FOUND when the driver answers no function. */
+CUresult cu_proc(const char *name, int version, void **out);
 /* A size with an optional K, M or G suffix (powers of 1024); 0 or -1. */
 int cu_size_arg(const char *s, uint64_t *out);
 

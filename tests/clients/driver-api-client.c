@@ -75,11 +75,10 @@ static void expect_rc(CUresult rc, CUresult want, const char *what)
 
 static int get(const char *name, int version, void **out)
 {
-	CUdriverProcAddressQueryResult st;
-	CUresult rc = cu.cuGetProcAddress(name, out, version, CU_GET_PROC_ADDRESS_DEFAULT, &st);
+	CUresult rc = cu_proc(name, version, out);
 
-	if (rc || !*out) {
-		printf("bad lookup %s: %s\n", name, cu_err(rc ? rc : CUDA_ERROR_NOT_FOUND));
+	if (rc) {
+		printf("bad lookup %s: %s\n", name, cu_err(rc));
 		return -1;
 	}
 	return 0;

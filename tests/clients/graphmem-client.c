@@ -33,11 +33,10 @@ static struct {
 
 static int get(const char *name, int version, void **out)
 {
-	CUdriverProcAddressQueryResult st;
-	CUresult rc = cu.cuGetProcAddress(name, out, version, CU_GET_PROC_ADDRESS_DEFAULT, &st);
+	CUresult rc = cu_proc(name, version, out);
 
-	if (rc || !*out) {
-		printf("lookup %s %s\n", name, cu_err(rc ? rc : CUDA_ERROR_NOT_FOUND));
+	if (rc) {
+		printf("lookup %s %s\n", name, cu_err(rc));
 		return -1;
 	}
 	return 0;
