@@ -54,13 +54,23 @@ pod() {
 	EOF
 }
 
+# runs WHAT POD...: the pods are Ready within 300 s (status 0), or WHAT
+# fails and what kubectl knows of them is shown (status 1).
+runs() {
+	what=$1
+	shift
+	# shellcheck disable=SC2046 # one pod/NAME word per pod
+	if kubectl wait --for=condition=Ready $(printf 'pod/%s ' "$@") --timeout=300s; then
+		ok "$what"
+		return 0
+	fi
+	bad "$what: not running"
+	kubectl describe pod "$@"
+	return 1
+}
+
 { pod a 8Gi 30; pod b 6Gi 70; } | kubectl apply -f -
-if kubectl wait --for=condition=Ready pod/a pod/b --timeout=300s; then
-	ok "pods a (8Gi, 30 %) and b (6Gi, 70 %) run on the 16 GiB GPU"
-else
-	bad "pods a and b are not both running"
-	kubectl describe pod a b
-fi
+runs "pods a (8Gi, 30 %) and b (6Gi, 70 %) run on the 16 GiB GPU" a b || true
 kubectl get resourceclaims -o wide
 # Each pod is a vgpu tenant holding its claim: vram-max is the memory
 # (the tenants' JSON names the pod's UID among its labels).
@@ -139,13 +149,7 @@ else
 	bad "pod a's tenant left no final usage record"
 	vgpuctl tenant final show
 fi
-if kubectl wait --for=condition=Ready pod/c --timeout=300s; then
-	ok "pod c (8Gi) runs once pod a is gone"
-	is_tenant c 8589934592
-else
-	bad "pod c does not run after pod a is gone"
-	kubectl describe pod c | sed -n '/^Events:/,$p'
-fi
+runs "pod c (8Gi) runs once pod a is gone" c && is_tenant c 8589934592
 
 # The plugin killed (-9) and started again: it loses nothing (the pods'
 # tenants stay, a new pod's claim is prepared) and leaves nothing behind
@@ -153,13 +157,7 @@ fi
 kill -9 "$(cat /run/vgpu-plugin.pid)"
 vgpu-plugin-start &
 pod d 2Gi 10 | kubectl apply -f -
-if kubectl wait --for=condition=Ready pod/d --timeout=300s; then
-	ok "after the plugin's restart, a new pod (2Gi) runs"
-	is_tenant d 2147483648
-else
-	bad "after the plugin's restart, pod d does not run"
-	kubectl describe pod d | sed -n '/^Events:/,$p'
-fi
+runs "after the plugin's restart, a new pod (2Gi) runs" d && is_tenant d 2147483648
 is_tenant b 6442450944
 is_tenant c 8589934592
 kubectl delete pod b c d --wait=true --timeout=180s
