@@ -211,14 +211,21 @@ void simgpu_mem_release_ctx(struct CUctx_st *ctx)
 	}
 }
 
-SG_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+/* cuMemAlloc_v2's work, for it and the newer variant (not through the
+ * export, which a preloaded library may interpose). */
+static CUresult mem_alloc_device(CUdeviceptr *dptr, size_t bytesize)
 {
-	SG_GATE();
 	CUresult rc = simgpu_capture_unsafe();	/* not stream-ordered */
 
 	if (rc)
 		return rc;
 	return simgpu_mem_alloc(dptr, bytesize, SG_MEM_DEVICE, 0);
+}
+
+SG_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	SG_GATE();
+	return mem_alloc_device(dptr, bytesize);
 }
 
 /* A variant of cuMemAlloc newer than every header (SIMGPU_PROCADDR_NEWER,
@@ -227,11 +234,7 @@ SG_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 CUresult simgpu_mem_alloc_newer(CUdeviceptr *dptr, size_t bytesize)
 {
 	SG_GATE();
-	CUresult rc = simgpu_capture_unsafe();
-
-	if (rc)
-		return rc;
-	return simgpu_mem_alloc(dptr, bytesize, SG_MEM_DEVICE, 0);
+	return mem_alloc_device(dptr, bytesize);
 }
 
 SG_API CUresult cuMemFree_v2(CUdeviceptr dptr)
