@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # In the VM (tests/k8s/run): brings up a single-node Kubernetes beside
-# vgpu.ko and simgpu, then runs the scenario, /tests/k8s-node/scenario,
-# with kubectl configured, and exits with its status. Everything runs on
+# vgpu.ko and simgpu, then runs the scenarios, /tests/k8s-node/scenarios/*,
+# in turn with kubectl configured, and exits with status 0 if all passed. Everything runs on
 # the node as a plain process (no systemd): etcd, kube-apiserver,
 # kube-controller-manager, kube-scheduler, containerd, kubelet and vgpu's
 # DRA kubelet plugin; their logs are in /var/log/k8s, and the end of each
@@ -150,9 +150,28 @@ say "node up in $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { p
 kubectl get resourceslices -o wide
 
 cd /extra 2>/dev/null || cd /root
+# The scenarios in turn. Between two, what the first left in the default
+# namespace is deleted and its pods' tenants are waited for, so that the
+# next finds the GPU whole (a scenario should leave nothing; if it does,
+# its own checks say so before this runs).
 rc=0
-sh "$n/scenario" || rc=$?
-say "scenario exited $rc"
+first=1
+for s in "$n"/scenarios/*; do
+	if [ "$first" = 0 ]; then
+		kubectl delete pods,resourceclaimtemplates,resourceclaims --all --wait=true \
+			--timeout=120s >/dev/null 2>&1 || say "could not delete what the last scenario left"
+		i=0
+		while [ $i -lt 60 ] && vgpuctl -j tenant list | grep -q '"ephemeral": *true'; do
+			sleep 1
+			i=$((i + 1))
+		done
+	fi
+	first=0
+	src=0
+	sh "$s" || src=$?
+	say "scenario ${s##*/} exited $src"
+	[ "$src" = 0 ] || rc=1
+done
 # A failed scenario: what the components said last (VGPU_K8S_LOG_LINES on
 # the host: how many lines of each).
 [ "$rc" = 0 ] || dump_logs "$(cat "$n/log-lines" 2>/dev/null || echo 15)"
