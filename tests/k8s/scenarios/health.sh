@@ -7,57 +7,16 @@
 # healthy again it comes back and the Pending pod runs. The plugin looks
 # every 10 s (its --interval).
 set -eu
-fails=0
-ok() { echo "PASS: k8s-health: $*"; }
-bad() { echo "FAIL: k8s-health: $*"; fails=$((fails + 1)); }
-
-# pod NAME: a claim template of 1Gi and 10 % and a pod that sleeps.
-pod() {
-	cat <<-EOF
-	apiVersion: resource.k8s.io/v1
-	kind: ResourceClaimTemplate
-	metadata:
-	  name: $1
-	spec:
-	  spec:
-	    devices:
-	      requests:
-	      - name: gpu
-	        exactly:
-	          deviceClassName: gpu.vgpu.io
-	          capacity:
-	            requests:
-	              memory: 1Gi
-	              compute: "10"
-	---
-	apiVersion: v1
-	kind: Pod
-	metadata:
-	  name: $1
-	spec:
-	  restartPolicy: Never
-	  terminationGracePeriodSeconds: 1
-	  resourceClaims:
-	  - name: gpu
-	    resourceClaimTemplateName: $1
-	  containers:
-	  - name: c
-	    image: localhost/vgpu-clients:latest
-	    imagePullPolicy: Never
-	    command: ["sleep", "3600"]
-	    resources:
-	      claims:
-	      - name: gpu
-	---
-	EOF
-}
+scenario=health
+# shellcheck source=tests/k8s/node/scenario-lib.sh
+. "$VGPU_K8S_LIB"
 
 # devices: the names of the devices the node's slices publish.
 devices() {
 	kubectl get resourceslices -o jsonpath='{range .items[*].spec.devices[*]}{.name}{" "}{end}'
 }
-# within SECONDS WHAT COMMAND...: COMMAND succeeds within SECONDS.
-within() {
+# in_time SECONDS WHAT COMMAND...: COMMAND succeeds within SECONDS.
+in_time() {
 	lim=$1 what=$2
 	shift 2
 	i=0
@@ -73,30 +32,27 @@ within() {
 }
 published() { devices | grep -qw gpu-0; }
 withdrawn() { ! devices | grep -qw gpu-0; }
-# is_tenant POD: the pod's UID is among the tenants' labels.
-is_tenant() {
-	uid=$(kubectl get pod "$1" -o jsonpath='{.metadata.uid}')
-	vgpuctl -j tenant list | grep -q "$uid"
-}
+# tenant_of POD: the pod's UID is among the tenants' labels.
+tenant_of() { vgpuctl -j tenant list | grep -q "$(pod_uid "$1")"; }
 
-pod a | kubectl apply -f -
+claim_pod a 1Gi 10 | kubectl apply -f -
 kubectl wait --for=condition=Ready pod/a --timeout=300s >/dev/null ||
 	bad "pod a does not run on the healthy GPU"
 for state in unhealthy draining; do
 	vgpuctl gpu set 0 state "$state" reason "k8s-health test"
-	within 60 "a GPU $state is withdrawn from the ResourceSlice" withdrawn || devices
-	pod "p-$state" | kubectl apply -f -
-	within 120 "a new pod's claim is not allocated while the GPU is $state" sh -c \
+	in_time 60 "a GPU $state is withdrawn from the ResourceSlice" withdrawn || devices
+	claim_pod "p-$state" 1Gi 10 | kubectl apply -f -
+	in_time 120 "a new pod's claim is not allocated while the GPU is $state" sh -c \
 		"kubectl get events --field-selector involvedObject.name=p-$state,reason=FailedScheduling -o name | grep -q ."
 	phase=$(kubectl get pod "p-$state" -o jsonpath='{.status.phase}')
 	[ "$phase" = Pending ] && ok "and the pod stays Pending" || bad "the pod is $phase, want Pending"
-	if is_tenant a; then
+	if tenant_of a; then
 		ok "pod a, already running, keeps its tenant while the GPU is $state"
 	else
 		bad "pod a lost its tenant when the GPU became $state"
 	fi
 	vgpuctl gpu set 0 state healthy
-	within 60 "healthy again, the GPU is published again" published || devices
+	in_time 60 "healthy again, the GPU is published again" published || devices
 	if kubectl wait --for=condition=Ready "pod/p-$state" --timeout=300s >/dev/null; then
 		ok "the Pending pod runs once the GPU is healthy"
 	else
