@@ -137,6 +137,7 @@ mkdir -p /var/lib/kubelet/plugins/gpu.vgpu.io /var/lib/kubelet/plugins_registry
 # command that makes a pod's tenant (/run/vgpuctl.hold) to act in the
 # middle of a Prepare.
 cp "$n/vgpuctl-gate" /usr/bin/vgpuctl-gate
+chmod 0755 /usr/bin/vgpuctl-gate
 cat >/usr/bin/vgpu-plugin-start <<EOF
 #!/bin/sh
 echo \$\$ >/run/vgpu-plugin.pid
