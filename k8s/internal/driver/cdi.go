@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -155,7 +156,7 @@ func (c CDI) Write(claim types.UID) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return fmt.Errorf("CDI spec of claim %s: %w", claim, err)
 	}
-	tmp, err := os.CreateTemp(c.Dir, ".vgpu.io-claim-*.tmp")
+	tmp, err := os.CreateTemp(c.Dir, tmpPattern)
 	if err != nil {
 		return fmt.Errorf("CDI spec of claim %s: %w", claim, err)
 	}
@@ -175,6 +176,39 @@ func (c CDI) Write(claim types.UID) error {
 		return fmt.Errorf("CDI spec of claim %s: %w", claim, err)
 	}
 	return nil
+}
+
+// tmpPattern names Write's temporary files.
+const tmpPattern = ".vgpu.io-claim-*.tmp"
+
+// RemoveStale removes Write's temporary files older than age: those of a
+// plugin killed between writing a spec and renaming it into place (its
+// deferred removal never ran). A Write takes far less than age, so a
+// younger file may be another Write's, still in progress. It returns how
+// many it removed.
+func (c CDI) RemoveStale(age time.Duration) (int, error) {
+	m, err := filepath.Glob(filepath.Join(c.Dir, tmpPattern))
+	if err != nil {
+		return 0, fmt.Errorf("list temporary CDI specs: %w", err)
+	}
+	n := 0
+	for _, p := range m {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return n, fmt.Errorf("temporary CDI spec: %w", err)
+		}
+		if time.Since(fi.ModTime()) < age {
+			continue
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return n, fmt.Errorf("remove stale temporary CDI spec: %w", err)
+		}
+		n++
+	}
+	return n, nil
 }
 
 // Remove deletes the claim's spec; a spec already gone is no error.

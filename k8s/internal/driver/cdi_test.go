@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"vgpu.io/k8s/internal/vgpu"
 )
@@ -122,6 +123,76 @@ func TestDriverDevice(t *testing.T) {
 				t.Fatal(err)
 			case (CDI{DriverDevice: tc.template}).DriverID(g) != tc.want:
 				t.Fatalf("device %q, want %q", (CDI{DriverDevice: tc.template}).DriverID(g), tc.want)
+			}
+		})
+	}
+}
+
+// TestRemoveStale: Prepare and Unprepare remove the temporary spec files
+// that a plugin killed between writing a spec and renaming it left
+// (older than a minute), and keep a younger one, which may be a Write in
+// progress, and every claim's spec.
+func TestRemoveStale(t *testing.T) {
+	pod := testPod("tmp", "0a1b2c3d-0000-4000-8000-000000000009")
+	c := testClaim("c", "claim-tmp", pod, alloc{0, "1Gi", "10"})
+	old := time.Now().Add(-2 * time.Minute)
+	tests := []struct {
+		name string
+		// call prepares c (false: unprepares it).
+		prepare bool
+		// files in the CDI directory before the call, and their age.
+		files map[string]time.Time
+		// left is what the directory holds after the call.
+		left []string
+	}{
+		{name: "prepare, a killed plugin's file", prepare: true,
+			files: map[string]time.Time{".vgpu.io-claim-1.tmp": old},
+			left:  []string{"vgpu.io-claim_claim-tmp.json"}},
+		{name: "prepare, a file being written", prepare: true,
+			files: map[string]time.Time{".vgpu.io-claim-2.tmp": time.Now()},
+			left:  []string{".vgpu.io-claim-2.tmp", "vgpu.io-claim_claim-tmp.json"}},
+		{name: "unprepare, both", prepare: false,
+			files: map[string]time.Time{".vgpu.io-claim-1.tmp": old, ".vgpu.io-claim-2.tmp": time.Now()},
+			left:  []string{".vgpu.io-claim-2.tmp"}},
+		{name: "unprepare, another claim's old spec and other files", prepare: false,
+			files: map[string]time.Time{"vgpu.io-claim_other.json": old, "simgpu.json": old,
+				".other-1.tmp": old},
+			left: []string{".other-1.tmp", "simgpu.json", "vgpu.io-claim_other.json"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, pod)
+			d := e.driver(t)
+			if !tc.prepare {
+				mustPrepare(t, d, c)
+			}
+			if err := os.MkdirAll(e.cdiDir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for f, when := range tc.files {
+				p := filepath.Join(e.cdiDir, f)
+				if err := os.WriteFile(p, []byte("{"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chtimes(p, when, when); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.prepare {
+				mustPrepare(t, d, c)
+			} else {
+				mustUnprepare(t, d, c)
+			}
+			ents, err := os.ReadDir(e.cdiDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var left []string
+			for _, ent := range ents {
+				left = append(left, ent.Name())
+			}
+			if strings.Join(left, " ") != strings.Join(tc.left, " ") {
+				t.Fatalf("left %q, want %q", left, tc.left)
 			}
 		})
 	}

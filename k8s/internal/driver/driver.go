@@ -92,6 +92,23 @@ func (d *Driver) HandleError(ctx context.Context, err error, msg string) {
 	logger.Error(err, msg, "recoverable", false)
 }
 
+// staleTmpAge is the age from which a temporary CDI spec is a killed
+// plugin's (CDI.RemoveStale).
+const staleTmpAge = time.Minute
+
+// sweep removes the temporary CDI specs a plugin killed in a Write left.
+// A failure is logged: it is no claim's.
+func (d *Driver) sweep(ctx context.Context) {
+	logger := klog.FromContext(ctx)
+	n, err := d.cdi.RemoveStale(staleTmpAge)
+	if err != nil {
+		logger.Error(err, "temporary CDI specs of a killed plugin are left")
+	}
+	if n > 0 {
+		logger.Info("removed temporary CDI specs of a killed plugin", "count", n)
+	}
+}
+
 // checkPod verifies that the pod a claim is reserved for still exists,
 // is the same pod (UID) and runs on this node: a pod deleted while
 // Prepare runs gets no tenant.

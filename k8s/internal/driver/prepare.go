@@ -17,8 +17,10 @@ import (
 // serve them together with the claims it served already, and each claim
 // gets its CDI spec. A claim that cannot be honoured fails alone, with
 // an error that names the problem; the kubelet reports it on the pod.
-// Calling it again with the same claims changes nothing.
+// Calling it again with the same claims changes nothing. The temporary
+// spec files of a plugin killed while writing one are removed first.
 func (d *Driver) PrepareResourceClaims(ctx context.Context, claims []*resourceapi.ResourceClaim) (map[types.UID]kubeletplugin.PrepareResult, error) {
+	d.sweep(ctx)
 	gpus, err := d.vgpu.GPUs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)

@@ -16,8 +16,10 @@ import (
 // label in vgpu.ko. The claim leaves the tenant (the tenant is deleted
 // with its last claim) and its CDI spec is removed. A claim that is not
 // prepared, or whose tenant vgpu.ko already deleted with the pod's
-// cgroup, is no error.
+// cgroup, is no error. Like Prepare, it first removes the temporary spec
+// files of a plugin killed while writing one.
 func (d *Driver) UnprepareResourceClaims(ctx context.Context, claims []kubeletplugin.NamespacedObject) (map[types.UID]error, error) {
+	d.sweep(ctx)
 	tenants, err := d.vgpu.Tenants(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("unprepare: %w", err)

@@ -133,11 +133,17 @@ wait_for 120 "the default service account" kubectl get serviceaccount default
 mkdir -p /var/lib/kubelet/plugins/gpu.vgpu.io /var/lib/kubelet/plugins_registry
 # vgpu-plugin-start: runs the plugin, its log appended to its file, its
 # pid in /run/vgpu-plugin.pid; a scenario may kill it and start it again.
+# Its vgpuctl is vgpuctl-gate: vgpuctl, where a scenario may hold the
+# command that makes a pod's tenant (/run/vgpuctl.hold) to act in the
+# middle of a Prepare.
+cp "$n/vgpuctl-gate" /usr/bin/vgpuctl-gate
+chmod 0755 /usr/bin/vgpuctl-gate
 cat >/usr/bin/vgpu-plugin-start <<EOF
 #!/bin/sh
 echo \$\$ >/run/vgpu-plugin.pid
 NODE_NAME=$node exec "$n/vgpu-kubelet-plugin" --kubeconfig $k/admin.kubeconfig \\
 	--host-libvgpu /usr/lib/libvgpu.so --driver-cdi-device 'nvidia.com/gpu={uuid}' \\
+	--vgpuctl /usr/bin/vgpuctl-gate \\
 	>>"$logs/vgpu-kubelet-plugin.log" 2>&1
 EOF
 chmod 0755 /usr/bin/vgpu-plugin-start
