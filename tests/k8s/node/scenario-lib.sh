@@ -34,7 +34,8 @@ claim_pod() {
 	EOF
 	[ -z "${4:-}" ] || cat <<-EOF
 	      config:
-	      - opaque:
+	      - requests: ["gpu"]
+	        opaque:
 	          driver: gpu.vgpu.io
 	          parameters: $4
 	EOF
@@ -80,16 +81,24 @@ runs() {
 # pod_uid POD: the pod's UID.
 pod_uid() { kubectl get pod "$1" -o jsonpath='{.metadata.uid}'; }
 
-# is_tenant POD VRAM: the pod is a tenant (its UID among a tenant's
-# labels), and a tenant has that vram-max.
+# tenants_of UID: how many tenants carry the pod's UID as their pod-uid
+# label (the driver's and the OCI hook's label).
+tenants_of() {
+	vgpuctl -j tenant list | grep -Eo "\"pod-uid\": *\"$1\"" | wc -l
+}
+
+# is_tenant POD VRAM: the pod is exactly one tenant, named as the driver
+# names it (NAMESPACE/NAME@UID8), with that vram-max.
 is_tenant() {
-	vgpuctl -j tenant list >/tmp/tenants.json
 	uid=$(pod_uid "$1")
-	if grep -q "$uid" /tmp/tenants.json &&
-		grep -Eq "\"vram_max\": *$2[,} ]" /tmp/tenants.json; then
-		ok "pod $1 is a tenant, and a tenant has vram-max $2"
+	name=default/$1@$(echo "$uid" | cut -c1-8)
+	n=$(tenants_of "$uid")
+	if [ "$n" = 1 ] && vgpuctl -j tenant show "$name" >/tmp/tenant.json 2>&1 &&
+		grep -Eq "\"vram_max\": *$2([,} ]|\$)" /tmp/tenant.json; then
+		ok "pod $1 is one tenant, $name, with vram-max $2"
 	else
-		bad "pod $1 ($uid) is no tenant, or none has vram-max $2"
-		cat /tmp/tenants.json
+		bad "pod $1 ($uid) is $n tenants, or $name has not vram-max $2"
+		cat /tmp/tenant.json
+		vgpuctl tenant list
 	fi
 }

@@ -20,104 +20,15 @@
 #   the pod runs as one tenant with its vram-max, and once it is deleted
 #   no tenant and no CDI spec is left.
 set -eu
-fails=0
-ok() { echo "PASS: k8s-faults: $*"; }
-bad() { echo "FAIL: k8s-faults: $*"; fails=$((fails + 1)); }
+scenario=faults
+# shellcheck source=tests/k8s/node/scenario-lib.sh
+. "$VGPU_K8S_LIB"
 hold=/run/vgpuctl.hold
 held=/run/vgpuctl.held
 
-# pod NAME MEMORY COMPUTE [PARAMETERS]: a claim template and a pod that
-# uses it; PARAMETERS, JSON, are the claim's opaque configuration for
-# the driver.
-pod() {
-	cat <<-EOF
-	apiVersion: resource.k8s.io/v1
-	kind: ResourceClaimTemplate
-	metadata:
-	  name: $1
-	spec:
-	  spec:
-	    devices:
-	      requests:
-	      - name: gpu
-	        exactly:
-	          deviceClassName: gpu.vgpu.io
-	          capacity:
-	            requests:
-	              memory: $2
-	              compute: "$3"
-	EOF
-	[ -z "${4:-}" ] || cat <<-EOF
-	      config:
-	      - requests: ["gpu"]
-	        opaque:
-	          driver: gpu.vgpu.io
-	          parameters: $4
-	EOF
-	cat <<-EOF
-	---
-	apiVersion: v1
-	kind: Pod
-	metadata:
-	  name: $1
-	spec:
-	  restartPolicy: Never
-	  terminationGracePeriodSeconds: 1
-	  resourceClaims:
-	  - name: gpu
-	    resourceClaimTemplateName: $1
-	  containers:
-	  - name: c
-	    image: localhost/vgpu-clients:latest
-	    imagePullPolicy: Never
-	    command: ["sleep", "3600"]
-	    resources:
-	      claims:
-	      - name: gpu
-	---
-	EOF
-}
-
-# runs WHAT POD...: the pods are Ready within 300 s (status 0), or WHAT
-# fails and what kubectl knows of them is shown (status 1).
-runs() {
-	what=$1
-	shift
-	# shellcheck disable=SC2046 # one pod/NAME word per pod
-	if kubectl wait --for=condition=Ready $(printf 'pod/%s ' "$@") --timeout=300s; then
-		ok "$what"
-		return 0
-	fi
-	bad "$what: not running"
-	kubectl describe pod "$@"
-	return 1
-}
-
-uid_of() { kubectl get pod "$1" -o jsonpath='{.metadata.uid}'; }
-# tenants_of UID: how many tenants carry the pod's UID as their pod-uid
-# label (the driver's and the OCI hook's label).
-tenants_of() {
-	vgpuctl -j tenant list | grep -Eo "\"pod-uid\": *\"$1\"" | wc -l
-}
 # claim_of POD: the name of the claim made for the pod from its template.
 claim_of() {
 	kubectl get pod "$1" -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}'
-}
-
-# is_tenant POD VRAM: the pod is exactly one tenant, named as the driver
-# names it (NAMESPACE/NAME@UID8), with that vram-max.
-is_tenant() {
-	uid=$(uid_of "$1")
-	name=default/$1@$(echo "$uid" | cut -c1-8)
-	n=$(tenants_of "$uid")
-	if [ "$n" = 1 ] && vgpuctl -j tenant show "$name" >/tmp/tenant.json 2>&1 &&
-		grep -Eq "\"vram_max\": *$2([,} ]|\$)" /tmp/tenant.json; then
-		ok "pod $1 is one tenant, $name, with vram-max $2"
-	else
-		bad "pod $1 ($uid) is $n tenants, or $name has not vram-max $2"
-		cat /tmp/tenant.json
-		vgpuctl tenant list
-	fi
 }
 
 # event POD REASON PATTERN SECONDS: within SECONDS, an event of the pod
@@ -157,7 +68,7 @@ unschedulable() {
 # does not run, and no tenant was ever made for it (none now, and no
 # final record of one).
 refused() {
-	uid=$(uid_of "$1")
+	uid=$(pod_uid "$1")
 	if event "$1" FailedPrepareDynamicResources "$3" 180; then
 		sed "s/^/pod $1: /" /tmp/events.txt | sort -u
 		ok "$2: FailedPrepareDynamicResources names the problem ($3)"
@@ -211,7 +122,7 @@ gone() {
 stop_at_replace() {
 	rm -f "$held"
 	touch "$hold"
-	pod "$1" "$2" "$3" | kubectl apply -f -
+	claim_pod "$1" "$2" "$3" | kubectl apply -f -
 	sa=0
 	while [ $sa -lt 180 ] && [ ! -s "$held" ]; do
 		sleep 1
@@ -227,12 +138,12 @@ stop_at_replace() {
 }
 
 # 1. Claims no GPU can hold are never allocated.
-pod big 32Gi 10 | kubectl apply -f -
+claim_pod big 32Gi 10 | kubectl apply -f -
 unschedulable big "pod big (32Gi of the 16 GiB GPU)"
 # The API server takes a compute request of 150 (a claim's capacity
 # requests are only quantities to it); the scheduler then finds that no
 # device's compute (requests from 1 to 100) can serve it.
-if out=$(pod over 1Gi 150 | kubectl apply -f - 2>&1); then
+if out=$(claim_pod over 1Gi 150 | kubectl apply -f - 2>&1); then
 	echo "$out"
 	unschedulable over "pod over (compute 150 %)"
 else
@@ -242,8 +153,8 @@ kubectl delete pod big over --wait=false
 
 # 2. Configurations the driver refuses fail Prepare, naming the problem.
 v='"apiVersion": "gpu.vgpu.io/v1alpha1", "kind": "GpuConfig"'
-pod urgent 1Gi 10 "{$v, \"priority\": \"urgent\"}" | kubectl apply -f -
-pod colour 1Gi 10 "{$v, \"colour\": \"red\"}" | kubectl apply -f -
+claim_pod urgent 1Gi 10 "{$v, \"priority\": \"urgent\"}" | kubectl apply -f -
+claim_pod colour 1Gi 10 "{$v, \"colour\": \"red\"}" | kubectl apply -f -
 refused urgent 'priority "urgent"' 'priority "urgent"'
 refused colour 'an unknown field "colour"' 'unknown field "colour"'
 kubectl delete pod urgent colour --wait=false
@@ -263,7 +174,7 @@ clean "the refused and unschedulable pods deleted"
 #   makes the deleted pod's tenant and the claim's spec, and the kubelet
 #   then unprepares them.
 if stop_at_replace early 2Gi 10; then
-	uid=$(uid_of early)
+	uid=$(pod_uid early)
 	kubectl delete pod early --wait=false
 	i=0
 	while [ $i -lt 120 ] && kill -0 "$gate" 2>/dev/null; do
@@ -285,7 +196,7 @@ if stop_at_replace early 2Gi 10; then
 	clean "pod early deleted in its Prepare"
 fi
 if stop_at_replace late 2Gi 10; then
-	uid=$(uid_of late)
+	uid=$(pod_uid late)
 	kubectl delete pod late --wait=false
 	i=0
 	while [ $i -lt 30 ] && [ -z "$(kubectl get pod late -o jsonpath='{.metadata.deletionTimestamp}')" ]; do
