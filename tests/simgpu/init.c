@@ -37,7 +37,7 @@ static void at_exit(void)
 
 static CUresult do_init(void)
 {
-	char err[512];
+	char err[512], host_cg[SG_CGROUP_LEN];
 	pthread_condattr_t ca;
 	int rc;
 
@@ -62,7 +62,7 @@ static CUresult do_init(void)
 	simgpu_state_configure(&simgpu_cfg);
 	/* Known by its host pid, as NVIDIA's driver knows every process. */
 	self = getpid();
-	simgpu_pid = simgpu_host_pid();
+	simgpu_pid = simgpu_host_pid(host_cg, sizeof(host_cg));
 	if (simgpu_pid <= 0) {
 		fprintf(stderr, "simgpu: in a pid namespace and simgpu-pidd (%s) does not "
 			"answer: NVML reports pid %d, this namespace's\n", simgpu_pidd_path(),
@@ -70,7 +70,7 @@ static CUresult do_init(void)
 		simgpu_pid = self;
 	}
 	simgpu_state_lock();
-	simgpu_slot = simgpu_state_register(simgpu_pid);
+	simgpu_slot = simgpu_state_register(simgpu_pid, host_cg);
 	simgpu_state_unlock();
 	if (simgpu_slot < 0)
 		fprintf(stderr, "simgpu: process table full, pid %d not accounted\n",

@@ -186,7 +186,7 @@ void simgpu_state_unlock(void);
 void simgpu_state_reclaim(int force);
 /* Register the calling process, known by its host pid (lock held);
  * returns its slot or -1. */
-int simgpu_state_register(pid_t pid);
+int simgpu_state_register(pid_t pid, const char *cgroup);
 /* Drop everything pid holds (lock held). */
 void simgpu_state_release_pid(pid_t pid);
 /* Zero all accounting and forget dead processes (lock held). */
@@ -216,8 +216,10 @@ void simgpu_export_scan(int force);
 /* True in the initial pid namespace, where the recorded pids are ours. */
 int simgpu_pidns_initial(void);
 /* This process's pid in the initial namespace (from simgpu-pidd when in
- * another); -1 when it cannot be learnt. */
-pid_t simgpu_host_pid(void);
+ * another); -1 when it cannot be learnt. In a cgroup namespace of its
+ * own, its cgroup as the host sees it goes to cg (from simgpu-pidd; ""
+ * when not in one, or unknown: /proc/self/cgroup is then the answer). */
+pid_t simgpu_host_pid(char *cg, size_t len);
 const char *simgpu_pidd_path(void);
 uint64_t simgpu_pid_starttime(pid_t pid);
 

@@ -381,7 +381,7 @@ static void read_comm(char *out, size_t len)
 	fclose(f);
 }
 
-int simgpu_state_register(pid_t pid)
+int simgpu_state_register(pid_t pid, const char *cgroup)
 {
 	struct sg_state *s = simgpu_shm;
 	char cg[SG_CGROUP_LEN];
@@ -410,7 +410,10 @@ int simgpu_state_register(pid_t pid)
 	s->procs[slot].starttime = simgpu_pid_starttime(0);
 	s->procs[slot].seq = ++s->seq;
 	read_comm(s->procs[slot].comm, sizeof(s->procs[slot].comm));
-	read_cgroup(cg, sizeof(cg));
+	if (cgroup && cgroup[0])
+		snprintf(cg, sizeof(cg), "%s", cgroup);
+	else
+		read_cgroup(cg, sizeof(cg));
 	s->procs[slot].cgroup = cgroup_slot(cg);
 	s->procs[slot].kind = proc_kind();
 	return slot;

@@ -65,6 +65,7 @@ vm_build_initramfs() {
 	make -s -C "$vm_top/tests/tools" >&2
 	vm_install "$root" "$vm_top/tests/tools/vgpu-devtest" /usr/bin/vgpu-devtest
 	vm_install "$root" "$vm_top/tests/tools/vm-drain" /usr/bin/vm-drain
+	vm_install "$root" "$vm_top/tests/tools/cgroupns" /usr/bin/cgroupns
 	vm_install "$root" "$vm_top/libvgpu/libvgpu.so" /usr/lib/libvgpu.so
 	# simgpu as the system's driver, found without any environment.
 	for f in libcuda.so.1 libnvidia-ml.so.1; do

@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # In the VM (tests/k8s/run): brings up a single-node Kubernetes beside
-# vgpu.ko and simgpu, then runs the scenario, /tests/k8s-node/scenario,
-# with kubectl configured, and exits with its status. The cluster runs on
-# the node as plain processes (no systemd): etcd, kube-apiserver,
-# kube-controller-manager, kube-scheduler, containerd and the kubelet,
-# their logs in /var/log/k8s; vgpu's DRA kubelet plugin runs as a user
-# deploys it, from k8s/deploy/'s rbac.yaml and daemonset.yaml (patched
-# where this node differs from a Debian install, below), its logs in
-# /var/log/pods. The end of each log is printed when the node does not
+# vgpu.ko and simgpu, then runs the scenarios, /tests/k8s-node/scenarios/*,
+# in turn with kubectl configured, and exits with status 0 if all passed.
+# The cluster runs on the node as plain processes (no systemd): etcd,
+# kube-apiserver, kube-controller-manager, kube-scheduler, containerd and
+# the kubelet, their logs in /var/log/k8s; vgpu's DRA kubelet plugin runs
+# as a user deploys it, from k8s/deploy/'s rbac.yaml and daemonset.yaml
+# (patched where this node differs from a Debian install, below), its logs
+# in /var/log/pods. The end of each log is printed when the node does not
 # come up.
 set -eu
 n=/tests/k8s-node
@@ -187,9 +187,30 @@ say "node up in $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { p
 kubectl get resourceslices -o wide
 
 cd /extra 2>/dev/null || cd /root
+# The scenarios in turn. Between two, what the first left in the default
+# namespace is deleted and its pods' tenants are waited for, so that the
+# next finds the GPU whole (a scenario should leave nothing; if it does,
+# its own checks say so before this runs).
+# What scenarios share (ok, bad, claim_pod, runs, is_tenant).
+export VGPU_K8S_LIB="$n/scenario-lib.sh"
 rc=0
-sh "$n/scenario" || rc=$?
-say "scenario exited $rc"
+first=1
+for s in "$n"/scenarios/*; do
+	if [ "$first" = 0 ]; then
+		kubectl delete pods,resourceclaimtemplates,resourceclaims --all --wait=true \
+			--timeout=120s >/dev/null 2>&1 || say "could not delete what the last scenario left"
+		i=0
+		while [ $i -lt 60 ] && vgpuctl -j tenant list | grep -q '"ephemeral": *true'; do
+			sleep 1
+			i=$((i + 1))
+		done
+	fi
+	first=0
+	src=0
+	sh "$s" || src=$?
+	say "scenario ${s##*/} exited $src"
+	[ "$src" = 0 ] || rc=1
+done
 # A permission rbac.yaml lacks shows only in the plugin's log (the API
 # server's 403, "forbidden", and the plugin tries again): a bug there.
 if grep -h forbidden /var/log/pods/vgpu-system_*/*/*.log; then

@@ -5,7 +5,8 @@
 # Containers with their own pid namespace (issue 13, part 6): NVML (simgpu,
 # like NVIDIA's) names processes by their host pid, so libvgpu must learn
 # its host pid from the module to measure its contexts, and must translate
-# NVML's process lists into the container's pids.
+# NVML's process lists into the container's pids. And with their own
+# cgroup namespace: the driver knows a process by its host cgroup.
 suite=pidns
 . /tests/suite-lib.sh
 
@@ -106,5 +107,18 @@ check_eq "simgpu agrees" "$(truth /a 0)" "$(usage a 0 vram_current)"
 kill -9 $ha $hb
 wait $ha $hb 2>/dev/null
 check_eq "all of a given back" 0 "$(usage a 0 vram_current)"
+
+# --- a process in a cgroup namespace of its own (a pod's container: its
+# /proc/self/cgroup says "/") is the driver's by its host cgroup, as
+# NVIDIA's kernel driver sees the task: simgpu records it under /a and,
+# without libvgpu, holds it to the driver limit vgpuctl set on a (the
+# backstop, 256M): a context (32M) and 200M fit, 100M more does not.
+bg_hold a /tmp/cgns env -u LD_PRELOAD cgroupns unshare --pid --fork --mount-proc \
+	vram-client alloc 200M , alloc 100M , hold 600000 && hc=$!
+check_out "in a cgroup namespace without libvgpu, 200M fit" "alloc 200M ok" cat /tmp/cgns
+check_out "and 100M more is refused by the driver's limit on a" \
+	"alloc 100M CUDA_ERROR_OUT_OF_MEMORY" cat /tmp/cgns
+check_eq "simgpu counts it under a's host cgroup" $((32 * M + 200 * M)) "$(truth /a 0)"
+[ -z "${hc:-}" ] || { kill -9 "$hc"; wait "$hc" 2>/dev/null; }
 kill $pidd
 suite_end
