@@ -244,14 +244,15 @@ if stop_at_replace slow 2Gi 10; then
 	clean "pod slow deleted"
 fi
 
-# 4. The plugin killed (-9) while a Prepare is held: the held vgpuctl-gate
-# outlives it (an orphan that will run vgpuctl tenant replace once
-# released). The plugin started again gets the kubelet's retry, which the
-# gate holds too; then both go on, and the pod runs as one tenant.
+# 4. The plugin's container killed (-9) while a Prepare is held (the
+# kubelet starts it again: the DaemonSet's restartPolicy). The held
+# vgpuctl-gate may outlive it (it runs in the node's namespaces; an
+# orphan would run vgpuctl tenant replace once released). The plugin
+# started again gets the kubelet's retry, which the gate holds too; then
+# they go on, and the pod runs as one tenant.
 if stop_at_replace k 3Gi 20; then
-	kill -9 "$(cat /run/vgpu-plugin.pid)"
+	vgpu-plugin-kill
 	first=$gate
-	vgpu-plugin-start &
 	i=0
 	while [ $i -lt 300 ] && [ "$(cut -d' ' -f1 "$held")" = "$first" ]; do
 		sleep 1
@@ -262,7 +263,9 @@ if stop_at_replace k 3Gi 20; then
 	else
 		ok "the plugin killed in Prepare and started again: the kubelet's retry came after $i s"
 	fi
-	kill -0 "$first" 2>/dev/null && echo "the killed plugin's held vgpuctl-gate ($first) is still waiting"
+	if kill -0 "$first" 2>/dev/null; then
+		echo "the killed plugin's held vgpuctl-gate ($first) is still waiting"
+	fi
 	rm -f "$hold"
 	runs "pod k (3Gi), whose Prepare the plugin died in, runs" k &&
 		is_tenant k 3221225472

@@ -7,7 +7,8 @@
 # is its claim, and a CUDA client in it sees the claim as the GPU's memory
 # and gets CUDA_ERROR_OUT_OF_MEMORY past it. Deleting a pod removes its
 # tenant, which leaves its final usage record, and the Pending pod runs.
-# The plugin killed and started again loses nothing and leaves nothing.
+# The plugin's container killed (-9) and started again by the kubelet
+# loses nothing and leaves nothing.
 set -eu
 fails=0
 ok() { echo "PASS: k8s-sharing: $*"; }
@@ -151,11 +152,16 @@ else
 fi
 runs "pod c (8Gi) runs once pod a is gone" c && is_tenant c 8589934592
 
-# The plugin killed (-9) and started again: it loses nothing (the pods'
-# tenants stay, a new pod's claim is prepared) and leaves nothing behind
-# (every pod deleted, no tenant and no claim's CDI spec is left).
-kill -9 "$(cat /run/vgpu-plugin.pid)"
-vgpu-plugin-start &
+# The plugin's container killed (-9; vgpu-plugin-kill on the node): the
+# kubelet starts it again (vgpu-plugin-wait), and it loses nothing (the
+# pods' tenants stay, a new pod's claim is prepared) and leaves nothing
+# behind (every pod deleted, no tenant and no claim's CDI spec is left).
+if vgpu-plugin-kill && s=$(vgpu-plugin-wait 180); then
+	ok "the plugin's container killed (-9): the kubelet started it again (after $s s)"
+else
+	bad "the plugin's container killed (-9): not started again"
+	kubectl -n vgpu-system describe pods
+fi
 pod d 2Gi 10 | kubectl apply -f -
 runs "after the plugin's restart, a new pod (2Gi) runs" d && is_tenant d 2147483648
 is_tenant b 6442450944
