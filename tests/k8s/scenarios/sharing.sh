@@ -10,86 +10,31 @@
 # The plugin's container killed (-9) and started again by the kubelet
 # loses nothing and leaves nothing.
 set -eu
-fails=0
-ok() { echo "PASS: k8s-sharing: $*"; }
-bad() { echo "FAIL: k8s-sharing: $*"; fails=$((fails + 1)); }
+scenario=sharing
+# shellcheck source=tests/k8s/node/scenario-lib.sh
+. "$VGPU_K8S_LIB"
 
-# pod NAME MEMORY COMPUTE: a claim template and a pod that uses it.
-pod() {
-	cat <<-EOF
-	apiVersion: resource.k8s.io/v1
-	kind: ResourceClaimTemplate
-	metadata:
-	  name: $1
-	spec:
-	  spec:
-	    devices:
-	      requests:
-	      - name: gpu
-	        exactly:
-	          deviceClassName: gpu.vgpu.io
-	          capacity:
-	            requests:
-	              memory: $2
-	              compute: "$3"
-	---
-	apiVersion: v1
-	kind: Pod
-	metadata:
-	  name: $1
-	spec:
-	  restartPolicy: Never
-	  terminationGracePeriodSeconds: 1
-	  resourceClaims:
-	  - name: gpu
-	    resourceClaimTemplateName: $1
-	  containers:
-	  - name: c
-	    image: localhost/vgpu-clients:latest
-	    imagePullPolicy: Never
-	    command: ["sleep", "3600"]
-	    resources:
-	      claims:
-	      - name: gpu
-	---
-	EOF
-}
-
-# runs WHAT POD...: the pods are Ready within 300 s (status 0), or WHAT
-# fails and what kubectl knows of them is shown (status 1).
-runs() {
-	what=$1
-	shift
-	# shellcheck disable=SC2046 # one pod/NAME word per pod
-	if kubectl wait --for=condition=Ready $(printf 'pod/%s ' "$@") --timeout=300s; then
-		ok "$what"
-		return 0
-	fi
-	bad "$what: not running"
-	kubectl describe pod "$@"
-	return 1
-}
-
-{ pod a 8Gi 30; pod b 6Gi 70; } | kubectl apply -f -
+{ claim_pod a 8Gi 30; claim_pod b 6Gi 70; } | kubectl apply -f -
 runs "pods a (8Gi, 30 %) and b (6Gi, 70 %) run on the 16 GiB GPU" a b || true
 kubectl get resourceclaims -o wide
 # Each pod is a vgpu tenant holding its claim: vram-max is the memory
 # (the tenants' JSON names the pod's UID among its labels).
 vgpuctl tenant list
-# is_tenant POD VRAM: the pod is a tenant, and a tenant has that vram-max.
-is_tenant() {
-	vgpuctl -j tenant list >/tmp/tenants.json
-	uid=$(kubectl get pod "$1" -o jsonpath='{.metadata.uid}')
-	if grep -q "$uid" /tmp/tenants.json &&
-		grep -Eq "\"vram_max\": *$2[,} ]" /tmp/tenants.json; then
-		ok "pod $1 is a tenant, and a tenant has vram-max $2"
-	else
-		bad "pod $1 ($uid) is no tenant, or none has vram-max $2"
-		cat /tmp/tenants.json
-	fi
-}
 is_tenant a 8589934592
 is_tenant b 6442450944
+# The backstop: the plugin made the tenant through vgpuctl, which also set
+# the claim as the driver's memory limit on the pod's cgroup (simgpu's
+# NVML, standing for NVIDIA's; simgpu-stat's "limit CGROUP gpu G soft S
+# hard H"), so that a process in the pod that escapes libvgpu is held too
+# (simgpu knows a container's process by its host cgroup: 61-pidns).
+lim=$(simgpu-stat | awk -v pod="pod$(pod_uid a)" \
+	'$1 == "limit" && $4 == 0 && index($2, pod) { print $8 }')
+if [ "$lim" = 8589934592 ]; then
+	ok "pod a's cgroup has the driver's limit of its claim (8589934592), the backstop"
+else
+	bad "pod a's cgroup has the driver's limit '$lim', want 8589934592"
+	simgpu-stat | grep '^limit' || true
+fi
 # shellcheck disable=SC2016 # expanded in the pod
 kubectl exec a -- sh -c 'echo "VGPU_CLAIM=$VGPU_CLAIM"; ls -l /dev/vgpu /usr/lib/vgpu/libvgpu.so; cat /etc/ld.so.preload' ||
 	bad "pod a has not the claim's CDI edits"
@@ -111,7 +56,7 @@ for p in a:8589934592:7G b:6442450944:5G; do
 	fi
 done
 
-pod c 8Gi 10 | kubectl apply -f -
+claim_pod c 8Gi 10 | kubectl apply -f -
 # The scheduler tries, fails, and says so in an event.
 i=0
 while [ $i -lt 120 ]; do
@@ -162,7 +107,7 @@ else
 	bad "the plugin's container killed (-9): not started again"
 	kubectl -n vgpu-system describe pods
 fi
-pod d 2Gi 10 | kubectl apply -f -
+claim_pod d 2Gi 10 | kubectl apply -f -
 runs "after the plugin's restart, a new pod (2Gi) runs" d && is_tenant d 2147483648
 is_tenant b 6442450944
 is_tenant c 8589934592
