@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# vm-timing: yes
 # tests/k8s/run tests/k8s/scenarios/compute.sh: compute shares under
 # contention, in pods. Two pods claiming 30 % and 70 % of the GPU's time
 # keep it busy with 2 ms kernels through libvgpu: over 10 s each gets its
