@@ -194,7 +194,7 @@ cd /extra 2>/dev/null || cd /root
 # namespace is deleted and its pods' tenants are waited for, so that the
 # next finds the GPU whole (a scenario should leave nothing; if it does,
 # its own checks say so before this runs).
-# What scenarios share (ok, bad, claim_pod, runs, is_tenant).
+# What scenarios share (scenario-lib.sh).
 export VGPU_K8S_LIB="$n/scenario-lib.sh"
 rc=0
 first=1

@@ -26,43 +26,6 @@ scenario=faults
 hold=/run/vgpuctl.hold
 held=/run/vgpuctl.held
 
-# claim_of POD: the name of the claim made for the pod from its template.
-claim_of() {
-	kubectl get pod "$1" -o jsonpath='{.status.resourceClaimStatuses[0].resourceClaimName}'
-}
-
-# event POD REASON PATTERN SECONDS: within SECONDS, an event of the pod
-# with that reason has a message matching PATTERN (grep -E); the
-# messages are in /tmp/events.txt. (Helpers count in variables of their
-# own: sh has one scope.)
-event() {
-	ev=0
-	while [ "$ev" -lt "$4" ]; do
-		kubectl get events --field-selector "involvedObject.name=$1,reason=$2" \
-			-o jsonpath='{range .items[*]}{.message}{"\n"}{end}' >/tmp/events.txt 2>&1 || true
-		grep -Eq "$3" /tmp/events.txt && return 0
-		sleep 1
-		ev=$((ev + 1))
-	done
-	return 1
-}
-
-# unschedulable POD WHAT: the pod stays Pending, its claim is never
-# allocated, and the scheduler's event says it cannot allocate the claim.
-unschedulable() {
-	event "$1" FailedScheduling . 120 || true
-	phase=$(kubectl get pod "$1" -o jsonpath='{.status.phase}')
-	claim=$(claim_of "$1")
-	alloc=$(kubectl get resourceclaim "$claim" -o jsonpath='{.status.allocation}' 2>&1)
-	kubectl describe pod "$1" | sed -n '/^Events:/,$p'
-	if [ "$phase" = Pending ] && [ -n "$claim" ] && [ -z "$alloc" ] &&
-		kubectl describe pod "$1" | grep -q 'FailedScheduling.*cannot allocate all claims'; then
-		ok "$2 stays Pending, its claim unallocated: the scheduler cannot allocate all claims"
-	else
-		bad "$2 is $phase, its claim '$claim' allocated '$alloc', or its events do not say why"
-	fi
-}
-
 # refused POD WHAT PATTERN: the pod's Prepare fails with the driver's
 # message (PATTERN) in a FailedPrepareDynamicResources event, the pod
 # does not run, and no tenant was ever made for it (none now, and no
@@ -85,27 +48,6 @@ refused() {
 	else
 		bad "$2: the pod is $phase (ready '$ready'), with $n tenants"
 		vgpuctl tenant list
-	fi
-}
-
-# clean WHAT: within 120 s no pod's tenant (ephemeral) and no claim's CDI
-# spec (nor a temporary one) is left; for when no pod of the driver runs.
-clean() {
-	cl=0
-	while [ $cl -lt 120 ] && { vgpuctl -j tenant list | grep -q '"ephemeral": *true' ||
-		ls /var/run/cdi/vgpu.io-claim_* /var/run/cdi/.vgpu.io-claim-* >/dev/null 2>&1; }; do
-		sleep 1
-		cl=$((cl + 1))
-	done
-	if ! vgpuctl -j tenant list >/tmp/tenants.json; then
-		bad "$1: vgpuctl tenant list fails"
-	elif grep -q '"ephemeral": *true' /tmp/tenants.json; then
-		bad "$1: a pod's tenant is left"
-		vgpuctl tenant list
-	elif ls /var/run/cdi/vgpu.io-claim_* /var/run/cdi/.vgpu.io-claim-* >/dev/null 2>&1; then
-		bad "$1: a claim's CDI spec is left: $(ls -A /var/run/cdi)"
-	else
-		ok "$1: no pod's tenant and no claim's CDI spec is left (after $cl s)"
 	fi
 }
 

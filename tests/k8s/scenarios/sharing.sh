@@ -57,22 +57,7 @@ for p in a:8589934592:7G b:6442450944:5G; do
 done
 
 claim_pod c 8Gi 10 | kubectl apply -f -
-# The scheduler tries, fails, and says so in an event.
-i=0
-while [ $i -lt 120 ]; do
-	kubectl get events --field-selector involvedObject.name=c,reason=FailedScheduling -o name |
-		grep -q . && break
-	sleep 1
-	i=$((i + 1))
-done
-phase=$(kubectl get pod c -o jsonpath='{.status.phase}')
-kubectl describe pod c | sed -n '/^Events:/,$p'
-if [ "$phase" = Pending ] &&
-	kubectl describe pod c | grep -q 'FailedScheduling.*cannot allocate all claims'; then
-	ok "pod c (8Gi) stays Pending: the scheduler cannot allocate its claim"
-else
-	bad "pod c is $phase, or its events do not say why"
-fi
+unschedulable c "pod c (8Gi)"
 
 # Deleting pod a: its tenant goes with its cgroup, leaving its final usage
 # record (the tenants' records keep their labels, the pod's UID among
@@ -112,20 +97,5 @@ runs "after the plugin's restart, a new pod (2Gi) runs" d && is_tenant d 2147483
 is_tenant b 6442450944
 is_tenant c 8589934592
 kubectl delete pod b c d --wait=true --timeout=180s
-i=0
-while [ $i -lt 60 ] && { vgpuctl -j tenant list | grep -q '"ephemeral": *true' ||
-	ls /var/run/cdi/vgpu.io-claim_* >/dev/null 2>&1; }; do
-	sleep 1
-	i=$((i + 1))
-done
-if ! vgpuctl -j tenant list >/tmp/tenants.json; then
-	bad "every pod deleted, vgpuctl tenant list fails"
-elif grep -q '"ephemeral": *true' /tmp/tenants.json; then
-	bad "every pod deleted, a pod's tenant is left"
-	vgpuctl tenant list
-elif ls /var/run/cdi/vgpu.io-claim_* >/dev/null 2>&1; then
-	bad "every pod deleted, a claim's CDI spec is left: $(ls /var/run/cdi)"
-else
-	ok "every pod deleted: no pod's tenant and no claim's CDI spec is left"
-fi
+clean "every pod deleted"
 [ "$fails" = 0 ]
