@@ -4,6 +4,10 @@
 # vm-disk: torch
 # vm-memory: 2048
 # vm-timeout: 1500
+# vm-series: 6.12
+# (On one kernel, Debian 13's 6.12: what it tests is userspace against
+# the module's interface, which the other suites test on every kernel;
+# it took 378-435 s a kernel in a full run.)
 # Real PyTorch (torch 2.15.0+cu132, tools/torch.lock, NVIDIA's CUDA 13.2
 # runtime in its wheels) through libvgpu on simgpu, with vgpu.ko deciding
 # (issue 28). PyTorch and the python3.11 it runs on come on a read-only
