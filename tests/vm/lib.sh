@@ -258,7 +258,7 @@ vm_timer_append() {
 # emulation for 104 s ("soft lockup - CPU#3 stuck", a 6.1 boot that never
 # reached init).
 vm_boot() {
-	local initrd=$1 console=$2 rel kernel mem disk
+	local initrd=$1 console=$2 rel kernel mem cpus disk
 	rel=$(vm_kernel_release) || return 1
 	kernel=$(vm_kernel_image "$rel") || return 1
 	: > "$console"
@@ -266,17 +266,23 @@ vm_boot() {
 	# disk image the guest reads (/dev/vda), read-only: VMs side by side
 	# share it.
 	mem=${VGPU_VM_MEM:-1024}
+	# VGPU_VM_CPUS: 4 (default) or 2, half on each node.
+	cpus=${VGPU_VM_CPUS:-4}
+	case $cpus in 2 | 4) ;; *)
+		echo "Error: VGPU_VM_CPUS is $cpus: 2 or 4." >&2
+		return 1 ;;
+	esac
 	disk=()
 	[ -z "${VGPU_VM_DISK:-}" ] ||
 		disk=(-drive "file=$VGPU_VM_DISK,if=virtio,format=raw,readonly=on")
 	timeout --foreground -k 5 "${VGPU_VM_TIMEOUT:-600}" \
 	qemu-system-x86_64 -nodefaults -display none -no-reboot \
-		-m "$mem" -smp 4,sockets=2,cores=2,threads=1 \
+		-m "$mem" -smp "$cpus,sockets=2,cores=$((cpus / 2)),threads=1" \
 		-object memory-backend-ram,id=m0,size=$((mem / 2))M \
 		-object memory-backend-ram,id=m1,size=$((mem - mem / 2))M \
 		"${disk[@]}" \
-		-numa node,nodeid=0,cpus=0-1,memdev=m0 \
-		-numa node,nodeid=1,cpus=2-3,memdev=m1 \
+		-numa node,nodeid=0,cpus=0-$((cpus / 2 - 1)),memdev=m0 \
+		-numa node,nodeid=1,cpus=$((cpus / 2))-$((cpus - 1)),memdev=m1 \
 		-kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 rdinit=/init panic=-1 loglevel=4 quiet cryptomgr.notests=1 $(vm_debug_append)$(vm_timer_append)" \
 		-serial "file:$console" -serial stdio &

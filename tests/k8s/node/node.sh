@@ -150,10 +150,19 @@ cat >/etc/cdi/simgpu.json <<EOF
   {"hostPath": "/dev/shm/simgpu-pidd.sock", "containerPath": "/dev/shm/simgpu-pidd.sock", $rw}]}}
 EOF
 
+# The components' settings that differ from their defaults cut what the
+# idle cluster costs under emulation (Documentation/kubernetes.md, "The
+# scenarios, and make check"): etcd's raft ticks every 500 ms (one member:
+# no peer to hear a heartbeat); no priority and fairness in the API server
+# (no tenant to be fair to) and no endpoint reconciler (the plugin finds
+# the API server at the Service's address, the node's; no kube-proxy);
+# only the controllers the scenarios use (node-lifecycle lifts the node's
+# not-ready taint, without which the DaemonSet makes no pod).
 start etcd etcd --data-dir /var/lib/etcd --name "$node" \
 	--listen-client-urls http://127.0.0.1:2379 --advertise-client-urls http://127.0.0.1:2379 \
 	--listen-peer-urls http://127.0.0.1:2380 --initial-advertise-peer-urls http://127.0.0.1:2380 \
-	--initial-cluster "$node=http://127.0.0.1:2380" --unsafe-no-fsync
+	--initial-cluster "$node=http://127.0.0.1:2380" --unsafe-no-fsync \
+	--heartbeat-interval 500 --election-timeout 5000
 start containerd containerd --config "$n/containerd.toml"
 k=/etc/kubernetes
 start kube-apiserver kube-apiserver --etcd-servers http://127.0.0.1:2379 \
@@ -164,7 +173,8 @@ start kube-apiserver kube-apiserver --etcd-servers http://127.0.0.1:2379 \
 	--service-account-issuer https://kubernetes.default.svc \
 	--service-account-key-file $k/sa.pub --service-account-signing-key-file $k/sa.key \
 	--service-cluster-ip-range 10.96.0.0/24 \
-	--kubelet-preferred-address-types InternalIP
+	--kubelet-preferred-address-types InternalIP \
+	--enable-priority-and-fairness=false --endpoint-reconciler-type none
 wait_for 60 "containerd's socket" test -S /run/containerd/containerd.sock
 ctr -n k8s.io images import --local --platform linux/amd64 --snapshotter native "$n/images.tar" \
 	>"$logs/ctr-import.log" 2>&1 || fail "ctr images import"
@@ -172,6 +182,7 @@ say "images imported: $(ctr -n k8s.io images ls -q | tr '\n' ' ')"
 wait_for 400 "the API server ready" kubectl get --raw /readyz
 start kube-controller-manager kube-controller-manager --kubeconfig $k/admin.kubeconfig \
 	--leader-elect=false --root-ca-file $k/ca.crt \
+	--controllers daemonset-controller,garbage-collector-controller,node-lifecycle-controller,resourceclaim-controller,root-ca-certificate-publisher-controller,serviceaccount-controller \
 	--service-account-private-key-file $k/sa.key --use-service-account-credentials=false
 start kube-scheduler kube-scheduler --kubeconfig $k/admin.kubeconfig --leader-elect=false
 start kubelet kubelet --config "$n/kubelet.yaml" --kubeconfig $k/kubelet.kubeconfig \
@@ -186,7 +197,9 @@ wait_for 150 "the plugin's ResourceSlice, or its exit" sh -c "kubectl get resour
 	kubectl -n vgpu-system get pods -o jsonpath='{..restartCount}' | grep -q '[1-9]'"
 kubectl get resourceslices -o name | grep -q . ||
 	fail "the plugin's container exited before it published its ResourceSlice"
-say "node up in $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.0f", b - a }') s"
+say "node up in $(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.0f", b - a }') s:" \
+	"kubelet $(kubectl get node "$node" -o jsonpath='{.status.nodeInfo.kubeletVersion}')," \
+	"API server $(kubectl get --raw /version | sed -n 's/.*"gitVersion": *"\([^"]*\)".*/\1/p')"
 kubectl get resourceslices -o wide
 
 cd /extra 2>/dev/null || cd /root
