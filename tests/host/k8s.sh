@@ -68,6 +68,27 @@ else
 	fail "a claim's CDI spec validates against the CDI schema" "$(oneline "$tmp/out")"
 fi
 
+# The node's Kubernetes versions (tools/k8s.lock): the newest release,
+# whose staging modules the driver builds against, then the one before.
+lock=$top/tools/k8s.lock
+read -r _ kv1 sv1 < <(grep -m 1 '^kubernetes ' "$lock")
+read -r _ kv2 _ < <(grep '^kubernetes ' "$lock" | sed -n 2p)
+api=$(sed -n 's/^[[:space:]]*k8s.io\/api \(v[^ ]*\).*/\1/p' go.mod)
+m1=${kv1#v1.} m2=${kv2#v1.}
+if [ "$api" = "$sv1" ] && [ "${m2%%.*}" -eq $((${m1%%.*} - 1)) ] 2> /dev/null; then
+	pass "tools/k8s.lock pins Kubernetes $kv1 (the driver's k8s.io/api $api) and $kv2, the release before"
+else
+	fail "tools/k8s.lock pins the driver's release and the one before" "lock: $kv1 ($sv1), $kv2; k8s/go.mod's k8s.io/api: $api"
+fi
+# A version the lock does not pin is refused before anything is built.
+if VGPU_K8S_VERSION=1.35 VGPU_CACHE=$tmp/cache "$top/tools/k8s-deps" > "$tmp/out" 2>&1; then
+	fail "tools/k8s-deps refuses VGPU_K8S_VERSION=1.35" "it succeeded: $(oneline "$tmp/out")"
+elif grep -q "VGPU_K8S_VERSION is 1.35: tools/k8s.lock pins $kv1, $kv2" "$tmp/out" && [ ! -e "$tmp/cache/k8s" ]; then
+	pass "tools/k8s-deps refuses VGPU_K8S_VERSION=1.35, naming the pinned $kv1 and $kv2, and makes nothing"
+else
+	fail "tools/k8s-deps refuses VGPU_K8S_VERSION=1.35, naming the pinned versions" "$(oneline "$tmp/out")"
+fi
+
 # The reader's own check: a module that does not compile is a FAIL line.
 mkdir -p "$tmp/broken"
 printf 'module broken\n\ngo 1.21\n' > "$tmp/broken/go.mod"
