@@ -50,7 +50,7 @@ sd_setup_path() {
 		else
 			RG_STANDIN_SETUP=vgpuctl RG_STANDIN_SETUP_WHY="ldd finds all of vgpuctl's libraries"
 		fi
-	elif miss=$("$RG_VGPUCTL" --help 2>&1 > /dev/null | grep -m 1 'error while loading'); then
+	elif miss=$("$RG_VGPUCTL" --help 2>&1 > /dev/null | awk '/error while loading/ && !n++') && [ -n "$miss" ]; then
 		RG_STANDIN_SETUP_WHY="vgpuctl cannot run here: $miss"
 	else
 		RG_STANDIN_SETUP=vgpuctl RG_STANDIN_SETUP_WHY="no ldd here, and vgpuctl --help loaded"
@@ -158,12 +158,12 @@ step_standin() {
 		out+=" / vgpuctl: $(sd_ctl_vgpuctl tenant 2>&1 | tr '\n' ' ')"
 	fi
 	echo "$out"
-	if ! echo "$t16" | grep -qx "ok tenant t16 id [0-9]* vram-max $((16 * GiB)) gpus all" ||
-	   ! echo "$t8" | grep -qx "ok tenant t8 id [0-9]* vram-max $((8 * GiB)) gpus 0" ||
+	if ! grep -qx "ok tenant t16 id [0-9]* vram-max $((16 * GiB)) gpus all" <<< "$t16" ||
+	   ! grep -qx "ok tenant t8 id [0-9]* vram-max $((8 * GiB)) gpus 0" <<< "$t8" ||
 	   [ "${gpus:-0}" -lt 1 ]; then
 		result standin FAIL gpus="${gpus:-unread}" why="tenants not set up: $out $(tail -n 3 "$RG_OUT/logs/standin-setup.log" | tr '\n' ' ')"
-	elif [ "$RG_STANDIN_SETUP" = vgpuctl ] && { ! echo "$out" | grep -q 'tenant t16 .* vram-max 16GiB' ||
-	     ! echo "$out" | grep -q 'tenant t8 .* vram-max 8GiB gpus 0'; }; then
+	elif [ "$RG_STANDIN_SETUP" = vgpuctl ] && { ! grep -q 'tenant t16 .* vram-max 16GiB' <<< "$out" ||
+	     ! grep -q 'tenant t8 .* vram-max 8GiB gpus 0' <<< "$out"; }; then
 		result standin FAIL why="vgpuctl lists the tenants otherwise: $out"
 	else
 		result standin PASS gpus="$gpus" tenants="t16 (16 GiB), t8 (8 GiB, GPU 0)" \
@@ -229,7 +229,7 @@ step_standin-view() {
 		echo "$t: $out"
 		tot=$(sd_field total $(echo "$out" | grep '^info '))
 		ntot=$(sd_field total $(echo "$out" | grep '^nvml '))
-		if [ "$tot" = "$lim" ] && [ "$ntot" = "$lim" ] && echo "$out" | grep -qx "total $lim ok"; then
+		if [ "$tot" = "$lim" ] && [ "$ntot" = "$lim" ] && grep -qx "total $lim ok" <<< "$out"; then
 			result standin-view PASS tenant="$t" cuMemGetInfo_total="$tot" nvml_total="$ntot" want="$lim"
 		else
 			result standin-view FAIL tenant="$t" cuMemGetInfo_total="${tot:-unread}" \
@@ -240,7 +240,7 @@ step_standin-view() {
 		result standin-view-smi WARN missing=nvidia-smi why="not applicable here: no NVIDIA driver's nvidia-smi"
 		return
 	fi
-	smi=$(sd_as t8 nvidia-smi -i 0 --query-gpu=memory.total --format=csv,noheader,nounits 2>&1 | head -n 1)
+	smi=$(sd_as t8 nvidia-smi -i 0 --query-gpu=memory.total --format=csv,noheader,nounits 2>&1 | sed -n 1p)
 	if [ "$smi" = 8192 ]; then
 		result standin-view-smi PASS tenant=t8 memory_total_mib="$smi" want=8192
 	else
@@ -268,9 +268,9 @@ step_standin-procs() {
 	wait "$p8" "$p16" || true
 	echo "t8: $in8"; echo "bare: $bare"
 	c8=$(sd_field compute $in8) cb=$(sd_field compute $bare)
-	if ! echo ",$cb," | grep -q ",$p8," || ! echo ",$cb," | grep -q ",$p16,"; then
+	if [[ ",$cb," != *",$p8,"* ]] || [[ ",$cb," != *",$p16,"* ]]; then
 		result standin-procs FAIL why="the clients were not listed bare (compute $cb; pids $p8 $p16): nothing to filter"
-	elif echo ",$c8," | grep -q ",$p8," && ! echo ",$c8," | grep -q ",$p16,"; then
+	elif [[ ",$c8," == *",$p8,"* ]] && [[ ",$c8," != *",$p16,"* ]]; then
 		result standin-procs PASS tenant=t8 listed="$c8" bare="$cb" hidden="$p16"
 	else
 		result standin-procs FAIL tenant=t8 listed="$c8" want="$p8 and not $p16" bare="$cb"
@@ -333,7 +333,7 @@ step_standin-gate() {
 	if [ "${w1:-0}" -lt 1 ] || [ "$alive" != yes ]; then
 		result standin-gate FAIL waiting="${w1:-0}" alive_revoked="$alive" \
 			why="launches did not stop while revoked"
-	elif [ "$rc" != 0 ] || ! echo "$out" | grep -q '^launch .* ok$'; then
+	elif [ "$rc" != 0 ] || ! grep -q '^launch .* ok$' <<< "$out"; then
 		result standin-gate FAIL exit="$rc" why="did not resume once granted: $(echo "$out" | tail -n 2 | tr '\n' ' ')"
 	else
 		result standin-gate PASS waiting="$w1" alive_revoked_1s=yes resumed=yes
