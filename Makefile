@@ -21,7 +21,7 @@
 #   make deb        build the Debian packages (dpkg-buildpackage) into build/deb
 #   make check-install  make deb, then install the packages on a Debian 12
 #                   image in a VM and test the service there
-#                   (tests/install/run; not part of make check)
+#                   (tests/install/run; make check runs it too)
 #
 # The kernel: KVER=RELEASE (e.g. 6.12.117+deb12-amd64) or KDIR=DIR; by
 # default the running kernel's headers, else the newest Debian headers in

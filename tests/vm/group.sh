@@ -30,6 +30,8 @@ reset_vm() {
 		rmmod vgpu 2>/dev/null && break
 		sleep 0.1
 	done
+	# 90-dmem's simgpu_dmem.ko, loaded with its regions: gone too.
+	rmmod simgpu_dmem 2>/dev/null
 	if grep -q '^vgpu ' /proc/modules; then
 		reset_err="vgpu.ko could not be unloaded: $(rmmod vgpu 2>&1)"
 		return

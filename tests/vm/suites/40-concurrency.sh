@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 50
+# vm-boot: shared
 # 16 writers at once: every request answered, the table consistent.
 suite=concurrency
 . /tests/suite-lib.sh

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 13
+# vm-boot: shared
 # Module unload and reload with tenants present, removal of a tenant's
 # cgroup directory, and the monitor's events.
 suite=lifecycle

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 38
+# vm-boot: shared
 # Tenant labels, ephemeral tenants, the final records of deleted tenants,
 # reserved byte-seconds, the module's instance id and the monitor group.
 suite=final

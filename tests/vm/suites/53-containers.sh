@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 42
+# vm-boot: shared
 # Containers as tenants (Documentation/containers.md): the CDI spec of
 # "vgpuctl cdi generate", merged into OCI bundles as an engine does
 # (tests/tools/cdi-apply), run by Debian's crun and runc on a busybox

@@ -1,6 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 21
+# vm-series: 6.1
+# (One kernel: it tests vgpuctl's reconciliation of a file with the
+# module's tables, through requests every kernel's suites make.)
 # vm-boot: shared
 # vgpuctl apply: the files' tenants and host setting come up, a second run
 # changes nothing, an edit changes only what was edited, a bad edit changes

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 83
+# vm-boot: shared
 # The kernel half of per-tenant VRAM limits, driven with vgpu-devtest
 # inside the VM.
 suite=vram-kernel

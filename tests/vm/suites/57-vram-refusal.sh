@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 50
+# vm-boot: shared
 # A refused charge costs the refused tenant (issue 33, item 3): what a
 # charge that cannot fit makes the module do, judged by its counters
 # (vram-failures, vram-scans), and that what fits after a look through

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 60
+# vm-boot: shared
 # The reads a tenant may make of itself that sum or list its registrations
 # (VGPU_IOC_MEMINFO, tenant-get, proc-get) walk them a few at a time,
 # letting vgpu_acct_lock go between (issue 33, item 3: a read must cost

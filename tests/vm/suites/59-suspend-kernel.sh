@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 40
+# vm-boot: shared
 # Suspension, the module's half (issue 31; Documentation/suspend.md): the
 # states, the agent's reports and what they do to the accounting, driven
 # by hand: vgpu-nlsend sends what the agent would, and ckpt-ctl calls

@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 60
+# vm-boot: shared
 # Preemption by memory (issue 31; Documentation/suspend.md, "Preemption").
 # A tenant that reserves all but 256M of GPU 0's 16G leaves the others
 # 256M (the VM has 1G of RAM for the host copies). A low-priority

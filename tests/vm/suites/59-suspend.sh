@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 60
+# vm-boot: shared
 # Suspension end to end (issue 31; Documentation/suspend.md): vgpuctl
 # tenant suspend and resume, with vgpuctl agent calling simgpu's
 # checkpoint API. A tenant that reserves all but 256M of GPU 0's 16G

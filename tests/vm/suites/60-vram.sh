@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 169
+# vm-boot: shared
 # Per-tenant VRAM limits, end to end: processes of two tenants in sibling
 # cgroups allocate through libvgpu (preloaded) on simgpu, loading the driver
 # the way NVIDIA's runtime does; the module holds limits and accounting.

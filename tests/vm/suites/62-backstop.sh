@@ -1,6 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 28
+# vm-series: 6.1
+# (One kernel: it tests vgpuctl and simgpu's NVML limits; dmem is
+# 90-dmem's.)
 # vm-boot: shared
 # The backstop below libvgpu: vgpuctl sets a tenant's vram-max and
 # vram-min in the driver (simgpu's NVML per-cgroup memory limits), and

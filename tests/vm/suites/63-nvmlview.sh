@@ -1,6 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 9
+# vm-series: 6.1
+# (One kernel: it tests libvgpu's NVML views; the module's pid-namespace
+# answers are 61-pidns's, on every kernel.)
 # vm-boot: shared
 # NVML's per-process views filtered (issue 14, part 5): two tenants each run
 # a compute, a graphics and an MPS process on GPU 0 (simgpu's kinds,

@@ -1,6 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 91
+# vm-series: 6.1
+# (One kernel: it tests libvgpu's VMM bookkeeping; the module's charge
+# and release paths it leans on are 55-vram-kernel's and 60-vram's, on
+# every kernel.)
+# vm-boot: shared
 # VMM allocations charged by reference (issue 13, part 1): a physical
 # allocation (cuMemCreate) stays charged while its handle, a retained handle
 # (cuMemRetainAllocationHandle) or a mapping (cuMemMap) lives, and is given

@@ -1,6 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 31
+# vm-series: 7.3
+# (One kernel: it tests libvgpu's accounting of stream-ordered pools and
+# context memory.)
 # vm-boot: shared
 # Stream-ordered pools charged by what they reserve (issue 13, part 3): at
 # every step of a pool client (pool-client, paused between steps) the

@@ -1,6 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 160
+# vm-series: 7.3
+# (One kernel: it tests libvgpu's gating of work beyond kernels; the
+# module's gate is 67-capture's on every kernel and 65-sched-kernel's and
+# 80-compute's, timed, on 6.1, 6.12 and 7.3.)
+# vm-boot: shared
 # The compute gate beyond kernels on the current context (issue #14):
 # launches on another device's stream with no context current, copies
 # (1D, 2D, 3D, peer, batch, with CUDA arrays, 3D batch, with attributes,

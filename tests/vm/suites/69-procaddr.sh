@@ -1,6 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 7
+# vm-series: 6.1
+# (One kernel: it tests libvgpu's look-up of driver entry points.)
 # vm-boot: shared
 # A driver whose cuGetProcAddress answers are not its exports (issue 14,
 # part 6): simgpu with SIMGPU_PROCADDR=distinct answers jump stubs, as a

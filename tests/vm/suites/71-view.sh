@@ -1,6 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 11
+# vm-series: 7.3
+# (One kernel: it tests libvgpu's device view.)
 # vm-boot: shared
 # The enforced device view (issue 18, part 1), on a 4-GPU simgpu host:
 # GPUs 0,1 under one PCIe switch on NUMA node 0, GPUs 2,3 on node 1 with

@@ -1,6 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 16
+# vm-series: 6.12
+# (One kernel: it tests libvgpu's charges for green contexts.)
 # vm-boot: shared
 # Green contexts (issue 13, part 5): cuGreenCtxCreate is charged what it
 # took, like a context, on the GPU it was created on; what is allocated

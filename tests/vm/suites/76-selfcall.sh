@@ -1,6 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 8
+# vm-series: 7.3
+# (One kernel: it tests libvgpu against a driver that calls its own exports.)
 # vm-boot: shared
 # A driver that calls its own exports through the dynamic linker, as a
 # library built without -Bsymbolic does (issue 28): simgpu with

@@ -1,6 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 8
+# vm-series: 7.3
+# (One kernel: it tests libvgpu's locks across fork.)
 # vm-boot: shared
 # A fork while another thread holds one of libvgpu's locks (issue 28,
 # finding 5): the child's copy of the lock stayed held and the child hung

@@ -1,6 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 19
+# vm-series: 6.12
+# (One kernel: it tests NVIDIA's runtime through libvgpu.)
 # vm-boot: shared
 # NVIDIA's own CUDA runtime (libcudart 13.5, the pinned wheels', built
 # into tests/clients/cudart-smoke-static and linked by

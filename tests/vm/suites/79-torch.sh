@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# vm-usual: 150
+# vm-usual: 320
 # vm-disk: torch
 # vm-memory: 2048
 # vm-timeout: 1500

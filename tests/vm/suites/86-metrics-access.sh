@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 78
+# vm-boot: shared
 # Who reads vgpuctl metrics --listen (issue #33; Documentation/metrics.md,
 # "Who reads the port", and architecture.md, "Threat model"), with real
 # tenants, users and cgroups: tenants pa and pb (pb with the admin label

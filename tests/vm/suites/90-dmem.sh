@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 40
+# vm-boot: shared
 # vm-kernel: dmem
 # The backstop in the kernel's dmem controller (Linux 6.14 and later), on
 # the kernel tools/dmem-kernel builds with it (Debian builds none). The
