@@ -289,6 +289,21 @@ vm_boot() {
 	vm_boot_watch $! "$console"
 }
 
+# vm_fair_server_panic CONSOLE_LOG: the run ended in the panic of a defect
+# of Debian's 6.12 under emulation (Documentation/kernels.md): a warning
+# in the fair server's deadline timer (at hrtimer_forward from
+# dl_task_timer, or start_dl_timer from update_curr_dl_se) made a panic
+# by panic_on_warn, with no frame of vgpu's in the trace.
+vm_fair_server_panic() {
+	local trace
+	trace=$(sed -n '/^VGPU-VM-START/,$p' "$1" | tr -d '\r' |
+		sed -n '/Kernel panic - not syncing: kernel: panic_on_warn set/,/Kernel Offset\|end Kernel panic/p')
+	[ -n "$trace" ] &&
+		grep -qE 'RIP: 0010:(hrtimer_forward|start_dl_timer)\+' <<< "$trace" &&
+		grep -qE '(dl_task_timer|update_curr_dl_se)\+' <<< "$trace" &&
+		! grep -qiE 'vgpu|simgpu' <<< "$trace"
+}
+
 # vm_boot_watch PID CONSOLE_LOG: wait for the VM (timeout's PID); one that
 # has not reached init (VGPU-VM-START on its console) within
 # VGPU_VM_BOOT_TIMEOUT seconds (default 120; a boot takes 5-7 s, under
