@@ -29,7 +29,9 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sys/socket.h>
@@ -207,17 +209,39 @@ static void on_checked(struct vgpuctl_httpd_conn *c, bool ok, void *arg)
 	k->step = vgpuctl_httpd_conn_checked(c, k->srv, ok);
 }
 
-/* @c waiting for its password check: the checker thread's verdict. */
+/* Milliseconds of CLOCK_MONOTONIC. */
+static long long now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
+/*
+ * @c waiting for its password check: the checker thread's verdict. The
+ * wait is a poll that a signal may end early (EINTR): libFuzzer's
+ * -timeout raises SIGALRM every timeout / 2 + 1 seconds, and poll is
+ * never restarted after a handler (signal(7)). So it goes on to the end
+ * of its 10 s.
+ */
 static enum vgpuctl_httpd_step wait_check(struct vgpuctl_httpd_conn *c,
 					  const struct vgpuctl_httpd_server *srv)
 {
 	struct pollfd p = { .fd = -1, .events = POLLIN };
 	struct checked k = { .srv = srv, .c = c };
+	long long end = now_ms() + 10000, left;
+	int r;
 
 	FUZZ_CHECK(srv->auth && c->phase == VGPU_HTTPD_CHECKING && c->check,
 		   "waiting, phase %d, without a check", c->phase);
 	p.fd = vgpuctl_httpd_auth_fd(srv->auth);
-	FUZZ_CHECK(poll(&p, 1, 10000) == 1, "no password check in 10 s");
+	do {
+		left = end - now_ms();
+		r = poll(&p, 1, left > 0 ? (int)left : 0);
+	} while (r < 0 && errno == EINTR);
+	FUZZ_CHECK(r == 1, "no password check in 10 s (poll: %d, %s)", r,
+		   r < 0 ? strerror(errno) : "timed out");
 	vgpuctl_httpd_auth_collect(srv->auth, on_checked, &k);
 	FUZZ_CHECK(k.calls == 1, "%d connections checked", k.calls);
 	return k.step;
