@@ -74,29 +74,17 @@ sleep_until() {
 # (aligned on the monotonic clock, as the module's are), from a fifth of a
 # period before a period starts: a capped tenant is then waiting for its
 # next budget, so the window holds exactly N budgets' worth of its work.
-# That holds only if each snapshot is taken before the period it waits
-# for starts: one taken later (the VM stalled in its sleep) moves part of
-# a budget's work out of the window or into it, so the window is measured
-# again (3 tries), saying so.
 measure_periods() {
-	local n=$1 p=$(($2 * 1000)) c=$3 t b0 t0 t1 try
-	for try in 1 2 3; do
-		snap
-		t=$(( ($(gpu_field 14) / p + 1) * p - p / 5 ))
-		sleep_until $t
-		snap
-		t0=$(gpu_field 14)
-		b0=$(busy "$c")
-		sleep_until $((t + n * p))
-		snap
-		t1=$(gpu_field 14)
-		eval "util_$c=\$(( (\$(busy $c) - b0) * 1000 / (t1 - t0) ))"
-		[ $((t0 - t)) -ge $((p / 5)) ] || [ $((t1 - t - n * p)) -ge $((p / 5)) ] ||
-			return 0
-		echo "# measure_periods (try $try): a snapshot past the start of its period," \
-			"$(( (t0 - t) / 1000000 )) and $(( (t1 - t - n * p) / 1000000 )) ms after" \
-			"their times (the VM stalled): measured again"
-	done
+	local n=$1 p=$(($2 * 1000)) c=$3 t b0 t0
+	snap
+	t=$(( ($(gpu_field 14) / p + 1) * p - p / 5 ))
+	sleep_until $t
+	snap
+	t0=$(gpu_field 14)
+	b0=$(busy "$c")
+	sleep_until $((t + n * p))
+	snap
+	eval "util_$c=\$(( (\$(busy $c) - b0) * 1000 / (\$(gpu_field 14) - t0) ))"
 }
 
 # pm N: per mille as a percentage with one decimal.
