@@ -36,13 +36,16 @@ check "tenant big reserves all but 256M" vgpuctl tenant add big cgroup big vram-
 check "tenant lo: low priority, 256M" vgpuctl tenant add lo cgroup lo vram-max 256M priority low
 check "lo is preemptible" quota lo 34=1
 check "tenant hi: high priority, 256M" vgpuctl tenant add hi cgroup hi vram-max 256M priority high
-check "hi waits up to 30 s for room" quota hi 35=30000
+# As long as a wait may be (10 minutes): lo's checkpoint takes 3-8 s in
+# a VM with a CPU, but 29 s and 45 s were seen in make check's idle-class
+# VMs beside the normal-class host suites and node; the time is printed.
+check "hi waits up to 10 minutes for room" quota hi 35=600000
 check_errno "vram-wait above 10 minutes is refused" 34 "" tenant-set str:1=hi u32:35=600001
 check_errno "preemptible is 0 or 1" 34 "" tenant-set str:1=lo u32:34=2
 out=$(vgpu-nlsend tenant-get str:1=lo)
 case " $out " in *" 34=1 "*) pass "tenant-get returns preemptible" ;; *) fail "tenant-get returns preemptible" "$out" ;; esac
 out=$(vgpu-nlsend tenant-get str:1=hi)
-case " $out " in *" 35=30000 "*) pass "tenant-get returns vram-wait" ;; *) fail "tenant-get returns vram-wait" "$out" ;; esac
+case " $out " in *" 35=600000 "*) pass "tenant-get returns vram-wait" ;; *) fail "tenant-get returns vram-wait" "$out" ;; esac
 
 agent_start
 ckpt_client lo lo alloc 64M , alloc 128M , ticker /tmp/lo.ticks , touch /tmp/lo.ready , \
