@@ -92,7 +92,9 @@ for k in 1 2 3 4; do
 		>> /tmp/dd.$k 2>&1 &
 done
 await "d's readers start" 600 sh -c '[ "$(cat /tmp/dd.* | grep -c "^hammering")" -ge 4 ]'
+t0=$(uptime_ms)
 check "tenant del d force, its processes looping MEMINFO" timeout 20 vgpuctl tenant del d force
+echo "info: $suite: the forced deletion took $(($(uptime_ms) - t0)) ms"
 dpids=$(cat /tmp/dd.* | sed -n 's/^hammering.* pid=\([0-9]*\).*/\1/p')
 kill -TERM $dpids 2>/dev/null
 await "d's readers stop" 600 sh -c '[ "$(cat /tmp/dd.* | grep -c "^hammer ")" -ge 4 ]'
