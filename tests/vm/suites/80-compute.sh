@@ -1,6 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # vm-usual: 123
+# vm-series: 6.12 7.3
+# (Timed suites run one at a time, alone: on the two kernels whose
+# hrtimer set-up differs, kmod/compat.h's branches (6.1 takes 6.12's);
+# the module's grants are timed on every kernel by 65-sched-kernel.)
 # vm-timing: yes
 # Compute time-slicing end to end (issue #5): tenants' processes launch
 # simgpu_spin kernels through libvgpu's gate; simgpu's engine, which runs

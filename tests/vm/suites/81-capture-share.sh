@@ -4,7 +4,7 @@
 # vm-series: 6.12
 # (Timed suites run one at a time, alone: on one kernel, since the kernel
 # half of the shares they measure (the module's grants) is timed on every
-# kernel by 65-sched-kernel and 80-compute.)
+# kernel by 65-sched-kernel.)
 # vm-timing: yes
 # vm-debug: off
 # Graph replays share the GPU like launches (issue #14 part 1): a tenant

@@ -4,7 +4,7 @@
 # vm-series: 6.12
 # (Timed suites run one at a time, alone: on one kernel, since the kernel
 # half of the shares they measure (the module's grants) is timed on every
-# kernel by 65-sched-kernel and 80-compute.)
+# kernel by 65-sched-kernel.)
 # vm-timing: yes
 # Shares of the GPU beyond kernels on the current context (issue #14),
 # measured against simgpu's engine (the ground truth, simgpu-stat) as in

@@ -4,7 +4,7 @@
 # vm-series: 6.12
 # (Timed suites run one at a time, alone: on one kernel, since what it
 # times is vgpuctl reading the module's counters, which 65-sched-kernel
-# and 80-compute time on every kernel; 86-metrics-access runs everywhere.)
+# times on every kernel; 86-metrics-access runs everywhere.)
 # Metrics and metering (issue #16): vgpuctl metrics (stdout, textfile for
 # Debian's prometheus-node-exporter, HTTP) and vgpuctl account (usage
 # records) under simgpu load, as root, as a member of the monitor group
