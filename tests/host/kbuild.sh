@@ -11,8 +11,9 @@
 #   packages of a series that has none;
 # - make dkms-install copies what DKMS needs, and DKMS (Debian's dkms, with
 #   private trees) builds vgpu.ko from that copy alone for the oldest
-#   and the newest tested kernel (Debian 12's DKMS and trixie's), refuses a kernel outside the range, and its BUILD_EXCLUSIVE_KERNEL
-#   agrees with tools/kdir's range.
+#   and the newest tested kernel (Debian 12's DKMS and trixie's), refuses
+#   a kernel outside the range, and its BUILD_EXCLUSIVE_KERNEL agrees
+#   with tools/kdir's range.
 # Every check prints "PASS: kbuild: what" or "FAIL: kbuild: what: detail".
 suite=kbuild
 . "$(dirname "$0")/lib.bash"
